@@ -1,0 +1,181 @@
+package api
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"nodedesk/app"
+)
+
+// openAPI is the contract of the API: OpenAPI 3.1, JSON Schema 2020-12.
+//
+//go:embed openapi.json
+var openAPI []byte
+
+const contractURL = "openapi.json"
+
+// printer renders schema errors in English.
+var printer = message.NewPrinter(language.English)
+
+// contract holds the compiled schemas of openapi.json.
+type contract struct {
+	doc      map[string]any
+	compiler *jsonschema.Compiler
+	// requests maps "METHOD /path/template" to the schema of its body.
+	requests map[string]*jsonschema.Schema
+	// properties maps a node type to the schema of its controller
+	// "properties" object (generic types have none: free-form).
+	properties map[app.NodeType]*jsonschema.Schema
+}
+
+// propertiesSchemas names, per node type, the component that checks the
+// "properties" of a controller node.
+var propertiesSchemas = map[app.NodeType]string{
+	app.VPCS:             "VPCSProperties",
+	app.EthernetSwitch:   "EthernetSwitchProperties",
+	app.EthernetHub:      "EthernetHubProperties",
+	app.FrameRelaySwitch: "FrameRelaySwitchProperties",
+	app.Cloud:            "CloudProperties",
+}
+
+func loadContract() (*contract, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(openAPI))
+	if err != nil {
+		return nil, fmt.Errorf("openapi.json: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource(contractURL, doc); err != nil {
+		return nil, err
+	}
+	ct := &contract{doc: doc.(map[string]any), compiler: c,
+		requests: map[string]*jsonschema.Schema{}, properties: map[app.NodeType]*jsonschema.Schema{}}
+	for t, name := range propertiesSchemas {
+		if ct.properties[t], err = ct.component(name); err != nil {
+			return nil, err
+		}
+	}
+	return ct, nil
+}
+
+// component compiles #/components/schemas/<name>.
+func (c *contract) component(name string) (*jsonschema.Schema, error) {
+	return c.compiler.Compile(contractURL + "#/components/schemas/" + name)
+}
+
+// operation returns the operation object of a method and path template,
+// or nil if the contract has none.
+func (c *contract) operation(method, path string) map[string]any {
+	paths, _ := c.doc["paths"].(map[string]any)
+	item, _ := paths[path].(map[string]any)
+	op, _ := item[strings.ToLower(method)].(map[string]any)
+	return op
+}
+
+// schemaRef follows content.application/json.schema.$ref of a request body
+// or response object and returns the component name.
+func schemaRef(obj map[string]any) string {
+	content, _ := obj["content"].(map[string]any)
+	media, _ := content["application/json"].(map[string]any)
+	schema, _ := media["schema"].(map[string]any)
+	ref, _ := schema["$ref"].(string)
+	return strings.TrimPrefix(ref, "#/components/schemas/")
+}
+
+// register records that the router serves method+path. It fails if the
+// contract does not describe the operation, so the two cannot drift; it
+// compiles the operation's request body schema, if any.
+func (c *contract) register(method, path string) error {
+	op := c.operation(method, path)
+	if op == nil {
+		return fmt.Errorf("openapi.json has no operation %s %s", method, path)
+	}
+	body, _ := op["requestBody"].(map[string]any)
+	if body == nil {
+		return nil
+	}
+	name := schemaRef(body)
+	if name == "" {
+		return nil
+	}
+	sch, err := c.component(name)
+	if err != nil {
+		return err
+	}
+	c.requests[method+" "+path] = sch
+	return nil
+}
+
+// validate checks a decoded JSON value against sch and turns a failure into
+// an EINVALID error that says which fields are wrong and why.
+func validate(sch *jsonschema.Schema, v any, what string) error {
+	err := sch.Validate(v)
+	if err == nil {
+		return nil
+	}
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return app.Errorf(app.EINVALID, "Invalid %s: %v", what, err)
+	}
+	var msgs []string
+	collectLeaves(ve, &msgs)
+	if len(msgs) > 3 {
+		msgs = append(msgs[:3], fmt.Sprintf("and %d more", len(msgs)-3))
+	}
+	return app.Errorf(app.EINVALID, "Invalid %s: %s", what, strings.Join(msgs, "; "))
+}
+
+// collectLeaves gathers the innermost causes of a validation error as
+// "field: reason" sentences, without repeats.
+func collectLeaves(e *jsonschema.ValidationError, out *[]string) {
+	if len(e.Causes) == 0 {
+		where := "body"
+		if len(e.InstanceLocation) > 0 {
+			where = strings.Join(e.InstanceLocation, ".")
+		}
+		msg := where + ": " + e.ErrorKind.LocalizedString(printer)
+		if _, isFalse := e.ErrorKind.(*kind.FalseSchema); isFalse {
+			msg = where + ": not allowed"
+		}
+		for _, m := range *out {
+			if m == msg {
+				return
+			}
+		}
+		*out = append(*out, msg)
+		return
+	}
+	for _, c := range e.Causes {
+		collectLeaves(c, out)
+	}
+}
+
+// decodeJSON parses one JSON value, keeping numbers exact, and refuses
+// trailing data.
+func decodeJSON(raw []byte) (any, error) {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		var se *json.SyntaxError
+		if ok := asSyntax(err, &se); ok {
+			return nil, app.Errorf(app.EINVALID, "Invalid JSON at byte %d: %v", se.Offset, err)
+		}
+		return nil, app.Errorf(app.EINVALID, "Invalid JSON: %v", err)
+	}
+	return v, nil
+}
+
+func asSyntax(err error, se **json.SyntaxError) bool {
+	s, ok := err.(*json.SyntaxError)
+	if ok {
+		*se = s
+	}
+	return ok
+}

@@ -1,0 +1,90 @@
+package api
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strconv"
+	"strings"
+)
+
+// guard wraps the whole router (so it also covers unknown routes): it
+// refuses requests a web page in the user's browser could forge, and turns
+// a handler panic into a logged 500.
+//
+// Localhost is not a security boundary by itself: any web page can send
+// requests to 127.0.0.1, and a DNS-rebinding page can even read answers.
+// So the Host header must name the address nodedesk listens on (or
+// localhost), and a state-changing request that comes from a page of
+// another origin is refused. No CORS header is ever sent, so browsers keep
+// foreign pages from reading answers.
+type guard struct {
+	next   http.Handler
+	logger *slog.Logger
+	// hosts are the Host header values accepted; nil accepts any (the
+	// server listens on all interfaces).
+	hosts map[string]bool
+}
+
+// allowHosts sets the accepted Host values for a listener on addr.
+func (g *guard) allowHosts(addr *net.TCPAddr) {
+	if addr.IP.IsUnspecified() {
+		g.hosts = nil
+		return
+	}
+	port := strconv.Itoa(addr.Port)
+	g.hosts = map[string]bool{}
+	for _, h := range []string{addr.IP.String(), "localhost", "127.0.0.1", "::1"} {
+		g.hosts[net.JoinHostPort(h, port)] = true
+	}
+}
+
+func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			g.logger.Error("panic in handler", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			writeStatusError(w, http.StatusInternalServerError, "Internal error; the details are in nodedesk's log")
+		}
+	}()
+	if g.hosts != nil && !g.hosts[strings.ToLower(r.Host)] {
+		writeStatusError(w, http.StatusForbidden, fmt.Sprintf("Host %q is not an address of this nodedesk; use %s", r.Host, g.anyHost()))
+		return
+	}
+	if !safeMethod(r.Method) {
+		if origin := r.Header.Get("Origin"); origin != "" && !sameOrigin(origin, r.Host) {
+			writeStatusError(w, http.StatusForbidden, fmt.Sprintf("Requests from web pages of other sites (%s) are refused", origin))
+			return
+		}
+		if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+			writeStatusError(w, http.StatusForbidden, "Requests from web pages of other sites are refused")
+			return
+		}
+	}
+	g.next.ServeHTTP(w, r)
+}
+
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// sameOrigin reports whether origin is a page served by this nodedesk: the
+// host the request was sent to (already checked against the listen address).
+func sameOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && u.Scheme == "http" && strings.EqualFold(u.Host, host)
+}
+
+func (g *guard) anyHost() string {
+	for h := range g.hosts {
+		if strings.HasPrefix(h, "127.0.0.1:") {
+			return h
+		}
+	}
+	return "the address nodedesk listens on"
+}

@@ -1,0 +1,74 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"unicode/utf8"
+
+	"github.com/gorilla/mux"
+
+	"nodedesk/app"
+)
+
+// maxBodyBytes bounds a request body.
+const maxBodyBytes = 1 << 20
+
+// body reads the request body and checks it against the contract's schema
+// for this route. An empty body counts as {} (GNS3 clients send POSTs with
+// no body). It returns the raw JSON for decoding into typed values.
+func (s *Server) body(r *http.Request) ([]byte, error) {
+	raw, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return nil, app.Errorf(app.EINVALID, "Request body is larger than %d bytes", maxBodyBytes)
+	case err != nil:
+		return nil, app.Errorf(app.EINVALID, "Request body could not be read: %v", err)
+	case len(raw) == 0:
+		raw = []byte("{}")
+	case !utf8.Valid(raw):
+		return nil, app.Errorf(app.EINVALID, "Request body is not valid UTF-8")
+	}
+	v, err := decodeJSON(raw)
+	if err != nil {
+		return nil, err
+	}
+	tmpl, _ := mux.CurrentRoute(r).GetPathTemplate()
+	if sch := s.contract.requests[r.Method+" "+tmpl]; sch != nil {
+		if err := validate(sch, v, "request body"); err != nil {
+			return nil, err
+		}
+	}
+	return raw, nil
+}
+
+// decode fills dst from a body the schema has accepted; what is left to
+// fail is a number that does not fit its Go type (1.5 for an integer).
+func decode(raw []byte, dst any) error {
+	if err := json.Unmarshal(raw, dst); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return app.Errorf(app.EINVALID, "Invalid request body: %s: %s does not fit %s", te.Field, te.Value, te.Type)
+		}
+		return app.Errorf(app.EINVALID, "Invalid request body: %v", err)
+	}
+	return nil
+}
+
+// writeJSON writes v as the JSON body of a response.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b = []byte(fmt.Sprintf(`{"message":"Internal error: %s","status":500}`, "response encoding failed"))
+		status = http.StatusInternalServerError
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// noContent answers 204 with no body.
+func noContent(w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) }

@@ -1,0 +1,90 @@
+package api
+
+import (
+	"net/http"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"nodedesk/app"
+)
+
+func (s *Server) handleVersion(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, map[string]any{"local": true, "version": GNS3Version})
+	return nil
+}
+
+func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Content-Type", "application/json")
+	_, err := w.Write(openAPI)
+	return err
+}
+
+// computeJSONObject describes the one local compute.
+func (s *Server) localCompute(r *http.Request) map[string]any {
+	name, _ := os.Hostname()
+	host, port := s.svc.ConsoleHost(), 3080
+	if s.ln != nil {
+		if p, err := strconv.Atoi(s.ln.Addr().String()[strings.LastIndex(s.ln.Addr().String(), ":")+1:]); err == nil {
+			port = p
+		}
+	}
+	types := make([]string, 0, len(app.ComputeTypes))
+	for _, t := range app.ComputeTypes {
+		types = append(types, string(t))
+	}
+	cpu, mem := hostUsage()
+	return map[string]any{
+		"capabilities": map[string]any{"node_types": types, "platform": runtime.GOOS, "version": GNS3Version},
+		"compute_id":   app.LocalCompute, "connected": true, "cpu_usage_percent": cpu, "host": host,
+		"last_error": nil, "memory_usage_percent": mem, "name": name, "port": port, "protocol": "http", "user": nil,
+	}
+}
+
+func (s *Server) handleComputeList(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, []any{s.localCompute(r)})
+	return nil
+}
+
+func (s *Server) handleComputeGet(w http.ResponseWriter, r *http.Request) error {
+	if id := mux.Vars(r)["compute_id"]; id != app.LocalCompute {
+		return app.Errorf(app.ENOTFOUND, "Compute ID %s doesn't exist; nodedesk has one compute, \"local\"", id)
+	}
+	writeJSON(w, http.StatusOK, s.localCompute(r))
+	return nil
+}
+
+// hostUsage reads this machine's CPU load (1-minute load average per core)
+// and memory use, in percent, from /proc; 0 where it cannot be read.
+func hostUsage() (cpu, mem float64) {
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			if l, err := strconv.ParseFloat(f[0], 64); err == nil {
+				cpu = min(100, l*100/float64(runtime.NumCPU()))
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var total, avail float64
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Fields(line)
+			if len(f) < 2 {
+				continue
+			}
+			v, _ := strconv.ParseFloat(f[1], 64)
+			switch f[0] {
+			case "MemTotal:":
+				total = v
+			case "MemAvailable:":
+				avail = v
+			}
+		}
+		if total > 0 {
+			mem = (total - avail) * 100 / total
+		}
+	}
+	return cpu, mem
+}

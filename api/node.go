@@ -1,0 +1,128 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"nodedesk/app"
+)
+
+// nodeRef reads the node a path names; t is the compute view, if any.
+func nodeRef(r *http.Request, t app.NodeType) app.NodeRef {
+	v := mux.Vars(r)
+	return app.NodeRef{ProjectID: v["project_id"], NodeID: v["node_id"], Type: t}
+}
+
+func (s *Server) handleNodeList(w http.ResponseWriter, r *http.Request) error {
+	ns, err := s.svc.FindNodes(r.Context(), mux.Vars(r)["project_id"])
+	if err != nil {
+		return err
+	}
+	out := make([]nodeJSON, len(ns))
+	for i, n := range ns {
+		out[i] = s.nodeJSON(n)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) handleNodeGet(w http.ResponseWriter, r *http.Request) error {
+	n, err := s.svc.FindNode(r.Context(), nodeRef(r, ""))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, s.nodeJSON(n))
+	return nil
+}
+
+// nodeBody is a controller node body: the settable fields, and properties
+// whose shape depends on the node's type.
+type nodeBody struct {
+	app.NodeUpdate
+	Properties json.RawMessage `json:"properties"`
+}
+
+// properties checks a controller body's "properties" against the schema of
+// the node's type and decodes them.
+func (s *Server) properties(t app.NodeType, raw json.RawMessage) (app.PropertiesUpdate, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return app.PropertiesUpdate{}, nil
+	}
+	if sch := s.contract.properties[t]; sch != nil {
+		v, err := decodeJSON(raw)
+		if err != nil {
+			return app.PropertiesUpdate{}, err
+		}
+		if err := validate(sch, v, "properties for a "+string(t)+" node"); err != nil {
+			return app.PropertiesUpdate{}, err
+		}
+	}
+	return app.DecodeProperties(t, raw)
+}
+
+func (s *Server) handleNodeCreate(w http.ResponseWriter, r *http.Request) error {
+	raw, err := s.body(r)
+	if err != nil {
+		return err
+	}
+	var in struct {
+		nodeBody
+		NodeType   app.NodeType      `json:"node_type"`
+		NodeID     string            `json:"node_id"`
+		ComputeID  string            `json:"compute_id"`
+		TemplateID app.Field[string] `json:"template_id"`
+	}
+	if err := decode(raw, &in); err != nil {
+		return err
+	}
+	c := app.NodeCreate{Type: in.NodeType, ID: in.NodeID, ComputeID: in.ComputeID, TemplateID: in.TemplateID, NodeUpdate: in.NodeUpdate}
+	if c.Properties, err = s.properties(in.NodeType, in.nodeBody.Properties); err != nil {
+		return err
+	}
+	n, err := s.svc.CreateNode(r.Context(), mux.Vars(r)["project_id"], c)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, s.nodeJSON(n))
+	return nil
+}
+
+func (s *Server) handleNodeUpdate(w http.ResponseWriter, r *http.Request) error {
+	raw, err := s.body(r)
+	if err != nil {
+		return err
+	}
+	var in nodeBody
+	if err := decode(raw, &in); err != nil {
+		return err
+	}
+	ref := nodeRef(r, "")
+	u := in.NodeUpdate
+	if len(in.Properties) > 0 && string(in.Properties) != "null" {
+		// The schema of properties depends on the node's type, which never
+		// changes, so it can be read before the update's transaction.
+		n, err := s.svc.FindNode(r.Context(), ref)
+		if err != nil {
+			return err
+		}
+		if u.Properties, err = s.properties(n.Type, in.Properties); err != nil {
+			return err
+		}
+	}
+	n, err := s.svc.UpdateNode(r.Context(), ref, u)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, s.nodeJSON(n))
+	return nil
+}
+
+func (s *Server) handleNodeDelete(w http.ResponseWriter, r *http.Request) error {
+	if err := s.svc.DeleteNode(r.Context(), nodeRef(r, "")); err != nil {
+		return err
+	}
+	noContent(w)
+	return nil
+}

@@ -1,0 +1,90 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"nodedesk/app"
+)
+
+// GNS3Version is the GNS3 server version nodedesk answers to; GNS3 clients
+// compare it with their own before anything else.
+const GNS3Version = "2.2.59"
+
+// Server is the REST API on one listener.
+type Server struct {
+	svc      *app.Service
+	logger   *slog.Logger
+	contract *contract
+	handler  http.Handler
+	ln       net.Listener
+	srv      *http.Server
+	guard    *guard
+}
+
+// NewServer returns a Server for svc; call Open to start serving.
+func NewServer(svc *app.Service, logger *slog.Logger) (*Server, error) {
+	ct, err := loadContract()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{svc: svc, logger: logger, contract: ct}
+	router, err := s.routes()
+	if err != nil {
+		return nil, err
+	}
+	s.guard = &guard{next: router, logger: logger}
+	s.handler = s.guard
+	return s, nil
+}
+
+// Open binds addr (host:port; port 0 picks a free one) and serves in the
+// background. Its error names the address and the problem.
+func (s *Server) Open(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		var oe *net.OpError
+		if errors.As(err, &oe) && oe.Err != nil {
+			err = oe.Err
+		}
+		return fmt.Errorf("cannot listen on %s: %v; stop the program using it or choose another address with --listen", addr, err)
+	}
+	s.ln = ln
+	s.guard.allowHosts(ln.Addr().(*net.TCPAddr))
+	s.srv = &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+	}
+	go func() {
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.logger.Error("server stopped", "err", err)
+		}
+	}()
+	return nil
+}
+
+// URL is the base URL the server answers on, e.g. http://127.0.0.1:3080.
+func (s *Server) URL() string {
+	if s.ln == nil {
+		return ""
+	}
+	return "http://" + s.ln.Addr().String()
+}
+
+// Close stops accepting connections and waits, until ctx ends, for
+// in-flight requests to finish.
+func (s *Server) Close(ctx context.Context) error {
+	if s.srv == nil {
+		return nil
+	}
+	return s.srv.Shutdown(ctx)
+}

@@ -1,0 +1,129 @@
+package app
+
+// ProjectStatus tells whether a project is open for work.
+type ProjectStatus string
+
+// The statuses of a project.
+const (
+	ProjectOpened ProjectStatus = "opened"
+	ProjectClosed ProjectStatus = "closed"
+)
+
+// Project is a lab: a named set of nodes. Its JSON tags are the store's
+// record format.
+type Project struct {
+	ID                  string        `json:"project_id"`
+	Name                string        `json:"name"`
+	Filename            string        `json:"filename"`
+	Status              ProjectStatus `json:"status"`
+	AutoClose           bool          `json:"auto_close"`
+	AutoOpen            bool          `json:"auto_open"`
+	AutoStart           bool          `json:"auto_start"`
+	SceneWidth          int           `json:"scene_width"`
+	SceneHeight         int           `json:"scene_height"`
+	Zoom                int           `json:"zoom"`
+	GridSize            int           `json:"grid_size"`
+	DrawingGridSize     int           `json:"drawing_grid_size"`
+	ShowGrid            bool          `json:"show_grid"`
+	ShowInterfaceLabels bool          `json:"show_interface_labels"`
+	ShowLayers          bool          `json:"show_layers"`
+	SnapToGrid          bool          `json:"snap_to_grid"`
+	Supplier            *Supplier     `json:"supplier"`
+	Variables           []Variable    `json:"variables"`
+	// Seq orders projects by creation; the store assigns it.
+	Seq uint64 `json:"seq"`
+}
+
+// Supplier names who provides a project (GNS3's appliance metadata).
+type Supplier struct {
+	Logo string `json:"logo"`
+	URL  string `json:"url"`
+}
+
+// Variable is a name/value pair a project passes to its nodes.
+type Variable struct {
+	Name  string `json:"name"`
+	Value string `json:"value,omitempty"`
+}
+
+// ProjectUpdate is a change to a project's settings; every field is
+// optional. ProjectCreate uses it for the initial settings.
+type ProjectUpdate struct {
+	Name                Field[string]     `json:"name"`
+	AutoClose           Field[bool]       `json:"auto_close"`
+	AutoOpen            Field[bool]       `json:"auto_open"`
+	AutoStart           Field[bool]       `json:"auto_start"`
+	SceneWidth          Field[int]        `json:"scene_width"`
+	SceneHeight         Field[int]        `json:"scene_height"`
+	Zoom                Field[int]        `json:"zoom"`
+	GridSize            Field[int]        `json:"grid_size"`
+	DrawingGridSize     Field[int]        `json:"drawing_grid_size"`
+	ShowGrid            Field[bool]       `json:"show_grid"`
+	ShowInterfaceLabels Field[bool]       `json:"show_interface_labels"`
+	ShowLayers          Field[bool]       `json:"show_layers"`
+	SnapToGrid          Field[bool]       `json:"snap_to_grid"`
+	Supplier            Field[Supplier]   `json:"supplier"`
+	Variables           Field[[]Variable] `json:"variables"`
+}
+
+// ProjectCreate is a request for a new project. ID is optional; a project
+// that already has it is returned as it is.
+type ProjectCreate struct {
+	ID string `json:"project_id"`
+	ProjectUpdate
+}
+
+// newProject is a project with GNS3's default settings.
+func newProject(id string) *Project {
+	return &Project{ID: id, Status: ProjectOpened, AutoClose: true, SceneWidth: 2000, SceneHeight: 1000,
+		Zoom: 100, GridSize: 75, DrawingGridSize: 25}
+}
+
+// apply checks u and returns the changed project; p is not modified.
+func (u ProjectUpdate) apply(p *Project) (*Project, error) {
+	c := *p
+	if u.Name.Set {
+		if err := checkName("project", u.Name.Value); err != nil {
+			return nil, err
+		}
+		c.Name = u.Name.Value
+	}
+	setIf(&c.AutoClose, u.AutoClose)
+	setIf(&c.AutoOpen, u.AutoOpen)
+	setIf(&c.AutoStart, u.AutoStart)
+	setIf(&c.ShowGrid, u.ShowGrid)
+	setIf(&c.ShowInterfaceLabels, u.ShowInterfaceLabels)
+	setIf(&c.ShowLayers, u.ShowLayers)
+	setIf(&c.SnapToGrid, u.SnapToGrid)
+	for _, f := range []struct {
+		name string
+		dst  *int
+		in   Field[int]
+		min  int
+	}{
+		{"scene_width", &c.SceneWidth, u.SceneWidth, 0},
+		{"scene_height", &c.SceneHeight, u.SceneHeight, 0},
+		{"zoom", &c.Zoom, u.Zoom, 1},
+		{"grid_size", &c.GridSize, u.GridSize, 0},
+		{"drawing_grid_size", &c.DrawingGridSize, u.DrawingGridSize, 0},
+	} {
+		if f.in.has() {
+			if f.in.Value < f.min {
+				return nil, Errorf(EINVALID, "%s cannot be less than %d", f.name, f.min)
+			}
+			*f.dst = f.in.Value
+		}
+	}
+	if u.Supplier.Set {
+		c.Supplier = ptrOrNil(u.Supplier)
+	}
+	if u.Variables.Set {
+		c.Variables = u.Variables.Value
+		for _, v := range c.Variables {
+			if v.Name == "" {
+				return nil, Errorf(EINVALID, "A project variable needs a name")
+			}
+		}
+	}
+	return &c, nil
+}

@@ -1,0 +1,39 @@
+package app
+
+// Store is the persistence the Service needs: transactions over projects
+// and nodes. Package store implements it on a bbolt file.
+type Store interface {
+	// View runs fn in a read-only transaction.
+	View(fn func(Tx) error) error
+	// Update runs fn in a read-write transaction and commits it durably
+	// (fsync'd) before returning; if fn returns an error nothing is written.
+	Update(fn func(Tx) error) error
+}
+
+// Tx is one transaction. Lookups of a missing project or node return nil and
+// no error; the Service turns that into ENOTFOUND with its own wording.
+type Tx interface {
+	// Project returns the project with the given id, or nil.
+	Project(id string) (*Project, error)
+	// Projects returns every project in creation order.
+	Projects() ([]*Project, error)
+	// PutProject creates or replaces a project, assigning Seq to a new one.
+	PutProject(p *Project) error
+	// DeleteProject removes a project and all of its nodes.
+	DeleteProject(id string) error
+
+	// Node returns the node of a project, or nil.
+	Node(projectID, nodeID string) (*Node, error)
+	// Nodes returns a project's nodes in creation order.
+	Nodes(projectID string) ([]*Node, error)
+	// PutNode creates or replaces a node, assigning Seq to a new one and
+	// keeping the console-port and name indexes in step.
+	PutNode(n *Node) error
+	// DeleteNode removes a node and frees its console port and name.
+	DeleteNode(projectID, nodeID string) error
+
+	// ConsoleOwner returns the node that owns a console port, if any.
+	ConsoleOwner(port int) (NodeKey, bool, error)
+	// NodeIDByName returns the id of the node of a project with that name.
+	NodeIDByName(projectID, name string) (string, bool, error)
+}

@@ -1,0 +1,134 @@
+// Command nodedesk keeps network labs (projects and their nodes) in a bbolt
+// store and serves them through a GNS3 /v2-compatible REST API on
+// localhost. main only wires the pieces: flags -> store.Open ->
+// app.NewService -> api.Server.Open, then waits for a signal.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"nodedesk/api"
+	"nodedesk/app"
+	"nodedesk/store"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// shutdownGrace bounds how long in-flight requests may take at shutdown.
+const shutdownGrace = 10 * time.Second
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "nodedesk:", err)
+			os.Exit(1)
+		}
+	}
+}
+
+// options are the command-line settings.
+type options struct {
+	headless bool
+	listen   string
+	db       string
+}
+
+func parseFlags(args []string, stdout, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("nodedesk", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.BoolVar(&o.headless, "headless", false, "serve the REST API only, with no window")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:3080", "address of the REST API (`host:port`)")
+	fs.StringVar(&o.db, "db", defaultDB(), "the store `file`; created with its folder if missing")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: nodedesk [--headless] [--listen ADDR] [--db PATH] [--version] [--help]\n\n"+
+			"nodedesk keeps your network labs and serves them on a GNS3 v2-compatible REST API.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+		}
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q; see nodedesk --help", fs.Arg(0))
+	}
+	if *showVersion {
+		fmt.Fprintf(stdout, "nodedesk %s (GNS3 API %s)\n", version, api.GNS3Version)
+		return o, flag.ErrHelp
+	}
+	return o, nil
+}
+
+// defaultDB is $XDG_DATA_HOME/nodedesk/nodedesk.db, else
+// ~/.local/share/nodedesk/nodedesk.db.
+func defaultDB() string {
+	dir := os.Getenv("XDG_DATA_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = "."
+		}
+		dir = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(dir, "nodedesk", "nodedesk.db")
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+
+	st, err := store.Open(o.db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	host, _, err := net.SplitHostPort(o.listen)
+	if err != nil {
+		return fmt.Errorf("--listen %q is not host:port (for example 127.0.0.1:3080)", o.listen)
+	}
+	svc := app.NewService(app.Config{
+		Store:       st,
+		Events:      app.NewBroker(),
+		DataDir:     filepath.Dir(o.db),
+		ConsoleHost: host,
+	})
+	srv, err := api.NewServer(svc, logger)
+	if err != nil {
+		return err
+	}
+	if err := srv.Open(o.listen); err != nil {
+		return err
+	}
+	if !o.headless {
+		logger.Warn("this build has no desktop window yet; serving the API headless")
+	}
+	logger.Info("nodedesk is serving", "url", srv.URL(), "store", o.db, "version", version)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	<-ctx.Done()
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	return srv.Close(sctx)
+}

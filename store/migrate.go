@@ -1,0 +1,52 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// schemaVersion is the layout this nodedesk writes. Raise it only together
+// with a new entry in migrations.
+const schemaVersion = 1
+
+// migrations[i] turns a store of schema version i+1 into version i+2. The
+// list is append-only; a store newer than schemaVersion is refused.
+var migrations = []func(tx *bolt.Tx) error{}
+
+// migrate brings the store to schemaVersion: it lays out a new (empty)
+// file, upgrades an older one, and refuses a file that is not a nodedesk
+// store or was written by a newer nodedesk.
+func migrate(db *bolt.DB, path string) error {
+	return db.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		if meta == nil {
+			foreign := false
+			_ = tx.ForEach(func([]byte, *bolt.Bucket) error { foreign = true; return nil })
+			if foreign {
+				return fmt.Errorf("%s is a bbolt file but not a nodedesk store; choose another file with --db", path)
+			}
+			for _, b := range allBuckets {
+				if _, err := tx.CreateBucket(b); err != nil {
+					return err
+				}
+			}
+			return tx.Bucket(bucketMeta).Put(keySchemaVersion, u64(schemaVersion))
+		}
+		raw := meta.Get(keySchemaVersion)
+		if len(raw) != 8 {
+			return fmt.Errorf("%s has no valid schema version; it is damaged or not a nodedesk store", path)
+		}
+		v := binary.BigEndian.Uint64(raw)
+		if v > schemaVersion {
+			return fmt.Errorf("%s was written by a newer nodedesk (store schema %d; this version knows up to %d); upgrade nodedesk", path, v, schemaVersion)
+		}
+		for ; v < schemaVersion; v++ {
+			if err := migrations[v-1](tx); err != nil {
+				return fmt.Errorf("migrating %s from schema %d: %w", path, v, err)
+			}
+		}
+		return meta.Put(keySchemaVersion, u64(schemaVersion))
+	})
+}

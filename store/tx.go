@@ -1,0 +1,182 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/google/uuid"
+	bolt "go.etcd.io/bbolt"
+
+	"nodedesk/app"
+)
+
+// tx is one bbolt transaction seen as an app.Tx.
+type tx struct{ b *bolt.Tx }
+
+func (t *tx) bucket(name []byte) *bolt.Bucket { return t.b.Bucket(name) }
+
+func decode[T any](raw []byte) (*T, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("store: damaged record: %w", err)
+	}
+	return &v, nil
+}
+
+func (t *tx) Project(id string) (*app.Project, error) {
+	return decode[app.Project](t.bucket(bucketProjects).Get(uuidKey(id)))
+}
+
+func (t *tx) Projects() ([]*app.Project, error) {
+	var ps []*app.Project
+	err := t.bucket(bucketProjects).ForEach(func(_, v []byte) error {
+		p, err := decode[app.Project](v)
+		ps = append(ps, p)
+		return err
+	})
+	sort.Slice(ps, func(i, j int) bool { return ps[i].Seq < ps[j].Seq })
+	return ps, err
+}
+
+func (t *tx) PutProject(p *app.Project) error {
+	b := t.bucket(bucketProjects)
+	if p.Seq == 0 {
+		seq, err := b.NextSequence()
+		if err != nil {
+			return err
+		}
+		p.Seq = seq
+	}
+	return put(b, uuidKey(p.ID), p)
+}
+
+func (t *tx) DeleteProject(id string) error {
+	prefix := uuidKey(id)
+	var ids []string
+	c := t.bucket(bucketNodes).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		nid, _ := uuid.FromBytes(k[16:])
+		ids = append(ids, nid.String())
+	}
+	for _, nid := range ids {
+		if err := t.DeleteNode(id, nid); err != nil {
+			return err
+		}
+	}
+	return t.bucket(bucketProjects).Delete(prefix)
+}
+
+func (t *tx) Node(projectID, nodeID string) (*app.Node, error) {
+	return decode[app.Node](t.bucket(bucketNodes).Get(nodeKey(projectID, nodeID)))
+}
+
+func (t *tx) Nodes(projectID string) ([]*app.Node, error) {
+	prefix := uuidKey(projectID)
+	ns := []*app.Node{}
+	c := t.bucket(bucketNodes).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		n, err := decode[app.Node](v)
+		if err != nil {
+			return nil, err
+		}
+		ns = append(ns, n)
+	}
+	sort.Slice(ns, func(i, j int) bool { return ns[i].Seq < ns[j].Seq })
+	return ns, nil
+}
+
+// PutNode writes n and moves its index entries (console port, name) from
+// the values of the stored record, if any, to n's.
+func (t *tx) PutNode(n *app.Node) error {
+	nodes := t.bucket(bucketNodes)
+	key := nodeKey(n.ProjectID, n.ID)
+	old, err := decode[app.Node](nodes.Get(key))
+	if err != nil {
+		return err
+	}
+	if old != nil {
+		n.Seq = old.Seq
+		if err := t.unindex(old); err != nil {
+			return err
+		}
+	} else if n.Seq == 0 {
+		if n.Seq, err = nodes.NextSequence(); err != nil {
+			return err
+		}
+	}
+	if n.Console != 0 {
+		if err := t.bucket(bucketConsoles).Put(consoleKey(n.Console), key); err != nil {
+			return err
+		}
+	}
+	if err := t.bucket(bucketNames).Put(nameKey(n.ProjectID, n.Name), uuidKey(n.ID)); err != nil {
+		return err
+	}
+	return put(nodes, key, n)
+}
+
+// unindex removes a stored node's index entries, if they still point at it.
+func (t *tx) unindex(n *app.Node) error {
+	key := nodeKey(n.ProjectID, n.ID)
+	if n.Console != 0 {
+		cons := t.bucket(bucketConsoles)
+		if bytes.Equal(cons.Get(consoleKey(n.Console)), key) {
+			if err := cons.Delete(consoleKey(n.Console)); err != nil {
+				return err
+			}
+		}
+	}
+	names := t.bucket(bucketNames)
+	if bytes.Equal(names.Get(nameKey(n.ProjectID, n.Name)), uuidKey(n.ID)) {
+		return names.Delete(nameKey(n.ProjectID, n.Name))
+	}
+	return nil
+}
+
+func (t *tx) DeleteNode(projectID, nodeID string) error {
+	nodes := t.bucket(bucketNodes)
+	key := nodeKey(projectID, nodeID)
+	old, err := decode[app.Node](nodes.Get(key))
+	if err != nil || old == nil {
+		return err
+	}
+	if err := t.unindex(old); err != nil {
+		return err
+	}
+	return nodes.Delete(key)
+}
+
+func (t *tx) ConsoleOwner(port int) (app.NodeKey, bool, error) {
+	if port < 1 || port > 65535 {
+		return app.NodeKey{}, false, nil
+	}
+	v := t.bucket(bucketConsoles).Get(consoleKey(port))
+	if len(v) != 32 {
+		return app.NodeKey{}, false, nil
+	}
+	pid, _ := uuid.FromBytes(v[:16])
+	nid, _ := uuid.FromBytes(v[16:])
+	return app.NodeKey{ProjectID: pid.String(), NodeID: nid.String()}, true, nil
+}
+
+func (t *tx) NodeIDByName(projectID, name string) (string, bool, error) {
+	v := t.bucket(bucketNames).Get(nameKey(projectID, name))
+	if len(v) != 16 {
+		return "", false, nil
+	}
+	id, _ := uuid.FromBytes(v)
+	return id.String(), true, nil
+}
+
+func put(b *bolt.Bucket, key []byte, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return b.Put(key, raw)
+}
