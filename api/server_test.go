@@ -1,0 +1,255 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"nodedesk/app"
+	"nodedesk/store"
+)
+
+// testServer is the real thing: a bbolt file in a temp folder, the service,
+// and the REST server on a 127.0.0.1 listener.
+type testServer struct {
+	tb     testing.TB
+	dbPath string
+	st     *store.Store
+	svc    *app.Service
+	srv    *Server
+	url    string
+}
+
+func mustOpenServer(tb testing.TB) *testServer {
+	tb.Helper()
+	ts := &testServer{tb: tb, dbPath: filepath.Join(tb.TempDir(), "nodedesk.db")}
+	ts.open()
+	tb.Cleanup(ts.close)
+	return ts
+}
+
+func (ts *testServer) open() {
+	ts.tb.Helper()
+	st, err := store.Open(ts.dbPath)
+	if err != nil {
+		ts.tb.Fatal(err)
+	}
+	ts.st = st
+	ts.svc = app.NewService(app.Config{
+		Store: st, Events: app.NewBroker(), DataDir: filepath.Dir(ts.dbPath),
+		HostInterfaces: func() []app.HostInterface {
+			return []app.HostInterface{{Name: "eth0", Type: "ethernet"}, {Name: "lo", Special: true, Type: "ethernet"}}
+		},
+	})
+	ts.srv, err = NewServer(ts.svc, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		ts.tb.Fatal(err)
+	}
+	if err := ts.srv.Open("127.0.0.1:0"); err != nil {
+		ts.tb.Fatal(err)
+	}
+	ts.url = ts.srv.URL()
+}
+
+func (ts *testServer) close() {
+	if ts.srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = ts.srv.Close(ctx)
+		ts.srv = nil
+	}
+	if ts.st != nil {
+		_ = ts.st.Close()
+		ts.st = nil
+	}
+}
+
+// restart closes the server and the store and opens both again on the
+// same file.
+func (ts *testServer) restart() {
+	ts.tb.Helper()
+	ts.close()
+	ts.open()
+}
+
+// response is one answer, already checked against the contract.
+type response struct {
+	status int
+	body   []byte
+	header http.Header
+}
+
+// json decodes the body into a generic value.
+func (r response) json(tb testing.TB) map[string]any {
+	tb.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		tb.Fatalf("body is not a JSON object: %v: %s", err, r.body)
+	}
+	return m
+}
+
+func (r response) list(tb testing.TB) []map[string]any {
+	tb.Helper()
+	var l []map[string]any
+	if err := json.Unmarshal(r.body, &l); err != nil {
+		tb.Fatalf("body is not a JSON array: %v: %s", err, r.body)
+	}
+	return l
+}
+
+// do sends a request (body: nil, a string sent verbatim, or a value sent
+// as JSON) and checks the answer against openapi.json: the status must be
+// documented for the operation, the body must match its schema, errors
+// must be {"message","status"} JSON, and a 204 must have no body.
+func (ts *testServer) do(method, path string, body any) response {
+	ts.tb.Helper()
+	return ts.doWith(method, path, body, nil)
+}
+
+func (ts *testServer) doWith(method, path string, body any, header http.Header) response {
+	ts.tb.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			ts.tb.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, ts.url+path, rd)
+	if err != nil {
+		ts.tb.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	if h := header.Get("Host"); h != "" {
+		req.Host = h
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		ts.tb.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		ts.tb.Fatal(err)
+	}
+	r := response{status: res.StatusCode, body: raw, header: res.Header}
+	ts.checkContract(method, path, r)
+	return r
+}
+
+// templateRegexp matches the paths of an OpenAPI path template.
+func templateRegexp(tmpl string) *regexp.Regexp {
+	segs := strings.Split(tmpl, "/")
+	for i, seg := range segs {
+		if strings.HasPrefix(seg, "{") {
+			segs[i] = "[^/]+"
+		} else {
+			segs[i] = regexp.QuoteMeta(seg)
+		}
+	}
+	return regexp.MustCompile("^" + strings.Join(segs, "/") + "$")
+}
+
+// checkContract validates a response against the operation of openapi.json
+// whose path template matches path. Answers of no operation (unknown
+// routes, guard refusals) must still be JSON errors.
+func (ts *testServer) checkContract(method, path string, r response) {
+	ts.tb.Helper()
+	if r.status == http.StatusNoContent {
+		if len(r.body) != 0 {
+			ts.tb.Errorf("%s %s: 204 with a body: %q", method, path, r.body)
+		}
+		return
+	}
+	if ct := r.header.Get("Content-Type"); ct != "application/json" {
+		ts.tb.Errorf("%s %s: Content-Type %q, want application/json", method, path, ct)
+	}
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	ct := ts.srv.contract
+	var op map[string]any
+	paths, _ := ct.doc["paths"].(map[string]any)
+	for tmpl := range paths {
+		if templateRegexp(tmpl).MatchString(path) {
+			op = ct.operation(method, tmpl)
+			break
+		}
+	}
+	schema := ""
+	if op != nil {
+		responses, _ := op["responses"].(map[string]any)
+		resp, ok := responses[strconv.Itoa(r.status)].(map[string]any)
+		if !ok {
+			ts.tb.Errorf("%s %s answered %d, which openapi.json does not document: %s", method, path, r.status, r.body)
+			return
+		}
+		schema = schemaRef(resp)
+	} else if r.status < 400 {
+		ts.tb.Errorf("%s %s: %d from an undocumented operation", method, path, r.status)
+		return
+	}
+	if r.status >= 400 {
+		schema = "Error"
+	}
+	if schema == "" {
+		return
+	}
+	v, err := decodeJSON(r.body)
+	if err != nil {
+		ts.tb.Errorf("%s %s: body is not JSON: %v: %s", method, path, err, r.body)
+		return
+	}
+	sch, err := ct.component(schema)
+	if err != nil {
+		ts.tb.Fatal(err)
+	}
+	if err := sch.Validate(v); err != nil {
+		ts.tb.Errorf("%s %s: %d body breaks schema %s: %v\n%s", method, path, r.status, schema, err, r.body)
+	}
+	if r.status >= 400 {
+		if m, _ := v.(map[string]any); m["status"] != json.Number(strconv.Itoa(r.status)) {
+			ts.tb.Errorf("%s %s: error body status %v, HTTP status %d", method, path, m["status"], r.status)
+		}
+	}
+}
+
+// want fails the test unless the response has the given status.
+func (r response) want(tb testing.TB, status int) response {
+	tb.Helper()
+	if r.status != status {
+		tb.Fatalf("status %d, want %d: %s", r.status, status, r.body)
+	}
+	return r
+}
+
+// mustCreateProject creates a project and returns its id.
+func (ts *testServer) mustCreateProject(name string) string {
+	ts.tb.Helper()
+	return ts.do("POST", "/v2/projects", map[string]any{"name": name}).want(ts.tb, 201).json(ts.tb)["project_id"].(string)
+}
+
+// mustCreateNode creates a node through the controller and returns it.
+func (ts *testServer) mustCreateNode(pid string, body map[string]any) map[string]any {
+	ts.tb.Helper()
+	return ts.do("POST", "/v2/projects/"+pid+"/nodes", body).want(ts.tb, 201).json(ts.tb)
+}
