@@ -62,7 +62,7 @@ func (s *Server) routes() (*mux.Router, error) {
 			return nil, err
 		}
 		h := rt.h
-		r.Methods(rt.method).Path(rt.path).HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Path(rt.path).Methods(rt.method).HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if err := h(w, r); err != nil {
 				s.writeError(w, r, err)
 			}
