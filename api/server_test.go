@@ -27,6 +27,7 @@ type testServer struct {
 	svc    *app.Service
 	srv    *Server
 	url    string
+	client *http.Client
 }
 
 func mustOpenServer(tb testing.TB) *testServer {
@@ -58,9 +59,14 @@ func (ts *testServer) open() {
 		ts.tb.Fatal(err)
 	}
 	ts.url = ts.srv.URL()
+	ts.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 }
 
 func (ts *testServer) close() {
+	if ts.client != nil {
+		// Unused connections would hold up Shutdown for 5 s.
+		ts.client.CloseIdleConnections()
+	}
 	if ts.srv != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -142,7 +148,7 @@ func (ts *testServer) doWith(method, path string, body any, header http.Header) 
 	if h := header.Get("Host"); h != "" {
 		req.Host = h
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := ts.client.Do(req)
 	if err != nil {
 		ts.tb.Fatalf("%s %s: %v", method, path, err)
 	}
