@@ -85,7 +85,7 @@ func parseDLCIEnd(s string) (port, dlci int, err error) {
 	}
 	port, err1 := strconv.Atoi(ps)
 	dlci, err2 := strconv.Atoi(ds)
-	if err1 != nil || err2 != nil || port < 0 || port > 65535 {
+	if err1 != nil || err2 != nil || port < 0 || port > 65535 || strconv.Itoa(port)+":"+strconv.Itoa(dlci) != s {
 		return 0, 0, bad
 	}
 	if dlci < 0 || dlci > 1023 {

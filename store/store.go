@@ -41,6 +41,9 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("%s is not a nodedesk store or is damaged (%v); it was left untouched: move it aside or choose another file with --db", path, err)
 	case errors.Is(err, fs.ErrPermission):
 		return nil, fmt.Errorf("cannot open store %s: permission denied; choose a writable file with --db", path)
+	case err != nil && !errors.Is(err, fs.ErrNotExist) && fileHasData(path):
+		// bbolt could not read what is there: refuse it, without writing.
+		return nil, fmt.Errorf("%s is not a nodedesk store or is damaged (%v); it was left untouched: move it aside or choose another file with --db", path, unwrapPath(err))
 	case err != nil:
 		return nil, fmt.Errorf("cannot open store %s: %w", path, unwrapPath(err))
 	}
@@ -49,6 +52,12 @@ func Open(path string) (*Store, error) {
 		return nil, err
 	}
 	return &Store{db: db, path: path}, nil
+}
+
+// fileHasData reports whether path is a regular file with content.
+func fileHasData(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Size() > 0
 }
 
 // unwrapPath drops the *fs.PathError wrapper, whose path the caller's
