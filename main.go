@@ -48,7 +48,7 @@ type options struct {
 func parseFlags(args []string, stdout, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("nodedesk", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // errors are returned, usage is printed once below
 	fs.BoolVar(&o.headless, "headless", false, "serve the REST API only, with no window")
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:3080", "address of the REST API (`host:port`)")
 	fs.StringVar(&o.db, "db", defaultDB(), "the store `file`; created with its folder if missing")
@@ -62,11 +62,15 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stdout)
 			fs.Usage()
+			return o, err
 		}
-		return o, err
+		return o, fmt.Errorf("%v; see nodedesk --help", err)
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q; see nodedesk --help", fs.Arg(0))
+	}
+	if _, _, err := net.SplitHostPort(o.listen); err != nil {
+		return o, fmt.Errorf("--listen %q is not host:port (for example 127.0.0.1:3080)", o.listen)
 	}
 	if *showVersion {
 		fmt.Fprintf(stdout, "nodedesk %s (GNS3 API %s)\n", version, api.GNS3Version)
@@ -90,6 +94,10 @@ func defaultDB() string {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
+	// Catch signals first, so that one arriving at any point of start-up
+	// leads to a clean shutdown rather than the default of dying at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	o, err := parseFlags(args, stdout, stderr)
 	if err != nil {
 		return err
@@ -102,10 +110,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	defer st.Close()
 
-	host, _, err := net.SplitHostPort(o.listen)
-	if err != nil {
-		return fmt.Errorf("--listen %q is not host:port (for example 127.0.0.1:3080)", o.listen)
-	}
+	host, _, _ := net.SplitHostPort(o.listen)
 	svc := app.NewService(app.Config{
 		Store:       st,
 		Events:      app.NewBroker(),
@@ -124,8 +129,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	logger.Info("nodedesk is serving", "url", srv.URL(), "store", o.db, "version", version)
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	<-ctx.Done()
 	logger.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)

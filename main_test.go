@@ -38,12 +38,6 @@ const (
 	// quickExitLimit bounds commands that should end at once (--version,
 	// --help, bad flags); it is a hang guard, not a requirement.
 	quickExitLimit = 10 * time.Second
-	// signalSettle is how long stop waits after the serving line before it
-	// sends SIGTERM. main.go logs "nodedesk is serving" before it calls
-	// signal.NotifyContext, so a SIGTERM sent right after the line can kill
-	// the process with the default action (exit by signal, not 0); even an
-	// HTTP round trip in between is not enough on a busy machine.
-	signalSettle = 500 * time.Millisecond
 )
 
 // binPath is the nodedesk binary built by TestMain.
@@ -154,6 +148,7 @@ func start(t *testing.T, env []string, args ...string) *proc {
 	p.cmd.Env = env
 	p.cmd.Stdout = p.stdout
 	p.cmd.Stderr = p.stderr
+	p.cmd.WaitDelay = 5 * time.Second // bounds Wait's copying after a kill
 	p.started = time.Now()
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("cannot start %s %q: %v", binPath, args, err)
@@ -183,20 +178,20 @@ func (p *proc) exited() bool {
 	}
 }
 
-// waitExit waits at most limit for the process to end; past that it kills
-// the process and fails the test. For start-up errors the wait begins right
-// after start, so limit bounds the whole run. It returns the exit code (-1 if a signal ended it).
-func (p *proc) waitExit(t *testing.T, limit time.Duration, what string) int {
+// waitExit waits for the process to end until limit after from (the start,
+// or the moment a signal was sent); past that it kills the process and
+// fails the test. It returns the exit code (-1 if a signal ended it).
+func (p *proc) waitExit(t *testing.T, from time.Time, limit time.Duration, what string) int {
 	t.Helper()
-	deadline := time.NewTimer(limit)
+	deadline := time.NewTimer(time.Until(from.Add(limit)))
 	defer deadline.Stop()
 	select {
 	case <-p.done:
 	case <-deadline.C:
 		_ = p.cmd.Process.Kill()
 		<-p.done
-		t.Fatalf("%s: nodedesk %q had not exited %v after %s; killed it\nstderr:\n%s",
-			what, p.cmd.Args[1:], limit, what, p.stderr)
+		t.Fatalf("nodedesk %q was still running %v after %s; killed it\nstderr:\n%s",
+			p.cmd.Args[1:], limit, what, p.stderr)
 	}
 	var ee *exec.ExitError
 	if p.waitErr != nil && !errors.As(p.waitErr, &ee) {
@@ -228,18 +223,19 @@ func (p *proc) waitServing(t *testing.T) string {
 	}
 }
 
-// stop sends SIGTERM and requires exit code 0 within shutdownLimit. It
-// first lets signalSettle pass since the serving line (see signalSettle).
+// stop sends SIGTERM and requires exit code 0 within shutdownLimit; it
+// does not wait after the serving line, so a signal that arrives right
+// after start-up must still shut down cleanly.
 func (p *proc) stop(t *testing.T) {
 	t.Helper()
-	if !p.serving.IsZero() {
-		time.Sleep(time.Until(p.serving.Add(signalSettle)))
+	if p.exited() {
+		t.Fatalf("nodedesk %q ended (%v) before SIGTERM\nstderr:\n%s", p.cmd.Args[1:], p.cmd.ProcessState, p.stderr)
 	}
+	sent := time.Now()
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatalf("SIGTERM to nodedesk: %v", err)
 	}
-	sent := time.Now()
-	code := p.waitExit(t, shutdownLimit, "SIGTERM")
+	code := p.waitExit(t, sent, shutdownLimit, "SIGTERM")
 	if code != 0 {
 		t.Fatalf("nodedesk exited with %v after SIGTERM (in %v), want exit code 0\nstderr:\n%s",
 			p.cmd.ProcessState, time.Since(sent).Round(time.Millisecond), p.stderr)
@@ -311,7 +307,7 @@ func checkVersion(t *testing.T, base string) {
 func TestMain_InfoFlags(t *testing.T) {
 	t.Run("version", func(t *testing.T) {
 		p := start(t, nil, "--version")
-		if code := p.waitExit(t, quickExitLimit, "--version"); code != 0 {
+		if code := p.waitExit(t, p.started, quickExitLimit, "--version"); code != 0 {
 			t.Fatalf("nodedesk --version exit code = %d, want 0\nstderr:\n%s", code, p.stderr)
 		}
 		out := p.stdout.String()
@@ -325,7 +321,7 @@ func TestMain_InfoFlags(t *testing.T) {
 	for _, arg := range []string{"--help", "-h"} {
 		t.Run("help"+arg, func(t *testing.T) {
 			p := start(t, nil, arg)
-			if code := p.waitExit(t, quickExitLimit, arg); code != 0 {
+			if code := p.waitExit(t, p.started, quickExitLimit, arg); code != 0 {
 				t.Fatalf("nodedesk %s exit code = %d, want 0\nstderr:\n%s", arg, code, p.stderr)
 			}
 			out := p.stdout.String()
@@ -340,9 +336,9 @@ func TestMain_InfoFlags(t *testing.T) {
 			if n := strings.Count(out, "Usage:"); n != 1 {
 				t.Errorf("nodedesk %s printed the usage %d times on stdout, want once:\n%s", arg, n, out)
 			}
-			// stderr is not checked: main.go currently prints the usage there
-			// as well (flag.FlagSet.Parse calls Usage on its own output before
-			// parseFlags prints it again to stdout).
+			if e := p.stderr.String(); e != "" {
+				t.Errorf("nodedesk %s wrote to stderr: %q", arg, e)
+			}
 		})
 	}
 }
@@ -361,7 +357,7 @@ func TestMain_BadArguments(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := start(t, nil, tc.args...)
-			if code := p.waitExit(t, quickExitLimit, "bad arguments"); code == 0 {
+			if code := p.waitExit(t, p.started, quickExitLimit, "bad arguments"); code == 0 {
 				t.Fatalf("nodedesk %q exit code = 0, want non-zero\nstdout:\n%s\nstderr:\n%s", tc.args, p.stdout, p.stderr)
 			}
 			if l := lastLine(p.stderr.String()); !strings.Contains(l, tc.want) {
@@ -512,7 +508,7 @@ func TestMain_StartupErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.prepare(t, t.TempDir())
 			p := start(t, nil, s.args...)
-			code := p.waitExit(t, startupErrorLimit, "start-up error")
+			code := p.waitExit(t, p.started, startupErrorLimit, "start-up error")
 			took := time.Since(p.started)
 			if code == 0 {
 				t.Errorf("nodedesk %q exit code = 0 (%v), want non-zero\nstderr:\n%s", s.args, p.cmd.ProcessState, p.stderr)

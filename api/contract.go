@@ -27,8 +27,10 @@ var printer = message.NewPrinter(language.English)
 
 // contract holds the compiled schemas of openapi.json.
 type contract struct {
-	doc      map[string]any
-	compiler *jsonschema.Compiler
+	doc map[string]any
+	// schemas holds every component schema, compiled once at load: a
+	// jsonschema.Compiler is not safe for concurrent use, a Schema is.
+	schemas map[string]*jsonschema.Schema
 	// requests maps "METHOD /path/template" to the schema of its body.
 	requests map[string]*jsonschema.Schema
 	// properties maps a node type to the schema of its controller
@@ -56,8 +58,15 @@ func loadContract() (*contract, error) {
 	if err := c.AddResource(contractURL, doc); err != nil {
 		return nil, err
 	}
-	ct := &contract{doc: doc.(map[string]any), compiler: c,
+	ct := &contract{doc: doc.(map[string]any), schemas: map[string]*jsonschema.Schema{},
 		requests: map[string]*jsonschema.Schema{}, properties: map[app.NodeType]*jsonschema.Schema{}}
+	components, _ := ct.doc["components"].(map[string]any)
+	schemas, _ := components["schemas"].(map[string]any)
+	for name := range schemas {
+		if ct.schemas[name], err = c.Compile(contractURL + "#/components/schemas/" + name); err != nil {
+			return nil, fmt.Errorf("openapi.json: schema %s: %w", name, err)
+		}
+	}
 	for t, name := range propertiesSchemas {
 		if ct.properties[t], err = ct.component(name); err != nil {
 			return nil, err
@@ -66,9 +75,13 @@ func loadContract() (*contract, error) {
 	return ct, nil
 }
 
-// component compiles #/components/schemas/<name>.
+// component returns the compiled #/components/schemas/<name>.
 func (c *contract) component(name string) (*jsonschema.Schema, error) {
-	return c.compiler.Compile(contractURL + "#/components/schemas/" + name)
+	sch, ok := c.schemas[name]
+	if !ok {
+		return nil, fmt.Errorf("openapi.json has no schema %s", name)
+	}
+	return sch, nil
 }
 
 // operation returns the operation object of a method and path template,
