@@ -111,6 +111,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	defer st.Close()
 
 	host, _, _ := net.SplitHostPort(o.listen)
+	if host == "" {
+		host = "0.0.0.0" // all interfaces: clients use the address they reached us on
+	}
 	svc := app.NewService(app.Config{
 		Store:       st,
 		Events:      app.NewBroker(),
@@ -123,6 +126,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := srv.Open(o.listen); err != nil {
 		return err
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		logger.Warn("the API is reachable from other machines; use --listen 127.0.0.1:PORT to keep it local", "listen", o.listen)
 	}
 	if !o.headless {
 		logger.Warn("this build has no desktop window yet; serving the API headless")

@@ -12,13 +12,11 @@ import (
 // normalised: a missing VLAN is VLAN 1, and an ethertype of "" (as GNS3 2.2
 // clients send it) is no ethertype.
 func checkSwitchPorts(in []SwitchPort) ([]SwitchPort, error) {
+	if err := checkPortNumbers(in, func(p SwitchPort) int { return p.PortNumber }); err != nil {
+		return nil, err
+	}
 	out := make([]SwitchPort, len(in))
-	seen := map[int]bool{}
 	for i, p := range in {
-		if seen[p.PortNumber] {
-			return nil, Errorf(EINVALID, "Port number %d appears twice in ports_mapping; each port needs its own number", p.PortNumber)
-		}
-		seen[p.PortNumber] = true
 		if p.VLAN == 0 {
 			p.VLAN = 1
 		}
@@ -35,24 +33,23 @@ func checkSwitchPorts(in []SwitchPort) ([]SwitchPort, error) {
 
 // checkHubPorts checks an Ethernet hub's port mapping.
 func checkHubPorts(in []HubPort) error {
-	seen := map[int]bool{}
-	for _, p := range in {
-		if seen[p.PortNumber] {
-			return Errorf(EINVALID, "Port number %d appears twice in ports_mapping; each port needs its own number", p.PortNumber)
-		}
-		seen[p.PortNumber] = true
-	}
-	return nil
+	return checkPortNumbers(in, func(p HubPort) int { return p.PortNumber })
 }
 
 // checkCloudPorts checks a cloud's port mapping.
 func checkCloudPorts(in []CloudPort) error {
+	return checkPortNumbers(in, func(p CloudPort) int { return p.PortNumber })
+}
+
+// checkPortNumbers refuses a port mapping that gives two ports one number.
+func checkPortNumbers[P any](ports []P, number func(P) int) error {
 	seen := map[int]bool{}
-	for _, p := range in {
-		if seen[p.PortNumber] {
-			return Errorf(EINVALID, "Port number %d appears twice in ports_mapping; each port needs its own number", p.PortNumber)
+	for _, p := range ports {
+		n := number(p)
+		if seen[n] {
+			return Errorf(EINVALID, "Port number %d appears twice in ports_mapping; each port needs its own number", n)
 		}
-		seen[p.PortNumber] = true
+		seen[n] = true
 	}
 	return nil
 }
