@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -177,18 +178,10 @@ func decodeJSON(raw []byte) (any, error) {
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		var se *json.SyntaxError
-		if ok := asSyntax(err, &se); ok {
+		if errors.As(err, &se) {
 			return nil, app.Errorf(app.EINVALID, "Invalid JSON at byte %d: %v", se.Offset, err)
 		}
 		return nil, app.Errorf(app.EINVALID, "Invalid JSON: %v", err)
 	}
 	return v, nil
-}
-
-func asSyntax(err error, se **json.SyntaxError) bool {
-	s, ok := err.(*json.SyntaxError)
-	if ok {
-		*se = s
-	}
-	return ok
 }

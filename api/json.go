@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"unicode/utf8"
@@ -61,9 +60,8 @@ func decode(raw []byte, dst any) error {
 // writeJSON writes v as the JSON body of a response.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
-	if err != nil {
-		b = []byte(fmt.Sprintf(`{"message":"Internal error: %s","status":500}`, "response encoding failed"))
-		status = http.StatusInternalServerError
+	if err != nil { // only a bug can get here: every wire type marshals
+		b, status = []byte(`{"message":"Internal error: the answer could not be encoded","status":500}`), http.StatusInternalServerError
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

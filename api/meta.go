@@ -1,6 +1,7 @@
 package api
 
 import (
+	"net"
 	"net/http"
 	"os"
 	"runtime"
@@ -23,14 +24,12 @@ func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) error {
 	return err
 }
 
-// computeJSONObject describes the one local compute.
-func (s *Server) localCompute(r *http.Request) map[string]any {
+// localCompute describes the one compute nodedesk has: itself.
+func (s *Server) localCompute() map[string]any {
 	name, _ := os.Hostname()
 	host, port := s.svc.ConsoleHost(), 3080
 	if s.ln != nil {
-		if p, err := strconv.Atoi(s.ln.Addr().String()[strings.LastIndex(s.ln.Addr().String(), ":")+1:]); err == nil {
-			port = p
-		}
+		port = s.ln.Addr().(*net.TCPAddr).Port
 	}
 	types := make([]string, 0, len(app.ComputeTypes))
 	for _, t := range app.ComputeTypes {
@@ -45,7 +44,7 @@ func (s *Server) localCompute(r *http.Request) map[string]any {
 }
 
 func (s *Server) handleComputeList(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, []any{s.localCompute(r)})
+	writeJSON(w, http.StatusOK, []any{s.localCompute()})
 	return nil
 }
 
@@ -53,7 +52,7 @@ func (s *Server) handleComputeGet(w http.ResponseWriter, r *http.Request) error 
 	if id := mux.Vars(r)["compute_id"]; id != app.LocalCompute {
 		return app.Errorf(app.ENOTFOUND, "Compute ID %s doesn't exist; nodedesk has one compute, \"local\"", id)
 	}
-	writeJSON(w, http.StatusOK, s.localCompute(r))
+	writeJSON(w, http.StatusOK, s.localCompute())
 	return nil
 }
 
