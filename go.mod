@@ -10,4 +10,7 @@ require (
 	golang.org/x/text v0.43.0
 )
 
-require golang.org/x/sys v0.45.0 // indirect
+require (
+	github.com/coder/websocket v1.8.15 // indirect
+	golang.org/x/sys v0.45.0 // indirect
+)

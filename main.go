@@ -114,13 +114,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if host == "" {
 		host = "0.0.0.0" // all interfaces: clients use the address they reached us on
 	}
+	events := app.NewBroker()
 	svc := app.NewService(app.Config{
 		Store:       st,
-		Events:      app.NewBroker(),
+		Events:      events,
 		DataDir:     filepath.Dir(o.db),
 		ConsoleHost: host,
 	})
-	srv, err := api.NewServer(svc, logger)
+	srv, err := api.NewServer(svc, events, logger)
 	if err != nil {
 		return err
 	}

@@ -91,7 +91,11 @@ func TestContract_EveryOperationRouted(t *testing.T) {
 			if method == "parameters" {
 				continue
 			}
-			path := strings.NewReplacer("{project_id}", "None", "{node_id}", "None", "{compute_id}", "none").Replace(tmpl)
+			path := strings.NewReplacer("{project_id}", "None", "{node_id}", "None", "{link_id}", "None",
+				"{compute_id}", "none", "{template_id}", "None", "{emulator}", "qemu", "{symbol_id}", "none").Replace(tmpl)
+			if path == "/v2/notifications" {
+				continue // a stream that never ends; TestNotifications covers it
+			}
 			res := ts.do(strings.ToUpper(method), path, nil)
 			if res.status == 405 || (res.status == 404 && strings.Contains(string(res.body), "No such API endpoint")) {
 				t.Errorf("%s %s is in openapi.json but not routed", strings.ToUpper(method), tmpl)

@@ -49,8 +49,8 @@ func (s *Server) handleComputeList(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) handleComputeGet(w http.ResponseWriter, r *http.Request) error {
-	if id := mux.Vars(r)["compute_id"]; id != app.LocalCompute {
-		return app.Errorf(app.ENOTFOUND, "Compute ID %s doesn't exist; nodedesk has one compute, \"local\"", id)
+	if err := checkCompute(r); err != nil {
+		return err
 	}
 	writeJSON(w, http.StatusOK, s.localCompute())
 	return nil
@@ -86,4 +86,83 @@ func hostUsage() (cpu, mem float64) {
 		}
 	}
 	return cpu, mem
+}
+
+func (s *Server) handleVersionCheck(w http.ResponseWriter, r *http.Request) error {
+	raw, err := s.body(r)
+	if err != nil {
+		return err
+	}
+	var in struct {
+		Version string `json:"version"`
+	}
+	if err := decode(raw, &in); err != nil {
+		return err
+	}
+	if in.Version != GNS3Version {
+		return app.Errorf(app.ECONFLICT, "Client version %s is not the same as server version %s", in.Version, GNS3Version)
+	}
+	return s.handleVersion(w, r)
+}
+
+func (s *Server) handleCapabilities(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, s.localCompute()["capabilities"])
+	return nil
+}
+
+// checkCompute refuses a compute id other than "local".
+func checkCompute(r *http.Request) error {
+	if id := mux.Vars(r)["compute_id"]; id != app.LocalCompute {
+		return app.Errorf(app.ENOTFOUND, "Compute ID %s doesn't exist; nodedesk has one compute, \"local\"", id)
+	}
+	return nil
+}
+
+func (s *Server) handleComputePorts(w http.ResponseWriter, r *http.Request) error {
+	if err := checkCompute(r); err != nil {
+		return err
+	}
+	used, err := s.svc.ConsolePorts(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"console_port_range": []int{app.ConsolePortMin, app.ConsolePortMax}, "console_ports": used,
+		"udp_port_range": []int{20000, 30000}, "udp_ports": []int{},
+	})
+	return nil
+}
+
+// handleComputeImages lists the disk images of an emulator: nodedesk runs
+// no image-based emulator, so there are none.
+func (s *Server) handleComputeImages(w http.ResponseWriter, r *http.Request) error {
+	if err := checkCompute(r); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, []any{})
+	return nil
+}
+
+// handleEmptyList and handleEmptyObject answer the start-up calls of the
+// GNS3 web UI for features nodedesk does not have (appliances, drawings,
+// snapshots, settings, statistics, the GNS3 VM), so that it starts.
+func (s *Server) handleEmptyList(w http.ResponseWriter, r *http.Request) error {
+	if id, ok := mux.Vars(r)["project_id"]; ok {
+		if _, err := s.svc.FindProjectByID(r.Context(), id); err != nil {
+			return err
+		}
+	}
+	writeJSON(w, http.StatusOK, []any{})
+	return nil
+}
+
+func (s *Server) handleEmptyObject(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, map[string]any{})
+	return nil
+}
+
+func (s *Server) handleGNS3VM(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, map[string]any{"enable": false, "engine": "none", "vmname": nil, "headless": false,
+		"when_exit": "keep", "port": 80, "ram": 2048, "vcpus": 1})
+	return nil
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/gorilla/mux"
 
@@ -28,9 +29,23 @@ func (s *Server) routes() (*mux.Router, error) {
 	}
 	routes := []route{
 		{"GET", "/v2/version", s.handleVersion},
+		{"POST", "/v2/version", s.handleVersionCheck},
 		{"GET", "/v2/openapi.json", s.handleOpenAPI},
 		{"GET", "/v2/computes", s.handleComputeList},
 		{"GET", "/v2/computes/{compute_id}", s.handleComputeGet},
+		{"GET", "/v2/computes/{compute_id}/ports", s.handleComputePorts},
+		{"GET", "/v2/computes/{compute_id}/{emulator}/images", s.handleComputeImages},
+		{"GET", "/v2/compute/capabilities", s.handleCapabilities},
+		{"GET", "/v2/notifications", s.handleNotificationStream},
+		{"GET", "/v2/notifications/ws", s.handleNotificationWS},
+		{"GET", "/v2/templates", s.handleTemplateList},
+		{"GET", "/v2/templates/{template_id}", s.handleTemplateGet},
+		{"GET", "/v2/symbols", s.handleSymbolList},
+		{"GET", "/v2/symbols/{symbol_id}/raw", s.handleSymbolRaw},
+		{"GET", "/v2/settings", s.handleEmptyObject},
+		{"GET", "/v2/statistics", s.handleEmptyObject},
+		{"GET", "/v2/appliances", s.handleEmptyList},
+		{"GET", "/v2/gns3vm", s.handleGNS3VM},
 
 		{"GET", "/v2/projects", s.handleProjectList},
 		{"POST", "/v2/projects", s.handleProjectCreate},
@@ -39,6 +54,20 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"DELETE", "/v2/projects/{project_id}", s.handleProjectDelete},
 		{"POST", "/v2/projects/{project_id}/open", s.handleProjectOpen},
 		{"POST", "/v2/projects/{project_id}/close", s.handleProjectClose},
+		{"GET", "/v2/projects/{project_id}/stats", s.handleProjectStats},
+		{"GET", "/v2/projects/{project_id}/drawings", s.handleEmptyList},
+		{"GET", "/v2/projects/{project_id}/snapshots", s.handleEmptyList},
+		{"GET", "/v2/projects/{project_id}/notifications", s.handleNotificationStream},
+		{"GET", "/v2/projects/{project_id}/notifications/ws", s.handleNotificationWS},
+		{"POST", "/v2/projects/{project_id}/templates/{template_id}", s.handleTemplateNodeCreate},
+
+		{"GET", "/v2/projects/{project_id}/links", s.handleLinkList},
+		{"POST", "/v2/projects/{project_id}/links", s.handleLinkCreate},
+		{"GET", "/v2/projects/{project_id}/links/{link_id}", s.handleLinkGet},
+		{"PUT", "/v2/projects/{project_id}/links/{link_id}", s.handleLinkUpdate},
+		{"DELETE", "/v2/projects/{project_id}/links/{link_id}", s.handleLinkDelete},
+		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/links", s.handleNodeLinks},
+		{"POST", "/v2/projects/{project_id}/nodes/{node_id}/duplicate", s.handleNodeDuplicate},
 
 		{"GET", "/v2/projects/{project_id}/nodes", s.handleNodeList},
 		{"POST", "/v2/projects/{project_id}/nodes", s.handleNodeCreate},
@@ -48,6 +77,12 @@ func (s *Server) routes() (*mux.Router, error) {
 
 		{"POST", "/v2/compute/projects", s.handleComputeProjectCreate},
 	}
+	for _, a := range app.Actions {
+		routes = append(routes,
+			route{"POST", "/v2/projects/{project_id}/nodes/{node_id}/" + string(a), s.handleNodeAction(a)},
+			route{"POST", "/v2/projects/{project_id}/nodes/" + string(a), s.handleProjectAction(a)},
+		)
+	}
 	for _, t := range app.ComputeTypes {
 		base := "/v2/compute/projects/{project_id}/" + string(t) + "/nodes"
 		routes = append(routes,
@@ -56,13 +91,18 @@ func (s *Server) routes() (*mux.Router, error) {
 			route{"PUT", base + "/{node_id}", s.handleComputeNodeUpdate(t)},
 			route{"DELETE", base + "/{node_id}", s.handleComputeNodeDelete(t)},
 		)
+		for _, a := range app.Actions {
+			routes = append(routes, route{"POST", base + "/{node_id}/" + string(a), s.handleComputeNodeAction(t, a)})
+		}
 	}
 	for _, rt := range routes {
 		if err := s.contract.register(rt.method, rt.path); err != nil {
 			return nil, err
 		}
 		h := rt.h
-		r.Path(rt.path).Methods(rt.method).HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A symbol id (":/symbols/computer.svg") spans path segments.
+		path := strings.Replace(rt.path, "{symbol_id}", "{symbol_id:.+}", 1)
+		r.Path(path).Methods(rt.method).HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if err := h(w, r); err != nil {
 				s.writeError(w, r, err)
 			}

@@ -18,8 +18,11 @@ const GNS3Version = "2.2.59"
 
 // Server is the REST API on one listener.
 type Server struct {
-	svc      *app.Service
-	logger   *slog.Logger
+	svc    *app.Service
+	events *app.Broker
+	logger *slog.Logger
+	// closing is closed when the server shuts down, to end the streams.
+	closing  chan struct{}
 	contract *contract
 	handler  http.Handler
 	ln       net.Listener
@@ -27,13 +30,14 @@ type Server struct {
 	guard    *guard
 }
 
-// NewServer returns a Server for svc; call Open to start serving.
-func NewServer(svc *app.Service, logger *slog.Logger) (*Server, error) {
+// NewServer returns a Server for svc, whose changes events carries to the
+// notification streams; call Open to start serving.
+func NewServer(svc *app.Service, events *app.Broker, logger *slog.Logger) (*Server, error) {
 	ct, err := loadContract()
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{svc: svc, logger: logger, contract: ct}
+	s := &Server{svc: svc, events: events, logger: logger, contract: ct, closing: make(chan struct{})}
 	router, err := s.routes()
 	if err != nil {
 		return nil, err
@@ -64,6 +68,7 @@ func (s *Server) Open(addr string) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
+	s.srv.RegisterOnShutdown(func() { close(s.closing) })
 	go func() {
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.logger.Error("server stopped", "err", err)

@@ -230,3 +230,62 @@ func (s *Server) projectJSON(p *app.Project) projectJSON {
 		ShowGrid: p.ShowGrid, ShowInterfaceLabels: p.ShowInterfaceLabels, ShowLayers: p.ShowLayers,
 		SnapToGrid: p.SnapToGrid, Status: p.Status, Supplier: p.Supplier, Variables: p.Variables, Zoom: p.Zoom}
 }
+
+// linkJSON is a link as GNS3 shows it.
+type linkJSON struct {
+	CaptureComputeID *string                    `json:"capture_compute_id"`
+	CaptureFileName  *string                    `json:"capture_file_name"`
+	CaptureFilePath  *string                    `json:"capture_file_path"`
+	Capturing        bool                       `json:"capturing"`
+	Filters          map[string]json.RawMessage `json:"filters"`
+	LinkID           string                     `json:"link_id"`
+	LinkStyle        map[string]json.RawMessage `json:"link_style"`
+	LinkType         string                     `json:"link_type"`
+	Nodes            []app.LinkEnd              `json:"nodes"`
+	ProjectID        string                     `json:"project_id"`
+	Suspend          bool                       `json:"suspend"`
+}
+
+func linkJSONOf(l *app.Link) linkJSON {
+	filters, style := l.Filters, l.LinkStyle
+	if filters == nil {
+		filters = map[string]json.RawMessage{}
+	}
+	if style == nil {
+		style = map[string]json.RawMessage{}
+	}
+	return linkJSON{Filters: filters, LinkID: l.ID, LinkStyle: style, LinkType: l.LinkType,
+		Nodes: nonNil(l.Nodes), ProjectID: l.ProjectID, Suspend: l.Suspend}
+}
+
+// templateJSON is a template as GNS3 lists it.
+type templateJSON struct {
+	Builtin           bool         `json:"builtin"`
+	Category          string       `json:"category"`
+	ComputeID         *string      `json:"compute_id"`
+	DefaultNameFormat string       `json:"default_name_format"`
+	Name              string       `json:"name"`
+	Symbol            string       `json:"symbol"`
+	TemplateID        string       `json:"template_id"`
+	TemplateType      app.NodeType `json:"template_type"`
+}
+
+func templateJSONOf(t app.Template) templateJSON {
+	return templateJSON{Builtin: true, Category: t.Category, DefaultNameFormat: t.DefaultNameFormat,
+		Name: t.Name, Symbol: t.Symbol, TemplateID: t.ID, TemplateType: t.Type}
+}
+
+// eventJSON is the wire form of an event's payload: the same body the REST
+// answer for that object has.
+func (s *Server) eventJSON(e app.Event) any {
+	switch p := e.Payload.(type) {
+	case *app.Node:
+		return s.nodeJSON(p)
+	case *app.Link:
+		return linkJSONOf(p)
+	case *app.Project:
+		return s.projectJSON(p)
+	default:
+		return p
+	}
+}

@@ -1,5 +1,7 @@
 package app
 
+import "context"
+
 // Console ports. Every node that has a console owns one TCP port of this
 // machine, unique across all projects. A new node gets the lowest free port
 // of ConsolePortMin–ConsolePortMax; a client may ask for any other
@@ -73,4 +75,14 @@ func freeConsolePort(tx Tx) (int, error) {
 	}
 	return 0, Errorf(ECONFLICT, "No console port is free in %d–%d; delete nodes you no longer need or give this node a port outside the range",
 		ConsolePortMin, ConsolePortMax)
+}
+
+// ConsolePorts lists the console ports nodes own, ascending.
+func (s *Service) ConsolePorts(ctx context.Context) ([]int, error) {
+	var ports []int
+	err := s.view(func(tx Tx) (err error) {
+		ports, err = tx.ConsolePorts()
+		return err
+	})
+	return ports, err
 }

@@ -1,6 +1,9 @@
 package app
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"maps"
+)
 
 // Node is one node of a project, stored once and shown through two views:
 // the controller node (/v2/projects/...) and the compute node of its type
@@ -150,3 +153,6 @@ var symbolSizes = map[string][2]int{
 }
 
 var defaultSymbolSize = [2]int{65, 59}
+
+// Symbols lists the builtin symbols with their pixel sizes.
+func Symbols() map[string][2]int { return maps.Clone(symbolSizes) }

@@ -1,5 +1,7 @@
 package app
 
+import "context"
+
 // ProjectStatus tells whether a project is open for work.
 type ProjectStatus string
 
@@ -126,4 +128,163 @@ func (u ProjectUpdate) apply(p *Project) (*Project, error) {
 		}
 	}
 	return &c, nil
+}
+
+// CreateProject creates a project with GNS3's default settings changed by
+// c. A project_id that already exists returns that project unchanged.
+// Codes: EINVALID, ECONFLICT (name used by another project).
+func (s *Service) CreateProject(ctx context.Context, c ProjectCreate) (*Project, error) {
+	id := s.c.NewID()
+	if c.ID != "" {
+		var ok bool
+		if id, ok = canonicalID(c.ID); !ok {
+			return nil, Errorf(EINVALID, "Project ID %s is not a valid UUID", c.ID)
+		}
+	}
+	if !c.Name.has() {
+		return nil, Errorf(EINVALID, "A new project needs a name")
+	}
+	var p *Project
+	err := s.update(func(tx Tx, emit emitFunc) error {
+		existing, err := tx.Project(id)
+		if err != nil || existing != nil {
+			p = existing
+			return err
+		}
+		p, err = c.ProjectUpdate.apply(newProject(id))
+		if err != nil {
+			return err
+		}
+		p.Filename = p.Name + ".gns3"
+		if err := checkProjectName(tx, p); err != nil {
+			return err
+		}
+		emit("project.created", p.ID, p)
+		return tx.PutProject(p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// checkProjectName refuses a name another project has.
+func checkProjectName(tx Tx, p *Project) error {
+	all, err := tx.Projects()
+	if err != nil {
+		return err
+	}
+	for _, o := range all {
+		if o.Name == p.Name && o.ID != p.ID {
+			return Errorf(ECONFLICT, "Project \"%s\" already exists; choose another name", p.Name)
+		}
+	}
+	return nil
+}
+
+// FindProjects returns every project in creation order.
+func (s *Service) FindProjects(ctx context.Context) ([]*Project, error) {
+	var ps []*Project
+	err := s.view(func(tx Tx) (err error) {
+		ps, err = tx.Projects()
+		return err
+	})
+	return ps, err
+}
+
+// FindProjectByID returns a project. An id that is not a UUID is simply not
+// found, as in GNS3 (clients probe /v2/projects/None). Codes: ENOTFOUND.
+func (s *Service) FindProjectByID(ctx context.Context, id string) (*Project, error) {
+	var p *Project
+	err := s.view(func(tx Tx) (err error) {
+		p, err = findProject(tx, id)
+		return err
+	})
+	return p, err
+}
+
+func findProject(tx Tx, id string) (*Project, error) {
+	cid, ok := canonicalID(id)
+	if !ok {
+		return nil, projectNotFound(id)
+	}
+	p, err := tx.Project(cid)
+	if err == nil && p == nil {
+		err = projectNotFound(id)
+	}
+	return p, err
+}
+
+// UpdateProject changes a project's settings. Codes: EINVALID, ENOTFOUND,
+// ECONFLICT (name used by another project).
+func (s *Service) UpdateProject(ctx context.Context, id string, u ProjectUpdate) (*Project, error) {
+	return s.changeProject(id, "project.updated", func(p *Project) (*Project, error) {
+		c, err := u.apply(p)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	})
+}
+
+// OpenProject marks a project opened. Codes: ENOTFOUND.
+func (s *Service) OpenProject(ctx context.Context, id string) (*Project, error) {
+	return s.changeProject(id, "project.opened", func(p *Project) (*Project, error) {
+		c := *p
+		c.Status = ProjectOpened
+		return &c, nil
+	})
+}
+
+// CloseProject marks a project closed. Its nodes stay readable and
+// editable; closing is where running nodes will be stopped. Codes: ENOTFOUND.
+func (s *Service) CloseProject(ctx context.Context, id string) error {
+	_, err := s.changeProject(id, "project.closed", func(p *Project) (*Project, error) {
+		c := *p
+		c.Status = ProjectClosed
+		return &c, nil
+	})
+	return err
+}
+
+// changeProject applies change to a project in one transaction and
+// publishes action if the project really changed.
+func (s *Service) changeProject(id, action string, change func(*Project) (*Project, error)) (*Project, error) {
+	var after *Project
+	err := s.update(func(tx Tx, emit emitFunc) error {
+		before, err := findProject(tx, id)
+		if err != nil {
+			return err
+		}
+		if after, err = change(before); err != nil {
+			return err
+		}
+		if after.Name != before.Name {
+			if err := checkProjectName(tx, after); err != nil {
+				return err
+			}
+		}
+		if sameJSON(before, after) {
+			return nil
+		}
+		emit(action, after.ID, after)
+		return tx.PutProject(after)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return after, nil
+}
+
+// DeleteProject deletes a project and all of its nodes, freeing their
+// console ports. Codes: ENOTFOUND.
+func (s *Service) DeleteProject(ctx context.Context, id string) error {
+	return s.update(func(tx Tx, emit emitFunc) error {
+		p, err := findProject(tx, id)
+		if err != nil {
+			return err
+		}
+		emit("project.deleted", p.ID, p)
+		return tx.DeleteProject(p.ID)
+	})
 }

@@ -2,9 +2,9 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"path/filepath"
+	"sync"
 
 	"github.com/google/uuid"
 )
@@ -37,6 +37,10 @@ type Config struct {
 // are thin doors onto it: they parse, call one method, and render.
 type Service struct {
 	c Config
+	// mu orders writes with their events: a change is published after its
+	// commit and before the next write commits, so listeners see changes
+	// in commit order. (bbolt serialises writers anyway.)
+	mu sync.Mutex
 }
 
 // NewService returns a Service for c.
@@ -86,11 +90,36 @@ func (s *Service) NodeDirectory(n *Node) *string {
 	return &d
 }
 
-func (s *Service) publish(action, projectID string, payload any) {
-	if s.c.Events != nil {
-		s.c.Events.Publish(Event{Action: action, ProjectID: projectID, Payload: payload})
+// emitFunc records an event to publish once the transaction commits.
+type emitFunc = func(action, projectID string, payload any)
+
+// update runs fn in one read-write transaction. The events fn emits are
+// published, in order, once the transaction has committed; if fn or the
+// commit fails, nothing is published. This is the only way a change is
+// written and announced.
+func (s *Service) update(fn func(tx Tx, emit emitFunc) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var events []Event
+	err := s.c.Store.Update(func(tx Tx) error {
+		events = events[:0]
+		return fn(tx, func(action, projectID string, payload any) {
+			events = append(events, Event{Action: action, ProjectID: projectID, Payload: payload})
+		})
+	})
+	if err != nil {
+		return err
 	}
+	if s.c.Events != nil {
+		for _, e := range events {
+			s.c.Events.Publish(e)
+		}
+	}
+	return nil
 }
+
+// view runs fn in a read-only transaction.
+func (s *Service) view(fn func(tx Tx) error) error { return s.c.Store.View(fn) }
 
 // canonicalID parses a UUID in any spelling and returns its canonical form.
 func canonicalID(id string) (string, bool) {
@@ -106,365 +135,6 @@ func projectNotFound(id string) error {
 }
 
 func nodeNotFound(id string) error { return Errorf(ENOTFOUND, "Node ID %s doesn't exist", id) }
-
-// --- projects ---
-
-// CreateProject creates a project with GNS3's default settings changed by
-// c. A project_id that already exists returns that project unchanged.
-// Codes: EINVALID, ECONFLICT (name used by another project).
-func (s *Service) CreateProject(ctx context.Context, c ProjectCreate) (*Project, error) {
-	id := s.c.NewID()
-	if c.ID != "" {
-		var ok bool
-		if id, ok = canonicalID(c.ID); !ok {
-			return nil, Errorf(EINVALID, "Project ID %s is not a valid UUID", c.ID)
-		}
-	}
-	if !c.Name.has() {
-		return nil, Errorf(EINVALID, "A new project needs a name")
-	}
-	var p *Project
-	created := false
-	err := s.c.Store.Update(func(tx Tx) error {
-		existing, err := tx.Project(id)
-		if err != nil || existing != nil {
-			p = existing
-			return err
-		}
-		p, err = c.ProjectUpdate.apply(newProject(id))
-		if err != nil {
-			return err
-		}
-		p.Filename = p.Name + ".gns3"
-		if err := checkProjectName(tx, p); err != nil {
-			return err
-		}
-		created = true
-		return tx.PutProject(p)
-	})
-	if err != nil {
-		return nil, err
-	}
-	if created {
-		s.publish("project.created", p.ID, p)
-	}
-	return p, nil
-}
-
-// checkProjectName refuses a name another project has.
-func checkProjectName(tx Tx, p *Project) error {
-	all, err := tx.Projects()
-	if err != nil {
-		return err
-	}
-	for _, o := range all {
-		if o.Name == p.Name && o.ID != p.ID {
-			return Errorf(ECONFLICT, "Project \"%s\" already exists; choose another name", p.Name)
-		}
-	}
-	return nil
-}
-
-// FindProjects returns every project in creation order.
-func (s *Service) FindProjects(ctx context.Context) ([]*Project, error) {
-	var ps []*Project
-	err := s.c.Store.View(func(tx Tx) (err error) {
-		ps, err = tx.Projects()
-		return err
-	})
-	return ps, err
-}
-
-// FindProjectByID returns a project. An id that is not a UUID is simply not
-// found, as in GNS3 (clients probe /v2/projects/None). Codes: ENOTFOUND.
-func (s *Service) FindProjectByID(ctx context.Context, id string) (*Project, error) {
-	var p *Project
-	err := s.c.Store.View(func(tx Tx) (err error) {
-		p, err = findProject(tx, id)
-		return err
-	})
-	return p, err
-}
-
-func findProject(tx Tx, id string) (*Project, error) {
-	cid, ok := canonicalID(id)
-	if !ok {
-		return nil, projectNotFound(id)
-	}
-	p, err := tx.Project(cid)
-	if err == nil && p == nil {
-		err = projectNotFound(id)
-	}
-	return p, err
-}
-
-// UpdateProject changes a project's settings. Codes: EINVALID, ENOTFOUND,
-// ECONFLICT (name used by another project).
-func (s *Service) UpdateProject(ctx context.Context, id string, u ProjectUpdate) (*Project, error) {
-	return s.changeProject(id, "project.updated", func(p *Project) (*Project, error) {
-		c, err := u.apply(p)
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
-	})
-}
-
-// OpenProject marks a project opened. Codes: ENOTFOUND.
-func (s *Service) OpenProject(ctx context.Context, id string) (*Project, error) {
-	return s.changeProject(id, "project.opened", func(p *Project) (*Project, error) {
-		c := *p
-		c.Status = ProjectOpened
-		return &c, nil
-	})
-}
-
-// CloseProject marks a project closed. Its nodes stay readable and
-// editable; closing is where running nodes will be stopped. Codes: ENOTFOUND.
-func (s *Service) CloseProject(ctx context.Context, id string) error {
-	_, err := s.changeProject(id, "project.closed", func(p *Project) (*Project, error) {
-		c := *p
-		c.Status = ProjectClosed
-		return &c, nil
-	})
-	return err
-}
-
-// changeProject applies change to a project in one transaction and
-// publishes action if the project really changed.
-func (s *Service) changeProject(id, action string, change func(*Project) (*Project, error)) (*Project, error) {
-	var after *Project
-	changed := false
-	err := s.c.Store.Update(func(tx Tx) error {
-		before, err := findProject(tx, id)
-		if err != nil {
-			return err
-		}
-		if after, err = change(before); err != nil {
-			return err
-		}
-		if after.Name != before.Name {
-			if err := checkProjectName(tx, after); err != nil {
-				return err
-			}
-		}
-		if changed = !sameJSON(before, after); !changed {
-			return nil
-		}
-		return tx.PutProject(after)
-	})
-	if err != nil {
-		return nil, err
-	}
-	if changed {
-		s.publish(action, after.ID, after)
-	}
-	return after, nil
-}
-
-// DeleteProject deletes a project and all of its nodes, freeing their
-// console ports. Codes: ENOTFOUND.
-func (s *Service) DeleteProject(ctx context.Context, id string) error {
-	var p *Project
-	err := s.c.Store.Update(func(tx Tx) (err error) {
-		if p, err = findProject(tx, id); err != nil {
-			return err
-		}
-		return tx.DeleteProject(p.ID)
-	})
-	if err == nil {
-		s.publish("project.deleted", p.ID, p)
-	}
-	return err
-}
-
-// --- nodes ---
-
-// CreateNode adds a node of c.Type to a project, with GNS3's defaults for
-// every field c leaves out, a free name, and (for types with a console) the
-// lowest free console port. A node id that already exists in the project
-// with the same type returns that node unchanged.
-// Codes: EINVALID, ENOTFOUND (project or compute), ECONFLICT (name or
-// console port taken, node id used by another node).
-func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate) (*Node, error) {
-	if !c.Type.Valid() {
-		return nil, Errorf(EINVALID, "Unknown node type %q", c.Type)
-	}
-	if c.ComputeID != "" && c.ComputeID != LocalCompute {
-		return nil, Errorf(ENOTFOUND, "Compute ID %s doesn't exist; nodedesk has one compute, \"local\"", c.ComputeID)
-	}
-	id := s.c.NewID()
-	if c.ID != "" {
-		var ok bool
-		if id, ok = canonicalID(c.ID); !ok {
-			return nil, Errorf(EINVALID, "Node ID %s is not a valid UUID", c.ID)
-		}
-	}
-	var ifaces []HostInterface
-	if c.Type == Cloud {
-		ifaces = s.c.HostInterfaces()
-	}
-	var n *Node
-	created := false
-	err := s.c.Store.Update(func(tx Tx) error {
-		p, err := findProject(tx, projectID)
-		if err != nil {
-			return err
-		}
-		if existing, err := tx.Node(p.ID, id); err != nil || existing != nil {
-			if err == nil && existing.Type != c.Type {
-				err = Errorf(ECONFLICT, "Node ID %s already exists as a %s node", id, existing.Type)
-			}
-			n = existing
-			return err
-		}
-		want := types[c.Type].nameFormat
-		if c.Name.has() {
-			want = c.Name.Value
-		}
-		u := c.NodeUpdate
-		u.Name = Field[string]{}
-		base := newNode(id, p.ID, c.Type, ifaces)
-		base.Name = want
-		if n, err = u.apply(base); err != nil {
-			return err
-		}
-		if c.TemplateID.Set {
-			n.TemplateID = ptrOrNil(c.TemplateID)
-		}
-		if n.Name, err = allocateName(want, func(name string) (bool, error) {
-			_, ok, err := tx.NodeIDByName(p.ID, name)
-			return ok, err
-		}); err != nil {
-			return err
-		}
-		if !u.Label.Set {
-			n.Label.Text = n.Name
-		}
-		if err := claimConsole(tx, n); err != nil {
-			return err
-		}
-		created = true
-		return tx.PutNode(n)
-	})
-	if err != nil {
-		return nil, err
-	}
-	if created {
-		s.publish("node.created", n.ProjectID, n)
-	}
-	return n, nil
-}
-
-// FindNodes returns a project's nodes in creation order. Codes: ENOTFOUND.
-func (s *Service) FindNodes(ctx context.Context, projectID string) ([]*Node, error) {
-	var ns []*Node
-	err := s.c.Store.View(func(tx Tx) error {
-		p, err := findProject(tx, projectID)
-		if err != nil {
-			return err
-		}
-		ns, err = tx.Nodes(p.ID)
-		return err
-	})
-	return ns, err
-}
-
-// FindNode returns one node. Codes: EINVALID (an id is not a UUID),
-// ENOTFOUND (no such project or node, or the node is of another type than
-// ref.Type).
-func (s *Service) FindNode(ctx context.Context, ref NodeRef) (*Node, error) {
-	var n *Node
-	err := s.c.Store.View(func(tx Tx) (err error) {
-		n, err = findNode(tx, ref)
-		return err
-	})
-	return n, err
-}
-
-func findNode(tx Tx, ref NodeRef) (*Node, error) {
-	pid, ok := canonicalID(ref.ProjectID)
-	if !ok {
-		return nil, Errorf(EINVALID, "Project ID %s is not a valid UUID", ref.ProjectID)
-	}
-	nid, ok := canonicalID(ref.NodeID)
-	if !ok {
-		return nil, Errorf(EINVALID, "Node ID %s is not a valid UUID", ref.NodeID)
-	}
-	p, err := tx.Project(pid)
-	if err != nil {
-		return nil, err
-	}
-	if p == nil {
-		return nil, projectNotFound(ref.ProjectID)
-	}
-	n, err := tx.Node(pid, nid)
-	if err != nil {
-		return nil, err
-	}
-	if n == nil || (ref.Type != "" && n.Type != ref.Type) {
-		return nil, nodeNotFound(ref.NodeID)
-	}
-	return n, nil
-}
-
-// UpdateNode changes a node. Read, check, write and commit happen in one
-// transaction, so two clients racing for one console port or name leave
-// exactly one winner. An update that changes nothing writes nothing and
-// publishes nothing.
-// Codes: EINVALID, ENOTFOUND, ECONFLICT (name or console port taken).
-func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*Node, error) {
-	var after *Node
-	changed := false
-	err := s.c.Store.Update(func(tx Tx) error {
-		before, err := findNode(tx, ref)
-		if err != nil {
-			return err
-		}
-		if after, err = u.apply(before); err != nil {
-			return err
-		}
-		if after.Name != before.Name {
-			if id, taken, err := tx.NodeIDByName(after.ProjectID, after.Name); err != nil {
-				return err
-			} else if taken && id != after.ID {
-				return Errorf(ECONFLICT, "Another node of this project is already named %s; choose another name", after.Name)
-			}
-		}
-		if after.Console != before.Console || after.ConsoleType != before.ConsoleType {
-			if err := claimConsole(tx, after); err != nil {
-				return err
-			}
-		}
-		if changed = !sameJSON(before, after); !changed {
-			return nil
-		}
-		return tx.PutNode(after)
-	})
-	if err != nil {
-		return nil, err
-	}
-	if changed {
-		s.publish("node.updated", after.ProjectID, after)
-	}
-	return after, nil
-}
-
-// DeleteNode deletes a node, freeing its name and console port.
-// Codes: EINVALID, ENOTFOUND.
-func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
-	var n *Node
-	err := s.c.Store.Update(func(tx Tx) (err error) {
-		if n, err = findNode(tx, ref); err != nil {
-			return err
-		}
-		return tx.DeleteNode(n.ProjectID, n.ID)
-	})
-	if err == nil {
-		s.publish("node.deleted", n.ProjectID, n)
-	}
-	return err
-}
 
 // sameJSON reports whether a and b encode to the same record.
 func sameJSON(a, b any) bool {

@@ -19,7 +19,7 @@ type Tx interface {
 	Projects() ([]*Project, error)
 	// PutProject creates or replaces a project, assigning Seq to a new one.
 	PutProject(p *Project) error
-	// DeleteProject removes a project and all of its nodes.
+	// DeleteProject removes a project and all of its nodes and links.
 	DeleteProject(id string) error
 
 	// Node returns the node of a project, or nil.
@@ -32,8 +32,24 @@ type Tx interface {
 	// DeleteNode removes a node and frees its console port and name.
 	DeleteNode(projectID, nodeID string) error
 
+	// Link returns the link of a project, or nil.
+	Link(projectID, linkID string) (*Link, error)
+	// Links returns a project's links in creation order.
+	Links(projectID string) ([]*Link, error)
+	// NodeLinks returns the links attached to a node.
+	NodeLinks(projectID, nodeID string) ([]*Link, error)
+	// PutLink creates or replaces a link, assigning Seq to a new one and
+	// indexing the ports it uses.
+	PutLink(l *Link) error
+	// DeleteLink removes a link and frees its ports.
+	DeleteLink(projectID, linkID string) error
+	// LinkOnPort returns the id of the link attached to a port, if any.
+	LinkOnPort(projectID, nodeID string, adapter, port int) (string, bool, error)
+
 	// ConsoleOwner returns the node that owns a console port, if any.
 	ConsoleOwner(port int) (NodeKey, bool, error)
+	// ConsolePorts returns every console port some node owns, ascending.
+	ConsolePorts() ([]int, error)
 	// NodeIDByName returns the id of the node of a project with that name.
 	NodeIDByName(projectID, name string) (string, bool, error)
 }

@@ -9,11 +9,21 @@ import (
 
 // schemaVersion is the layout this nodedesk writes. Raise it only together
 // with a new entry in migrations.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // migrations[i] turns a store of schema version i+1 into version i+2. The
 // list is append-only; a store newer than schemaVersion is refused.
-var migrations = []func(tx *bolt.Tx) error{}
+var migrations = []func(tx *bolt.Tx) error{
+	// 1 -> 2: links, and the index of the ports they use.
+	func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketLinks, bucketPorts} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+}
 
 // migrate brings the store to schemaVersion: it lays out a new (empty)
 // file, upgrades an older one, and refuses a file that is not a nodedesk

@@ -13,12 +13,14 @@ var (
 	bucketNodes    = []byte("nodes")      // project uuid (16) + node uuid (16) -> JSON app.Node
 	bucketConsoles = []byte("consoles")   // console port uint16 BE -> project uuid + node uuid
 	bucketNames    = []byte("node_names") // project uuid (16) + node name -> node uuid (16)
+	bucketLinks    = []byte("links")      // project uuid (16) + link uuid (16) -> JSON app.Link (schema 2)
+	bucketPorts    = []byte("link_ports") // project uuid + node uuid + adapter uint16 + port uint16 -> link uuid (schema 2)
 
 	keySchemaVersion = []byte("schema_version")
 )
 
 // allBuckets is every bucket a store of the current schema has.
-var allBuckets = [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames}
+var allBuckets = [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts}
 
 // uuidKey encodes a canonical UUID string as its 16 bytes.
 func uuidKey(id string) []byte {
@@ -41,6 +43,19 @@ func consoleKey(port int) []byte {
 
 func nameKey(projectID, name string) []byte {
 	return append(uuidKey(projectID), name...)
+}
+
+// linkKey is the key of a link: project id then link id.
+func linkKey(projectID, linkID string) []byte {
+	return append(uuidKey(projectID), uuidKey(linkID)...)
+}
+
+// portKey is the key of a port in the link_ports index; a node's ports
+// share the prefix nodeKey(projectID, nodeID).
+func portKey(projectID, nodeID string, adapter, port int) []byte {
+	k := nodeKey(projectID, nodeID)
+	k = binary.BigEndian.AppendUint16(k, uint16(adapter))
+	return binary.BigEndian.AppendUint16(k, uint16(port))
 }
 
 func u64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }

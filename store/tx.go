@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -68,7 +69,123 @@ func (t *tx) DeleteProject(id string) error {
 			return err
 		}
 	}
+	for _, b := range [][]byte{bucketLinks, bucketPorts} {
+		if err := deletePrefix(t.bucket(b), prefix); err != nil {
+			return err
+		}
+	}
 	return t.bucket(bucketProjects).Delete(prefix)
+}
+
+// deletePrefix deletes every key of b that starts with prefix.
+func deletePrefix(b *bolt.Bucket, prefix []byte) error {
+	var keys [][]byte
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		keys = append(keys, append([]byte(nil), k...))
+	}
+	for _, k := range keys {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *tx) Link(projectID, linkID string) (*app.Link, error) {
+	return decode[app.Link](t.bucket(bucketLinks).Get(linkKey(projectID, linkID)))
+}
+
+func (t *tx) Links(projectID string) ([]*app.Link, error) {
+	prefix := uuidKey(projectID)
+	ls := []*app.Link{}
+	c := t.bucket(bucketLinks).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		l, err := decode[app.Link](v)
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+	}
+	sort.Slice(ls, func(i, j int) bool { return ls[i].Seq < ls[j].Seq })
+	return ls, nil
+}
+
+// NodeLinks finds a node's links through the link_ports index, whose keys
+// for the node's ports share the node's key as prefix.
+func (t *tx) NodeLinks(projectID, nodeID string) ([]*app.Link, error) {
+	prefix := nodeKey(projectID, nodeID)
+	seen := map[string]bool{}
+	ls := []*app.Link{}
+	c := t.bucket(bucketPorts).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		lid, _ := uuid.FromBytes(v)
+		if seen[lid.String()] {
+			continue
+		}
+		seen[lid.String()] = true
+		l, err := t.Link(projectID, lid.String())
+		if err != nil {
+			return nil, err
+		}
+		if l != nil {
+			ls = append(ls, l)
+		}
+	}
+	sort.Slice(ls, func(i, j int) bool { return ls[i].Seq < ls[j].Seq })
+	return ls, nil
+}
+
+// PutLink writes l and indexes the ports of its ends (which never change).
+func (t *tx) PutLink(l *app.Link) error {
+	links := t.bucket(bucketLinks)
+	key := linkKey(l.ProjectID, l.ID)
+	if l.Seq == 0 {
+		if old, err := decode[app.Link](links.Get(key)); err != nil {
+			return err
+		} else if old != nil {
+			l.Seq = old.Seq
+		} else if l.Seq, err = links.NextSequence(); err != nil {
+			return err
+		}
+	}
+	for _, e := range l.Nodes {
+		if err := t.bucket(bucketPorts).Put(portKey(l.ProjectID, e.NodeID, e.AdapterNumber, e.PortNumber), uuidKey(l.ID)); err != nil {
+			return err
+		}
+	}
+	return put(links, key, l)
+}
+
+func (t *tx) DeleteLink(projectID, linkID string) error {
+	links := t.bucket(bucketLinks)
+	key := linkKey(projectID, linkID)
+	l, err := decode[app.Link](links.Get(key))
+	if err != nil || l == nil {
+		return err
+	}
+	ports := t.bucket(bucketPorts)
+	for _, e := range l.Nodes {
+		pk := portKey(projectID, e.NodeID, e.AdapterNumber, e.PortNumber)
+		if bytes.Equal(ports.Get(pk), uuidKey(linkID)) {
+			if err := ports.Delete(pk); err != nil {
+				return err
+			}
+		}
+	}
+	return links.Delete(key)
+}
+
+func (t *tx) LinkOnPort(projectID, nodeID string, adapter, port int) (string, bool, error) {
+	if adapter < 0 || adapter > 65535 || port < 0 || port > 65535 {
+		return "", false, nil
+	}
+	v := t.bucket(bucketPorts).Get(portKey(projectID, nodeID, adapter, port))
+	if len(v) != 16 {
+		return "", false, nil
+	}
+	id, _ := uuid.FromBytes(v)
+	return id.String(), true, nil
 }
 
 func (t *tx) Node(projectID, nodeID string) (*app.Node, error) {
@@ -162,6 +279,15 @@ func (t *tx) ConsoleOwner(port int) (app.NodeKey, bool, error) {
 	pid, _ := uuid.FromBytes(v[:16])
 	nid, _ := uuid.FromBytes(v[16:])
 	return app.NodeKey{ProjectID: pid.String(), NodeID: nid.String()}, true, nil
+}
+
+func (t *tx) ConsolePorts() ([]int, error) {
+	ports := []int{}
+	err := t.bucket(bucketConsoles).ForEach(func(k, _ []byte) error {
+		ports = append(ports, int(binary.BigEndian.Uint16(k)))
+		return nil
+	})
+	return ports, err
 }
 
 func (t *tx) NodeIDByName(projectID, name string) (string, bool, error) {

@@ -1,0 +1,159 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/gorilla/mux"
+
+	"nodedesk/app"
+)
+
+// Notification streams, as GNS3 clients read them: a project stream
+// (node.* and link.* of one project) and the controller stream (project.*),
+// each as a chunked HTTP response of one JSON object a line and as a
+// websocket of one JSON text message each. Every stream opens with a ping
+// and pings again after pingEvery without events.
+
+// pingEvery is the idle interval between pings.
+const pingEvery = 5 * time.Second
+
+// writeWait bounds one write to a listener; a listener that cannot take a
+// message in that time is dropped.
+const writeWait = 5 * time.Second
+
+// subscriberBuffer is how many events a listener may lag behind before it
+// is dropped (the Broker never blocks a writer).
+const subscriberBuffer = 256
+
+// notification is one message on the wire.
+type notification struct {
+	Action string `json:"action"`
+	Event  any    `json:"event"`
+}
+
+// filter picks the events a stream carries.
+type filter func(app.Event) bool
+
+func projectFilter(projectID string) filter {
+	return func(e app.Event) bool {
+		return e.ProjectID == projectID && !strings.HasPrefix(e.Action, "project.")
+	}
+}
+
+func controllerFilter(e app.Event) bool { return strings.HasPrefix(e.Action, "project.") }
+
+// streamFilter resolves the project of a project stream (404 before any
+// streaming starts) or returns the controller filter.
+func (s *Server) streamFilter(r *http.Request) (filter, error) {
+	id, ok := mux.Vars(r)["project_id"]
+	if !ok {
+		return controllerFilter, nil
+	}
+	p, err := s.svc.FindProjectByID(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	return projectFilter(p.ID), nil
+}
+
+// pump subscribes, then calls send with a ping and every matching event
+// until the listener leaves (ctx), lags, fails a write, or the server
+// shuts down.
+func (s *Server) pump(ctx context.Context, f filter, send func(notification) error) {
+	events, cancel := s.events.Subscribe(subscriberBuffer)
+	defer cancel()
+	ping := func() error {
+		cpu, mem := hostUsage()
+		return send(notification{Action: "ping", Event: map[string]float64{"cpu_usage_percent": cpu, "memory_usage_percent": mem}})
+	}
+	if ping() != nil {
+		return
+	}
+	t := time.NewTimer(pingEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.closing:
+			return
+		case <-t.C:
+			if ping() != nil {
+				return
+			}
+		case e, ok := <-events:
+			if !ok {
+				return // lagged too far behind: dropped by the Broker
+			}
+			if !f(e) {
+				continue
+			}
+			if send(notification{Action: e.Action, Event: s.eventJSON(e)}) != nil {
+				return
+			}
+		}
+		t.Reset(pingEvery)
+	}
+}
+
+// handleNotificationStream serves a stream as chunked HTTP.
+func (s *Server) handleNotificationStream(w http.ResponseWriter, r *http.Request) error {
+	f, err := s.streamFilter(r)
+	if err != nil {
+		return err
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{}) // the stream outlives the server's read timeout
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	s.pump(r.Context(), f, func(m notification) error {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		_ = rc.SetWriteDeadline(time.Now().Add(writeWait))
+		if _, err := w.Write(append(b, '\n')); err != nil {
+			return err
+		}
+		return rc.Flush()
+	})
+	return nil
+}
+
+// handleNotificationWS serves a stream as a websocket. Messages from the
+// client are read and ignored.
+func (s *Server) handleNotificationWS(w http.ResponseWriter, r *http.Request) error {
+	if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		return app.Errorf(app.EINVALID, "%s is a WebSocket endpoint; connect with a WebSocket client, or GET %s for a line-per-event HTTP stream",
+			r.URL.Path, strings.TrimSuffix(r.URL.Path, "/ws"))
+	}
+	f, err := s.streamFilter(r)
+	if err != nil {
+		return err
+	}
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	// Accept refuses a page of another origin (cross-site websocket
+	// hijacking); the guard has already checked Host.
+	c, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return nil // Accept has answered the client
+	}
+	defer c.CloseNow()
+	ctx := c.CloseRead(r.Context())
+	s.pump(ctx, f, func(m notification) error {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		wctx, cancel := context.WithTimeout(ctx, writeWait)
+		defer cancel()
+		return c.Write(wctx, websocket.MessageText, b)
+	})
+	c.Close(websocket.StatusNormalClosure, "")
+	return nil
+}

@@ -1,0 +1,54 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"nodedesk/app"
+)
+
+func (s *Server) handleTemplateList(w http.ResponseWriter, r *http.Request) error {
+	ts := s.svc.FindTemplates(r.Context())
+	out := make([]templateJSON, len(ts))
+	for i, t := range ts {
+		out[i] = templateJSONOf(t)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) handleTemplateGet(w http.ResponseWriter, r *http.Request) error {
+	t, err := s.svc.FindTemplateByID(r.Context(), mux.Vars(r)["template_id"])
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, templateJSONOf(*t))
+	return nil
+}
+
+// handleTemplateNodeCreate is how gns3fy, Ansible and both GNS3 GUIs create
+// nodes: POST /v2/projects/{project_id}/templates/{template_id}.
+func (s *Server) handleTemplateNodeCreate(w http.ResponseWriter, r *http.Request) error {
+	raw, err := s.body(r)
+	if err != nil {
+		return err
+	}
+	var in struct {
+		X         int               `json:"x"`
+		Y         int               `json:"y"`
+		Name      app.Field[string] `json:"name"`
+		ComputeID app.Field[string] `json:"compute_id"`
+	}
+	if err := decode(raw, &in); err != nil {
+		return err
+	}
+	v := mux.Vars(r)
+	n, err := s.svc.CreateNodeFromTemplate(r.Context(), v["project_id"], v["template_id"],
+		app.TemplateUse{X: in.X, Y: in.Y, Name: in.Name, ComputeID: in.ComputeID})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, s.nodeJSON(n))
+	return nil
+}

@@ -1,0 +1,290 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Link joins two ports of two nodes of a project. Its JSON tags are the
+// store's record format.
+type Link struct {
+	ID        string                     `json:"link_id"`
+	ProjectID string                     `json:"project_id"`
+	Nodes     []LinkEnd                  `json:"nodes"`
+	LinkType  string                     `json:"link_type"` // ethernet or serial, from the ports
+	Suspend   bool                       `json:"suspend"`
+	Filters   map[string]json.RawMessage `json:"filters,omitempty"`
+	LinkStyle map[string]json.RawMessage `json:"link_style,omitempty"`
+	Seq       uint64                     `json:"seq"`
+}
+
+// LinkEnd is one end of a link: a port of a node, as listed in the node's
+// ports array, with the label drawn beside it.
+type LinkEnd struct {
+	NodeID        string `json:"node_id"`
+	AdapterNumber int    `json:"adapter_number"`
+	PortNumber    int    `json:"port_number"`
+	Label         *Label `json:"label,omitempty"`
+}
+
+// LinkUpdate is a request for a new link or a change to one. On a change,
+// Nodes may only relabel the ends: the ports a link joins never change.
+type LinkUpdate struct {
+	Nodes     Field[[]LinkEnd]                  `json:"nodes"`
+	Suspend   Field[bool]                       `json:"suspend"`
+	Filters   Field[map[string]json.RawMessage] `json:"filters"`
+	LinkStyle Field[map[string]json.RawMessage] `json:"link_style"`
+}
+
+// defaultLinkLabelStyle is the style GNS3 gives a link end's label.
+const defaultLinkLabelStyle = "font-family: TypeWriter;font-size: 10.0;font-weight: bold;fill: #000000;fill-opacity: 1.0;"
+
+func linkNotFound(id string) error { return Errorf(ENOTFOUND, "Link ID %s doesn't exist", id) }
+
+// CreateLink joins two free ports of two different nodes of a project.
+// Codes: EINVALID (not two ends, a port the node does not have),
+// ENOTFOUND (project or node), ECONFLICT (a port already linked, a node
+// linked to itself, ports of different link types, cloud to cloud).
+func (s *Service) CreateLink(ctx context.Context, projectID string, u LinkUpdate) (*Link, error) {
+	var l *Link
+	err := s.update(func(tx Tx, emit emitFunc) error {
+		p, err := findProject(tx, projectID)
+		if err != nil {
+			return err
+		}
+		if !u.Nodes.has() || len(u.Nodes.Value) != 2 {
+			return Errorf(EINVALID, "A link joins exactly two ports: give two entries in nodes")
+		}
+		l = &Link{ID: s.c.NewID(), ProjectID: p.ID}
+		var ends [2]*Node
+		for i, e := range u.Nodes.Value {
+			if ends[i], err = findNode(tx, NodeRef{ProjectID: p.ID, NodeID: e.NodeID}); err != nil {
+				return err
+			}
+			port, ok := findPort(ends[i], e.AdapterNumber, e.PortNumber)
+			if !ok {
+				return Errorf(EINVALID, "%s has no port %d/%d; see its ports array", ends[i].Name, e.AdapterNumber, e.PortNumber)
+			}
+			if lid, used, err := tx.LinkOnPort(p.ID, ends[i].ID, e.AdapterNumber, e.PortNumber); err != nil {
+				return err
+			} else if used {
+				return Errorf(ECONFLICT, "Port %s of %s is already used by link %s; delete that link first", port.Name, ends[i].Name, lid)
+			}
+			if i == 1 && port.LinkType != l.LinkType {
+				return Errorf(ECONFLICT, "Cannot connect a %s port to a %s port", l.LinkType, port.LinkType)
+			}
+			l.LinkType = port.LinkType
+			e.NodeID = ends[i].ID
+			if e.Label == nil {
+				e.Label = &Label{Text: fmt.Sprintf("%d/%d", e.AdapterNumber, e.PortNumber), Style: ptr(defaultLinkLabelStyle)}
+			}
+			l.Nodes = append(l.Nodes, e)
+		}
+		switch {
+		case ends[0].ID == ends[1].ID:
+			return Errorf(ECONFLICT, "Cannot connect %s to itself", ends[0].Name)
+		case isCloudLike(ends[0].Type) && isCloudLike(ends[1].Type):
+			return Errorf(ECONFLICT, "Cannot connect a %s to a %s: link one of them to a node of the lab", ends[0].Type, ends[1].Type)
+		}
+		u.applyTo(l, false)
+		emit("link.created", l.ProjectID, l)
+		return tx.PutLink(l)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func isCloudLike(t NodeType) bool { return t == Cloud || t == NAT }
+
+func ptr[T any](v T) *T { return &v }
+
+// findPort returns the port of n with that adapter and port number.
+func findPort(n *Node, adapter, port int) (Port, bool) {
+	for _, p := range n.Ports() {
+		if p.AdapterNumber == adapter && p.PortNumber == port {
+			return p, true
+		}
+	}
+	return Port{}, false
+}
+
+// applyTo sets the link's suspend, filters, style and (when relabel is
+// true) the labels of its ends.
+func (u LinkUpdate) applyTo(l *Link, relabel bool) {
+	setIf(&l.Suspend, u.Suspend)
+	if u.Filters.Set {
+		l.Filters = u.Filters.Value
+	}
+	if u.LinkStyle.Set {
+		l.LinkStyle = u.LinkStyle.Value
+	}
+	if relabel && u.Nodes.has() {
+		for _, e := range u.Nodes.Value {
+			for i := range l.Nodes {
+				if l.Nodes[i].NodeID == e.NodeID && l.Nodes[i].AdapterNumber == e.AdapterNumber &&
+					l.Nodes[i].PortNumber == e.PortNumber && e.Label != nil {
+					l.Nodes[i].Label = e.Label
+				}
+			}
+		}
+	}
+}
+
+// UpdateLink changes a link's labels, suspension, filters or style. Ends
+// that name other ports than the link's are refused: delete the link and
+// create another. Codes: EINVALID, ENOTFOUND.
+func (s *Service) UpdateLink(ctx context.Context, projectID, linkID string, u LinkUpdate) (*Link, error) {
+	var l *Link
+	err := s.update(func(tx Tx, emit emitFunc) error {
+		before, err := findLink(tx, projectID, linkID)
+		if err != nil {
+			return err
+		}
+		if u.Nodes.has() {
+			for _, e := range u.Nodes.Value {
+				if !before.joins(e) {
+					return Errorf(EINVALID, "Link %s does not join port %d/%d of node %s; a link's ports cannot change: delete it and create another",
+						before.ID, e.AdapterNumber, e.PortNumber, e.NodeID)
+				}
+			}
+		}
+		after := *before
+		after.Nodes = append([]LinkEnd(nil), before.Nodes...)
+		l = &after
+		u.applyTo(l, true)
+		if sameJSON(before, l) {
+			return nil
+		}
+		emit("link.updated", l.ProjectID, l)
+		return tx.PutLink(l)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// joins reports whether e names one of the link's ends.
+func (l *Link) joins(e LinkEnd) bool {
+	id, _ := canonicalID(e.NodeID)
+	for _, n := range l.Nodes {
+		if n.NodeID == id && n.AdapterNumber == e.AdapterNumber && n.PortNumber == e.PortNumber {
+			return true
+		}
+	}
+	return false
+}
+
+// DeleteLink deletes a link. Codes: EINVALID, ENOTFOUND.
+func (s *Service) DeleteLink(ctx context.Context, projectID, linkID string) error {
+	return s.update(func(tx Tx, emit emitFunc) error {
+		l, err := findLink(tx, projectID, linkID)
+		if err != nil {
+			return err
+		}
+		emit("link.deleted", l.ProjectID, l)
+		return tx.DeleteLink(l.ProjectID, l.ID)
+	})
+}
+
+// FindLinks returns a project's links in creation order. Codes: ENOTFOUND.
+func (s *Service) FindLinks(ctx context.Context, projectID string) ([]*Link, error) {
+	var ls []*Link
+	err := s.view(func(tx Tx) error {
+		p, err := findProject(tx, projectID)
+		if err != nil {
+			return err
+		}
+		ls, err = tx.Links(p.ID)
+		return err
+	})
+	return ls, err
+}
+
+// FindLink returns one link. Codes: EINVALID, ENOTFOUND.
+func (s *Service) FindLink(ctx context.Context, projectID, linkID string) (*Link, error) {
+	var l *Link
+	err := s.view(func(tx Tx) (err error) {
+		l, err = findLink(tx, projectID, linkID)
+		return err
+	})
+	return l, err
+}
+
+// FindNodeLinks returns the links of one node. Codes: EINVALID, ENOTFOUND.
+func (s *Service) FindNodeLinks(ctx context.Context, ref NodeRef) ([]*Link, error) {
+	var ls []*Link
+	err := s.view(func(tx Tx) error {
+		n, err := findNode(tx, ref)
+		if err != nil {
+			return err
+		}
+		ls, err = tx.NodeLinks(n.ProjectID, n.ID)
+		return err
+	})
+	return ls, err
+}
+
+func findLink(tx Tx, projectID, linkID string) (*Link, error) {
+	p, err := findProject(tx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	lid, ok := canonicalID(linkID)
+	if !ok {
+		return nil, Errorf(EINVALID, "Link ID %s is not a valid UUID", linkID)
+	}
+	l, err := tx.Link(p.ID, lid)
+	if err == nil && l == nil {
+		err = linkNotFound(linkID)
+	}
+	return l, err
+}
+
+// checkLinkedPorts refuses a change to a node that would remove a port a
+// link is attached to.
+func checkLinkedPorts(tx Tx, n *Node) error {
+	links, err := tx.NodeLinks(n.ProjectID, n.ID)
+	if err != nil {
+		return err
+	}
+	for _, l := range links {
+		for _, e := range l.Nodes {
+			if e.NodeID != n.ID {
+				continue
+			}
+			if _, ok := findPort(n, e.AdapterNumber, e.PortNumber); !ok {
+				return Errorf(ECONFLICT, "Port %d/%d of %s has a link attached; delete link %s before removing the port",
+					e.AdapterNumber, e.PortNumber, n.Name, l.ID)
+			}
+		}
+	}
+	return nil
+}
+
+// Stats counts what a project holds.
+type Stats struct {
+	Nodes, Links, Drawings, Snapshots int
+}
+
+// ProjectStats counts a project's nodes and links. Codes: ENOTFOUND.
+func (s *Service) ProjectStats(ctx context.Context, projectID string) (Stats, error) {
+	var st Stats
+	err := s.view(func(tx Tx) error {
+		p, err := findProject(tx, projectID)
+		if err != nil {
+			return err
+		}
+		ns, err := tx.Nodes(p.ID)
+		if err != nil {
+			return err
+		}
+		ls, err := tx.Links(p.ID)
+		st.Nodes, st.Links = len(ns), len(ls)
+		return err
+	})
+	return st, err
+}

@@ -1,0 +1,241 @@
+package app
+
+import "context"
+
+// CreateNode adds a node of c.Type to a project, with GNS3's defaults for
+// every field c leaves out, a free name, and (for types with a console) the
+// lowest free console port. A node id that already exists in the project
+// with the same type returns that node unchanged.
+// Codes: EINVALID, ENOTFOUND (project or compute), ECONFLICT (name or
+// console port taken, node id used by another node).
+func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate) (*Node, error) {
+	if !c.Type.Valid() {
+		return nil, Errorf(EINVALID, "Unknown node type %q", c.Type)
+	}
+	if c.ComputeID != "" && c.ComputeID != LocalCompute {
+		return nil, Errorf(ENOTFOUND, "Compute ID %s doesn't exist; nodedesk has one compute, \"local\"", c.ComputeID)
+	}
+	id := s.c.NewID()
+	if c.ID != "" {
+		var ok bool
+		if id, ok = canonicalID(c.ID); !ok {
+			return nil, Errorf(EINVALID, "Node ID %s is not a valid UUID", c.ID)
+		}
+	}
+	var ifaces []HostInterface
+	if c.Type == Cloud {
+		ifaces = s.c.HostInterfaces()
+	}
+	var n *Node
+	err := s.update(func(tx Tx, emit emitFunc) error {
+		p, err := findProject(tx, projectID)
+		if err != nil {
+			return err
+		}
+		if existing, err := tx.Node(p.ID, id); err != nil || existing != nil {
+			if err == nil && existing.Type != c.Type {
+				err = Errorf(ECONFLICT, "Node ID %s already exists as a %s node", id, existing.Type)
+			}
+			n = existing
+			return err
+		}
+		want := types[c.Type].nameFormat
+		if c.Name.has() {
+			want = c.Name.Value
+		}
+		u := c.NodeUpdate
+		u.Name = Field[string]{}
+		base := newNode(id, p.ID, c.Type, ifaces)
+		base.Name = want
+		if n, err = u.apply(base); err != nil {
+			return err
+		}
+		if c.TemplateID.Set {
+			n.TemplateID = ptrOrNil(c.TemplateID)
+		}
+		if err := s.addNode(tx, n, want, !u.Label.Set); err != nil {
+			return err
+		}
+		emit("node.created", n.ProjectID, n)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// addNode gives a new node a free name (from want) and console port, and
+// stores it. The label follows the name unless the caller set it.
+func (s *Service) addNode(tx Tx, n *Node, want string, labelFollowsName bool) error {
+	name, err := allocateName(want, func(name string) (bool, error) {
+		_, ok, err := tx.NodeIDByName(n.ProjectID, name)
+		return ok, err
+	})
+	if err != nil {
+		return err
+	}
+	n.Name = name
+	if labelFollowsName {
+		n.Label.Text = name
+	}
+	if err := claimConsole(tx, n); err != nil {
+		return err
+	}
+	return tx.PutNode(n)
+}
+
+// FindNodes returns a project's nodes in creation order. Codes: ENOTFOUND.
+func (s *Service) FindNodes(ctx context.Context, projectID string) ([]*Node, error) {
+	var ns []*Node
+	err := s.view(func(tx Tx) error {
+		p, err := findProject(tx, projectID)
+		if err != nil {
+			return err
+		}
+		ns, err = tx.Nodes(p.ID)
+		return err
+	})
+	return ns, err
+}
+
+// FindNode returns one node. Codes: EINVALID (an id is not a UUID),
+// ENOTFOUND (no such project or node, or the node is of another type than
+// ref.Type).
+func (s *Service) FindNode(ctx context.Context, ref NodeRef) (*Node, error) {
+	var n *Node
+	err := s.view(func(tx Tx) (err error) {
+		n, err = findNode(tx, ref)
+		return err
+	})
+	return n, err
+}
+
+func findNode(tx Tx, ref NodeRef) (*Node, error) {
+	pid, ok := canonicalID(ref.ProjectID)
+	if !ok {
+		return nil, Errorf(EINVALID, "Project ID %s is not a valid UUID", ref.ProjectID)
+	}
+	nid, ok := canonicalID(ref.NodeID)
+	if !ok {
+		return nil, Errorf(EINVALID, "Node ID %s is not a valid UUID", ref.NodeID)
+	}
+	p, err := tx.Project(pid)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, projectNotFound(ref.ProjectID)
+	}
+	n, err := tx.Node(pid, nid)
+	if err != nil {
+		return nil, err
+	}
+	if n == nil || (ref.Type != "" && n.Type != ref.Type) {
+		return nil, nodeNotFound(ref.NodeID)
+	}
+	return n, nil
+}
+
+// UpdateNode changes a node. Read, check, write and commit happen in one
+// transaction, so two clients racing for one console port or name leave
+// exactly one winner. An update that changes nothing writes nothing and
+// publishes nothing.
+// Codes: EINVALID, ENOTFOUND, ECONFLICT (name or console port taken, a
+// linked port removed, console type changed while running).
+func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*Node, error) {
+	var after *Node
+	err := s.update(func(tx Tx, emit emitFunc) error {
+		before, err := findNode(tx, ref)
+		if err != nil {
+			return err
+		}
+		if after, err = u.apply(before); err != nil {
+			return err
+		}
+		if after.ConsoleType != before.ConsoleType && before.Status != Stopped && before.Type.ProcessBound() {
+			return Errorf(ECONFLICT, "%s must be stopped to change its console type", before.Name)
+		}
+		if after.Name != before.Name {
+			if id, taken, err := tx.NodeIDByName(after.ProjectID, after.Name); err != nil {
+				return err
+			} else if taken && id != after.ID {
+				return Errorf(ECONFLICT, "Another node of this project is already named %s; choose another name", after.Name)
+			}
+		}
+		if after.Console != before.Console || after.ConsoleType != before.ConsoleType {
+			if err := claimConsole(tx, after); err != nil {
+				return err
+			}
+		}
+		if err := checkLinkedPorts(tx, after); err != nil {
+			return err
+		}
+		if sameJSON(before, after) {
+			return nil
+		}
+		emit("node.updated", after.ProjectID, after)
+		return tx.PutNode(after)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return after, nil
+}
+
+// DeleteNode deletes a node and its links, freeing its name and console
+// port. Codes: EINVALID, ENOTFOUND.
+func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
+	return s.update(func(tx Tx, emit emitFunc) error {
+		n, err := findNode(tx, ref)
+		if err != nil {
+			return err
+		}
+		links, err := tx.NodeLinks(n.ProjectID, n.ID)
+		if err != nil {
+			return err
+		}
+		for _, l := range links {
+			if err := tx.DeleteLink(l.ProjectID, l.ID); err != nil {
+				return err
+			}
+			emit("link.deleted", l.ProjectID, l)
+		}
+		emit("node.deleted", n.ProjectID, n)
+		return tx.DeleteNode(n.ProjectID, n.ID)
+	})
+}
+
+// DuplicateNode copies a node to (x, y[, z]) under a fresh name (from the
+// original's) and console port. Links are not copied; the copy starts in
+// its type's initial status. Codes: EINVALID, ENOTFOUND, ECONFLICT.
+func (s *Service) DuplicateNode(ctx context.Context, ref NodeRef, x, y int, z Field[int]) (*Node, error) {
+	var c *Node
+	err := s.update(func(tx Tx, emit emitFunc) error {
+		n, err := findNode(tx, ref)
+		if err != nil {
+			return err
+		}
+		dup := *n
+		c = &dup
+		c.ID, c.Seq, c.X, c.Y = s.c.NewID(), 0, x, y
+		setIf(&c.Z, z)
+		c.Status, c.Locked = n.Type.initialStatus(), false
+		if c.Console != 0 {
+			c.Console = 0 // a fresh port: the original keeps its own
+		}
+		if c.CommandLine != nil {
+			empty := ""
+			c.CommandLine = &empty
+		}
+		if err := s.addNode(tx, c, n.Name, n.Label.Text == n.Name); err != nil {
+			return err
+		}
+		emit("node.created", c.ProjectID, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
