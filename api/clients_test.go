@@ -352,11 +352,34 @@ func (ts *testServer) wsListen(t *testing.T, path string) (next func() event, fi
 	return func() event {
 		t.Helper()
 		for {
-			if e := read(); e.Action != "ping" {
+			if e := read(); e.Action != "ping" && e.Action != "compute.updated" {
 				return e
 			}
 		}
 	}, first
+}
+
+// controllerRaw opens the controller stream and returns its second message.
+func controllerRaw(t *testing.T, ts *testServer) event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.url, "http")+"/v2/notifications/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	var e event
+	for range 2 {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
 }
 
 // TestClientSession drives a session the way GNS3 clients do, while a
@@ -370,6 +393,9 @@ func TestClientSession(t *testing.T) {
 	controller, hello := ts.wsListen(t, "/v2/notifications/ws")
 	if hello.Action != "ping" || hello.Event["cpu_usage_percent"] == nil {
 		t.Errorf("controller stream opened with %v", hello)
+	}
+	if e := controllerRaw(t, ts); e.Action != "compute.updated" || e.Event["compute_id"] != "local" {
+		t.Errorf("controller stream's second message %v, want compute.updated of local", e)
 	}
 	pid := ts.mustCreateProject("session")
 	ts.do("POST", "/v2/compute/projects", map[string]any{"name": "session", "project_id": pid}).want(t, 201)

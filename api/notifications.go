@@ -39,6 +39,14 @@ type notification struct {
 // filter picks the events a stream carries.
 type filter func(app.Event) bool
 
+// stream is what one listener asked for.
+type stream struct {
+	carries filter
+	// controller streams also report the local compute with each ping,
+	// as GNS3's controller reports its computes.
+	controller bool
+}
+
 func projectFilter(projectID string) filter {
 	return func(e app.Event) bool {
 		return e.ProjectID == projectID && !strings.HasPrefix(e.Action, "project.")
@@ -47,29 +55,33 @@ func projectFilter(projectID string) filter {
 
 func controllerFilter(e app.Event) bool { return strings.HasPrefix(e.Action, "project.") }
 
-// streamFilter resolves the project of a project stream (404 before any
-// streaming starts) or returns the controller filter.
-func (s *Server) streamFilter(r *http.Request) (filter, error) {
+// streamOf resolves the project of a project stream (404 before any
+// streaming starts) or returns the controller stream.
+func (s *Server) streamOf(r *http.Request) (stream, error) {
 	id, ok := mux.Vars(r)["project_id"]
 	if !ok {
-		return controllerFilter, nil
+		return stream{carries: controllerFilter, controller: true}, nil
 	}
 	p, err := s.svc.FindProjectByID(r.Context(), id)
 	if err != nil {
-		return nil, err
+		return stream{}, err
 	}
-	return projectFilter(p.ID), nil
+	return stream{carries: projectFilter(p.ID)}, nil
 }
 
 // pump subscribes, then calls send with a ping and every matching event
 // until the listener leaves (ctx), lags, fails a write, or the server
 // shuts down.
-func (s *Server) pump(ctx context.Context, f filter, send func(notification) error) {
+func (s *Server) pump(ctx context.Context, st stream, send func(notification) error) {
 	events, cancel := s.events.Subscribe(subscriberBuffer)
 	defer cancel()
 	ping := func() error {
 		cpu, mem := hostUsage()
-		return send(notification{Action: "ping", Event: map[string]float64{"cpu_usage_percent": cpu, "memory_usage_percent": mem}})
+		err := send(notification{Action: "ping", Event: map[string]float64{"cpu_usage_percent": cpu, "memory_usage_percent": mem}})
+		if err == nil && st.controller {
+			err = send(notification{Action: "compute.updated", Event: s.localCompute()})
+		}
+		return err
 	}
 	if ping() != nil {
 		return
@@ -90,7 +102,7 @@ func (s *Server) pump(ctx context.Context, f filter, send func(notification) err
 			if !ok {
 				return // lagged too far behind: dropped by the Broker
 			}
-			if !f(e) {
+			if !st.carries(e) {
 				continue
 			}
 			if send(notification{Action: e.Action, Event: s.eventJSON(e)}) != nil {
@@ -103,7 +115,7 @@ func (s *Server) pump(ctx context.Context, f filter, send func(notification) err
 
 // handleNotificationStream serves a stream as chunked HTTP.
 func (s *Server) handleNotificationStream(w http.ResponseWriter, r *http.Request) error {
-	f, err := s.streamFilter(r)
+	st, err := s.streamOf(r)
 	if err != nil {
 		return err
 	}
@@ -111,7 +123,7 @@ func (s *Server) handleNotificationStream(w http.ResponseWriter, r *http.Request
 	_ = rc.SetReadDeadline(time.Time{}) // the stream outlives the server's read timeout
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	s.pump(r.Context(), f, func(m notification) error {
+	s.pump(r.Context(), st, func(m notification) error {
 		b, err := json.Marshal(m)
 		if err != nil {
 			return err
@@ -132,7 +144,7 @@ func (s *Server) handleNotificationWS(w http.ResponseWriter, r *http.Request) er
 		return app.Errorf(app.EINVALID, "%s is a WebSocket endpoint; connect with a WebSocket client, or GET %s for a line-per-event HTTP stream",
 			r.URL.Path, strings.TrimSuffix(r.URL.Path, "/ws"))
 	}
-	f, err := s.streamFilter(r)
+	st, err := s.streamOf(r)
 	if err != nil {
 		return err
 	}
@@ -145,7 +157,7 @@ func (s *Server) handleNotificationWS(w http.ResponseWriter, r *http.Request) er
 	}
 	defer c.CloseNow()
 	ctx := c.CloseRead(r.Context())
-	s.pump(ctx, f, func(m notification) error {
+	s.pump(ctx, st, func(m notification) error {
 		b, err := json.Marshal(m)
 		if err != nil {
 			return err
