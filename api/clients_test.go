@@ -138,7 +138,7 @@ func TestLinks(t *testing.T) {
 		t.Fatalf("%d links after rejected creates, want 2", len(got))
 	}
 	ts.do("GET", links+"/"+lid, nil).want(t, 200)
-	ts.do("GET", links+"/None", nil).want(t, 400)
+	ts.do("GET", links+"/None", nil).want(t, 404)
 	ts.do("GET", links+"/00000000-0000-4000-8000-000000000000", nil).want(t, 404)
 	if got := ts.do("GET", "/v2/projects/"+l.pid+"/nodes/"+l.sw+"/links", nil).want(t, 200).list(t); len(got) != 2 {
 		t.Errorf("switch has %d links, want 2", len(got))

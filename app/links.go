@@ -234,8 +234,8 @@ func findLink(tx Tx, projectID, linkID string) (*Link, error) {
 		return nil, err
 	}
 	lid, ok := canonicalID(linkID)
-	if !ok {
-		return nil, Errorf(EINVALID, "Link ID %s is not a valid UUID", linkID)
+	if !ok { // links follow GNS3: an id that is no UUID is simply not found
+		return nil, linkNotFound(linkID)
 	}
 	l, err := tx.Link(p.ID, lid)
 	if err == nil && l == nil {
