@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -43,6 +44,7 @@ type options struct {
 	headless bool
 	listen   string
 	db       string
+	auth     *api.Credentials
 }
 
 func parseFlags(args []string, stdout, stderr io.Writer) (options, error) {
@@ -52,9 +54,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.headless, "headless", false, "serve the REST API only, with no window")
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:3080", "address of the REST API (`host:port`)")
 	fs.StringVar(&o.db, "db", defaultDB(), "the store `file`; created with its folder if missing")
+	config := fs.String("config", defaultConfig(), "optional configuration `file` (key = value lines: listen, db, auth_user, auth_password)")
+	user := fs.String("auth-user", "", "require HTTP basic authentication with this `user`")
+	password := fs.String("auth-password", "", "the `password` of --auth-user (better kept in the configuration file)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: nodedesk [--headless] [--listen ADDR] [--db PATH] [--version] [--help]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: nodedesk [--headless] [--listen ADDR] [--db PATH] [--config FILE] [--auth-user USER --auth-password PASSWORD] [--version] [--help]\n\n"+
 			"nodedesk keeps your network labs and serves them on a GNS3 v2-compatible REST API.\n\n")
 		fs.PrintDefaults()
 	}
@@ -68,6 +73,23 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, error) {
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q; see nodedesk --help", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	conf, err := readConfig(*config, set["config"])
+	if err != nil {
+		return o, err
+	}
+	for key, dst := range map[string]*string{"listen": &o.listen, "db": &o.db, "auth-user": user, "auth-password": password} {
+		if v, ok := conf[strings.ReplaceAll(key, "-", "_")]; ok && !set[key] {
+			*dst = v
+		}
+	}
+	if (*user == "") != (*password == "") {
+		return o, errors.New("basic authentication needs both a user and a password (--auth-user and --auth-password, or auth_user and auth_password in the configuration file)")
+	}
+	if *user != "" {
+		o.auth = &api.Credentials{User: *user, Password: *password}
 	}
 	if _, _, err := net.SplitHostPort(o.listen); err != nil {
 		return o, fmt.Errorf("--listen %q is not host:port (for example 127.0.0.1:3080)", o.listen)
@@ -125,6 +147,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	srv.Auth = o.auth
 	if err := srv.Open(o.listen); err != nil {
 		return err
 	}

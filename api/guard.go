@@ -1,6 +1,7 @@
 package api
 
 import (
+	"crypto/subtle"
 	"fmt"
 	"log/slog"
 	"net"
@@ -27,6 +28,8 @@ type guard struct {
 	// hosts are the Host header values accepted; nil accepts any (the
 	// server listens on all interfaces).
 	hosts map[string]bool
+	// auth, when set, is required of every request.
+	auth *Credentials
 }
 
 // allowHosts sets the accepted Host values for a listener on addr.
@@ -56,6 +59,11 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeStatusError(w, http.StatusForbidden, fmt.Sprintf("Host %q is not an address of this nodedesk; use %s", r.Host, g.anyHost()))
 		return
 	}
+	if g.auth != nil && !g.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Basic realm="nodedesk", charset="UTF-8"`)
+		writeStatusError(w, http.StatusUnauthorized, "Authentication required: give the user and password nodedesk was started with (--auth-user/--auth-password)")
+		return
+	}
 	if !safeMethod(r.Method) {
 		if origin := r.Header.Get("Origin"); origin != "" && !sameOrigin(origin, r.Host) {
 			writeStatusError(w, http.StatusForbidden, fmt.Sprintf("Requests from web pages of other sites (%s) are refused", origin))
@@ -67,6 +75,14 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	g.next.ServeHTTP(w, r)
+}
+
+// authorized checks basic authentication in constant time.
+func (g *guard) authorized(r *http.Request) bool {
+	user, pass, ok := r.BasicAuth()
+	userOK := subtle.ConstantTimeCompare([]byte(user), []byte(g.auth.User)) == 1
+	passOK := subtle.ConstantTimeCompare([]byte(pass), []byte(g.auth.Password)) == 1
+	return ok && userOK && passOK
 }
 
 func safeMethod(m string) bool {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -35,6 +36,9 @@ func (s *Server) body(r *http.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkDuplicateKeys(raw); err != nil {
+		return nil, err
+	}
 	tmpl, _ := mux.CurrentRoute(r).GetPathTemplate()
 	if sch := s.contract.requests[r.Method+" "+tmpl]; sch != nil {
 		if err := validate(sch, v, "request body"); err != nil {
@@ -42,6 +46,54 @@ func (s *Server) body(r *http.Request) ([]byte, error) {
 		}
 	}
 	return raw, nil
+}
+
+// checkDuplicateKeys refuses an object that names a key twice: readers
+// disagree on which value counts, so such a body is ambiguous. raw is known
+// to be one valid JSON value.
+func checkDuplicateKeys(raw []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	type frame struct {
+		object bool
+		keys   map[string]bool
+		key    bool // the next string token is a key
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return app.Errorf(app.EINVALID, "Invalid JSON: %v", err)
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if k, isKey := tok.(string); isKey && top != nil && top.object && top.key {
+			if top.keys[k] {
+				return app.Errorf(app.EINVALID, "Invalid request body: key %q appears twice in one object", k)
+			}
+			top.keys[k] = true
+			top.key = false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{object: true, keys: map[string]bool{}, key: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			stack[len(stack)-1].key = true // a value ended: a key comes next
+		}
+	}
 }
 
 // decode fills dst from a body the schema has accepted; what is left to

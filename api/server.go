@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,8 +17,15 @@ import (
 // compare it with their own before anything else.
 const GNS3Version = "2.2.59"
 
-// Server is the REST API on one listener.
+// Server is the REST API on one listener. Set its exported fields before
+// Open.
 type Server struct {
+	// Auth, when set, requires HTTP basic authentication on every route,
+	// websockets included.
+	Auth *Credentials
+	// Timeouts bound slow clients; zero fields take DefaultTimeouts.
+	Timeouts Timeouts
+
 	svc    *app.Service
 	events *app.Broker
 	logger *slog.Logger
@@ -29,6 +37,21 @@ type Server struct {
 	srv      *http.Server
 	guard    *guard
 }
+
+// Credentials are the user name and password of HTTP basic authentication.
+type Credentials struct {
+	User, Password string
+}
+
+// Timeouts bound how long a client may take: to send its request headers,
+// to send a whole request, and to stay idle between requests.
+type Timeouts struct {
+	ReadHeader, Read, Idle time.Duration
+}
+
+// DefaultTimeouts keep slow or stalled clients (slow-loris) from holding
+// connections.
+var DefaultTimeouts = Timeouts{ReadHeader: 10 * time.Second, Read: time.Minute, Idle: 2 * time.Minute}
 
 // NewServer returns a Server for svc, whose changes events carries to the
 // notification streams; call Open to start serving.
@@ -60,11 +83,14 @@ func (s *Server) Open(addr string) error {
 	}
 	s.ln = ln
 	s.guard.allowHosts(ln.Addr().(*net.TCPAddr))
+	s.guard.auth = s.Auth
+	t := s.Timeouts
+	d := DefaultTimeouts
 	s.srv = &http.Server{
 		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: cmp.Or(t.ReadHeader, d.ReadHeader),
+		ReadTimeout:       cmp.Or(t.Read, d.Read),
+		IdleTimeout:       cmp.Or(t.Idle, d.Idle),
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}

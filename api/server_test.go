@@ -22,6 +22,7 @@ import (
 // and the REST server on a 127.0.0.1 listener.
 type testServer struct {
 	tb     testing.TB
+	opts   testOptions
 	dbPath string
 	st     *store.Store
 	svc    *app.Service
@@ -31,9 +32,25 @@ type testServer struct {
 	client *http.Client
 }
 
+// testOptions change the test server for one test.
+type testOptions struct {
+	dbPath    string                    // default: a file in tb.TempDir()
+	wrapStore func(app.Store) app.Store // e.g. to inject write failures
+	auth      *Credentials
+	timeouts  Timeouts
+}
+
 func mustOpenServer(tb testing.TB) *testServer {
 	tb.Helper()
-	ts := &testServer{tb: tb, dbPath: filepath.Join(tb.TempDir(), "nodedesk.db")}
+	return mustOpenServerWith(tb, testOptions{})
+}
+
+func mustOpenServerWith(tb testing.TB, opts testOptions) *testServer {
+	tb.Helper()
+	if opts.dbPath == "" {
+		opts.dbPath = filepath.Join(tb.TempDir(), "nodedesk.db")
+	}
+	ts := &testServer{tb: tb, opts: opts, dbPath: opts.dbPath}
 	ts.open()
 	tb.Cleanup(ts.close)
 	return ts
@@ -46,9 +63,13 @@ func (ts *testServer) open() {
 		ts.tb.Fatal(err)
 	}
 	ts.st = st
+	var appStore app.Store = st
+	if ts.opts.wrapStore != nil {
+		appStore = ts.opts.wrapStore(st)
+	}
 	ts.events = app.NewBroker()
 	ts.svc = app.NewService(app.Config{
-		Store: st, Events: ts.events, DataDir: filepath.Dir(ts.dbPath),
+		Store: appStore, Events: ts.events, DataDir: filepath.Dir(ts.dbPath),
 		HostInterfaces: func() []app.HostInterface {
 			return []app.HostInterface{{Name: "eth0", Type: "ethernet"}, {Name: "lo", Special: true, Type: "ethernet"}}
 		},
@@ -57,6 +78,7 @@ func (ts *testServer) open() {
 	if err != nil {
 		ts.tb.Fatal(err)
 	}
+	ts.srv.Auth, ts.srv.Timeouts = ts.opts.auth, ts.opts.timeouts
 	if err := ts.srv.Open("127.0.0.1:0"); err != nil {
 		ts.tb.Fatal(err)
 	}
@@ -166,8 +188,8 @@ func (ts *testServer) doWith(method, path string, body any, header http.Header) 
 }
 
 // crossCutting are statuses any operation may answer, outside its own
-// description: the guard's 403, the router's 405, a recovered panic's 500.
-var crossCutting = map[int]bool{http.StatusForbidden: true, http.StatusMethodNotAllowed: true, http.StatusInternalServerError: true}
+// description: the guard's 401 and 403, the router's 405, a recovered panic's 500.
+var crossCutting = map[int]bool{http.StatusUnauthorized: true, http.StatusForbidden: true, http.StatusMethodNotAllowed: true, http.StatusInternalServerError: true}
 
 // templateRegexp matches the paths of an OpenAPI path template.
 func templateRegexp(tmpl string) *regexp.Regexp {

@@ -3,6 +3,8 @@ package app
 import (
 	"encoding/json"
 	"maps"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -279,6 +281,8 @@ func checkName(kind, name string) error {
 		return Errorf(EINVALID, "A %s name cannot be empty", kind)
 	case utf8.RuneCountInString(name) > maxNameLength:
 		return Errorf(EINVALID, "A %s name can have at most %d characters", kind, maxNameLength)
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		return Errorf(EINVALID, "A %s name cannot contain control characters (such as a NUL or a line break)", kind)
 	}
 	return nil
 }

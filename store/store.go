@@ -82,8 +82,18 @@ func (s *Store) View(fn func(app.Tx) error) error {
 }
 
 // Update runs fn in a read-write transaction and commits it (fsync'd).
+// If the file cannot be written (a full disk, a read-only file) nothing is
+// written and the error says so; the store stays usable for the next write.
 func (s *Store) Update(fn func(app.Tx) error) error {
-	return s.db.Update(func(btx *bolt.Tx) error { return fn(&tx{btx}) })
+	var fnErr error
+	err := s.db.Update(func(btx *bolt.Tx) error {
+		fnErr = fn(&tx{btx})
+		return fnErr
+	})
+	if err != nil && fnErr == nil {
+		return app.Errorf(app.EINTERNAL, "The change was not saved: the store %s could not be written (%v); check free disk space and permissions, then try again", s.path, err)
+	}
+	return err
 }
 
 // Backup writes a consistent copy of the whole store to w.
