@@ -156,7 +156,7 @@ func (s *Service) UpdateLink(ctx context.Context, projectID, linkID string, u Li
 		l = &after
 		u.applyTo(l, true)
 		if sameJSON(before, l) {
-			return nil
+			return errUnchanged
 		}
 		emit("link.updated", l.ProjectID, l)
 		return tx.PutLink(l)

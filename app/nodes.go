@@ -1,6 +1,9 @@
 package app
 
-import "context"
+import (
+	"cmp"
+	"context"
+)
 
 // CreateNode adds a node of c.Type to a project, with GNS3's defaults for
 // every field c leaves out, a free name, and (for types with a console) the
@@ -34,10 +37,10 @@ func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate
 		}
 		if existing, err := tx.Node(p.ID, id); err != nil || existing != nil {
 			if err == nil && existing.Type != c.Type {
-				err = Errorf(ECONFLICT, "Node ID %s already exists as a %s node", id, existing.Type)
+				return Errorf(ECONFLICT, "Node ID %s already exists as a %s node", id, existing.Type)
 			}
 			n = existing
-			return err
+			return cmp.Or(err, errUnchanged)
 		}
 		want := types[c.Type].nameFormat
 		if c.Name.has() {
@@ -172,7 +175,7 @@ func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*N
 			return err
 		}
 		if sameJSON(before, after) {
-			return nil
+			return errUnchanged
 		}
 		emit("node.updated", after.ProjectID, after)
 		return tx.PutNode(after)

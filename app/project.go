@@ -1,6 +1,9 @@
 package app
 
-import "context"
+import (
+	"cmp"
+	"context"
+)
 
 // ProjectStatus tells whether a project is open for work.
 type ProjectStatus string
@@ -149,7 +152,7 @@ func (s *Service) CreateProject(ctx context.Context, c ProjectCreate) (*Project,
 		existing, err := tx.Project(id)
 		if err != nil || existing != nil {
 			p = existing
-			return err
+			return cmp.Or(err, errUnchanged)
 		}
 		p, err = c.ProjectUpdate.apply(newProject(id))
 		if err != nil {
@@ -265,7 +268,7 @@ func (s *Service) changeProject(id, action string, change func(*Project) (*Proje
 			}
 		}
 		if sameJSON(before, after) {
-			return nil
+			return errUnchanged
 		}
 		emit(action, after.ID, after)
 		return tx.PutProject(after)

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"sync"
 
@@ -90,6 +91,10 @@ func (s *Service) NodeDirectory(n *Node) *string {
 	return &d
 }
 
+// errUnchanged ends a write transaction that found nothing to change: it
+// is rolled back instead of committed (no fsync), and the caller succeeds.
+var errUnchanged = errors.New("unchanged")
+
 // emitFunc records an event to publish once the transaction commits.
 type emitFunc = func(action, projectID string, payload any)
 
@@ -107,6 +112,9 @@ func (s *Service) update(fn func(tx Tx, emit emitFunc) error) error {
 			events = append(events, Event{Action: action, ProjectID: projectID, Payload: payload})
 		})
 	})
+	if errors.Is(err, errUnchanged) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}

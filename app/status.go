@@ -48,7 +48,10 @@ func (s *Service) NodeAction(ctx context.Context, ref NodeRef, a Action) (*Node,
 		if n, err = findNode(tx, ref); err != nil {
 			return err
 		}
-		n, err = setStatus(tx, emit, n, a)
+		before := n.Status
+		if n, err = setStatus(tx, emit, n, a); err == nil && n.Status == before {
+			return errUnchanged
+		}
 		return err
 	})
 	if err != nil {
@@ -69,10 +72,16 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 		if err != nil {
 			return err
 		}
+		changed := false
 		for _, n := range ns {
-			if _, err := setStatus(tx, emit, n, a); err != nil {
+			after, err := setStatus(tx, emit, n, a)
+			if err != nil {
 				return err
 			}
+			changed = changed || after.Status != n.Status
+		}
+		if !changed {
+			return errUnchanged
 		}
 		return nil
 	})
