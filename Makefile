@@ -9,7 +9,10 @@ SUDO    := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # Debian packages: a C compiler, which the Go race detector needs.
 APT_PKGS := build-essential
 
-.PHONY: run test build deps deps-apt deps-go vet fmt-check
+FUZZTIME ?= 60s
+CRASH_KILLS ?= 200
+
+.PHONY: run test build deps deps-apt deps-go vet fmt-check fuzz crash
 
 run: build
 	./$(BIN) --listen $(LISTEN)
@@ -19,6 +22,15 @@ build: deps-go
 
 test: deps fmt-check vet
 	$(GO) test -race -count=1 -timeout 10m ./...
+
+# Longer runs than make test's: each fuzz target for FUZZTIME, and the
+# kill -9 crash test with CRASH_KILLS kills.
+fuzz: deps-go
+	$(GO) test -run '^$$' -fuzz '^FuzzRoutes$$' -fuzztime $(FUZZTIME) ./api
+	$(GO) test -run '^$$' -fuzz '^FuzzNodeBody$$' -fuzztime $(FUZZTIME) ./api
+
+crash: deps
+	NODEDESK_CRASH_KILLS=$(CRASH_KILLS) $(GO) test -race -count=1 -run 'TestCrash_KillNine' -v -timeout 30m . | grep -E 'kills survived|^(ok|FAIL|---)'
 
 deps: deps-apt deps-go
 

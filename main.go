@@ -115,6 +115,15 @@ func defaultDB() string {
 	return filepath.Join(dir, "nodedesk", "nodedesk.db")
 }
 
+// loopbackOnly reports whether a listen host keeps the API on this machine.
+func loopbackOnly(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 func run(args []string, stdout, stderr io.Writer) error {
 	// Catch signals first, so that one arriving at any point of start-up
 	// leads to a clean shutdown rather than the default of dying at once.
@@ -133,6 +142,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	defer st.Close()
 
 	host, _, _ := net.SplitHostPort(o.listen)
+	local := loopbackOnly(host)
 	if host == "" {
 		host = "0.0.0.0" // all interfaces: clients use the address they reached us on
 	}
@@ -151,7 +161,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := srv.Open(o.listen); err != nil {
 		return err
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if !local {
 		logger.Warn("the API is reachable from other machines; use --listen 127.0.0.1:PORT to keep it local", "listen", o.listen)
 	}
 	if !o.headless {

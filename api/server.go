@@ -103,12 +103,17 @@ func (s *Server) Open(addr string) error {
 	return nil
 }
 
-// URL is the base URL the server answers on, e.g. http://127.0.0.1:3080.
+// URL is the base URL the server answers on, e.g. http://127.0.0.1:3080
+// (a listener on all interfaces is reached through 127.0.0.1 here).
 func (s *Server) URL() string {
 	if s.ln == nil {
 		return ""
 	}
-	return "http://" + s.ln.Addr().String()
+	addr := *s.ln.Addr().(*net.TCPAddr)
+	if addr.IP.IsUnspecified() {
+		addr.IP = net.IPv4(127, 0, 0, 1)
+	}
+	return "http://" + addr.String()
 }
 
 // Close stops accepting connections and waits, until ctx ends, for
