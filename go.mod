@@ -12,5 +12,6 @@ require (
 
 require (
 	github.com/coder/websocket v1.8.15 // indirect
+	github.com/creack/pty v1.1.24 // indirect
 	golang.org/x/sys v0.45.0 // indirect
 )

@@ -33,6 +33,9 @@ type Node struct {
 	TemplateID       *string         `json:"template_id,omitempty"`
 	CommandLine      *string         `json:"command_line,omitempty"`
 	Properties       Properties      `json:"properties"`
+	// UDPPorts is the local and remote UDP port of a process-run node's
+	// link, allocated at its first start.
+	UDPPorts []int `json:"udp_ports,omitempty"`
 	// Seq orders a project's nodes by creation; the store assigns it.
 	Seq uint64 `json:"seq"`
 }
@@ -59,6 +62,7 @@ type CustomAdapter struct {
 // generic types (qemu, docker, ...), which nodedesk stores but does not run.
 type Properties struct {
 	StartupScript *string                    `json:"startup_script,omitempty"` // vpcs
+	MACOffset     *int                       `json:"mac_offset,omitempty"`     // vpcs, from its first start
 	SwitchPorts   []SwitchPort               `json:"switch_ports,omitempty"`   // ethernet_switch
 	HubPorts      []HubPort                  `json:"hub_ports,omitempty"`      // ethernet_hub
 	Mappings      map[string]string          `json:"mappings,omitempty"`       // frame_relay_switch

@@ -186,9 +186,12 @@ func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*N
 	return after, nil
 }
 
-// DeleteNode deletes a node and its links, freeing its name and console
-// port. Codes: EINVALID, ENOTFOUND.
+// DeleteNode stops a node's process, if it runs one, and deletes the node
+// and its links, freeing its name and ports. Codes: EINVALID, ENOTFOUND.
 func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
+	if _, err := s.NodeAction(ctx, ref, Stop); err != nil {
+		return err
+	}
 	return s.update(func(tx Tx, emit emitFunc) error {
 		n, err := findNode(tx, ref)
 		if err != nil {
@@ -231,6 +234,7 @@ func (s *Service) DuplicateNode(ctx context.Context, ref NodeRef, x, y int, z Fi
 			empty := ""
 			c.CommandLine = &empty
 		}
+		c.UDPPorts, c.Properties.MACOffset = nil, nil // its own, at its first start
 		if err := s.addNode(tx, c, n.Name, n.Label.Text == n.Name); err != nil {
 			return err
 		}

@@ -239,9 +239,12 @@ func (s *Service) OpenProject(ctx context.Context, id string) (*Project, error) 
 	})
 }
 
-// CloseProject marks a project closed. Its nodes stay readable and
-// editable; closing is where running nodes will be stopped. Codes: ENOTFOUND.
+// CloseProject stops the project's running nodes and marks it closed. Its
+// nodes stay readable and editable. Codes: ENOTFOUND.
 func (s *Service) CloseProject(ctx context.Context, id string) error {
+	if err := s.ProjectAction(ctx, id, Stop); err != nil {
+		return err
+	}
 	_, err := s.changeProject(id, "project.closed", func(p *Project) (*Project, error) {
 		c := *p
 		c.Status = ProjectClosed
@@ -279,9 +282,12 @@ func (s *Service) changeProject(id, action string, change func(*Project) (*Proje
 	return after, nil
 }
 
-// DeleteProject deletes a project and all of its nodes, freeing their
-// console ports. Codes: ENOTFOUND.
+// DeleteProject stops the project's running nodes and deletes it with all
+// of its nodes and links, freeing their ports. Codes: ENOTFOUND.
 func (s *Service) DeleteProject(ctx context.Context, id string) error {
+	if err := s.ProjectAction(ctx, id, Stop); err != nil {
+		return err
+	}
 	return s.update(func(tx Tx, emit emitFunc) error {
 		p, err := findProject(tx, id)
 		if err != nil {

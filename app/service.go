@@ -32,6 +32,8 @@ type Config struct {
 	HostInterfaces func() []HostInterface
 	// NewID returns a fresh UUID string; nil means uuid.NewString.
 	NewID func() string
+	// Runner runs process-backed nodes (VPCS); nil: statuses change alone.
+	Runner Runner
 }
 
 // Service is every use case of nodedesk. The REST API and the desktop window
@@ -42,6 +44,8 @@ type Service struct {
 	// commit and before the next write commits, so listeners see changes
 	// in commit order. (bbolt serialises writers anyway.)
 	mu sync.Mutex
+	// nodeLocks holds one *sync.Mutex per node for lifecycle calls.
+	nodeLocks sync.Map
 }
 
 // NewService returns a Service for c.

@@ -1,6 +1,9 @@
 package app
 
-import "context"
+import (
+	"cmp"
+	"context"
+)
 
 // Action is a lifecycle request for a node.
 type Action string
@@ -41,60 +44,113 @@ func (t NodeType) nextStatus(from Status, a Action) Status {
 }
 
 // NodeAction starts, stops, suspends or reloads one node and returns it
-// with its new status. Codes: EINVALID, ENOTFOUND.
+// with its new status. For a node a Runner handles (VPCS), the process is
+// started or stopped first and the status records what happened; for the
+// other types the status alone changes. Codes: EINVALID, ENOTFOUND,
+// ECONFLICT (the process could not start: console port taken, simulator
+// missing).
 func (s *Service) NodeAction(ctx context.Context, ref NodeRef, a Action) (*Node, error) {
+	n, err := s.FindNode(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	unlock := s.lockNode(n.ID)
+	defer unlock()
+	if n, err = s.FindNode(ctx, ref); err != nil { // as it is now we hold the lock
+		return nil, err
+	}
+	next := n.Type.nextStatus(n.Status, a)
+	if !s.runs(n.Type) {
+		return s.recordStatus(ref, next, nil)
+	}
+	r := s.c.Runner
+	switch {
+	case a == Suspend && n.Status == Started:
+		err = r.Suspend(n.ID)
+	case a == Start && n.Status == Suspended:
+		err = r.Resume(n.ID)
+	case (a == Stop || a == Reload) && n.Status != Stopped:
+		if err = r.Stop(n.ID); err == nil && a == Reload {
+			if n, err = s.recordStatus(ref, Stopped, nil); err == nil {
+				return s.startProcess(ref)
+			}
+		}
+	case (a == Start || a == Reload) && n.Status == Stopped:
+		return s.startProcess(ref)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.recordStatus(ref, next, nil)
+}
+
+// startProcess starts a stopped node's process (its resources claimed and
+// stored first) and records it started with the command line it ran.
+func (s *Service) startProcess(ref NodeRef) (*Node, error) {
 	var n *Node
 	err := s.update(func(tx Tx, emit emitFunc) (err error) {
 		if n, err = findNode(tx, ref); err != nil {
 			return err
 		}
-		before := n.Status
-		if n, err = setStatus(tx, emit, n, a); err == nil && n.Status == before {
-			return errUnchanged
+		before := n.Properties.MACOffset != nil && len(n.UDPPorts) == 2
+		if err := claimProcessResources(tx, n); err != nil || before {
+			return cmp.Or(err, errUnchanged)
 		}
-		return err
+		return tx.PutNode(n) // nothing a client sees changed: no event
 	})
 	if err != nil {
 		return nil, err
 	}
-	return n, nil
+	cmdline, err := s.c.Runner.Start(Process{
+		ProjectID: n.ProjectID, NodeID: n.ID, Name: n.Name, Dir: *s.NodeDirectory(n), Console: n.Console,
+		StartupScript: n.Properties.StartupScript, MACOffset: *n.Properties.MACOffset,
+		UDPLocal: n.UDPPorts[0], UDPRemote: n.UDPPorts[1],
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.recordStatus(ref, Started, &cmdline)
 }
 
-// ProjectAction applies a lifecycle action to every node of a project.
-// Codes: ENOTFOUND.
-func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action) error {
-	return s.update(func(tx Tx, emit emitFunc) error {
-		p, err := findProject(tx, projectID)
-		if err != nil {
+// recordStatus stores a node's status (and command line, if given) and
+// publishes the change.
+func (s *Service) recordStatus(ref NodeRef, st Status, commandLine *string) (*Node, error) {
+	var n *Node
+	err := s.update(func(tx Tx, emit emitFunc) (err error) {
+		if n, err = findNode(tx, ref); err != nil {
 			return err
 		}
-		ns, err := tx.Nodes(p.ID)
-		if err != nil {
-			return err
-		}
-		changed := false
-		for _, n := range ns {
-			after, err := setStatus(tx, emit, n, a)
-			if err != nil {
-				return err
-			}
-			changed = changed || after.Status != n.Status
-		}
-		if !changed {
+		if n.Status == st && (commandLine == nil || (n.CommandLine != nil && *n.CommandLine == *commandLine)) {
 			return errUnchanged
 		}
-		return nil
+		c := *n
+		c.Status = st
+		if commandLine != nil {
+			c.CommandLine = commandLine
+		}
+		n = &c
+		emit("node.updated", c.ProjectID, &c)
+		return tx.PutNode(&c)
 	})
+	return n, err
 }
 
-// setStatus applies a to n inside tx, storing and announcing a change.
-func setStatus(tx Tx, emit emitFunc, n *Node, a Action) (*Node, error) {
-	next := n.Type.nextStatus(n.Status, a)
-	if next == n.Status {
-		return n, nil
+// ProjectAction applies a lifecycle action to every node of a project. All
+// nodes are tried; the first error, if any, is returned. Codes: ENOTFOUND,
+// and those of NodeAction.
+func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action) error {
+	nodes, err := s.FindNodes(ctx, projectID)
+	if err != nil {
+		return err
 	}
-	c := *n
-	c.Status = next
-	emit("node.updated", c.ProjectID, &c)
-	return &c, tx.PutNode(&c)
+	var first error
+	for _, n := range nodes {
+		if n.Type.nextStatus(n.Status, a) == n.Status && !(a == Reload && n.Type.ProcessBound()) {
+			continue
+		}
+		if _, err := s.NodeAction(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, a); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }

@@ -50,6 +50,11 @@ type Tx interface {
 	ConsoleOwner(port int) (NodeKey, bool, error)
 	// ConsolePorts returns every console port some node owns, ascending.
 	ConsolePorts() ([]int, error)
+	// UDPOwner returns the node that owns a UDP port, if any.
+	UDPOwner(port int) (NodeKey, bool, error)
+	// ActiveNodes returns the process-bound nodes whose status is not
+	// stopped.
+	ActiveNodes() ([]NodeKey, error)
 	// NodeIDByName returns the id of the node of a project with that name.
 	NodeIDByName(projectID, name string) (string, bool, error)
 }

@@ -3,13 +3,14 @@ package store
 import (
 	"encoding/binary"
 	"fmt"
+	"nodedesk/app"
 
 	bolt "go.etcd.io/bbolt"
 )
 
 // schemaVersion is the layout this nodedesk writes. Raise it only together
 // with a new entry in migrations.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // migrations[i] turns a store of schema version i+1 into version i+2. The
 // list is append-only; a store newer than schemaVersion is refused.
@@ -22,6 +23,33 @@ var migrations = []func(tx *bolt.Tx) error{
 			}
 		}
 		return nil
+	},
+	// 2 -> 3: the UDP port index, and the index of process-bound nodes
+	// that are not stopped, built from the node records.
+	func(tx *bolt.Tx) error {
+		udp, err := tx.CreateBucketIfNotExists(bucketUDP)
+		if err != nil {
+			return err
+		}
+		active, err := tx.CreateBucketIfNotExists(bucketActive)
+		if err != nil {
+			return err
+		}
+		return tx.Bucket(bucketNodes).ForEach(func(k, v []byte) error {
+			n, err := decode[app.Node](v)
+			if err != nil {
+				return err
+			}
+			for _, p := range n.UDPPorts {
+				if err := udp.Put(u16Key(p), k); err != nil {
+					return err
+				}
+			}
+			if isActive(n) {
+				return active.Put(k, nil)
+			}
+			return nil
+		})
 	},
 }
 

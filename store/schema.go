@@ -15,12 +15,14 @@ var (
 	bucketNames    = []byte("node_names") // project uuid (16) + node name -> node uuid (16)
 	bucketLinks    = []byte("links")      // project uuid (16) + link uuid (16) -> JSON app.Link (schema 2)
 	bucketPorts    = []byte("link_ports") // project uuid + node uuid + adapter uint16 + port uint16 -> link uuid (schema 2)
+	bucketUDP      = []byte("udp_ports")  // UDP port uint16 BE -> project uuid + node uuid (schema 3)
+	bucketActive   = []byte("active")     // project uuid + node uuid of process-bound nodes not stopped -> empty (schema 3)
 
 	keySchemaVersion = []byte("schema_version")
 )
 
 // allBuckets is every bucket a store of the current schema has.
-var allBuckets = [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts}
+var allBuckets = [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts, bucketUDP, bucketActive}
 
 // uuidKey encodes a canonical UUID string as its 16 bytes.
 func uuidKey(id string) []byte {
@@ -37,7 +39,8 @@ func nodeKey(projectID, nodeID string) []byte {
 	return append(uuidKey(projectID), uuidKey(nodeID)...)
 }
 
-func consoleKey(port int) []byte {
+// u16Key encodes a TCP or UDP port as the key of a port index.
+func u16Key(port int) []byte {
 	return binary.BigEndian.AppendUint16(nil, uint16(port))
 }
 

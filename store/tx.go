@@ -227,7 +227,17 @@ func (t *tx) PutNode(n *app.Node) error {
 		}
 	}
 	if n.Console != 0 {
-		if err := t.bucket(bucketConsoles).Put(consoleKey(n.Console), key); err != nil {
+		if err := t.bucket(bucketConsoles).Put(u16Key(n.Console), key); err != nil {
+			return err
+		}
+	}
+	for _, p := range n.UDPPorts {
+		if err := t.bucket(bucketUDP).Put(u16Key(p), key); err != nil {
+			return err
+		}
+	}
+	if isActive(n) {
+		if err := t.bucket(bucketActive).Put(key, nil); err != nil {
 			return err
 		}
 	}
@@ -242,11 +252,22 @@ func (t *tx) unindex(n *app.Node) error {
 	key := nodeKey(n.ProjectID, n.ID)
 	if n.Console != 0 {
 		cons := t.bucket(bucketConsoles)
-		if bytes.Equal(cons.Get(consoleKey(n.Console)), key) {
-			if err := cons.Delete(consoleKey(n.Console)); err != nil {
+		if bytes.Equal(cons.Get(u16Key(n.Console)), key) {
+			if err := cons.Delete(u16Key(n.Console)); err != nil {
 				return err
 			}
 		}
+	}
+	udp := t.bucket(bucketUDP)
+	for _, p := range n.UDPPorts {
+		if bytes.Equal(udp.Get(u16Key(p)), key) {
+			if err := udp.Delete(u16Key(p)); err != nil {
+				return err
+			}
+		}
+	}
+	if err := t.bucket(bucketActive).Delete(key); err != nil {
+		return err
 	}
 	names := t.bucket(bucketNames)
 	if bytes.Equal(names.Get(nameKey(n.ProjectID, n.Name)), uuidKey(n.ID)) {
@@ -269,17 +290,44 @@ func (t *tx) DeleteNode(projectID, nodeID string) error {
 }
 
 func (t *tx) ConsoleOwner(port int) (app.NodeKey, bool, error) {
+	return portOwner(t.bucket(bucketConsoles), port)
+}
+
+func (t *tx) UDPOwner(port int) (app.NodeKey, bool, error) {
+	return portOwner(t.bucket(bucketUDP), port)
+}
+
+// portOwner reads a port index (port -> project + node).
+func portOwner(b *bolt.Bucket, port int) (app.NodeKey, bool, error) {
 	if port < 1 || port > 65535 {
 		return app.NodeKey{}, false, nil
 	}
-	v := t.bucket(bucketConsoles).Get(consoleKey(port))
+	v := b.Get(u16Key(port))
 	if len(v) != 32 {
 		return app.NodeKey{}, false, nil
 	}
-	pid, _ := uuid.FromBytes(v[:16])
-	nid, _ := uuid.FromBytes(v[16:])
-	return app.NodeKey{ProjectID: pid.String(), NodeID: nid.String()}, true, nil
+	return keyOf(v), true, nil
 }
+
+// keyOf decodes project uuid + node uuid.
+func keyOf(k []byte) app.NodeKey {
+	pid, _ := uuid.FromBytes(k[:16])
+	nid, _ := uuid.FromBytes(k[16:32])
+	return app.NodeKey{ProjectID: pid.String(), NodeID: nid.String()}
+}
+
+func (t *tx) ActiveNodes() ([]app.NodeKey, error) {
+	var keys []app.NodeKey
+	err := t.bucket(bucketActive).ForEach(func(k, _ []byte) error {
+		keys = append(keys, keyOf(k))
+		return nil
+	})
+	return keys, err
+}
+
+// isActive reports whether n belongs in the active index: a process-bound
+// node that is not stopped.
+func isActive(n *app.Node) bool { return n.Type.ProcessBound() && n.Status != app.Stopped }
 
 func (t *tx) ConsolePorts() ([]int, error) {
 	ports := []int{}
