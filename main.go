@@ -21,6 +21,7 @@ import (
 
 	"nodedesk/api"
 	"nodedesk/app"
+	"nodedesk/app/vpcs"
 	"nodedesk/store"
 )
 
@@ -147,12 +148,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 		host = "0.0.0.0" // all interfaces: clients use the address they reached us on
 	}
 	events := app.NewBroker()
+	runner := vpcs.New(vpcs.Config{ConsoleHost: host, Logger: logger})
+	defer runner.StopAll() // nothing is left running, whatever happened
 	svc := app.NewService(app.Config{
 		Store:       st,
 		Events:      events,
 		DataDir:     filepath.Dir(o.db),
 		ConsoleHost: host,
+		Runner:      runner,
 	})
+	runner.OnExit(svc.OnProcessExit)
+	if err := svc.ReconcileStatuses(ctx); err != nil {
+		return err
+	}
 	srv, err := api.NewServer(svc, events, logger)
 	if err != nil {
 		return err
@@ -173,5 +181,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	logger.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	return srv.Close(sctx)
+	err = srv.Close(sctx)
+	if perr := svc.StopProcesses(sctx); perr != nil {
+		logger.Error("stopping the running nodes", "err", perr)
+	}
+	return err
 }

@@ -1,0 +1,253 @@
+package vpcs
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+
+	"nodedesk/app"
+)
+
+// Config sets up a Runner.
+type Config struct {
+	// Binary is the simulator, looked up in PATH at each start; default "vpcs".
+	Binary string
+	// ConsoleHost is the host the REST API listens on: consoles listen
+	// there and on 127.0.0.1, and nowhere else.
+	ConsoleHost string
+	// StopGrace is how long Stop waits after SIGTERM before SIGKILL;
+	// default 3 s.
+	StopGrace time.Duration
+	Logger    *slog.Logger
+}
+
+// Runner runs VPCS nodes. It is safe for concurrent use; the Service also
+// serialises the calls for one node.
+type Runner struct {
+	c      Config
+	mu     sync.Mutex
+	procs  map[string]*proc // by node id
+	onExit func(projectID, nodeID, detail string)
+}
+
+// OnExit sets what is told when a process ends by itself (not by Stop):
+// in nodedesk, the Service, which records the node as stopped.
+func (r *Runner) OnExit(f func(projectID, nodeID, detail string)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.onExit = f
+}
+
+var _ app.Runner = (*Runner)(nil)
+
+// New returns a Runner.
+func New(c Config) *Runner {
+	if c.Binary == "" {
+		c.Binary = "vpcs"
+	}
+	if c.StopGrace == 0 {
+		c.StopGrace = 3 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Runner{c: c, procs: map[string]*proc{}}
+}
+
+// Runs reports whether t is VPCS.
+func (r *Runner) Runs(t app.NodeType) bool { return t == app.VPCS }
+
+// upWait bounds the wait for a new process's first output.
+const upWait = 10 * time.Second
+
+// Start starts a node's simulator, listening on its console port first so
+// that a port another program holds fails the start cleanly. It returns
+// once the simulator has written its banner.
+func (r *Runner) Start(p app.Process) (string, error) {
+	bin, err := exec.LookPath(r.c.Binary)
+	if err != nil {
+		return "", app.Errorf(app.ECONFLICT, "VPCS is not installed (no %q program found). Install it with `sudo apt-get install vpcs`, then start %s again", r.c.Binary, p.Name)
+	}
+	r.mu.Lock()
+	if old, ok := r.procs[p.NodeID]; ok {
+		r.mu.Unlock()
+		return old.cmdline, nil
+	}
+	r.mu.Unlock()
+
+	var lns []net.Listener
+	for _, h := range consoleHosts(r.c.ConsoleHost) {
+		ln, err := net.Listen("tcp", net.JoinHostPort(h, strconv.Itoa(p.Console)))
+		if err != nil {
+			closeAll(lns)
+			return "", app.Errorf(app.ECONFLICT, "Console port %d of %s cannot be opened on %s (%v): another program is using it. Give %s another console port, then start it again",
+				p.Console, p.Name, h, cause(err), p.Name)
+		}
+		lns = append(lns, ln)
+	}
+	args := []string{"-i", "1", "-m", strconv.Itoa(p.MACOffset), "-s", strconv.Itoa(p.UDPLocal),
+		"-c", strconv.Itoa(p.UDPRemote), "-t", "127.0.0.1"}
+	if err := writeScript(p); err != nil {
+		closeAll(lns)
+		return "", app.Errorf(app.EINTERNAL, "The working folder of %s could not be prepared (%v); check free disk space and permissions", p.Name, err)
+	}
+	if p.StartupScript != nil {
+		args = append(args, scriptName)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = p.Dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM} // pty adds Setsid, Setctty
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
+	if err != nil {
+		closeAll(lns)
+		return "", app.Errorf(app.ECONFLICT, "VPCS could not start for %s: %v", p.Name, err)
+	}
+	pr := newProc(r, p, cmd, tty, lns, strings.Join(append([]string{bin}, args...), " "))
+	r.mu.Lock()
+	r.procs[p.NodeID] = pr
+	r.mu.Unlock()
+	pr.run()
+	select {
+	case <-pr.up:
+		return pr.cmdline, nil
+	case <-pr.done:
+		return "", app.Errorf(app.ECONFLICT, "VPCS exited as soon as %s started: %s", p.Name, pr.exitDetail())
+	case <-time.After(upWait):
+		_ = r.Stop(p.NodeID)
+		return "", app.Errorf(app.ECONFLICT, "VPCS did not answer within %v when %s started; it was stopped", upWait, p.Name)
+	}
+}
+
+// scriptName is the startup script VPCS runs, in the node's folder.
+const scriptName = "startup.vpc"
+
+// writeScript prepares the node's folder: startup.vpc holds the script,
+// or is removed if the node has none.
+func writeScript(p app.Process) error {
+	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(p.Dir, scriptName)
+	if p.StartupScript == nil {
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	return os.WriteFile(path, []byte(*p.StartupScript), 0o644)
+}
+
+// consoleHosts are the addresses a console listens on: 127.0.0.1 and the
+// API's own host (all interfaces if the API listens on all).
+func consoleHosts(apiHost string) []string {
+	switch apiHost {
+	case "", "0.0.0.0", "::":
+		return []string{""}
+	case "127.0.0.1", "localhost":
+		return []string{"127.0.0.1"}
+	}
+	if ip := net.ParseIP(apiHost); ip != nil && ip.IsLoopback() {
+		return []string{apiHost}
+	}
+	return []string{"127.0.0.1", apiHost}
+}
+
+func closeAll(lns []net.Listener) {
+	for _, ln := range lns {
+		ln.Close()
+	}
+}
+
+func cause(err error) error {
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		return oe.Err
+	}
+	return err
+}
+
+func (r *Runner) get(nodeID string) (*proc, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p, ok := r.procs[nodeID]
+	if !ok {
+		return nil, app.Errorf(app.ECONFLICT, "The node's VPCS process is not running; start the node first")
+	}
+	return p, nil
+}
+
+// Stop ends a node's process: SIGTERM, then SIGKILL after the grace
+// period. Its console listeners close with it. A node that does not run is
+// already stopped.
+func (r *Runner) Stop(nodeID string) error {
+	r.mu.Lock()
+	p, ok := r.procs[nodeID]
+	r.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	p.stop(r.c.StopGrace)
+	return nil
+}
+
+// Suspend pauses a node's process (SIGSTOP).
+func (r *Runner) Suspend(nodeID string) error { return r.signal(nodeID, syscall.SIGSTOP) }
+
+// Resume continues a suspended process (SIGCONT).
+func (r *Runner) Resume(nodeID string) error { return r.signal(nodeID, syscall.SIGCONT) }
+
+func (r *Runner) signal(nodeID string, sig syscall.Signal) error {
+	p, err := r.get(nodeID)
+	if err != nil {
+		return err
+	}
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		return app.Errorf(app.ECONFLICT, "The VPCS process of %s could not be signalled: %v", p.p.Name, err)
+	}
+	return nil
+}
+
+// StopAll stops every process: the last thing nodedesk does.
+func (r *Runner) StopAll() {
+	r.mu.Lock()
+	ps := make([]*proc, 0, len(r.procs))
+	for _, p := range r.procs {
+		ps = append(ps, p)
+	}
+	r.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range ps {
+		wg.Add(1)
+		go func() { defer wg.Done(); p.stop(r.c.StopGrace) }()
+	}
+	wg.Wait()
+}
+
+// ended forgets a process that has exited and, if nobody stopped it,
+// reports the exit.
+func (r *Runner) ended(p *proc) {
+	r.mu.Lock()
+	if r.procs[p.p.NodeID] == p {
+		delete(r.procs, p.p.NodeID)
+	}
+	onExit := r.onExit
+	r.mu.Unlock()
+	if !p.stopping.Load() {
+		detail := p.exitDetail()
+		r.c.Logger.Warn("a VPCS process stopped by itself", "node", p.p.Name, "detail", detail)
+		if onExit != nil {
+			onExit(p.p.ProjectID, p.p.NodeID, detail)
+		}
+	}
+}
