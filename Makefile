@@ -6,15 +6,16 @@ BIN     := build/bin/nodedesk
 LISTEN  ?= 127.0.0.1:3080
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 SUDO    := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
-# Debian packages: a C compiler, which the Go race detector needs.
-APT_PKGS := build-essential
+# Debian packages: a C compiler (the Go race detector needs one) and the
+# VPCS simulator that VPCS nodes run.
+APT_PKGS := build-essential vpcs
 
 FUZZTIME ?= 60s
 CRASH_KILLS ?= 200
 
 .PHONY: run test build deps deps-apt deps-go vet fmt-check fuzz crash
 
-run: build
+run: deps-apt build
 	./$(BIN) --listen $(LISTEN)
 
 build: deps-go
@@ -35,7 +36,7 @@ crash: deps
 deps: deps-apt deps-go
 
 deps-apt:
-	@if ! command -v gcc >/dev/null 2>&1; then \
+	@if ! command -v gcc >/dev/null 2>&1 || ! command -v vpcs >/dev/null 2>&1; then \
 		echo "installing Debian packages: $(APT_PKGS)"; \
 		$(SUDO) apt-get update && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(APT_PKGS); \

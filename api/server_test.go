@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"nodedesk/app"
+	"nodedesk/app/vpcs"
 	"nodedesk/store"
 )
 
@@ -38,6 +39,7 @@ type testOptions struct {
 	wrapStore func(app.Store) app.Store // e.g. to inject write failures
 	auth      *Credentials
 	timeouts  Timeouts
+	runner    *vpcs.Runner // nil: statuses change alone
 }
 
 func mustOpenServer(tb testing.TB) *testServer {
@@ -68,12 +70,19 @@ func (ts *testServer) open() {
 		appStore = ts.opts.wrapStore(st)
 	}
 	ts.events = app.NewBroker()
+	var runner app.Runner
+	if ts.opts.runner != nil {
+		runner = ts.opts.runner
+	}
 	ts.svc = app.NewService(app.Config{
-		Store: appStore, Events: ts.events, DataDir: filepath.Dir(ts.dbPath),
+		Store: appStore, Events: ts.events, Runner: runner, DataDir: filepath.Dir(ts.dbPath),
 		HostInterfaces: func() []app.HostInterface {
 			return []app.HostInterface{{Name: "eth0", Type: "ethernet"}, {Name: "lo", Special: true, Type: "ethernet"}}
 		},
 	})
+	if ts.opts.runner != nil {
+		ts.opts.runner.OnExit(ts.svc.OnProcessExit)
+	}
 	ts.srv, err = NewServer(ts.svc, ts.events, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		ts.tb.Fatal(err)
@@ -88,6 +97,9 @@ func (ts *testServer) open() {
 }
 
 func (ts *testServer) close() {
+	if ts.opts.runner != nil {
+		ts.opts.runner.StopAll()
+	}
 	if ts.client != nil {
 		// Unused connections would hold up Shutdown for 5 s.
 		ts.client.CloseIdleConnections()
