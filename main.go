@@ -6,10 +6,12 @@ package main
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -24,6 +26,12 @@ import (
 	"nodedesk/app/vpcs"
 	"nodedesk/store"
 )
+
+// ui is the built frontend (frontend/dist, made by `make build`); a clone
+// that has not built it holds only .gitkeep, and the server then says how.
+//
+//go:embed all:frontend/dist
+var ui embed.FS
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
@@ -166,6 +174,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	srv.Auth = o.auth
+	srv.UI, _ = fs.Sub(ui, "frontend/dist")
 	if err := srv.Open(o.listen); err != nil {
 		return err
 	}

@@ -2,9 +2,11 @@ package api
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // TestGuard: a web page in the user's browser cannot drive the API.
@@ -59,7 +61,6 @@ func TestRouter_JSONErrors(t *testing.T) {
 		want         int
 	}{
 		{"GET", "/v2/nope", 404},
-		{"GET", "/", 404},
 		{"GET", "/v2/version/", 404},
 		{"DELETE", "/v2/version", 405},
 		{"PATCH", "/v2/projects", 405},
@@ -105,5 +106,35 @@ func TestContract_EveryOperationRouted(t *testing.T) {
 	}
 	if n < 37 {
 		t.Errorf("only %d operations in the contract", n)
+	}
+}
+
+// TestUI: the browser UI is served at /, and index.html answers for the
+// UI's own routes; /v2 stays the API's.
+func TestUI(t *testing.T) {
+	ts := mustOpenServer(t)
+	get := func(path string) (int, string, string) {
+		res, err := ts.client.Get(ts.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, res.Header.Get("Content-Type"), string(b)
+	}
+	if code, ct, body := get("/"); code != 200 || !strings.HasPrefix(ct, "text/html") || !strings.Contains(body, "make build") {
+		t.Errorf("/ without a built UI: %d %s %q", code, ct, body)
+	}
+	ts.srv.UI = fstest.MapFS{
+		"index.html":    {Data: []byte("<!doctype html><title>nodedesk</title>")},
+		"assets/app.js": {Data: []byte("console.log(1)")},
+	}
+	for path, want := range map[string]string{"/": "<title>nodedesk", "/projects/abc": "<title>nodedesk", "/assets/app.js": "console.log"} {
+		if code, _, body := get(path); code != 200 || !strings.Contains(body, want) {
+			t.Errorf("GET %s: %d %q", path, code, body)
+		}
+	}
+	if code, _, _ := get("/v2/nope"); code != 404 {
+		t.Errorf("/v2/nope: %d", code)
 	}
 }

@@ -16,7 +16,12 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 // operation of openapi.json (register fails otherwise).
 func (s *Server) routes() (*mux.Router, error) {
 	r := mux.NewRouter()
+	ui := s.uiHandler()
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v2" && !strings.HasPrefix(r.URL.Path, "/v2/") && !strings.HasPrefix(r.URL.Path, "/v1/") {
+			ui.ServeHTTP(w, r) // the browser UI
+			return
+		}
 		writeStatusError(w, http.StatusNotFound, "No such API endpoint: "+r.URL.Path)
 	})
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -25,6 +26,9 @@ type Server struct {
 	Auth *Credentials
 	// Timeouts bound slow clients; zero fields take DefaultTimeouts.
 	Timeouts Timeouts
+	// UI is the built frontend served at /; nil serves a page that says
+	// how to build it.
+	UI fs.FS
 
 	svc    *app.Service
 	events *app.Broker
