@@ -23,6 +23,7 @@ import (
 
 	"nodedesk/api"
 	"nodedesk/app"
+	"nodedesk/app/desktop"
 	"nodedesk/app/vpcs"
 	"nodedesk/store"
 )
@@ -48,16 +49,16 @@ func main() {
 	}
 }
 
-// options are the command-line settings.
-type options struct {
+// cliOptions are the command-line settings.
+type cliOptions struct {
 	headless bool
 	listen   string
 	db       string
 	auth     *api.Credentials
 }
 
-func parseFlags(args []string, stdout, stderr io.Writer) (options, error) {
-	var o options
+func parseFlags(args []string, stdout, stderr io.Writer) (cliOptions, error) {
+	var o cliOptions
 	fs := flag.NewFlagSet("nodedesk", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned, usage is printed once below
 	fs.BoolVar(&o.headless, "headless", false, "serve the REST API only, with no window")
@@ -181,12 +182,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if !local {
 		logger.Warn("the API is reachable from other machines; use --listen 127.0.0.1:PORT to keep it local", "listen", o.listen)
 	}
-	if !o.headless {
-		logger.Warn("this build has no desktop window yet; serving the API headless")
-	}
 	logger.Info("nodedesk is serving", "url", srv.URL(), "store", o.db, "version", version)
 
-	<-ctx.Done()
+	if o.headless {
+		<-ctx.Done()
+	} else {
+		door := desktop.New(srv, events, nil, logger)
+		if err := runWindow(ctx, door, srv.UI, logger); err != nil {
+			logger.Warn(err.Error() + "; serving the API headless until Ctrl+C")
+			<-ctx.Done()
+		}
+	}
 	logger.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()

@@ -11,8 +11,8 @@ import (
 // http://127.0.0.1:3080/ works in any browser. Paths that are not files
 // get index.html (the UI routes itself); nothing under /v2 is served here.
 
-// notBuiltPage answers when the binary was built without the frontend.
-const notBuiltPage = `<!doctype html><meta charset="utf-8"><title>nodedesk</title>
+// NotBuiltPage answers when the binary was built without the frontend.
+const NotBuiltPage = `<!doctype html><meta charset="utf-8"><title>nodedesk</title>
 <body style="font-family:sans-serif;max-width:40em;margin:4em auto">
 <h1>nodedesk</h1><p>The API is running (<a href="/v2/version">/v2/version</a>), but this binary was
 built without its user interface. Build it with <code>make build</code> (or run <code>make run</code>).</p>`
@@ -25,7 +25,7 @@ func (s *Server) uiHandler() http.Handler {
 		}
 		if s.UI == nil || !exists(s.UI, "index.html") {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			_, _ = w.Write([]byte(notBuiltPage))
+			_, _ = w.Write([]byte(NotBuiltPage))
 			return
 		}
 		name := strings.TrimPrefix(path.Clean(r.URL.Path), "/")

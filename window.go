@@ -1,0 +1,52 @@
+//go:build production
+
+package main
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"os"
+	"testing/fstest"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"nodedesk/api"
+	"nodedesk/app/desktop"
+)
+
+// runWindow opens the desktop window and returns when it is closed, or
+// closes it when ctx ends (SIGINT, SIGTERM). The page is the embedded
+// frontend; it talks to Go through door's bindings.
+func runWindow(ctx context.Context, door *desktop.App, ui fs.FS, logger *slog.Logger) error {
+	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		return errors.New("no display to open the window on (DISPLAY is not set); run nodedesk in a desktop session, or pass --headless")
+	}
+	if _, err := fs.Stat(ui, "index.html"); err != nil {
+		ui = fstest.MapFS{"index.html": {Data: []byte(api.NotBuiltPage)}}
+	}
+	door.SetEmitter(runtime.EventsEmit)
+	return wails.Run(&options.App{
+		Title:            "nodedesk",
+		Width:            1280,
+		Height:           820,
+		MinWidth:         800,
+		MinHeight:        560,
+		BackgroundColour: &options.RGBA{R: 246, G: 247, B: 249, A: 255},
+		AssetServer:      &assetserver.Options{Assets: ui},
+		OnStartup: func(wctx context.Context) {
+			door.Startup(wctx)
+			go func() {
+				<-ctx.Done()
+				runtime.Quit(wctx)
+			}()
+		},
+		Bind:           []any{door},
+		ErrorFormatter: desktop.FormatError,
+		Logger:         nil,
+	})
+}
