@@ -1,28 +1,77 @@
 # nodedesk — the two commands: `make run` and `make test`.
 # Both install what they need on a fresh Debian/Ubuntu machine.
 
-GO      ?= go
-BIN     := build/bin/nodedesk
-LISTEN  ?= 127.0.0.1:3080
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-SUDO    := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
-# Debian packages: a C compiler (the Go race detector needs one) and the
-# VPCS simulator that VPCS nodes run.
-APT_PKGS := build-essential vpcs
-
+GO       ?= go
+BIN      := build/bin/nodedesk
+SERVER   := build/bin/nodedesk-server
+LISTEN   ?= 127.0.0.1:3080
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -X main.version=$(VERSION)
+SUDO     := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+# The window: Wails v2 on GTK 3 and WebKitGTK 4.1.
+DESKTOP_TAGS := desktop,production,webkit2_41
+# Debian packages. To build: a C compiler, GTK and WebKit headers; to run
+# VPCS nodes: the vpcs simulator. To test: Xvfb and ImageMagick (the window
+# test and its screenshot) and Chromium (the browser tests).
+APT_BUILD := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev vpcs
+APT_TEST  := xvfb xauth imagemagick chromium
 FUZZTIME ?= 60s
 CRASH_KILLS ?= 200
 
-.PHONY: run test build deps deps-apt deps-go vet fmt-check fuzz crash
+.PHONY: run test build server frontend deps deps-apt deps-apt-test deps-go deps-npm vet fmt-check fuzz crash
 
-run: deps-apt build
+run: build
 	./$(BIN) --listen $(LISTEN)
 
-build: deps-go
-	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) .
+build: deps frontend
+	$(GO) build -tags $(DESKTOP_TAGS) -ldflags "$(LDFLAGS)" -o $(BIN) .
 
-test: deps fmt-check vet
+# The same program without the window: pure Go, for servers and the tests.
+server: deps-go frontend
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(SERVER) .
+
+frontend: deps-npm
+	cd frontend && npm run build
+
+test: deps deps-apt-test fmt-check vet frontend server
 	$(GO) test -race -count=1 -timeout 10m ./...
+	cd frontend && npm run check && npm test
+	cd frontend && NODEDESK_BIN=$(CURDIR)/$(SERVER) npm run e2e
+	$(GO) test -count=1 -tags desktoptest -run '^TestDesktop$$' -v -timeout 5m . | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|screenshot'
+
+deps: deps-apt deps-go
+
+deps-apt:
+	@missing=$$(for p in $(APT_BUILD); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:" $$missing; \
+		$(SUDO) apt-get update && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $$missing; \
+	fi
+
+deps-apt-test:
+	@missing=$$(for p in $(APT_TEST); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:" $$missing; \
+		$(SUDO) apt-get update && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $$missing; \
+	fi
+
+deps-go:
+	@command -v $(GO) >/dev/null 2>&1 || { echo "Go 1.21 or newer is needed (https://go.dev/dl); it fetches the Go version go.mod names by itself"; exit 1; }
+	$(GO) mod download
+
+deps-npm:
+	@command -v npm >/dev/null 2>&1 || { echo "Node.js 20 and npm are needed for the user interface: sudo apt-get install nodejs npm"; exit 1; }
+	cd frontend && npm ci --no-audit --no-fund
+
+vet:
+	$(GO) vet ./...
+	$(GO) vet -tags desktoptest .
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 
 # Longer runs than make test's: each fuzz target for FUZZTIME, and the
 # kill -9 crash test with CRASH_KILLS kills.
@@ -32,23 +81,3 @@ fuzz: deps-go
 
 crash: deps
 	NODEDESK_CRASH_KILLS=$(CRASH_KILLS) $(GO) test -race -count=1 -run 'TestCrash_KillNine' -v -timeout 30m . | grep -E 'kills survived|^(ok|FAIL|---)'
-
-deps: deps-apt deps-go
-
-deps-apt:
-	@if ! command -v gcc >/dev/null 2>&1 || ! command -v vpcs >/dev/null 2>&1; then \
-		echo "installing Debian packages: $(APT_PKGS)"; \
-		$(SUDO) apt-get update && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(APT_PKGS); \
-	fi
-
-deps-go:
-	@command -v $(GO) >/dev/null 2>&1 || { echo "Go 1.21 or newer is needed (https://go.dev/dl); it fetches the Go version go.mod names by itself"; exit 1; }
-	$(GO) mod download
-
-vet:
-	$(GO) vet ./...
-
-fmt-check:
-	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
-	if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
