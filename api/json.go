@@ -96,6 +96,18 @@ func checkDuplicateKeys(raw []byte) error {
 	}
 }
 
+// readBody reads, checks (body) and decodes (decode) a request body into a
+// T, and returns the raw JSON too, for the parts whose shape depends on
+// what the request names (a node's properties).
+func readBody[T any](s *Server, r *http.Request) (T, []byte, error) {
+	var in T
+	raw, err := s.body(r)
+	if err == nil {
+		err = decode(raw, &in)
+	}
+	return in, raw, err
+}
+
 // decode fills dst from a body the schema has accepted; what is left to
 // fail is a number that does not fit its Go type (1.5 for an integer).
 func decode(raw []byte, dst any) error {

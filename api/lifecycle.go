@@ -59,16 +59,12 @@ func (s *Server) handleComputeNodeAction(t app.NodeType, a app.Action) handlerFu
 }
 
 func (s *Server) handleNodeDuplicate(w http.ResponseWriter, r *http.Request) error {
-	raw, err := s.body(r)
-	if err != nil {
-		return err
-	}
-	var in struct {
+	in, _, err := readBody[struct {
 		X int            `json:"x"`
 		Y int            `json:"y"`
 		Z app.Field[int] `json:"z"`
-	}
-	if err := decode(raw, &in); err != nil {
+	}](s, r)
+	if err != nil {
 		return err
 	}
 	n, err := s.svc.DuplicateNode(r.Context(), nodeRef(r, ""), in.X, in.Y, in.Z)

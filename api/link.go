@@ -35,12 +35,8 @@ func (s *Server) handleNodeLinks(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) handleLinkCreate(w http.ResponseWriter, r *http.Request) error {
-	raw, err := s.body(r)
+	in, _, err := readBody[app.LinkUpdate](s, r)
 	if err != nil {
-		return err
-	}
-	var in app.LinkUpdate
-	if err := decode(raw, &in); err != nil {
 		return err
 	}
 	l, err := s.svc.CreateLink(r.Context(), mux.Vars(r)["project_id"], in)
@@ -62,12 +58,8 @@ func (s *Server) handleLinkGet(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) handleLinkUpdate(w http.ResponseWriter, r *http.Request) error {
-	raw, err := s.body(r)
+	in, _, err := readBody[app.LinkUpdate](s, r)
 	if err != nil {
-		return err
-	}
-	var in app.LinkUpdate
-	if err := decode(raw, &in); err != nil {
 		return err
 	}
 	v := mux.Vars(r)

@@ -89,14 +89,10 @@ func hostUsage() (cpu, mem float64) {
 }
 
 func (s *Server) handleVersionCheck(w http.ResponseWriter, r *http.Request) error {
-	raw, err := s.body(r)
-	if err != nil {
-		return err
-	}
-	var in struct {
+	in, _, err := readBody[struct {
 		Version string `json:"version"`
-	}
-	if err := decode(raw, &in); err != nil {
+	}](s, r)
+	if err != nil {
 		return err
 	}
 	if in.Version != GNS3Version {

@@ -63,18 +63,14 @@ func (s *Server) properties(t app.NodeType, raw json.RawMessage) (app.Properties
 }
 
 func (s *Server) handleNodeCreate(w http.ResponseWriter, r *http.Request) error {
-	raw, err := s.body(r)
-	if err != nil {
-		return err
-	}
-	var in struct {
+	in, _, err := readBody[struct {
 		nodeBody
 		NodeType   app.NodeType      `json:"node_type"`
 		NodeID     string            `json:"node_id"`
 		ComputeID  string            `json:"compute_id"`
 		TemplateID app.Field[string] `json:"template_id"`
-	}
-	if err := decode(raw, &in); err != nil {
+	}](s, r)
+	if err != nil {
 		return err
 	}
 	c := app.NodeCreate{Type: in.NodeType, ID: in.NodeID, ComputeID: in.ComputeID, TemplateID: in.TemplateID, NodeUpdate: in.NodeUpdate}
@@ -90,12 +86,8 @@ func (s *Server) handleNodeCreate(w http.ResponseWriter, r *http.Request) error 
 }
 
 func (s *Server) handleNodeUpdate(w http.ResponseWriter, r *http.Request) error {
-	raw, err := s.body(r)
+	in, _, err := readBody[nodeBody](s, r)
 	if err != nil {
-		return err
-	}
-	var in nodeBody
-	if err := decode(raw, &in); err != nil {
 		return err
 	}
 	ref := nodeRef(r, "")

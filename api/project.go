@@ -22,12 +22,8 @@ func (s *Server) handleProjectList(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) handleProjectCreate(w http.ResponseWriter, r *http.Request) error {
-	raw, err := s.body(r)
+	in, _, err := readBody[app.ProjectCreate](s, r)
 	if err != nil {
-		return err
-	}
-	var in app.ProjectCreate
-	if err := decode(raw, &in); err != nil {
 		return err
 	}
 	p, err := s.svc.CreateProject(r.Context(), in)
@@ -48,12 +44,8 @@ func (s *Server) handleProjectGet(w http.ResponseWriter, r *http.Request) error 
 }
 
 func (s *Server) handleProjectUpdate(w http.ResponseWriter, r *http.Request) error {
-	raw, err := s.body(r)
+	in, _, err := readBody[app.ProjectUpdate](s, r)
 	if err != nil {
-		return err
-	}
-	var in app.ProjectUpdate
-	if err := decode(raw, &in); err != nil {
 		return err
 	}
 	p, err := s.svc.UpdateProject(r.Context(), mux.Vars(r)["project_id"], in)
@@ -94,15 +86,11 @@ func (s *Server) handleProjectClose(w http.ResponseWriter, r *http.Request) erro
 // controller and compute in one, so it names the same project; a project
 // that does not exist yet is created.
 func (s *Server) handleComputeProjectCreate(w http.ResponseWriter, r *http.Request) error {
-	raw, err := s.body(r)
-	if err != nil {
-		return err
-	}
-	var in struct {
+	in, _, err := readBody[struct {
 		app.ProjectCreate
 		Name *string `json:"name"`
-	}
-	if err := decode(raw, &in); err != nil {
+	}](s, r)
+	if err != nil {
 		return err
 	}
 	p, err := s.svc.FindProjectByID(r.Context(), in.ID)

@@ -30,17 +30,13 @@ func (s *Server) handleTemplateGet(w http.ResponseWriter, r *http.Request) error
 // handleTemplateNodeCreate is how gns3fy, Ansible and both GNS3 GUIs create
 // nodes: POST /v2/projects/{project_id}/templates/{template_id}.
 func (s *Server) handleTemplateNodeCreate(w http.ResponseWriter, r *http.Request) error {
-	raw, err := s.body(r)
-	if err != nil {
-		return err
-	}
-	var in struct {
+	in, _, err := readBody[struct {
 		X         int               `json:"x"`
 		Y         int               `json:"y"`
 		Name      app.Field[string] `json:"name"`
 		ComputeID app.Field[string] `json:"compute_id"`
-	}
-	if err := decode(raw, &in); err != nil {
+	}](s, r)
+	if err != nil {
 		return err
 	}
 	v := mux.Vars(r)
