@@ -18,7 +18,7 @@ APT_TEST  := xvfb xauth imagemagick chromium
 FUZZTIME ?= 60s
 CRASH_KILLS ?= 200
 
-.PHONY: run test build server frontend deps deps-apt deps-apt-test deps-go deps-npm vet fmt-check fuzz crash
+.PHONY: run test build server frontend deps deps-apt deps-apt-test deps-go deps-npm vet fmt-check fuzz crash bench
 
 run: build
 	./$(BIN) --listen $(LISTEN)
@@ -81,3 +81,8 @@ fuzz: deps-go
 
 crash: deps
 	NODEDESK_CRASH_KILLS=$(CRASH_KILLS) $(GO) test -race -count=1 -run 'TestCrash_KillNine' -v -timeout 30m .
+
+# The load benchmark: nodedesk against its ceilings on this machine, one
+# table of ratios (BENCH_BIG=1 adds the 10,000- and 100,000-node rows).
+bench: deps-go
+	NODEDESK_BENCH=1 NODEDESK_BENCH_BIG=$(BENCH_BIG) $(GO) test -count=1 -run '^TestLoadTable$$' -v -timeout 30m .
