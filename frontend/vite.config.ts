@@ -1,13 +1,26 @@
 import { defineConfig } from 'vitest/config';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 
-// The dev server proxies /v2 (REST and the notification websockets) to a
-// nodedesk started with --listen 127.0.0.1:3080.
+// `npm run dev` proxies /v2 (REST and the notification websockets) to a
+// nodedesk started with --listen 127.0.0.1:3080. nodedesk refuses writes
+// from pages of another origin, so the proxy drops the dev page's Origin.
+const nodedesk = process.env.NODEDESK_URL ?? 'http://127.0.0.1:3080';
+
 export default defineConfig({
   plugins: [svelte()],
   build: { outDir: 'dist', emptyOutDir: true, target: 'es2022' },
   server: {
-    proxy: { '/v2': { target: 'http://127.0.0.1:3080', ws: true, changeOrigin: true } },
+    proxy: {
+      '/v2': {
+        target: nodedesk,
+        ws: true,
+        changeOrigin: true,
+        configure: (proxy) => {
+          proxy.on('proxyReq', (req) => req.removeHeader('origin'));
+          proxy.on('proxyReqWs', (req) => req.removeHeader('origin'));
+        },
+      },
+    },
   },
   test: {
     include: ['src/**/*.test.ts'],

@@ -33,23 +33,27 @@ export function codeForStatus(status: number): string {
   }
 }
 
-/** toAppError turns anything thrown by a transport into an AppError. */
+/** fromJSON reads a binding error, the JSON text {"code","message","status"}. */
+function fromJSON(text: string): AppError | null {
+  try {
+    const v = JSON.parse(text) as { code?: unknown; message?: unknown; status?: unknown };
+    if (v && typeof v === 'object' && typeof v.message === 'string') {
+      const status = typeof v.status === 'number' ? v.status : 500;
+      return new AppError(v.message, status, typeof v.code === 'string' ? v.code : undefined);
+    }
+  } catch {
+    /* not JSON */
+  }
+  return null;
+}
+
+/** toAppError turns anything thrown by a transport into an AppError. A
+ * binding rejects with the JSON text of {code, message, status}: as a
+ * string, or (Wails 2.16 wraps it) as the message of an Error. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  if (typeof err === 'string') {
-    // Binding rejections are a JSON string {"code","message","status"}.
-    try {
-      const v = JSON.parse(err) as { code?: unknown; message?: unknown; status?: unknown };
-      if (v && typeof v === 'object' && typeof v.message === 'string') {
-        const status = typeof v.status === 'number' ? v.status : 500;
-        return new AppError(v.message, status, typeof v.code === 'string' ? v.code : undefined);
-      }
-    } catch {
-      /* a plain string */
-    }
-    return new AppError(err || 'Unknown error', 500);
-  }
-  if (err instanceof Error) return new AppError(err.message, 500);
+  if (typeof err === 'string') return fromJSON(err) ?? new AppError(err || 'Unknown error', 500);
+  if (err instanceof Error) return fromJSON(err.message) ?? new AppError(err.message, 500);
   return new AppError(String(err), 500);
 }
 
@@ -57,7 +61,19 @@ export function toAppError(err: unknown): AppError {
  * to run (browser, where no terminal can be opened). */
 export type ConsoleResult =
   | { kind: 'opened' }
-  | { kind: 'command'; command: string; host: string; port: number };
+  | { kind: 'command'; command: string; host: string; port: number; reason?: string };
+
+/** consoleCommand is what to run to reach a node's console. */
+export function consoleCommand(node: Node): Extract<ConsoleResult, { kind: 'command' }> {
+  if (node.console === null || node.console_type === null) {
+    throw new AppError(`${node.name} has no console; give it a console type first`, 400);
+  }
+  const h = node.console_host;
+  const host = !h || h === '0.0.0.0' || h === '::' ? '127.0.0.1' : h.includes(':') ? `[${h}]` : h;
+  const command =
+    node.console_type === 'telnet' ? `telnet ${host} ${node.console}` : `${node.console_type === 'vnc' ? 'vnc' : 'http'}://${host}:${node.console}`;
+  return { kind: 'command', command, host, port: node.console };
+}
 
 type Fn = (...args: never[]) => Promise<unknown>;
 /** The bound Go methods, window.go.desktop.App.<Name>. */
@@ -277,21 +293,15 @@ export function createApi(env: Env) {
     /** Opens a terminal on the node's console (window), or answers the
      * telnet command to run (browser). */
     async openConsole(pid: string, nid: string): Promise<ConsoleResult> {
-      if (transport === 'window') {
+      if (transport === 'rest') return consoleCommand(await viaRest<Node>('GET', N(pid, nid)));
+      try {
         await viaBinding<void>('OpenConsole', [pid, nid]);
         return { kind: 'opened' };
+      } catch (err) {
+        // No terminal could be started (409): give the command instead.
+        if (!(err instanceof AppError) || err.status !== 409) throw err;
+        return { ...consoleCommand(await viaBinding<Node>('GetNode', [pid, nid])), reason: err.message };
       }
-      const node = await viaRest<Node>('GET', N(pid, nid));
-      if (node.console === null || node.console_type === null) {
-        throw new AppError(`${node.name} has no console; give it a console type first`, 400);
-      }
-      const h = node.console_host;
-      const host = !h || h === '0.0.0.0' || h === '::' ? '127.0.0.1' : h.includes(':') ? `[${h}]` : h;
-      if (node.console_type !== 'telnet') {
-        const scheme = node.console_type === 'vnc' ? 'vnc' : 'http';
-        return { kind: 'command', command: `${scheme}://${host}:${node.console}`, host, port: node.console };
-      }
-      return { kind: 'command', command: `telnet ${host} ${node.console}`, host, port: node.console };
     },
 
     /** Follows live events: a project's node.* and link.* events, or with

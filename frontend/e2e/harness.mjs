@@ -1,0 +1,84 @@
+// Starts a real nodedesk (NODEDESK_BIN, headless, on a free port and a
+// fresh store) and Debian's chromium through playwright-core.
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
+
+/** startServer runs nodedesk and resolves with its URL once it serves. */
+export async function startServer({ timeoutMs = 15_000 } = {}) {
+  const bin = process.env.NODEDESK_BIN;
+  if (!bin) throw new Error('Set NODEDESK_BIN to a built nodedesk binary (e.g. NODEDESK_BIN=/tmp/ui/nodedesk npm run e2e)');
+  const dir = mkdtempSync(path.join(tmpdir(), 'nodedesk-e2e-'));
+  const env = { ...process.env };
+  delete env.DISPLAY;
+  const proc = spawn(path.resolve(bin), ['--headless', '--listen', '127.0.0.1:0', '--db', path.join(dir, 'e2e.db')], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`nodedesk did not print its URL within ${timeoutMs} ms:\n${log}`)), timeoutMs);
+    const onData = (chunk) => {
+      log += chunk;
+      const m = /msg="nodedesk is serving" url=(http:\/\/127\.0\.0\.1:\d+)/.exec(log);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    proc.stderr.on('data', onData);
+    proc.stdout.on('data', onData);
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`nodedesk exited with ${code} before serving:\n${log}`));
+    });
+  });
+  const stop = async () => {
+    if (proc.exitCode === null) {
+      const exited = new Promise((r) => proc.once('exit', r));
+      proc.kill('SIGTERM');
+      const t = setTimeout(() => proc.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(t);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { url, stop, log: () => log };
+}
+
+/** launchBrowser starts headless chromium with a fresh profile. */
+export async function launchBrowser() {
+  const profile = mkdtempSync(path.join(tmpdir(), 'nodedesk-chromium-'));
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1440, height: 900 },
+    args: [
+      '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+    ],
+  });
+  const close = async () => {
+    await browser.close();
+    rmSync(profile, { recursive: true, force: true });
+  };
+  return { context: browser, close };
+}
+
+/** rest calls the nodedesk API from the test process. */
+export function restClient(base) {
+  return async function rest(method, p, body) {
+    const res = await fetch(base + '/v2' + p, {
+      method,
+      headers: body === undefined ? undefined : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  };
+}

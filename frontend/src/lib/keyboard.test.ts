@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { commandForKey, isEditable, type KeyInput } from './keyboard';
+
+const k = (key: string, over: Partial<KeyInput> = {}): KeyInput => ({ key, ctrlKey: false, metaKey: false, shiftKey: false, altKey: false, inField: false, ...over });
+
+describe('canvas keys', () => {
+  it('Delete and Backspace delete the selection', () => {
+    expect(commandForKey(k('Delete'))).toEqual({ kind: 'delete' });
+    expect(commandForKey(k('Backspace'))).toEqual({ kind: 'delete' });
+  });
+  it('Ctrl+A and Cmd+A select all', () => {
+    expect(commandForKey(k('a', { ctrlKey: true }))).toEqual({ kind: 'selectAll' });
+    expect(commandForKey(k('A', { metaKey: true, shiftKey: true }))).toEqual({ kind: 'selectAll' });
+  });
+  it('arrows nudge by 10 px, with Shift by 1 px', () => {
+    expect(commandForKey(k('ArrowRight'))).toEqual({ kind: 'nudge', dx: 10, dy: 0 });
+    expect(commandForKey(k('ArrowUp', { shiftKey: true }))).toEqual({ kind: 'nudge', dx: 0, dy: -1 });
+  });
+  it('Escape works everywhere; other keys are left to text fields', () => {
+    expect(commandForKey(k('Escape', { inField: true }))).toEqual({ kind: 'escape' });
+    expect(commandForKey(k('Delete', { inField: true }))).toBeNull();
+    expect(commandForKey(k('a', { ctrlKey: true, inField: true }))).toBeNull();
+    expect(commandForKey(k('x'))).toBeNull();
+    expect(commandForKey(k('Delete', { ctrlKey: true }))).toBeNull();
+  });
+  it('knows which elements take typing', () => {
+    expect(isEditable({ tagName: 'INPUT', type: 'text' } as unknown as EventTarget)).toBe(true);
+    expect(isEditable({ tagName: 'INPUT', type: 'checkbox' } as unknown as EventTarget)).toBe(false);
+    expect(isEditable({ tagName: 'TEXTAREA' } as unknown as EventTarget)).toBe(true);
+    expect(isEditable({ tagName: 'DIV', isContentEditable: false } as unknown as EventTarget)).toBe(false);
+    expect(isEditable(null)).toBe(false);
+  });
+});

@@ -1,0 +1,46 @@
+// The canvas keyboard: which command a key press means.
+
+export type KeyCommand =
+  | { kind: 'delete' }
+  | { kind: 'selectAll' }
+  | { kind: 'escape' }
+  | { kind: 'nudge'; dx: number; dy: number };
+
+export interface KeyInput {
+  key: string;
+  ctrlKey: boolean;
+  metaKey: boolean;
+  shiftKey: boolean;
+  altKey: boolean;
+  /** The key went to a text field, select or other editable element. */
+  inField: boolean;
+}
+
+export const NUDGE = 10;
+export const NUDGE_FINE = 1;
+
+export function commandForKey(k: KeyInput): KeyCommand | null {
+  if (k.key === 'Escape') return { kind: 'escape' };
+  if (k.inField || k.altKey) return null;
+  if ((k.ctrlKey || k.metaKey) && (k.key === 'a' || k.key === 'A')) return { kind: 'selectAll' };
+  if (k.ctrlKey || k.metaKey) return null;
+  if (k.key === 'Delete' || k.key === 'Backspace') return { kind: 'delete' };
+  const step = k.shiftKey ? NUDGE_FINE : NUDGE;
+  switch (k.key) {
+    case 'ArrowLeft': return { kind: 'nudge', dx: -step, dy: 0 };
+    case 'ArrowRight': return { kind: 'nudge', dx: step, dy: 0 };
+    case 'ArrowUp': return { kind: 'nudge', dx: 0, dy: -step };
+    case 'ArrowDown': return { kind: 'nudge', dx: 0, dy: step };
+    default: return null;
+  }
+}
+
+/** isEditable says whether a key event target takes typing itself. */
+export function isEditable(t: EventTarget | null): boolean {
+  const el = t as { tagName?: string; isContentEditable?: boolean; type?: string } | null;
+  if (!el || typeof el.tagName !== 'string') return false;
+  const tag = el.tagName.toUpperCase();
+  if (tag === 'TEXTAREA' || tag === 'SELECT' || el.isContentEditable) return true;
+  if (tag !== 'INPUT') return false;
+  return !['checkbox', 'radio', 'button', 'submit', 'reset'].includes((el.type ?? 'text').toLowerCase());
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { bounds, freeSpot, nudged, toFlowEdges, toFlowNodes } from './layout';
+import { ethSwitch, link, vpcs } from './testdata';
+
+describe('canvas layout', () => {
+  const pc = vpcs('pc1', { x: 10, y: 20 });
+  const sw = ethSwitch('sw1', { x: 200, y: 100 });
+
+  it('places nodes at their x/y, with selection', () => {
+    const f = toFlowNodes([pc, sw], [], new Set(['sw1']));
+    expect(f.map((n) => [n.id, n.position, n.selected])).toEqual([['pc1', { x: 10, y: 20 }, false], ['sw1', { x: 200, y: 100 }, true]]);
+  });
+
+  it('keeps a dragged node where the user holds it until saved', () => {
+    const f = toFlowNodes([pc], [], new Set(), new Map([['pc1', { x: 99, y: 98 }]]));
+    expect(f[0].position).toEqual({ x: 99, y: 98 });
+  });
+
+  it('reuses unchanged canvas nodes and keeps their measured size', () => {
+    const first = toFlowNodes([pc, sw], [], new Set());
+    first[1] = { ...first[1], measured: { width: 60, height: 70 } };
+    const second = toFlowNodes([pc, { ...sw, name: 'core' }], first, new Set());
+    expect(second[0]).toBe(first[0]);
+    expect(second[1].measured).toEqual({ width: 60, height: 70 });
+    expect(second[1].data.node.name).toBe('core');
+  });
+
+  it('draws links between existing nodes, labelled with port names', () => {
+    const nodes = new Map([[pc.node_id, pc], [sw.node_id, sw]]);
+    const e = toFlowEdges([link('l1', ['pc1', 0], ['sw1', 3]), link('l2', ['pc1', 0], ['gone', 1])], nodes, 'l1');
+    expect(e).toHaveLength(1);
+    expect(e[0]).toMatchObject({ id: 'l1', source: 'pc1', target: 'sw1', selected: true, data: { sourceLabel: 'e0', targetLabel: 'e3' } });
+  });
+
+  it('finds a free spot for copies and nudges on whole pixels', () => {
+    expect(freeSpot({ x: 0, y: 0 }, [{ x: 0, y: 0 }, { x: 40, y: 40 }])).toEqual({ x: 80, y: 80 });
+    expect(freeSpot({ x: 500, y: 0 }, [{ x: 0, y: 0 }])).toEqual({ x: 500, y: 0 });
+    expect(nudged({ x: 1.4, y: 2 }, 10, -1)).toEqual({ x: 11, y: 1 });
+    expect(bounds([])).toBeNull();
+    expect(bounds([{ x: 1, y: 5 }, { x: -3, y: 2 }])).toEqual({ minX: -3, minY: 2, maxX: 1, maxY: 5 });
+  });
+});
+
+import { endLabelPoints } from './layout';
+
+describe('link port labels', () => {
+  it('sit a fixed distance in from each end', () => {
+    expect(endLabelPoints({ x: 0, y: 0 }, { x: 300, y: 0 }, 40)).toEqual({ source: { x: 40, y: 0 }, target: { x: 260, y: 0 } });
+  });
+  it('go further down where a link leaves a node downwards, past its name', () => {
+    expect(endLabelPoints({ x: 0, y: 0 }, { x: 0, y: 300 }, 40, 30)).toEqual({ source: { x: 0, y: 70 }, target: { x: 0, y: 260 } });
+    expect(endLabelPoints({ x: 0, y: 300 }, { x: 0, y: 0 }, 40, 30)).toEqual({ source: { x: 0, y: 260 }, target: { x: 0, y: 70 } });
+  });
+  it('move closer to the ends on short links, and cope with zero length', () => {
+    expect(endLabelPoints({ x: 0, y: 0 }, { x: 0, y: 60 }, 40)).toEqual({ source: { x: 0, y: 20 }, target: { x: 0, y: 40 } });
+    expect(endLabelPoints({ x: 5, y: 5 }, { x: 5, y: 5 })).toEqual({ source: { x: 5, y: 5 }, target: { x: 5, y: 5 } });
+  });
+});
+
+describe('dragging', () => {
+  it('keeps a node being dragged where the pointer is when an update arrives', () => {
+    const pc = vpcs('pc1', { x: 10, y: 20 });
+    const prev = toFlowNodes([pc], [], new Set());
+    prev[0] = { ...prev[0], dragging: true, position: { x: 300, y: 300 } };
+    const next = toFlowNodes([{ ...pc, name: 'renamed' }], prev, new Set());
+    expect(next[0].position).toEqual({ x: 300, y: 300 });
+  });
+});

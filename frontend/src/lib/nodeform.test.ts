@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { buildUpdate, formFields, formFromNode } from './nodeform';
+import { bulkEdit } from './switchports';
+import { ethSwitch, frSwitch, vpcs } from './testdata';
+
+describe('node form', () => {
+  it('sends nothing when nothing changed', () => {
+    for (const n of [vpcs(), ethSwitch(), frSwitch()]) {
+      expect(buildUpdate(n, formFromNode(n))).toEqual({ ok: true, body: {}, changed: false });
+    }
+  });
+
+  it('sends only the changed general fields, the label whole', () => {
+    const n = vpcs();
+    const f = { ...formFromNode(n), name: 'PC9', console: 5100, label: 'web', x: 50 };
+    const r = buildUpdate(n, f);
+    expect(r).toEqual({
+      ok: true, changed: true,
+      body: { name: 'PC9', console: 5100, label: { text: 'web', style: null, x: null, y: -40, rotation: 0 }, x: 50 },
+    });
+  });
+
+  it('refuses a console port that is not a whole number, naming the field', () => {
+    const n = vpcs();
+    expect(buildUpdate(n, { ...formFromNode(n), console: 50.5 })).toMatchObject({ ok: false, field: 'console' });
+    expect(buildUpdate(n, { ...formFromNode(n), x: null })).toMatchObject({ ok: false, field: 'x' });
+  });
+
+  it('sends "none" console type as null for types with a choice', () => {
+    const n = vpcs('q1', { node_type: 'qemu' });
+    const r = buildUpdate(n, { ...formFromNode(n), console_type: 'none' });
+    expect(r).toEqual({ ok: true, changed: true, body: { console_type: null } });
+  });
+
+  it('never sends console fields for types without a console', () => {
+    const n = ethSwitch();
+    const r = buildUpdate(n, { ...formFromNode(n), console: 5005 });
+    expect(r).toEqual({ ok: true, changed: false, body: {} });
+  });
+
+  it('saves the VPCS startup script in properties', () => {
+    const n = vpcs();
+    expect(buildUpdate(n, { ...formFromNode(n), startup_script: 'ip 10.0.0.1/24\n' })).toMatchObject({
+      ok: true, body: { properties: { startup_script: 'ip 10.0.0.1/24\n' } },
+    });
+  });
+
+  it('saves the whole switch port table after a bulk edit', () => {
+    const n = ethSwitch();
+    const f = formFromNode(n);
+    f.switchPorts = bulkEdit(f.switchPorts, new Set([0, 1]), { type: 'dot1q', vlan: 20 });
+    const r = buildUpdate(n, f);
+    expect(r.ok).toBe(true);
+    if (r.ok) {
+      const pm = r.body.properties?.ports_mapping as { type: string; vlan: number }[];
+      expect(pm).toHaveLength(4);
+      expect(pm.slice(0, 3).map((p) => [p.type, p.vlan])).toEqual([['dot1q', 20], ['dot1q', 20], ['access', 1]]);
+    }
+  });
+
+  it('saves Frame Relay rows as mappings, and names the bad row', () => {
+    const n = frSwitch();
+    const f = formFromNode(n);
+    f.frRows = [...f.frRows, { srcPort: '1', srcDlci: '102', dstPort: '3', dstDlci: '301' }];
+    expect(buildUpdate(n, f)).toMatchObject({ ok: true, body: { properties: { mappings: { '1:101': '2:201', '1:102': '3:301' } } } });
+    f.frRows[1].dstDlci = 'x';
+    expect(buildUpdate(n, f)).toMatchObject({ ok: false, field: 'mappings', row: 1 });
+  });
+
+  it('lists the fields of each editor for error matching', () => {
+    expect(formFields(ethSwitch())).toContain('ports_mapping');
+    expect(formFields(frSwitch())).toContain('mappings');
+    expect(formFields(vpcs())).toContain('startup_script');
+  });
+});
+
+import { isDirty, rebase } from './nodeform';
+
+describe('live updates while editing', () => {
+  it('take new values for untouched fields and keep the user\'s edits', () => {
+    const base = vpcs('pc1', { x: 10 });
+    const form = { ...formFromNode(base), startup_script: 'ip dhcp' };
+    const next = { ...base, x: 99, name: 'PC-renamed' };
+    const out = rebase(base, form, next);
+    expect(out.x).toBe(99);
+    expect(out.name).toBe('PC-renamed');
+    expect(out.startup_script).toBe('ip dhcp');
+    expect(buildUpdate(next, out)).toMatchObject({ ok: true, body: { properties: { startup_script: 'ip dhcp' } } });
+  });
+
+  it('keep an edited field even when the server changed it too', () => {
+    const base = vpcs();
+    const out = rebase(base, { ...formFromNode(base), name: 'mine' }, { ...base, name: 'theirs' });
+    expect(out.name).toBe('mine');
+  });
+
+  it('know when the form holds unsaved edits', () => {
+    const n = ethSwitch();
+    expect(isDirty(n, formFromNode(n))).toBe(false);
+    expect(isDirty(n, { ...formFromNode(n), label: 'core' })).toBe(true);
+    expect(isDirty(n, { ...formFromNode(n), z: null })).toBe(true);
+  });
+});

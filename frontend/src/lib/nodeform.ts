@@ -1,0 +1,170 @@
+// The property panel's form: made from a node, turned back into the one
+// PUT body that holds exactly what the user changed.
+
+import { assertNever } from './assert';
+import { consoleChoice, consoleValue, typeInfo, type ConsoleChoice } from './nodetypes';
+import { mappingsToRows, rowsToMappings, type FrRow } from './framerelay';
+import { toWireSwitchPorts } from './switchports';
+import type { CloudPort, EthernetHubPort, EthernetSwitchPort, Node, NodeUpdate } from './types';
+
+export interface NodeForm {
+  name: string;
+  /** Console TCP port; null leaves the choice to nodedesk. */
+  console: number | null;
+  console_type: ConsoleChoice;
+  symbol: string;
+  label: string;
+  x: number | null;
+  y: number | null;
+  z: number | null;
+  startup_script: string;
+  switchPorts: EthernetSwitchPort[];
+  hubPorts: EthernetHubPort[];
+  frRows: FrRow[];
+  cloudPorts: CloudPort[];
+}
+
+const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v ?? null)) as T;
+
+export function formFromNode(n: Node): NodeForm {
+  const p = n.properties ?? {};
+  const editor = typeInfo(n.node_type).editor;
+  const mapping = Array.isArray(p.ports_mapping) ? p.ports_mapping : [];
+  return {
+    name: n.name,
+    console: n.console,
+    console_type: consoleChoice(n.console_type),
+    symbol: n.symbol ?? '',
+    label: n.label?.text ?? '',
+    x: n.x,
+    y: n.y,
+    z: n.z,
+    startup_script: typeof p.startup_script === 'string' ? p.startup_script : '',
+    switchPorts: editor === 'switch' ? clone(mapping as EthernetSwitchPort[]).map((sp) => ({ ...sp, ethertype: sp.ethertype || null })) : [],
+    hubPorts: editor === 'hub' ? clone(mapping as EthernetHubPort[]) : [],
+    frRows: editor === 'frame_relay' ? mappingsToRows(p.mappings) : [],
+    cloudPorts: editor === 'cloud' ? clone(mapping as CloudPort[]) : [],
+  };
+}
+
+export type BuildResult =
+  | { ok: true; body: NodeUpdate; changed: boolean }
+  | { ok: false; field: string; row: number | null; message: string };
+
+const isInt = (v: number | null): v is number => typeof v === 'number' && Number.isInteger(v);
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** buildUpdate makes the PUT body of what differs between node and form,
+ * or says which field cannot be sent as typed. */
+export function buildUpdate(n: Node, f: NodeForm): BuildResult {
+  const body: NodeUpdate = {};
+  const info = typeInfo(n.node_type);
+  if (f.name !== n.name) body.name = f.name;
+
+  if (info.consoles.length > 1 || info.consoles[0] !== 'none') {
+    const ct = consoleValue(f.console_type);
+    if (ct !== n.console_type) body.console_type = ct;
+    if (ct !== null && f.console !== n.console) {
+      if (f.console !== null && !isInt(f.console)) {
+        return { ok: false, field: 'console', row: null, message: 'The console port must be a whole number (for example 5000), or empty to let nodedesk choose' };
+      }
+      body.console = f.console;
+    }
+  }
+
+  const symbol = f.symbol.trim();
+  if (symbol !== (n.symbol ?? '')) body.symbol = symbol === '' ? null : symbol;
+  if (f.label !== (n.label?.text ?? '')) body.label = { ...n.label, text: f.label };
+
+  for (const k of ['x', 'y', 'z'] as const) {
+    if (f[k] === n[k]) continue;
+    const v = f[k];
+    if (!isInt(v)) return { ok: false, field: k, row: null, message: `${k} must be a whole number` };
+    body[k] = v;
+  }
+
+  const props = propertiesUpdate(n, f);
+  if (!props.ok) return props;
+  if (props.properties) body.properties = props.properties;
+  return { ok: true, body, changed: Object.keys(body).length > 0 };
+}
+
+type PropsResult =
+  | { ok: true; properties: Record<string, unknown> | null }
+  | { ok: false; field: string; row: number | null; message: string };
+
+function propertiesUpdate(n: Node, f: NodeForm): PropsResult {
+  const p = n.properties ?? {};
+  const editor = typeInfo(n.node_type).editor;
+  switch (editor) {
+    case 'vpcs': {
+      const before = typeof p.startup_script === 'string' ? p.startup_script : '';
+      return { ok: true, properties: f.startup_script === before ? null : { startup_script: f.startup_script } };
+    }
+    case 'switch': {
+      for (let i = 0; i < f.switchPorts.length; i++) {
+        const sp = f.switchPorts[i];
+        if (!Number.isInteger(Number(sp.port_number)) || String(sp.port_number) === '') {
+          return { ok: false, field: 'ports_mapping', row: i, message: `Row ${i + 1}: the port number must be a whole number` };
+        }
+        if (sp.vlan !== undefined && sp.vlan !== null && !Number.isInteger(Number(sp.vlan))) {
+          return { ok: false, field: 'ports_mapping', row: i, message: `Row ${i + 1}: the VLAN must be a whole number from 1 to 4094` };
+        }
+      }
+      const after = toWireSwitchPorts(f.switchPorts);
+      const before = toWireSwitchPorts((p.ports_mapping ?? []) as EthernetSwitchPort[]);
+      return { ok: true, properties: same(after, before) ? null : { ports_mapping: after } };
+    }
+    case 'hub': {
+      const wire = (rows: readonly EthernetHubPort[]) => rows.map((h) => ({ name: h.name, port_number: Number(h.port_number) }));
+      const after = wire(f.hubPorts);
+      return { ok: true, properties: same(after, wire((p.ports_mapping ?? []) as EthernetHubPort[])) ? null : { ports_mapping: after } };
+    }
+    case 'frame_relay': {
+      const r = rowsToMappings(f.frRows);
+      if (!r.ok) return { ok: false, field: 'mappings', row: r.row, message: r.message };
+      const before = rowsToMappings(mappingsToRows(p.mappings));
+      return { ok: true, properties: before.ok && same(r.mappings, before.mappings) ? null : { mappings: r.mappings } };
+    }
+    case 'cloud': {
+      const after = f.cloudPorts.map((c) => ({ ...c, port_number: Number(c.port_number) }));
+      return { ok: true, properties: same(after, p.ports_mapping ?? []) ? null : { ports_mapping: after } };
+    }
+    case 'none':
+      return { ok: true, properties: null };
+    default:
+      return assertNever(editor, 'editor');
+  }
+}
+
+/** The fields the form of a node shows, for matching server messages. */
+export function formFields(n: Node): string[] {
+  const fields = ['name', 'console', 'console_type', 'symbol', 'label', 'x', 'y', 'z'];
+  const editor = typeInfo(n.node_type).editor;
+  switch (editor) {
+    case 'vpcs': return [...fields, 'startup_script'];
+    case 'switch': case 'hub': return [...fields, 'ports_mapping'];
+    case 'frame_relay': return [...fields, 'mappings'];
+    case 'cloud': return [...fields, 'ports_mapping', 'interfaces'];
+    case 'none': return fields;
+    default: return assertNever(editor, 'editor');
+  }
+}
+
+/** rebase moves a form onto a newer version of its node (a live update):
+ * fields the user has not touched take the new values, edited ones stay. */
+export function rebase(base: Node, form: NodeForm, next: Node): NodeForm {
+  const was = formFromNode(base);
+  const now = formFromNode(next);
+  const out = { ...form } as Record<keyof NodeForm, unknown>;
+  for (const k of Object.keys(now) as (keyof NodeForm)[]) {
+    if (same(form[k], was[k])) out[k] = now[k];
+  }
+  return out as unknown as NodeForm;
+}
+
+/** isDirty says whether the form holds edits not saved yet. */
+export function isDirty(base: Node, form: NodeForm): boolean {
+  const r = buildUpdate(base, form);
+  return !r.ok || r.changed;
+}

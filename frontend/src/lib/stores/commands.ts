@@ -1,0 +1,76 @@
+// What the toolbar, the panels and the keyboard do to the selection and
+// the project, with a notice saying how it went.
+
+import { get } from 'svelte/store';
+import * as api from '../api';
+import type { ConsoleResult } from '../api';
+import type { NodeAction } from '../types';
+import { deleteLink } from './links';
+import { actOnNodes, deleteNodes, duplicateNodes, nodes } from './nodes';
+import { failed, notify } from './notices';
+import { clearSelection, selectNodes, selectedLink, selectedNodes } from './selection';
+
+const PAST: Record<NodeAction, string> = { start: 'Started', stop: 'Stopped', suspend: 'Suspended', reload: 'Reloaded' };
+
+function names(ids: readonly string[]): string {
+  const all = get(nodes);
+  const ns = ids.map((id) => all.get(id)?.name ?? 'a node');
+  return ns.length <= 2 ? ns.join(' and ') : `${ns[0]} and ${ns.length - 1} more`;
+}
+
+/** deleteSelection deletes the selected nodes (their links go with them on
+ * the server), or the selected link. */
+export async function deleteSelection(pid: string): Promise<void> {
+  const ids = [...get(selectedNodes)];
+  const link = get(selectedLink);
+  if (ids.length > 0) {
+    const label = names(ids);
+    const errors = await deleteNodes(pid, ids);
+    clearSelection();
+    if (errors.length > 0) failed(`Could not delete ${errors.length === ids.length ? label : 'some nodes'}`, errors[0]);
+    else notify('success', `Deleted ${label}`);
+  } else if (link) {
+    try {
+      await deleteLink(pid, link);
+      clearSelection();
+      notify('success', 'Deleted the link');
+    } catch (err) {
+      failed('Could not delete the link', err);
+    }
+  }
+}
+
+export async function actOn(pid: string, ids: readonly string[], action: NodeAction): Promise<void> {
+  if (ids.length === 0) return;
+  const label = names(ids);
+  const errors = await actOnNodes(pid, ids, action);
+  if (errors.length > 0) failed(`Could not ${action} ${errors.length === ids.length ? label : 'some nodes'}`, errors[0]);
+  else notify('success', `${PAST[action]} ${label}`);
+}
+
+export async function actOnProject(pid: string, action: NodeAction): Promise<void> {
+  try {
+    await api.projectAction(pid, action);
+    notify('success', `${PAST[action]} every node`);
+  } catch (err) {
+    failed(`Could not ${action} every node`, err);
+  }
+}
+
+export async function duplicate(pid: string, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const { copies, errors } = await duplicateNodes(pid, ids);
+  if (copies.length > 0) selectNodes(copies.map((c) => c.node_id));
+  if (errors.length > 0) failed('Could not duplicate', errors[0]);
+  else notify('success', `Duplicated ${names(ids)}`);
+}
+
+/** openConsole opens the node's console, or answers the command to type. */
+export async function openConsole(pid: string, nid: string): Promise<ConsoleResult | null> {
+  try {
+    return await api.openConsole(pid, nid);
+  } catch (err) {
+    failed('Could not open the console', err);
+    return null;
+  }
+}

@@ -1,0 +1,85 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { get } from 'svelte/store';
+import { links, setLinks } from './links';
+import { nodes, setNodes } from './nodes';
+import { applyProjectEvent, currentId, projects } from './projects';
+import { applyTopologyEvent } from './topology';
+import { clearSelection, selectLink, selectNodes, selectedLink, selectedNodes } from './selection';
+import { ethSwitch, link, project, vpcs } from '../testdata';
+
+describe('topology stores follow live events', () => {
+  beforeEach(() => {
+    setNodes([vpcs('pc1'), ethSwitch('sw1')]);
+    setLinks([link('l1', ['pc1', 0], ['sw1', 1])]);
+  });
+
+  it('adds and updates nodes', () => {
+    applyTopologyEvent({ action: 'node.created', event: vpcs('pc2', { name: 'PC2' }) });
+    applyTopologyEvent({ action: 'node.updated', event: vpcs('pc1', { name: 'web', x: 77 }) });
+    const m = get(nodes);
+    expect([...m.keys()]).toEqual(['pc1', 'sw1', 'pc2']);
+    expect(m.get('pc1')).toMatchObject({ name: 'web', x: 77 });
+  });
+
+  it('drops a deleted node together with its links', () => {
+    applyTopologyEvent({ action: 'node.deleted', event: vpcs('pc1') });
+    expect(get(nodes).has('pc1')).toBe(false);
+    expect(get(links)).toEqual([]);
+  });
+
+  it('adds, updates and deletes links', () => {
+    const l2 = link('l2', ['pc1', 0], ['sw1', 2]);
+    applyTopologyEvent({ action: 'link.created', event: l2 });
+    applyTopologyEvent({ action: 'link.updated', event: { ...l2, suspend: true } });
+    expect(get(links).map((l) => [l.link_id, l.suspend])).toEqual([['l1', false], ['l2', true]]);
+    applyTopologyEvent({ action: 'link.deleted', event: l2 });
+    expect(get(links).map((l) => l.link_id)).toEqual(['l1']);
+  });
+
+  it('ignores a second delete of the same thing', () => {
+    applyTopologyEvent({ action: 'link.deleted', event: link('l1', ['pc1', 0], ['sw1', 1]) });
+    const before = get(links);
+    applyTopologyEvent({ action: 'link.deleted', event: link('l1', ['pc1', 0], ['sw1', 1]) });
+    expect(get(links)).toBe(before);
+  });
+});
+
+describe('project list follows live events', () => {
+  beforeEach(() => {
+    projects.set([project('p1', { name: 'b-lab' })]);
+    currentId.set('p1');
+  });
+
+  it('keeps the list sorted by name as projects come and change', () => {
+    applyProjectEvent({ action: 'project.created', event: project('p2', { name: 'a-lab' }) });
+    applyProjectEvent({ action: 'project.closed', event: project('p1', { name: 'b-lab', status: 'closed' }) });
+    expect(get(projects).map((p) => [p.name, p.status])).toEqual([['a-lab', 'opened'], ['b-lab', 'closed']]);
+  });
+
+  it('leaves a project that was deleted elsewhere', () => {
+    applyProjectEvent({ action: 'project.deleted', event: project('p1') });
+    expect(get(projects)).toEqual([]);
+    expect(get(currentId)).toBeNull();
+  });
+});
+
+describe('selection', () => {
+  it('holds nodes or one link, never both', () => {
+    selectNodes(['a', 'b']);
+    expect([...get(selectedNodes)]).toEqual(['a', 'b']);
+    selectLink('l1');
+    expect(get(selectedNodes).size).toBe(0);
+    expect(get(selectedLink)).toBe('l1');
+    selectNodes(['a']);
+    expect(get(selectedLink)).toBeNull();
+    clearSelection();
+    expect(get(selectedNodes).size).toBe(0);
+  });
+
+  it('does not notify when the same nodes are selected again', () => {
+    selectNodes(['a', 'b']);
+    const before = get(selectedNodes);
+    selectNodes(['b', 'a']);
+    expect(get(selectedNodes)).toBe(before);
+  });
+});

@@ -1,0 +1,80 @@
+// The project shown: loads its nodes and links and follows its events.
+
+import { get, writable } from 'svelte/store';
+import * as api from '../api';
+import { assertNever } from '../assert';
+import type { LiveEvent, LiveState } from '../types';
+import { loadLinks, removeLink, setLinks, upsertLink } from './links';
+import { loadNodes, removeNode, setNodes, upsertNode } from './nodes';
+import { clearSelection } from './selection';
+
+export type TopologyState = 'idle' | 'loading' | 'ready' | { error: string };
+export const topologyState = writable<TopologyState>('idle');
+/** Whether live events are arriving (or the stream is reconnecting). */
+export const liveState = writable<LiveState>('live');
+
+let stop: (() => void) | null = null;
+let shown: string | null = null;
+
+/** applyTopologyEvent folds a node or link event into the stores. */
+export function applyTopologyEvent(e: LiveEvent): void {
+  switch (e.action) {
+    case 'node.created':
+    case 'node.updated':
+      upsertNode(e.event);
+      return;
+    case 'node.deleted':
+      removeNode(e.event.node_id);
+      return;
+    case 'link.created':
+    case 'link.updated':
+      upsertLink(e.event);
+      return;
+    case 'link.deleted':
+      removeLink(e.event.link_id);
+      return;
+    case 'resync':
+      if (shown) void reload(shown);
+      return;
+    case 'project.created': case 'project.updated': case 'project.deleted':
+    case 'project.opened': case 'project.closed':
+      return;
+    default:
+      assertNever(e, 'event');
+  }
+}
+
+async function reload(pid: string): Promise<void> {
+  try {
+    await Promise.all([loadNodes(pid), loadLinks(pid)]);
+    if (shown === pid) topologyState.set('ready');
+  } catch (err) {
+    if (shown === pid) topologyState.set({ error: api.toAppError(err).message });
+  }
+}
+
+/** showProject switches the topology to project pid (null: none). */
+export function showProject(pid: string | null): void {
+  if (pid === shown) return;
+  stop?.();
+  stop = null;
+  shown = pid;
+  setNodes([]);
+  setLinks([]);
+  clearSelection();
+  if (pid === null) {
+    topologyState.set('idle');
+    return;
+  }
+  topologyState.set('loading');
+  stop = api.subscribe(pid, applyTopologyEvent, (s) => liveState.set(s));
+  void reload(pid);
+}
+
+/** retry reloads the shown project (after an error, or when something
+ * turned out to be gone); a loaded canvas stays up meanwhile. */
+export function retry(): void {
+  if (!shown) return;
+  if (typeof get(topologyState) === 'object') topologyState.set('loading');
+  void reload(shown);
+}
