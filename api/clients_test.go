@@ -519,3 +519,20 @@ func TestNotifications_SlowListener(t *testing.T) {
 	// Every write was acknowledged above; that the Broker drops a listener
 	// that lags is TestBroker_DropsSlowSubscriber's job.
 }
+
+// TestLinks_NAT: a NAT node has one port, nat0, that a lab node can use;
+// NAT to cloud is refused, as GNS3 refuses it.
+func TestLinks_NAT(t *testing.T) {
+	ts := mustOpenServer(t)
+	pid := ts.mustCreateProject("lab")
+	nat := ts.mustCreateNode(pid, map[string]any{"node_type": "nat"})
+	ports := nat["ports"].([]any)
+	if len(ports) != 1 || ports[0].(map[string]any)["name"] != "nat0" {
+		t.Fatalf("NAT ports %v", ports)
+	}
+	pc := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})
+	cloud := ts.mustCreateNode(pid, map[string]any{"node_type": "cloud"})
+	links := "/v2/projects/" + pid + "/links"
+	ts.do("POST", links, map[string]any{"nodes": []any{end(nat["node_id"].(string), 0, 0), end(cloud["node_id"].(string), 0, 0)}}).want(t, 409)
+	ts.do("POST", links, map[string]any{"nodes": []any{end(nat["node_id"].(string), 0, 0), end(pc["node_id"].(string), 0, 0)}}).want(t, 201)
+}

@@ -34,10 +34,13 @@ func (n *Node) Ports() []Port {
 		for i, p := range n.Properties.HubPorts {
 			ports = append(ports, ethernetPort(p.Name, "e"+strconv.Itoa(i), 0, i))
 		}
-	case Cloud, NAT:
+	case Cloud:
 		for i, p := range n.Properties.CloudPorts {
 			ports = append(ports, ethernetPort(p.Name, p.Name, 0, i))
 		}
+	case NAT:
+		// One port into the host's NAT network, as GNS3's NAT node has.
+		ports = append(ports, ethernetPort("nat0", "nat0", 0, 0))
 	case FrameRelaySwitch:
 		for _, num := range frameRelayPortNumbers(n.Properties.Mappings) {
 			s := strconv.Itoa(num)
