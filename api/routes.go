@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"sort"
 	"strings"
 
 	"github.com/gorilla/mux"
@@ -100,6 +101,9 @@ func (s *Server) routes() (*mux.Router, error) {
 			routes = append(routes, route{"POST", base + "/{node_id}/" + string(a), s.handleComputeNodeAction(t, a)})
 		}
 	}
+	// gorilla/mux tries routes in order, one regexp each: the node routes,
+	// which clients call most, go first (measured with make bench).
+	sort.SliceStable(routes, func(i, j int) bool { return hot(routes[i].path) && !hot(routes[j].path) })
 	for _, rt := range routes {
 		if err := s.contract.register(rt.method, rt.path); err != nil {
 			return nil, err
@@ -115,3 +119,7 @@ func (s *Server) routes() (*mux.Router, error) {
 	}
 	return r, nil
 }
+
+// hot reports whether a route is one of a node's own (controller or
+// compute view).
+func hot(path string) bool { return strings.HasSuffix(path, "/nodes/{node_id}") }

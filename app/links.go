@@ -117,9 +117,15 @@ func (u LinkUpdate) applyTo(l *Link, relabel bool) {
 	setIf(&l.Suspend, u.Suspend)
 	if u.Filters.Set {
 		l.Filters = u.Filters.Value
+		if len(l.Filters) == 0 {
+			l.Filters = nil // none, however it was said
+		}
 	}
 	if u.LinkStyle.Set {
 		l.LinkStyle = u.LinkStyle.Value
+		if len(l.LinkStyle) == 0 {
+			l.LinkStyle = nil
+		}
 	}
 	if relabel && u.Nodes.has() {
 		for _, e := range u.Nodes.Value {
@@ -155,7 +161,7 @@ func (s *Service) UpdateLink(ctx context.Context, projectID, linkID string, u Li
 		after.Nodes = append([]LinkEnd(nil), before.Nodes...)
 		l = &after
 		u.applyTo(l, true)
-		if sameJSON(before, l) {
+		if unchanged(before, l) {
 			return errUnchanged
 		}
 		emit("link.updated", l.ProjectID, l)

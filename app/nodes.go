@@ -123,12 +123,8 @@ func findNode(tx Tx, ref NodeRef) (*Node, error) {
 	if !ok {
 		return nil, Errorf(EINVALID, "Node ID %s is not a valid UUID", ref.NodeID)
 	}
-	p, err := tx.Project(pid)
-	if err != nil {
-		return nil, err
-	}
-	if p == nil {
-		return nil, projectNotFound(ref.ProjectID)
+	if ok, err := tx.HasProject(pid); err != nil || !ok {
+		return nil, cmp.Or(err, projectNotFound(ref.ProjectID))
 	}
 	n, err := tx.Node(pid, nid)
 	if err != nil {
@@ -174,7 +170,7 @@ func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*N
 		if err := checkLinkedPorts(tx, after); err != nil {
 			return err
 		}
-		if sameJSON(before, after) {
+		if unchanged(before, after) {
 			return errUnchanged
 		}
 		emit("node.updated", after.ProjectID, after)

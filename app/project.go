@@ -270,7 +270,7 @@ func (s *Service) changeProject(id, action string, change func(*Project) (*Proje
 				return err
 			}
 		}
-		if sameJSON(before, after) {
+		if unchanged(before, after) {
 			return errUnchanged
 		}
 		emit(action, after.ID, after)

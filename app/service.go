@@ -1,10 +1,9 @@
 package app
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"path/filepath"
+	"reflect"
 	"sync"
 
 	"github.com/google/uuid"
@@ -148,9 +147,5 @@ func projectNotFound(id string) error {
 
 func nodeNotFound(id string) error { return Errorf(ENOTFOUND, "Node ID %s doesn't exist", id) }
 
-// sameJSON reports whether a and b encode to the same record.
-func sameJSON(a, b any) bool {
-	x, err1 := json.Marshal(a)
-	y, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(x, y)
-}
+// unchanged reports whether a change left a record as it was.
+func unchanged(a, b any) bool { return reflect.DeepEqual(a, b) }

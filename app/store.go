@@ -15,6 +15,8 @@ type Store interface {
 type Tx interface {
 	// Project returns the project with the given id, or nil.
 	Project(id string) (*Project, error)
+	// HasProject reports whether a project exists, without reading it.
+	HasProject(id string) (bool, error)
 	// Projects returns every project in creation order.
 	Projects() ([]*Project, error)
 	// PutProject creates or replaces a project, assigning Seq to a new one.

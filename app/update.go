@@ -169,6 +169,9 @@ func (u NodeUpdate) apply(n *Node) (*Node, error) {
 	}
 	if u.CustomAdapters.Set {
 		c.CustomAdapters = u.CustomAdapters.Value
+		if len(c.CustomAdapters) == 0 {
+			c.CustomAdapters = nil // none, however it was said
+		}
 	}
 	props, err := u.Properties.apply(c.Type, c.Properties)
 	if err != nil {

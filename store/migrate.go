@@ -45,7 +45,7 @@ var migrations = []func(tx *bolt.Tx) error{
 					return err
 				}
 			}
-			if isActive(n) {
+			if indexedOf(n).active() {
 				return active.Put(k, nil)
 			}
 			return nil

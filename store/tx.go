@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/google/uuid"
@@ -31,6 +32,10 @@ func decode[T any](raw []byte) (*T, error) {
 
 func (t *tx) Project(id string) (*app.Project, error) {
 	return decode[app.Project](t.bucket(bucketProjects).Get(uuidKey(id)))
+}
+
+func (t *tx) HasProject(id string) (bool, error) {
+	return t.bucket(bucketProjects).Get(uuidKey(id)) != nil, nil
 }
 
 func (t *tx) Projects() ([]*app.Project, error) {
@@ -207,25 +212,77 @@ func (t *tx) Nodes(projectID string) ([]*app.Node, error) {
 	return ns, nil
 }
 
-// PutNode writes n and moves its index entries (console port, name) from
-// the values of the stored record, if any, to n's.
+// PutNode writes n and moves its index entries (console port, UDP ports,
+// name, active) from the stored record's values to n's — only those that
+// changed, so that a PUT of x and y dirties no index page.
 func (t *tx) PutNode(n *app.Node) error {
 	nodes := t.bucket(bucketNodes)
 	key := nodeKey(n.ProjectID, n.ID)
-	old, err := decode[app.Node](nodes.Get(key))
+	raw := nodes.Get(key)
+	var old *indexed
+	if raw != nil {
+		old = &indexed{}
+		if err := json.Unmarshal(raw, old); err != nil {
+			return fmt.Errorf("store: damaged record: %w", err)
+		}
+		n.Seq = old.Seq
+	} else if n.Seq == 0 {
+		seq, err := nodes.NextSequence()
+		if err != nil {
+			return err
+		}
+		n.Seq = seq
+	}
+	next := indexedOf(n)
+	if old == nil || !old.same(next) {
+		if old != nil {
+			if err := t.unindex(old); err != nil {
+				return err
+			}
+		}
+		if err := t.index(next); err != nil {
+			return err
+		}
+	}
+	enc, err := json.Marshal(n)
 	if err != nil {
 		return err
 	}
-	if old != nil {
-		n.Seq = old.Seq
-		if err := t.unindex(old); err != nil {
-			return err
-		}
-	} else if n.Seq == 0 {
-		if n.Seq, err = nodes.NextSequence(); err != nil {
-			return err
-		}
+	if bytes.Equal(enc, raw) {
+		return nil // the same record: nothing to write
 	}
+	return nodes.Put(key, enc)
+}
+
+// indexed is the part of a node record that its index entries come from;
+// decoding only this is cheaper than decoding the whole record.
+type indexed struct {
+	ProjectID string       `json:"project_id"`
+	ID        string       `json:"node_id"`
+	Type      app.NodeType `json:"node_type"`
+	Name      string       `json:"name"`
+	Console   int          `json:"console,omitempty"`
+	Status    app.Status   `json:"status"`
+	UDPPorts  []int        `json:"udp_ports,omitempty"`
+	Seq       uint64       `json:"seq"`
+}
+
+func indexedOf(n *app.Node) *indexed {
+	return &indexed{ProjectID: n.ProjectID, ID: n.ID, Type: n.Type, Name: n.Name, Console: n.Console,
+		Status: n.Status, UDPPorts: n.UDPPorts, Seq: n.Seq}
+}
+
+func (x *indexed) same(y *indexed) bool {
+	return x.Name == y.Name && x.Console == y.Console && x.active() == y.active() && slices.Equal(x.UDPPorts, y.UDPPorts)
+}
+
+// active reports whether the node belongs in the active index: a
+// process-bound node that is not stopped.
+func (x *indexed) active() bool { return x.Type.ProcessBound() && x.Status != app.Stopped }
+
+// index adds a node's index entries.
+func (t *tx) index(n *indexed) error {
+	key := nodeKey(n.ProjectID, n.ID)
 	if n.Console != 0 {
 		if err := t.bucket(bucketConsoles).Put(u16Key(n.Console), key); err != nil {
 			return err
@@ -236,19 +293,16 @@ func (t *tx) PutNode(n *app.Node) error {
 			return err
 		}
 	}
-	if isActive(n) {
+	if n.active() {
 		if err := t.bucket(bucketActive).Put(key, nil); err != nil {
 			return err
 		}
 	}
-	if err := t.bucket(bucketNames).Put(nameKey(n.ProjectID, n.Name), uuidKey(n.ID)); err != nil {
-		return err
-	}
-	return put(nodes, key, n)
+	return t.bucket(bucketNames).Put(nameKey(n.ProjectID, n.Name), uuidKey(n.ID))
 }
 
 // unindex removes a stored node's index entries, if they still point at it.
-func (t *tx) unindex(n *app.Node) error {
+func (t *tx) unindex(n *indexed) error {
 	key := nodeKey(n.ProjectID, n.ID)
 	if n.Console != 0 {
 		cons := t.bucket(bucketConsoles)
@@ -283,7 +337,7 @@ func (t *tx) DeleteNode(projectID, nodeID string) error {
 	if err != nil || old == nil {
 		return err
 	}
-	if err := t.unindex(old); err != nil {
+	if err := t.unindex(indexedOf(old)); err != nil {
 		return err
 	}
 	return nodes.Delete(key)
@@ -324,10 +378,6 @@ func (t *tx) ActiveNodes() ([]app.NodeKey, error) {
 	})
 	return keys, err
 }
-
-// isActive reports whether n belongs in the active index: a process-bound
-// node that is not stopped.
-func isActive(n *app.Node) bool { return n.Type.ProcessBound() && n.Status != app.Stopped }
 
 func (t *tx) ConsolePorts() ([]int, error) {
 	ports := []int{}
