@@ -542,3 +542,21 @@ func TestNodeList_Order(t *testing.T) {
 	}
 	_ = http.StatusOK
 }
+
+// TestNodeCreate_FirstFreeName: a freed name is given again, first.
+func TestNodeCreate_FirstFreeName(t *testing.T) {
+	ts := mustOpenServer(t)
+	pid := ts.mustCreateProject("lab")
+	ids := map[string]string{}
+	for range 5 {
+		n := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})
+		ids[n["name"].(string)] = n["node_id"].(string)
+	}
+	ts.do("DELETE", "/v2/projects/"+pid+"/nodes/"+ids["PC2"], nil).want(t, 204)
+	ts.do("PUT", "/v2/projects/"+pid+"/nodes/"+ids["PC4"], map[string]any{"name": "gateway"}).want(t, 200)
+	for _, want := range []string{"PC2", "PC4", "PC6"} {
+		if got := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})["name"]; got != want {
+			t.Errorf("next name %v, want %s", got, want)
+		}
+	}
+}

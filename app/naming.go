@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Node names are unique within a project. A new node's name is allocated
@@ -18,16 +19,55 @@ var trailingDigits = regexp.MustCompile(`[0-9]+$`)
 // maxNameTries bounds the search for a free name.
 const maxNameTries = 1_000_000
 
-// allocateName returns the first free name for the wanted one.
-func allocateName(want string, taken func(string) (bool, error)) (string, error) {
-	name := strings.ReplaceAll(want, " ", "")
+// nameHints remembers, per project and name pattern, a number below
+// which every name of the pattern is taken, so that creating the Nth
+// "Hub{0}" does not probe Hub1 … HubN-1 again. A hint only says where to
+// start looking; the index still decides what is free. Freeing a name
+// (delete, rename) or a rolled-back batch forgets the project's hints, so
+// that the first free number is found again.
+type nameHints struct {
+	mu    sync.Mutex
+	start map[string]int // "<project>|<pattern>" -> first number to try
+}
+
+func (h *nameHints) get(projectID, pattern string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return max(1, h.start[projectID+"|"+pattern])
+}
+
+func (h *nameHints) set(projectID, pattern string, next int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.start == nil {
+		h.start = map[string]int{}
+	}
+	h.start[projectID+"|"+pattern] = next
+}
+
+// forget drops the hints of a project ("" drops all).
+func (h *nameHints) forget(projectID string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for k := range h.start {
+		if projectID == "" || strings.HasPrefix(k, projectID+"|") {
+			delete(h.start, k)
+		}
+	}
+}
+
+// allocateName returns the first free name for the wanted one. For a name
+// with a number pattern it also returns the pattern and the number used;
+// from gives the number to start at for a pattern.
+func allocateName(want string, from func(pattern string) int, taken func(string) (bool, error)) (name, pattern string, number int, err error) {
+	name = strings.ReplaceAll(want, " ", "")
 	if name == "" {
-		return "", Errorf(EINVALID, "A node name cannot be empty or only spaces")
+		return "", "", 0, Errorf(EINVALID, "A node name cannot be empty or only spaces")
 	}
 	if !strings.Contains(name, "{0}") && !strings.Contains(name, "{id}") {
 		t, err := taken(name)
 		if err != nil || !t {
-			return name, err
+			return name, "", 0, err
 		}
 		if trailingDigits.MatchString(name) {
 			name = trailingDigits.ReplaceAllString(name, "{0}")
@@ -35,15 +75,16 @@ func allocateName(want string, taken func(string) (bool, error)) (string, error)
 			name += "{0}"
 		}
 	}
-	for i := 1; i < maxNameTries; i++ {
-		candidate := strings.NewReplacer("{0}", strconv.Itoa(i), "{id}", strconv.Itoa(i)).Replace(name)
+	pattern = strings.ReplaceAll(name, "{id}", "{0}")
+	for i := from(pattern); i < maxNameTries; i++ {
+		candidate := strings.ReplaceAll(pattern, "{0}", strconv.Itoa(i))
 		t, err := taken(candidate)
 		if err != nil {
-			return "", err
+			return "", "", 0, err
 		}
 		if !t {
-			return candidate, nil
+			return candidate, pattern, i, nil
 		}
 	}
-	return "", Errorf(ECONFLICT, "No free name could be found for %q; choose another name", want)
+	return "", "", 0, Errorf(ECONFLICT, "No free name could be found for %q; choose another name", want)
 }

@@ -71,10 +71,12 @@ func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate
 // addNode gives a new node a free name (from want) and console port, and
 // stores it. The label follows the name unless the caller set it.
 func (s *Service) addNode(tx Tx, n *Node, want string, labelFollowsName bool) error {
-	name, err := allocateName(want, func(name string) (bool, error) {
-		_, ok, err := tx.NodeIDByName(n.ProjectID, name)
-		return ok, err
-	})
+	name, pattern, number, err := allocateName(want,
+		func(pattern string) int { return s.hints.get(n.ProjectID, pattern) },
+		func(name string) (bool, error) {
+			_, ok, err := tx.NodeIDByName(n.ProjectID, name)
+			return ok, err
+		})
 	if err != nil {
 		return err
 	}
@@ -85,7 +87,13 @@ func (s *Service) addNode(tx Tx, n *Node, want string, labelFollowsName bool) er
 	if err := claimConsole(tx, n); err != nil {
 		return err
 	}
-	return tx.PutNode(n)
+	if err := tx.PutNode(n); err != nil {
+		return err
+	}
+	if pattern != "" {
+		s.hints.set(n.ProjectID, pattern, number+1)
+	}
+	return nil
 }
 
 // FindNodes returns a project's nodes in creation order. Codes: ENOTFOUND.
@@ -161,6 +169,7 @@ func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*N
 			} else if taken && id != after.ID {
 				return Errorf(ECONFLICT, "Another node of this project is already named %s; choose another name", after.Name)
 			}
+			s.hints.forget(after.ProjectID) // the old name is free again
 		}
 		if after.Console != before.Console || after.ConsoleType != before.ConsoleType {
 			if err := claimConsole(tx, after); err != nil {
@@ -204,6 +213,7 @@ func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
 			emit("link.deleted", l.ProjectID, l)
 		}
 		emit("node.deleted", n.ProjectID, n)
+		s.hints.forget(n.ProjectID) // its name is free again
 		return tx.DeleteNode(n.ProjectID, n.ID)
 	})
 }

@@ -39,10 +39,13 @@ type Config struct {
 // are thin doors onto it: they parse, call one method, and render.
 type Service struct {
 	c Config
-	// mu orders writes with their events: a change is published after its
-	// commit and before the next write commits, so listeners see changes
-	// in commit order. (bbolt serialises writers anyway.)
-	mu sync.Mutex
+	// wmu guards pending and leading: the writes waiting for a commit,
+	// and whether a caller is committing them (see update).
+	wmu     sync.Mutex
+	pending []*write
+	leading bool
+	// hints speed up name allocation (naming.go).
+	hints nameHints
 	// nodeLocks holds one *sync.Mutex per node for lifecycle calls.
 	nodeLocks sync.Map
 }
@@ -94,39 +97,141 @@ func (s *Service) NodeDirectory(n *Node) *string {
 	return &d
 }
 
-// errUnchanged ends a write transaction that found nothing to change: it
-// is rolled back instead of committed (no fsync), and the caller succeeds.
+// errUnchanged ends a write that found nothing to change: nothing is
+// written, and the caller succeeds.
 var errUnchanged = errors.New("unchanged")
 
 // emitFunc records an event to publish once the transaction commits.
 type emitFunc = func(action, projectID string, payload any)
 
-// update runs fn in one read-write transaction. The events fn emits are
-// published, in order, once the transaction has committed; if fn or the
-// commit fails, nothing is published. This is the only way a change is
-// written and announced.
+// maxBatch bounds how many writes share one transaction.
+const maxBatch = 256
+
+// write is one call of update waiting for its commit.
+type write struct {
+	fn     func(tx Tx, emit emitFunc) error
+	events []Event
+	err    error
+	done   chan struct{}
+}
+
+// update runs fn in a read-write transaction and returns once that
+// transaction has committed (fsync'd). The events fn emits are published
+// after the commit, in commit order; a rejected or failed write publishes
+// nothing. This is the only way a change is written and announced.
+//
+// Group commit: writes that arrive while a commit is under way wait, and
+// the caller that finds no commit under way (the leader) runs all waiting
+// writes in one transaction with one fsync, publishes their events in
+// order and wakes them. A write rejected before it wrote anything (a
+// validation error, errUnchanged) is taken out of the batch alone; one
+// that fails after writing rolls the batch back, and each of its writes is
+// then run in a transaction of its own.
 func (s *Service) update(fn func(tx Tx, emit emitFunc) error) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var events []Event
+	w := &write{fn: fn, done: make(chan struct{})}
+	s.wmu.Lock()
+	s.pending = append(s.pending, w)
+	if s.leading {
+		s.wmu.Unlock()
+		<-w.done
+		return w.err
+	}
+	s.leading = true
+	for len(s.pending) > 0 {
+		n := min(len(s.pending), maxBatch)
+		batch := s.pending[:n:n]
+		s.pending = s.pending[n:]
+		s.wmu.Unlock()
+		s.commit(batch)
+		s.wmu.Lock()
+	}
+	s.leading = false
+	s.wmu.Unlock()
+	<-w.done
+	return w.err
+}
+
+// commit runs a batch of writes in one transaction, publishes their
+// events and wakes their callers.
+func (s *Service) commit(batch []*write) {
 	err := s.c.Store.Update(func(tx Tx) error {
-		events = events[:0]
-		return fn(tx, func(action, projectID string, payload any) {
-			events = append(events, Event{Action: action, ProjectID: projectID, Payload: payload})
-		})
+		ctx := &countingTx{Tx: tx}
+		for _, w := range batch {
+			if err := w.run(ctx); err != nil {
+				return err // wrote, then failed: the batch is rolled back
+			}
+		}
+		if ctx.writes == 0 {
+			return errUnchanged // nothing to commit: no fsync, the file untouched
+		}
+		return nil
 	})
 	if errors.Is(err, errUnchanged) {
-		return nil
+		err = nil
 	}
 	if err != nil {
-		return err
-	}
-	if s.c.Events != nil {
-		for _, e := range events {
-			s.c.Events.Publish(e)
+		s.hints.forget("") // names allocated in the rolled-back batch are free
+		if len(batch) == 1 {
+			batch[0].err = err
+		} else {
+			for _, w := range batch {
+				s.commit([]*write{w})
+			}
+			return
 		}
 	}
-	return nil
+	for _, w := range batch {
+		if w.err == nil && s.c.Events != nil {
+			for _, e := range w.events {
+				s.c.Events.Publish(e)
+			}
+		}
+		close(w.done)
+	}
+}
+
+// run runs one write inside tx. A rejection that wrote nothing is kept as
+// the write's own result; an error after a write is returned, to roll back.
+func (w *write) run(tx *countingTx) error {
+	w.events, w.err = nil, nil
+	before := tx.writes
+	err := w.fn(tx, func(action, projectID string, payload any) {
+		w.events = append(w.events, Event{Action: action, ProjectID: projectID, Payload: payload})
+	})
+	switch {
+	case err == nil:
+		return nil
+	case tx.writes > before:
+		return err
+	case errors.Is(err, errUnchanged):
+		w.events = nil
+		return nil
+	default:
+		w.err, w.events = err, nil
+		return nil
+	}
+}
+
+// countingTx counts the writes made through it.
+type countingTx struct {
+	Tx
+	writes int
+}
+
+func (t *countingTx) PutProject(p *Project) error { t.writes++; return t.Tx.PutProject(p) }
+func (t *countingTx) DeleteProject(id string) error {
+	t.writes++
+	return t.Tx.DeleteProject(id)
+}
+func (t *countingTx) PutNode(n *Node) error { t.writes++; return t.Tx.PutNode(n) }
+func (t *countingTx) DeleteNode(projectID, nodeID string) error {
+	t.writes++
+	return t.Tx.DeleteNode(projectID, nodeID)
+}
+func (t *countingTx) PutLink(l *Link) error { t.writes++; return t.Tx.PutLink(l) }
+func (t *countingTx) DeleteLink(projectID, linkID string) error {
+	t.writes++
+	return t.Tx.DeleteLink(projectID, linkID)
 }
 
 // view runs fn in a read-only transaction.
