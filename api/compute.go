@@ -40,11 +40,11 @@ func (s *Server) handleComputeNodeCreate(t app.NodeType) handlerFunc {
 
 func (s *Server) handleComputeNodeGet(t app.NodeType) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		n, err := s.svc.FindNode(r.Context(), nodeRef(r, t))
+		n, err := s.cachedNodeFor(r, nodeRef(r, t))
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, s.computeJSON(n))
+		writeRaw(w, http.StatusOK, n.compute)
 		return nil
 	}
 }

@@ -16,7 +16,13 @@ func nodeRef(r *http.Request, t app.NodeType) app.NodeRef {
 }
 
 func (s *Server) handleNodeList(w http.ResponseWriter, r *http.Request) error {
-	ns, err := s.svc.FindNodes(r.Context(), mux.Vars(r)["project_id"])
+	pid := mux.Vars(r)["project_id"]
+	if b := s.cache.list(pid); b != nil {
+		writeRaw(w, http.StatusOK, b)
+		return nil
+	}
+	gen := s.cache.generation()
+	ns, err := s.svc.FindNodes(r.Context(), pid)
 	if err != nil {
 		return err
 	}
@@ -24,16 +30,21 @@ func (s *Server) handleNodeList(w http.ResponseWriter, r *http.Request) error {
 	for i, n := range ns {
 		out[i] = s.nodeJSON(n)
 	}
-	writeJSON(w, http.StatusOK, out)
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	s.cache.putList(gen, pid, b)
+	writeRaw(w, http.StatusOK, b)
 	return nil
 }
 
 func (s *Server) handleNodeGet(w http.ResponseWriter, r *http.Request) error {
-	n, err := s.svc.FindNode(r.Context(), nodeRef(r, ""))
+	n, err := s.cachedNodeFor(r, nodeRef(r, ""))
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, s.nodeJSON(n))
+	writeRaw(w, http.StatusOK, n.controller)
 	return nil
 }
 

@@ -371,3 +371,56 @@ func checkInvariants(t *testing.T, ts *testServer, pid string) {
 	}
 	t.Logf("invariants hold over %d nodes, %d console ports, %d linked ports", len(nodes), len(consoles), len(used))
 }
+
+// TestReadYourWrites: with readers hammering the same nodes (and so the
+// answer cache), a GET after a PUT's answer always shows that PUT, in both
+// views and in the list.
+func TestReadYourWrites(t *testing.T) {
+	ts := mustOpenServer(t)
+	pid := ts.mustCreateProject("lab")
+	n := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})
+	path := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string)
+	cpath := "/v2/compute/projects/" + pid + "/vpcs/nodes/" + n["node_id"].(string)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				ts.do("GET", path, nil)
+				ts.do("GET", cpath, nil)
+				ts.do("GET", "/v2/projects/"+pid+"/nodes", nil)
+			}
+		}()
+	}
+	for i := range 100 {
+		name := fmt.Sprintf("pc-%d", i)
+		ts.do("PUT", path, map[string]any{"name": name, "x": i}).want(t, 200)
+		if got := ts.do("GET", path, nil).json(t); got["name"] != name || got["x"] != float64(i) {
+			t.Fatalf("after PUT %d the node reads %v/%v", i, got["name"], got["x"])
+		}
+		if got := ts.do("GET", cpath, nil).json(t)["name"]; got != name {
+			t.Fatalf("after PUT %d the compute view reads %v", i, got)
+		}
+		if got := ts.do("GET", "/v2/projects/"+pid+"/nodes", nil).list(t)[0]["name"]; got != name {
+			t.Fatalf("after PUT %d the list reads %v", i, got)
+		}
+	}
+	ts.do("DELETE", path, nil).want(t, 204)
+	ts.do("GET", path, nil).want(t, 404)
+	ts.do("GET", cpath, nil).want(t, 404)
+	close(stop)
+	wg.Wait()
+	// Deleting a project forgets its nodes too.
+	m := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})
+	mpath := "/v2/projects/" + pid + "/nodes/" + m["node_id"].(string)
+	ts.do("GET", mpath, nil).want(t, 200)
+	ts.do("DELETE", "/v2/projects/"+pid, nil).want(t, 204)
+	ts.do("GET", mpath, nil).want(t, 404)
+}

@@ -33,6 +33,8 @@ type Server struct {
 	svc    *app.Service
 	events *app.Broker
 	logger *slog.Logger
+	// cache holds encoded node answers (cache.go).
+	cache *renderCache
 	// closing is closed when the server shuts down, to end the streams.
 	closing  chan struct{}
 	contract *contract
@@ -64,7 +66,8 @@ func NewServer(svc *app.Service, events *app.Broker, logger *slog.Logger) (*Serv
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{svc: svc, events: events, logger: logger, contract: ct, closing: make(chan struct{})}
+	s := &Server{svc: svc, events: events, logger: logger, contract: ct, closing: make(chan struct{}), cache: newRenderCache()}
+	events.OnPublish(s.cache.apply)
 	router, err := s.routes()
 	if err != nil {
 		return nil, err

@@ -16,8 +16,19 @@ type Event struct {
 // whose buffer is full is dropped (its channel is closed), so a slow or dead
 // listener cannot hold up a writer.
 type Broker struct {
-	mu   sync.Mutex
-	subs map[chan Event]struct{}
+	mu    sync.Mutex
+	subs  map[chan Event]struct{}
+	hooks []func(Event)
+}
+
+// OnPublish registers f to be called with every event, synchronously and
+// in publishing order, before the event goes to subscribers: for caches
+// that must never serve what a committed change has replaced. f must be
+// quick and must not publish.
+func (b *Broker) OnPublish(f func(Event)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.hooks = append(b.hooks, f)
 }
 
 // NewBroker returns a Broker with no subscribers.
@@ -44,6 +55,9 @@ func (b *Broker) Subscribe(size int) (<-chan Event, func()) {
 func (b *Broker) Publish(e Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	for _, f := range b.hooks {
+		f(e)
+	}
 	for ch := range b.subs {
 		select {
 		case ch <- e:
