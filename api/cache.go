@@ -26,12 +26,12 @@ type renderCache struct {
 	lists map[string][]byte      // by project id
 }
 
-// cachedNode is a node's two encoded views.
+// cachedNode is a node's encoded views, each encoded when first asked for.
 type cachedNode struct {
 	project    string
 	typ        app.NodeType
-	controller []byte
-	compute    []byte // nil for types without a compute view
+	controller []byte // nil until asked for
+	compute    []byte // nil until asked for (or without a compute view)
 }
 
 // maxCachedNodes bounds the cache's memory (a node's views are ~2.5 KB).
@@ -78,11 +78,23 @@ func (c *renderCache) node(projectID, nodeID string) *cachedNode {
 	return nil
 }
 
-// putNode caches n if nothing changed since generation gen.
+// putNode caches n (merged with the views already cached) if nothing
+// changed since generation gen.
 func (c *renderCache) putNode(gen uint64, id string, n *cachedNode) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen != gen {
+		return
+	}
+	if old := c.nodes[id]; old != nil {
+		merged := *old
+		if n.controller != nil {
+			merged.controller = n.controller
+		}
+		if n.compute != nil {
+			merged.compute = n.compute
+		}
+		c.nodes[id] = &merged
 		return
 	}
 	if len(c.nodes) >= maxCachedNodes {
@@ -108,30 +120,36 @@ func (c *renderCache) putList(gen uint64, projectID string, b []byte) {
 	}
 }
 
-// renderNode encodes both views of n.
-func (s *Server) renderNode(n *app.Node) *cachedNode {
-	c := &cachedNode{project: n.ProjectID, typ: n.Type}
-	c.controller, _ = json.Marshal(s.nodeJSON(n))
-	if n.Type.HasComputeView() {
-		c.compute, _ = json.Marshal(s.computeJSON(n))
-	}
-	return c
-}
-
-// cachedNodeFor answers a node read from the cache, or from the service
-// (filling the cache).
-func (s *Server) cachedNodeFor(r *http.Request, ref app.NodeRef) (*cachedNode, error) {
-	if n := s.cache.node(ref.ProjectID, ref.NodeID); n != nil && (ref.Type == "" || ref.Type == n.typ) {
-		return n, nil
+// cachedView answers a node's controller view (ref.Type empty) or compute
+// view from the cache, or from the service, filling the cache.
+func (s *Server) cachedView(r *http.Request, ref app.NodeRef) ([]byte, error) {
+	if n := s.cache.node(ref.ProjectID, ref.NodeID); n != nil {
+		switch {
+		case ref.Type == "" && n.controller != nil:
+			return n.controller, nil
+		case ref.Type != "" && ref.Type == n.typ && n.compute != nil:
+			return n.compute, nil
+		}
 	}
 	gen := s.cache.generation()
 	n, err := s.svc.FindNode(r.Context(), ref)
 	if err != nil {
 		return nil, err
 	}
-	c := s.renderNode(n)
+	c := &cachedNode{project: n.ProjectID, typ: n.Type}
+	var b []byte
+	if ref.Type == "" {
+		b, err = json.Marshal(s.nodeJSON(n))
+		c.controller = b
+	} else {
+		b, err = json.Marshal(s.computeJSON(n))
+		c.compute = b
+	}
+	if err != nil {
+		return nil, err
+	}
 	s.cache.putNode(gen, n.ID, c)
-	return c, nil
+	return b, nil
 }
 
 // writeRaw writes an already encoded JSON body.

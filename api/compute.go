@@ -40,11 +40,11 @@ func (s *Server) handleComputeNodeCreate(t app.NodeType) handlerFunc {
 
 func (s *Server) handleComputeNodeGet(t app.NodeType) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		n, err := s.cachedNodeFor(r, nodeRef(r, t))
+		b, err := s.cachedView(r, nodeRef(r, t))
 		if err != nil {
 			return err
 		}
-		writeRaw(w, http.StatusOK, n.compute)
+		writeRaw(w, http.StatusOK, b)
 		return nil
 	}
 }

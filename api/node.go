@@ -40,11 +40,11 @@ func (s *Server) handleNodeList(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) handleNodeGet(w http.ResponseWriter, r *http.Request) error {
-	n, err := s.cachedNodeFor(r, nodeRef(r, ""))
+	b, err := s.cachedView(r, nodeRef(r, ""))
 	if err != nil {
 		return err
 	}
-	writeRaw(w, http.StatusOK, n.controller)
+	writeRaw(w, http.StatusOK, b)
 	return nil
 }
 
