@@ -78,7 +78,7 @@ func (s *Store) Close() error { return s.db.Close() }
 
 // View runs fn in a read-only transaction.
 func (s *Store) View(fn func(app.Tx) error) error {
-	return s.db.View(func(btx *bolt.Tx) error { return fn(&tx{btx}) })
+	return s.db.View(func(btx *bolt.Tx) error { return fn(&tx{b: btx}) })
 }
 
 // Update runs fn in a read-write transaction and commits it (fsync'd).
@@ -87,7 +87,7 @@ func (s *Store) View(fn func(app.Tx) error) error {
 func (s *Store) Update(fn func(app.Tx) error) error {
 	var fnErr error
 	err := s.db.Update(func(btx *bolt.Tx) error {
-		fnErr = fn(&tx{btx})
+		fnErr = fn(&tx{b: btx, read: map[string]*indexed{}})
 		return fnErr
 	})
 	if err != nil && fnErr == nil {

@@ -15,7 +15,13 @@ import (
 )
 
 // tx is one bbolt transaction seen as an app.Tx.
-type tx struct{ b *bolt.Tx }
+type tx struct {
+	b *bolt.Tx
+	// read holds the index fields of the node records read or written in
+	// this transaction, so that PutNode need not decode the stored record
+	// again to move its index entries.
+	read map[string]*indexed
+}
 
 func (t *tx) bucket(name []byte) *bolt.Bucket { return t.b.Bucket(name) }
 
@@ -194,7 +200,11 @@ func (t *tx) LinkOnPort(projectID, nodeID string, adapter, port int) (string, bo
 }
 
 func (t *tx) Node(projectID, nodeID string) (*app.Node, error) {
-	return decode[app.Node](t.bucket(bucketNodes).Get(nodeKey(projectID, nodeID)))
+	n, err := decode[app.Node](t.bucket(bucketNodes).Get(nodeKey(projectID, nodeID)))
+	if n != nil && t.read != nil {
+		t.read[string(nodeKey(projectID, nodeID))] = indexedOf(n)
+	}
+	return n, err
 }
 
 func (t *tx) Nodes(projectID string) ([]*app.Node, error) {
@@ -219,12 +229,17 @@ func (t *tx) PutNode(n *app.Node) error {
 	nodes := t.bucket(bucketNodes)
 	key := nodeKey(n.ProjectID, n.ID)
 	raw := nodes.Get(key)
-	var old *indexed
-	if raw != nil {
+	old := t.read[string(key)]
+	if raw != nil && old == nil {
 		old = &indexed{}
 		if err := json.Unmarshal(raw, old); err != nil {
 			return fmt.Errorf("store: damaged record: %w", err)
 		}
+	}
+	if raw == nil {
+		old = nil
+	}
+	if old != nil {
 		n.Seq = old.Seq
 	} else if n.Seq == 0 {
 		seq, err := nodes.NextSequence()
@@ -243,6 +258,9 @@ func (t *tx) PutNode(n *app.Node) error {
 		if err := t.index(next); err != nil {
 			return err
 		}
+	}
+	if t.read != nil {
+		t.read[string(key)] = next
 	}
 	enc, err := json.Marshal(n)
 	if err != nil {
@@ -340,6 +358,7 @@ func (t *tx) DeleteNode(projectID, nodeID string) error {
 	if err := t.unindex(indexedOf(old)); err != nil {
 		return err
 	}
+	delete(t.read, string(key))
 	return nodes.Delete(key)
 }
 
