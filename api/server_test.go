@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -203,8 +204,14 @@ func (ts *testServer) doWith(method, path string, body any, header http.Header) 
 // description: the guard's 401 and 403, the router's 405, a recovered panic's 500.
 var crossCutting = map[int]bool{http.StatusUnauthorized: true, http.StatusForbidden: true, http.StatusMethodNotAllowed: true, http.StatusInternalServerError: true}
 
+// templateRegexps caches templateRegexp's answers.
+var templateRegexps sync.Map
+
 // templateRegexp matches the paths of an OpenAPI path template.
 func templateRegexp(tmpl string) *regexp.Regexp {
+	if re, ok := templateRegexps.Load(tmpl); ok {
+		return re.(*regexp.Regexp)
+	}
 	segs := strings.Split(tmpl, "/")
 	for i, seg := range segs {
 		if strings.HasPrefix(seg, "{") {
@@ -213,7 +220,9 @@ func templateRegexp(tmpl string) *regexp.Regexp {
 			segs[i] = regexp.QuoteMeta(seg)
 		}
 	}
-	return regexp.MustCompile("^" + strings.Join(segs, "/") + "$")
+	re := regexp.MustCompile("^" + strings.Join(segs, "/") + "$")
+	templateRegexps.Store(tmpl, re)
+	return re
 }
 
 // checkContract validates a response against the operation of openapi.json
