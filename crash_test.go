@@ -141,6 +141,34 @@ func verify(t *testing.T, url, pid string, a *acked) {
 	}
 }
 
+// mustSetUpWorkers creates a project with one VPCS node per writer and
+// returns them with an empty record of acknowledged writes.
+func mustSetUpWorkers(t *testing.T, url, name string) (pid string, workers []string, a *acked) {
+	t.Helper()
+	status, body := call(t, "POST", url+"/v2/projects", map[string]any{"name": name})
+	if status != 201 {
+		t.Fatalf("create project: %d %s", status, body)
+	}
+	var proj struct {
+		ProjectID string `json:"project_id"`
+	}
+	_ = json.Unmarshal(body, &proj)
+	a = &acked{x: map[string]int{}, created: map[string]bool{}}
+	for range 8 {
+		status, body := call(t, "POST", url+"/v2/projects/"+proj.ProjectID+"/nodes", map[string]any{"node_type": "vpcs"})
+		if status != 201 {
+			t.Fatalf("create node: %d %s", status, body)
+		}
+		var n struct {
+			NodeID string `json:"node_id"`
+		}
+		_ = json.Unmarshal(body, &n)
+		workers = append(workers, n.NodeID)
+		a.x[n.NodeID] = 0
+	}
+	return proj.ProjectID, workers, a
+}
+
 func TestCrash_KillNine(t *testing.T) {
 	kills := 20
 	if v, err := strconv.Atoi(os.Getenv("NODEDESK_CRASH_KILLS")); err == nil && v > 0 {
@@ -152,29 +180,11 @@ func TestCrash_KillNine(t *testing.T) {
 
 	p := start(t, env, args...)
 	url := p.waitServing(t)
-	status, body := call(t, "POST", url+"/v2/projects", map[string]any{"name": "crash"})
-	if status != 201 {
-		t.Fatalf("create project: %d %s", status, body)
-	}
-	var proj struct {
-		ProjectID string `json:"project_id"`
-	}
-	_ = json.Unmarshal(body, &proj)
-	a := &acked{x: map[string]int{}, created: map[string]bool{}}
-	var workers []string
-	for range 8 {
-		_, body := call(t, "POST", url+"/v2/projects/"+proj.ProjectID+"/nodes", map[string]any{"node_type": "vpcs"})
-		var n struct {
-			NodeID string `json:"node_id"`
-		}
-		_ = json.Unmarshal(body, &n)
-		workers = append(workers, n.NodeID)
-		a.x[n.NodeID] = 0
-	}
+	pid, workers, a := mustSetUpWorkers(t, url, "crash")
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	for k := range kills {
 		stop := make(chan struct{})
-		wg := load(t, url, proj.ProjectID, workers, a, stop)
+		wg := load(t, url, pid, workers, a, stop)
 		time.Sleep(time.Duration(20+r.IntN(300)) * time.Millisecond)
 		if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
@@ -187,7 +197,7 @@ func TestCrash_KillNine(t *testing.T) {
 		}
 		p = start(t, env, args...)
 		url = p.waitServing(t)
-		verify(t, url, proj.ProjectID, a)
+		verify(t, url, pid, a)
 		if k == kills-1 {
 			t.Logf("%d kills survived; %d acknowledged writes, every one present after its restart", kills, a.writes)
 		}
@@ -203,31 +213,16 @@ func TestShutdown_UnderLoad(t *testing.T) {
 	args := []string{"--headless", "--listen", "127.0.0.1:0", "--db", db}
 	p := start(t, env, args...)
 	url := p.waitServing(t)
-	_, body := call(t, "POST", url+"/v2/projects", map[string]any{"name": "term"})
-	var proj struct {
-		ProjectID string `json:"project_id"`
-	}
-	_ = json.Unmarshal(body, &proj)
-	a := &acked{x: map[string]int{}, created: map[string]bool{}}
-	var workers []string
-	for range 8 {
-		_, body := call(t, "POST", url+"/v2/projects/"+proj.ProjectID+"/nodes", map[string]any{"node_type": "vpcs"})
-		var n struct {
-			NodeID string `json:"node_id"`
-		}
-		_ = json.Unmarshal(body, &n)
-		workers = append(workers, n.NodeID)
-		a.x[n.NodeID] = 0
-	}
+	pid, workers, a := mustSetUpWorkers(t, url, "term")
 	stop := make(chan struct{})
-	wg := load(t, url, proj.ProjectID, workers, a, stop)
+	wg := load(t, url, pid, workers, a, stop)
 	time.Sleep(300 * time.Millisecond)
 	p.stop(t) // SIGTERM, exit code 0 within the shutdown limit
 	close(stop)
 	wg.Wait()
 	p = start(t, env, args...)
 	url = p.waitServing(t)
-	verify(t, url, proj.ProjectID, a)
+	verify(t, url, pid, a)
 	t.Logf("%d writes acknowledged before SIGTERM, all kept", a.writes)
 	p.stop(t)
 }
