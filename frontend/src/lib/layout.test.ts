@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bounds, freeSpot, nudged, toFlowEdges, toFlowNodes } from './layout';
+import { bounds, freeSpot, linkSegments, minimapPaths, minimapView, nearestSegment, nudged, segmentsPath, toFlowEdges, toFlowNodes } from './layout';
 import { ethSwitch, link, vpcs } from './testdata';
 
 describe('canvas layout', () => {
@@ -30,6 +30,28 @@ describe('canvas layout', () => {
     const e = toFlowEdges([link('l1', ['pc1', 0], ['sw1', 3]), link('l2', ['pc1', 0], ['gone', 1])], nodes, 'l1');
     expect(e).toHaveLength(1);
     expect(e[0]).toMatchObject({ id: 'l1', source: 'pc1', target: 'sw1', selected: true, data: { sourceLabel: 'e0', targetLabel: 'e3' } });
+  });
+
+  it('keeps unchanged edges, so that a node event redraws only what changed', () => {
+    const nodes = new Map([[pc.node_id, pc], [sw.node_id, sw]]);
+    const l1 = link('l1', ['pc1', 0], ['sw1', 3]);
+    const l2 = link('l2', ['pc1', 0], ['sw1', 4]);
+    const first = toFlowEdges([l1, l2], nodes, null);
+    const moved = new Map(nodes).set(pc.node_id, { ...pc, x: 500 });
+    const second = toFlowEdges([l1, l2], moved, 'l2', first);
+    expect(second[0]).toBe(first[0]);
+    expect(second[1]).not.toBe(first[1]);
+    expect(second[1].selected).toBe(true);
+  });
+
+  it('places links for the link layer centre to centre, and finds the one clicked', () => {
+    const at = new Map([['pc1', { x: 0, y: 0 }], ['sw1', { x: 200, y: 0 }]]);
+    const segs = linkSegments([link('l1', ['pc1', 0], ['sw1', 3]), link('l2', ['pc1', 0], ['gone', 1])], at);
+    expect(segs).toEqual([{ id: 'l1', a: { x: 44, y: 25.5 }, b: { x: 244, y: 25.5 } }]);
+    expect(segmentsPath(segs)).toBe('M44 26L244 26');
+    expect(nearestSegment(segs, { x: 100, y: 30 }, 8)?.id).toBe('l1');
+    expect(nearestSegment(segs, { x: 100, y: 60 }, 8)).toBeNull();
+    expect(nearestSegment(segs, { x: 250, y: 25 }, 8)?.id).toBe('l1');
   });
 
   it('finds a free spot for copies and nudges on whole pixels', () => {
@@ -64,5 +86,25 @@ describe('dragging', () => {
     prev[0] = { ...prev[0], dragging: true, position: { x: 300, y: 300 } };
     const next = toFlowNodes([{ ...pc, name: 'renamed' }], prev, new Set());
     expect(next[0].position).toEqual({ x: 300, y: 300 });
+  });
+});
+
+describe('minimap', () => {
+  it('draws one path per colour', () => {
+    const m = minimapPaths([
+      { key: 'green', x: 0, y: 0, width: 88, height: 72 },
+      { key: 'grey', x: 100.4, y: 50, width: 88, height: 72 },
+      { key: 'green', x: 200, y: 0, width: 88, height: 72 },
+    ]);
+    expect(m.get('green')).toBe('M0 0h88v72h-88zM200 0h88v72h-88z');
+    expect(m.get('grey')).toBe('M100 50h88v72h-88z');
+  });
+
+  it('frames the nodes and the view, centred, 5 px around', () => {
+    const v = minimapView({ x: 0, y: 0, width: 1000, height: 500 }, { x: 0, y: 0, width: 400, height: 300 }, 200, 100);
+    expect(v.scale).toBe(5);
+    expect(v).toEqual({ x: -25, y: -25, width: 1050, height: 550, scale: 5 });
+    const far = minimapView(null, { x: 10, y: 10, width: 100, height: 100 }, 100, 100);
+    expect(far).toEqual({ x: 5, y: 5, width: 110, height: 110, scale: 1 });
   });
 });

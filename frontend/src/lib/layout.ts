@@ -1,6 +1,7 @@
 // The topology as the canvas draws it: server nodes and links turned into
 // canvas nodes and edges, and where new or moved nodes go.
 
+import type { NodeHandle } from '@xyflow/svelte';
 import { portName } from './ports';
 import type { Link, Node } from './types';
 
@@ -18,8 +19,22 @@ export interface FlowNode {
   dragging?: boolean;
   zIndex?: number;
   measured?: { width?: number; height?: number };
+  handles?: NodeHandle[];
   [k: string]: unknown;
 }
+
+// A canvas node's size and where its handles are, as TopologyNode's CSS
+// lays them out (keep them in step). Given to Svelte Flow with every node,
+// they let it draw links, fit the view and tell which nodes are in view
+// before it has drawn and measured them: only the nodes in view are put in
+// the DOM (onlyRenderVisibleElements); a node drawn is measured anyway.
+export const NODE_SIZE = { width: 88, height: 72 } as const;
+/** Links are drawn centre to centre through this one (first: the default handle). */
+const CENTER_HANDLE = { id: 'c', type: 'source', position: 'top' as NodeHandle['position'], x: 43.5, y: 25.5, width: 1, height: 1 } as const;
+export const NODE_HANDLES: NodeHandle[] = [
+  CENTER_HANDLE,
+  { id: 'out', type: 'source', position: 'right' as NodeHandle['position'], x: 76, y: 20, width: 12, height: 12 },
+];
 
 export interface LinkEdgeData extends Record<string, unknown> {
   link: Link;
@@ -53,32 +68,91 @@ export function toFlowNodes(
     const position = overrides.get(n.node_id) ?? (before?.dragging ? before.position : { x: n.x, y: n.y });
     const sel = selected.has(n.node_id);
     if (before && before.data.node === n && before.selected === sel && samePos(before.position, position)) return before;
-    return { ...(before ?? {}), id: n.node_id, type: 'topology', position, data: { node: n }, selected: sel, zIndex: n.z };
+    return {
+      ...(before ?? {}), id: n.node_id, type: 'topology', position, data: { node: n }, selected: sel, zIndex: n.z,
+      measured: before?.measured ?? { ...NODE_SIZE }, handles: NODE_HANDLES,
+    };
   });
 }
 
 const samePos = (a: XY, b: XY) => a.x === b.x && a.y === b.y;
 
-/** toFlowEdges builds the canvas edges of links whose two nodes exist. */
-export function toFlowEdges(links: readonly Link[], nodes: ReadonlyMap<string, Node>, selectedLink: string | null): FlowEdge[] {
+/** toFlowEdges builds the canvas edges of links whose two nodes exist.
+ * An edge that has not changed is the same object as in prev, so that the
+ * canvas redraws only the links that changed (a node event rebuilds the
+ * list). */
+export function toFlowEdges(
+  links: readonly Link[],
+  nodes: ReadonlyMap<string, Node>,
+  selectedLink: string | null,
+  prev: readonly FlowEdge[] = [],
+): FlowEdge[] {
+  const old = new Map(prev.map((e) => [e.id, e]));
   const out: FlowEdge[] = [];
   for (const l of links) {
     const [a, b] = l.nodes;
     if (!a || !b || !nodes.has(a.node_id) || !nodes.has(b.node_id)) continue;
+    const selected = l.link_id === selectedLink;
+    const sourceLabel = portName(nodes.get(a.node_id), a.adapter_number, a.port_number);
+    const targetLabel = portName(nodes.get(b.node_id), b.adapter_number, b.port_number);
+    const before = old.get(l.link_id);
+    if (
+      before && before.data.link === l && before.selected === selected &&
+      before.data.sourceLabel === sourceLabel && before.data.targetLabel === targetLabel
+    ) {
+      out.push(before);
+      continue;
+    }
     out.push({
       id: l.link_id,
       type: 'link',
       source: a.node_id,
       target: b.node_id,
-      selected: l.link_id === selectedLink,
-      data: {
-        link: l,
-        sourceLabel: portName(nodes.get(a.node_id), a.adapter_number, a.port_number),
-        targetLabel: portName(nodes.get(b.node_id), b.adapter_number, b.port_number),
-      },
+      selected,
+      data: { link: l, sourceLabel, targetLabel },
     });
   }
   return out;
+}
+
+/** A link as the link layer draws it: a line between two node centres. */
+export interface LinkSegment { id: string; a: XY; b: XY }
+
+/** Where links meet a node: the centre of its symbol (the "c" handle). */
+const ANCHOR: XY = { x: CENTER_HANDLE.x + CENTER_HANDLE.width / 2, y: CENTER_HANDLE.y };
+
+/** linkSegments places the links whose two nodes are on the canvas. */
+export function linkSegments(links: readonly Link[], at: ReadonlyMap<string, XY>): LinkSegment[] {
+  const out: LinkSegment[] = [];
+  for (const l of links) {
+    const pa = l.nodes[0] && at.get(l.nodes[0].node_id);
+    const pb = l.nodes[1] && at.get(l.nodes[1].node_id);
+    if (!pa || !pb) continue;
+    out.push({ id: l.link_id, a: { x: pa.x + ANCHOR.x, y: pa.y + ANCHOR.y }, b: { x: pb.x + ANCHOR.x, y: pb.y + ANCHOR.y } });
+  }
+  return out;
+}
+
+/** segmentsPath draws segments as one SVG path. */
+export function segmentsPath(segs: readonly LinkSegment[]): string {
+  let d = '';
+  for (const s of segs) d += `M${Math.round(s.a.x)} ${Math.round(s.a.y)}L${Math.round(s.b.x)} ${Math.round(s.b.y)}`;
+  return d;
+}
+
+/** nearestSegment answers the segment nearest p, if within max. */
+export function nearestSegment(segs: readonly LinkSegment[], p: XY, max: number): LinkSegment | null {
+  let best: LinkSegment | null = null;
+  let bestD = max;
+  for (const s of segs) {
+    const dx = s.b.x - s.a.x;
+    const dy = s.b.y - s.a.y;
+    const len2 = dx * dx + dy * dy;
+    const t = len2 === 0 ? 0 : Math.max(0, Math.min(1, ((p.x - s.a.x) * dx + (p.y - s.a.y) * dy) / len2));
+    const d = Math.hypot(p.x - (s.a.x + t * dx), p.y - (s.a.y + t * dy));
+    if (d <= bestD) [best, bestD] = [s, d];
+  }
+  return best;
 }
 
 /** freeSpot finds a place near want that no node occupies (within `gap`),
@@ -123,4 +197,40 @@ export function endLabelPoints(s: XY, t: XY, offset = 44, below = 0): { source: 
     source: { x: s.x + ux * ds, y: s.y + uy * ds },
     target: { x: t.x - ux * dt, y: t.y - uy * dt },
   };
+}
+
+export interface Rect { x: number; y: number; width: number; height: number }
+
+/** minimapPaths draws nodes as one SVG path per colour (a rectangle each):
+ * three elements for a thousand nodes, rebuilt in well under a millisecond. */
+export function minimapPaths<K extends string>(nodes: Iterable<Rect & { key: K }>): Map<K, string> {
+  const parts = new Map<K, string[]>();
+  for (const n of nodes) {
+    let p = parts.get(n.key);
+    if (!p) parts.set(n.key, (p = []));
+    p.push(`M${Math.round(n.x)} ${Math.round(n.y)}h${Math.round(n.width)}v${Math.round(n.height)}h${-Math.round(n.width)}z`);
+  }
+  return new Map([...parts].map(([k, p]) => [k, p.join('')]));
+}
+
+/** minimapView frames what a minimap of width×height px shows: the nodes
+ * and the part of the canvas in view, with 5 px around; as Svelte Flow's
+ * MiniMap. scale is how many canvas units one minimap pixel is. */
+export function minimapView(nodes: Rect | null, view: Rect, width: number, height: number): Rect & { scale: number } {
+  const b = nodes ? unionRect(nodes, view) : view;
+  const scale = Math.max(b.width / width, b.height / height) || 1;
+  const offset = 5 * scale;
+  return {
+    x: b.x - (scale * width - b.width) / 2 - offset,
+    y: b.y - (scale * height - b.height) / 2 - offset,
+    width: scale * width + 2 * offset,
+    height: scale * height + 2 * offset,
+    scale,
+  };
+}
+
+function unionRect(a: Rect, b: Rect): Rect {
+  const x = Math.min(a.x, b.x);
+  const y = Math.min(a.y, b.y);
+  return { x, y, width: Math.max(a.x + a.width, b.x + b.width) - x, height: Math.max(a.y + a.height, b.y + b.height) - y };
 }

@@ -26,10 +26,6 @@ export function removeLinksOf(nodeId: string): void {
   links.update((ls) => (ls.some((l) => l.nodes.some((e) => e.node_id === nodeId)) ? ls.filter((l) => !l.nodes.some((e) => e.node_id === nodeId)) : ls));
 }
 
-export async function loadLinks(pid: string): Promise<void> {
-  setLinks(await api.listLinks(pid));
-}
-
 export async function addLink(pid: string, a: LinkEnd, b: LinkEnd): Promise<Link> {
   const l = await api.createLink(pid, { nodes: [a, b] });
   upsertLink(l);

@@ -27,10 +27,6 @@ export function removeNode(id: string): void {
   removeLinksOf(id);
 }
 
-export async function loadNodes(pid: string): Promise<void> {
-  setNodes(await api.listNodes(pid));
-}
-
 export async function addNode(pid: string, templateId: string, at: XY): Promise<Node> {
   const n = await api.createNodeFromTemplate(pid, templateId, { x: Math.round(at.x), y: Math.round(at.y) });
   upsertNode(n);

@@ -4,8 +4,8 @@ import { get, writable } from 'svelte/store';
 import * as api from '../api';
 import { assertNever } from '../assert';
 import type { LiveEvent, LiveState } from '../types';
-import { loadLinks, removeLink, setLinks, upsertLink } from './links';
-import { loadNodes, removeNode, setNodes, upsertNode } from './nodes';
+import { removeLink, setLinks, upsertLink } from './links';
+import { removeNode, setNodes, upsertNode } from './nodes';
 import { clearSelection } from './selection';
 
 export type TopologyState = 'idle' | 'loading' | 'ready' | { error: string };
@@ -46,8 +46,12 @@ export function applyTopologyEvent(e: LiveEvent): void {
 
 async function reload(pid: string): Promise<void> {
   try {
-    await Promise.all([loadNodes(pid), loadLinks(pid)]);
-    if (shown === pid) topologyState.set('ready');
+    // Both lists land together, so that the canvas draws the topology once.
+    const [ns, ls] = await Promise.all([api.listNodes(pid), api.listLinks(pid)]);
+    if (shown !== pid) return; // another project is shown meanwhile
+    setNodes(ns);
+    setLinks(ls);
+    topologyState.set('ready');
   } catch (err) {
     if (shown === pid) topologyState.set({ error: api.toAppError(err).message });
   }
