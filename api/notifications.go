@@ -69,10 +69,17 @@ func (s *Server) streamOf(r *http.Request) (stream, error) {
 	return stream{carries: projectFilter(p.ID)}, nil
 }
 
-// pump subscribes, then calls send with a ping and every matching event
-// until the listener leaves (ctx), lags, fails a write, or the server
-// shuts down.
-func (s *Server) pump(ctx context.Context, st stream, send func(notification) error) {
+// pump subscribes, then hands sendJSON a ping and every matching event,
+// each encoded once, until the listener leaves (ctx), lags, fails a write,
+// or the server shuts down.
+func (s *Server) pump(ctx context.Context, st stream, sendJSON func([]byte) error) {
+	send := func(m notification) error {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		return sendJSON(b)
+	}
 	events, cancel := s.events.Subscribe(subscriberBuffer)
 	defer cancel()
 	ping := func() error {
@@ -123,11 +130,7 @@ func (s *Server) handleNotificationStream(w http.ResponseWriter, r *http.Request
 	_ = rc.SetReadDeadline(time.Time{}) // the stream outlives the server's read timeout
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	s.pump(r.Context(), st, func(m notification) error {
-		b, err := json.Marshal(m)
-		if err != nil {
-			return err
-		}
+	s.pump(r.Context(), st, func(b []byte) error {
 		_ = rc.SetWriteDeadline(time.Now().Add(writeWait))
 		if _, err := w.Write(append(b, '\n')); err != nil {
 			return err
@@ -157,11 +160,7 @@ func (s *Server) handleNotificationWS(w http.ResponseWriter, r *http.Request) er
 	}
 	defer c.CloseNow()
 	ctx := c.CloseRead(r.Context())
-	s.pump(ctx, st, func(m notification) error {
-		b, err := json.Marshal(m)
-		if err != nil {
-			return err
-		}
+	s.pump(ctx, st, func(b []byte) error {
 		wctx, cancel := context.WithTimeout(ctx, writeWait)
 		defer cancel()
 		return c.Write(wctx, websocket.MessageText, b)

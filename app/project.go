@@ -221,13 +221,7 @@ func findProject(tx Tx, id string) (*Project, error) {
 // UpdateProject changes a project's settings. Codes: EINVALID, ENOTFOUND,
 // ECONFLICT (name used by another project).
 func (s *Service) UpdateProject(ctx context.Context, id string, u ProjectUpdate) (*Project, error) {
-	return s.changeProject(id, "project.updated", func(p *Project) (*Project, error) {
-		c, err := u.apply(p)
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
-	})
+	return s.changeProject(id, "project.updated", u.apply)
 }
 
 // OpenProject marks a project opened. Codes: ENOTFOUND.
