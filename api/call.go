@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 
 	"nodedesk/app"
@@ -19,14 +20,15 @@ import (
 func (s *Server) Call(ctx context.Context, method, path string, body []byte) (int, []byte) {
 	req, err := http.NewRequestWithContext(ctx, method, path, bytes.NewReader(body))
 	if err != nil {
-		return http.StatusBadRequest, []byte(`{"message":"Invalid request path","status":400}`)
+		return errorJSON(app.Errorf(app.EINVALID, "Invalid request path %q: %v", path, err))
 	}
 	rec := &recorder{header: http.Header{}, status: http.StatusOK}
 	func() {
 		defer func() {
 			if v := recover(); v != nil {
 				s.logger.Error("panic in an in-process call", "method", method, "path", path, "panic", v)
-				rec.status, rec.body = http.StatusInternalServerError, *bytes.NewBufferString(`{"message":"Internal error; the details are in nodedesk's log","status":500}`)
+				status, body := errorJSON(fmt.Errorf("panic: %v", v))
+				rec.status, rec.body = status, *bytes.NewBuffer(body)
 			}
 		}()
 		s.guard.next.ServeHTTP(rec, req)

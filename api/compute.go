@@ -1,7 +1,9 @@
 package api
 
 import (
+	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/gorilla/mux"
 
@@ -11,6 +13,19 @@ import (
 // The compute views: /v2/compute/projects/{project_id}/<type>/nodes/...
 // They act on the same stored node as the controller view; a body's
 // type-specific fields sit at its top level.
+
+// computeField moves an error's field path from the controller form
+// ("properties.ports_mapping.0.vlan") to the compute form, where the
+// properties sit at the top level.
+func computeField(err error) error {
+	var e *app.Error
+	if errors.As(err, &e) && strings.HasPrefix(e.Field, "properties") {
+		c := *e
+		c.Field = strings.TrimPrefix(strings.TrimPrefix(e.Field, "properties"), ".")
+		return &c
+	}
+	return err
+}
 
 func (s *Server) handleComputeNodeCreate(t app.NodeType) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
@@ -31,7 +46,7 @@ func (s *Server) handleComputeNodeCreate(t app.NodeType) handlerFunc {
 		}
 		n, err := s.svc.CreateNode(r.Context(), mux.Vars(r)["project_id"], c)
 		if err != nil {
-			return err
+			return computeField(err)
 		}
 		writeJSON(w, http.StatusCreated, s.computeJSON(n))
 		return nil
@@ -64,7 +79,7 @@ func (s *Server) handleComputeNodeUpdate(t app.NodeType) handlerFunc {
 		}
 		n, err := s.svc.UpdateNode(r.Context(), nodeRef(r, t), u)
 		if err != nil {
-			return err
+			return computeField(err)
 		}
 		writeJSON(w, http.StatusOK, s.computeJSON(n))
 		return nil

@@ -39,16 +39,6 @@ type contract struct {
 	properties map[app.NodeType]*jsonschema.Schema
 }
 
-// propertiesSchemas names, per node type, the component that checks the
-// "properties" of a controller node.
-var propertiesSchemas = map[app.NodeType]string{
-	app.VPCS:             "VPCSProperties",
-	app.EthernetSwitch:   "EthernetSwitchProperties",
-	app.EthernetHub:      "EthernetHubProperties",
-	app.FrameRelaySwitch: "FrameRelaySwitchProperties",
-	app.Cloud:            "CloudProperties",
-}
-
 func loadContract() (*contract, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(openAPI))
 	if err != nil {
@@ -68,9 +58,14 @@ func loadContract() (*contract, error) {
 			return nil, fmt.Errorf("openapi.json: schema %s: %w", name, err)
 		}
 	}
-	for t, name := range propertiesSchemas {
-		if ct.properties[t], err = ct.component(name); err != nil {
-			return nil, err
+	// A component that checks a node type's controller "properties" names
+	// that type in x-node-type.
+	for name, sch := range schemas {
+		if t, ok := sch.(map[string]any)["x-node-type"].(string); ok {
+			if !app.NodeType(t).Valid() {
+				return nil, fmt.Errorf("openapi.json: schema %s: x-node-type %q is not a node type", name, t)
+			}
+			ct.properties[app.NodeType(t)] = ct.schemas[name]
 		}
 	}
 	return ct, nil
@@ -129,27 +124,32 @@ func (c *contract) register(method, path string) error {
 }
 
 // validate checks a decoded JSON value against sch and turns a failure into
-// an EINVALID error that says which fields are wrong and why.
-func validate(sch *jsonschema.Schema, v any, what string) error {
+// an EINVALID error that says which fields are wrong and why; its Field is
+// the first wrong field's path, under prefix (the path of v in the body).
+func validate(sch *jsonschema.Schema, v any, what, prefix string) error {
 	err := sch.Validate(v)
 	if err == nil {
 		return nil
 	}
 	ve, ok := err.(*jsonschema.ValidationError)
 	if !ok {
-		return app.Errorf(app.EINVALID, "Invalid %s: %v", what, err)
+		return app.Invalid(prefix, "Invalid %s: %v", what, err)
 	}
-	var msgs []string
-	collectLeaves(ve, &msgs)
+	var msgs, fields []string
+	collectLeaves(ve, &msgs, &fields)
 	if len(msgs) > 3 {
 		msgs = append(msgs[:3], fmt.Sprintf("and %d more", len(msgs)-3))
 	}
-	return app.Errorf(app.EINVALID, "Invalid %s: %s", what, strings.Join(msgs, "; "))
+	field := prefix
+	if len(fields) > 0 && fields[0] != "" {
+		field = strings.TrimPrefix(prefix+"."+fields[0], ".")
+	}
+	return app.Invalid(field, "Invalid %s: %s", what, strings.Join(msgs, "; "))
 }
 
 // collectLeaves gathers the innermost causes of a validation error as
-// "field: reason" sentences, without repeats.
-func collectLeaves(e *jsonschema.ValidationError, out *[]string) {
+// "field: reason" sentences, without repeats, and their field paths.
+func collectLeaves(e *jsonschema.ValidationError, out, fields *[]string) {
 	if len(e.Causes) == 0 {
 		where := "body"
 		if len(e.InstanceLocation) > 0 {
@@ -165,10 +165,11 @@ func collectLeaves(e *jsonschema.ValidationError, out *[]string) {
 			}
 		}
 		*out = append(*out, msg)
+		*fields = append(*fields, strings.Join(e.InstanceLocation, "."))
 		return
 	}
 	for _, c := range e.Causes {
-		collectLeaves(c, out)
+		collectLeaves(c, out, fields)
 	}
 }
 

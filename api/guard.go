@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"nodedesk/app"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -52,25 +53,25 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				panic(v)
 			}
 			g.logger.Error("panic in handler", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
-			writeStatusError(w, http.StatusInternalServerError, "Internal error; the details are in nodedesk's log")
+			writeRefusal(w, fmt.Errorf("panic: %v", v))
 		}
 	}()
 	if g.hosts != nil && !g.hosts[strings.ToLower(r.Host)] {
-		writeStatusError(w, http.StatusForbidden, fmt.Sprintf("Host %q is not an address of this nodedesk; use %s", r.Host, g.anyHost()))
+		writeRefusal(w, app.Errorf(app.EFORBIDDEN, "Host %q is not an address of this nodedesk; use %s", r.Host, g.anyHost()))
 		return
 	}
 	if g.auth != nil && !g.authorized(r) {
 		w.Header().Set("WWW-Authenticate", `Basic realm="nodedesk", charset="UTF-8"`)
-		writeStatusError(w, http.StatusUnauthorized, "Authentication required: give the user and password nodedesk was started with (--auth-user/--auth-password)")
+		writeRefusal(w, app.Errorf(app.EUNAUTHORIZED, "Authentication required: give the user and password nodedesk was started with (--auth-user/--auth-password)"))
 		return
 	}
 	if !safeMethod(r.Method) {
 		if origin := r.Header.Get("Origin"); origin != "" && !sameOrigin(origin, r.Host) {
-			writeStatusError(w, http.StatusForbidden, fmt.Sprintf("Requests from web pages of other sites (%s) are refused", origin))
+			writeRefusal(w, app.Errorf(app.EFORBIDDEN, "Requests from web pages of other sites (%s) are refused", origin))
 			return
 		}
 		if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
-			writeStatusError(w, http.StatusForbidden, "Requests from web pages of other sites are refused")
+			writeRefusal(w, app.Errorf(app.EFORBIDDEN, "Requests from web pages of other sites are refused"))
 			return
 		}
 	}

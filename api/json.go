@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"unicode/utf8"
@@ -41,7 +42,7 @@ func (s *Server) body(r *http.Request) ([]byte, error) {
 	}
 	tmpl, _ := mux.CurrentRoute(r).GetPathTemplate()
 	if sch := s.contract.requests[r.Method+" "+tmpl]; sch != nil {
-		if err := validate(sch, v, "request body"); err != nil {
+		if err := validate(sch, v, "request body", ""); err != nil {
 			return nil, err
 		}
 	}
@@ -114,7 +115,7 @@ func decode(raw []byte, dst any) error {
 	if err := json.Unmarshal(raw, dst); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return app.Errorf(app.EINVALID, "Invalid request body: %s: %s does not fit %s", te.Field, te.Value, te.Type)
+			return app.Invalid(te.Field, "Invalid request body: %s: %s does not fit %s", te.Field, te.Value, te.Type)
 		}
 		return app.Errorf(app.EINVALID, "Invalid request body: %v", err)
 	}
@@ -125,7 +126,7 @@ func decode(raw []byte, dst any) error {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil { // only a bug can get here: every wire type marshals
-		b, status = []byte(`{"message":"Internal error: the answer could not be encoded","status":500}`), http.StatusInternalServerError
+		status, b = errorJSON(fmt.Errorf("encoding an answer: %w", err))
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

@@ -59,15 +59,15 @@ type nodeBody struct {
 // the node's type and decodes them.
 func (s *Server) properties(t app.NodeType, raw json.RawMessage) (app.PropertiesUpdate, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return app.PropertiesUpdate{}, nil
+		return nil, nil
 	}
 	if sch := s.contract.properties[t]; sch != nil {
 		v, err := decodeJSON(raw)
 		if err != nil {
-			return app.PropertiesUpdate{}, err
+			return nil, err
 		}
-		if err := validate(sch, v, "properties for a "+string(t)+" node"); err != nil {
-			return app.PropertiesUpdate{}, err
+		if err := validate(sch, v, "properties for a "+string(t)+" node", "properties"); err != nil {
+			return nil, err
 		}
 	}
 	return app.DecodeProperties(t, raw)

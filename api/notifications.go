@@ -32,8 +32,8 @@ const subscriberBuffer = 256
 
 // notification is one message on the wire.
 type notification struct {
-	Action string `json:"action"`
-	Event  any    `json:"event"`
+	Action app.EventAction `json:"action"`
+	Event  any             `json:"event"`
 }
 
 // filter picks the events a stream carries.
@@ -49,11 +49,11 @@ type stream struct {
 
 func projectFilter(projectID string) filter {
 	return func(e app.Event) bool {
-		return e.ProjectID == projectID && !strings.HasPrefix(e.Action, "project.")
+		return e.ProjectID == projectID && !e.Action.ProjectWide()
 	}
 }
 
-func controllerFilter(e app.Event) bool { return strings.HasPrefix(e.Action, "project.") }
+func controllerFilter(e app.Event) bool { return e.Action.ProjectWide() }
 
 // streamOf resolves the project of a project stream (404 before any
 // streaming starts) or returns the controller stream.

@@ -23,10 +23,10 @@ func (s *Server) routes() (*mux.Router, error) {
 			ui.ServeHTTP(w, r) // the browser UI
 			return
 		}
-		writeStatusError(w, http.StatusNotFound, "No such API endpoint: "+r.URL.Path)
+		writeRefusal(w, app.Errorf(app.ENOTFOUND, "No such API endpoint: %s", r.URL.Path))
 	})
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeStatusError(w, http.StatusMethodNotAllowed, "Method "+r.Method+" is not allowed on "+r.URL.Path)
+		writeRefusal(w, methodNotAllowed(r))
 	})
 
 	type route struct {
@@ -45,6 +45,7 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"GET", "/v2/notifications", s.handleNotificationStream},
 		{"GET", "/v2/notifications/ws", s.handleNotificationWS},
 		{"GET", "/v2/templates", s.handleTemplateList},
+		{"GET", "/v2/node_types", s.handleNodeTypeList},
 		{"GET", "/v2/templates/{template_id}", s.handleTemplateGet},
 		{"GET", "/v2/symbols", s.handleSymbolList},
 		{"GET", "/v2/symbols/{symbol_id}/raw", s.handleSymbolRaw},

@@ -20,7 +20,7 @@ built without its user interface. Build it with <code>make build</code> (or run 
 func (s *Server) uiHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			writeStatusError(w, http.StatusMethodNotAllowed, "Method "+r.Method+" is not allowed on "+r.URL.Path)
+			writeRefusal(w, methodNotAllowed(r))
 			return
 		}
 		if s.UI == nil || !exists(s.UI, "index.html") {

@@ -52,7 +52,7 @@ func (s *Server) nodeJSON(n *app.Node) nodeJSON {
 		CustomAdapters: adapters, FirstPortName: n.FirstPortName, Height: h, Label: n.Label,
 		Locked: n.Locked, Name: n.Name, NodeDirectory: s.svc.NodeDirectory(n), NodeID: n.ID,
 		NodeType: n.Type, PortNameFormat: n.PortNameFormat, PortSegmentSize: n.PortSegmentSize,
-		Ports: n.Ports(), ProjectID: n.ProjectID, Properties: propertiesJSON(n), Status: n.Status,
+		Ports: n.Ports(), ProjectID: n.ProjectID, Properties: n.PropertiesView(), Status: n.Status,
 		Symbol: n.Symbol, TemplateID: n.TemplateID, Width: w, X: n.X, Y: n.Y, Z: n.Z,
 	}
 }
@@ -73,46 +73,34 @@ func consoleType(n *app.Node) *string {
 	return &c
 }
 
-// propertiesJSON is the "properties" object of a controller node: the
-// type-specific fields, keyed as the compute view keys them.
-func propertiesJSON(n *app.Node) any {
-	p := n.Properties
-	switch n.Type {
-	case app.VPCS:
-		return vpcsProperties{StartupScript: p.StartupScript, StartupScriptPath: n.StartupScriptPath()}
-	case app.EthernetSwitch:
-		return map[string]any{"ports_mapping": nonNil(p.SwitchPorts)}
-	case app.EthernetHub:
-		return map[string]any{"ports_mapping": nonNil(p.HubPorts)}
-	case app.FrameRelaySwitch:
-		return map[string]any{"mappings": mappings(p)}
-	case app.Cloud:
-		rc := p.RemoteConsole
-		if rc == nil {
-			rc = &app.RemoteConsole{Type: "none", HTTPPath: "/"}
+// computeJSON is the compute view of a node of one of app.ComputeTypes:
+// name, node_id, project_id, status, and what its type's entry lists,
+// with the compute view's own nullability (strings and numbers, not null).
+func (s *Server) computeJSON(n *app.Node) any {
+	v := map[string]any{"name": n.Name, "node_id": n.ID, "project_id": n.ProjectID, "status": n.Status}
+	props := n.PropertiesView()
+	for _, key := range n.Type.ComputeView() {
+		switch key {
+		case "command_line":
+			v[key] = deref(n.CommandLine)
+		case "console":
+			v[key] = n.Console
+		case "console_type":
+			v[key] = string(n.ConsoleType)
+		case "node_directory":
+			v[key] = deref(s.svc.NodeDirectory(n))
+		default:
+			v[key] = props[key]
 		}
-		return cloudProperties{Interfaces: nonNil(p.Interfaces), PortsMapping: nonNil(p.CloudPorts),
-			RemoteConsoleHost: rc.Host, RemoteConsolePort: rc.Port, RemoteConsoleType: rc.Type, RemoteConsoleHTTPPath: rc.HTTPPath}
-	default:
-		if p.Extra == nil {
-			return map[string]json.RawMessage{}
-		}
-		return p.Extra
 	}
+	return v
 }
 
-type vpcsProperties struct {
-	StartupScript     *string `json:"startup_script"`
-	StartupScriptPath *string `json:"startup_script_path"`
-}
-
-type cloudProperties struct {
-	Interfaces            []app.HostInterface `json:"interfaces"`
-	PortsMapping          []app.CloudPort     `json:"ports_mapping"`
-	RemoteConsoleHost     string              `json:"remote_console_host"`
-	RemoteConsoleHTTPPath string              `json:"remote_console_http_path"`
-	RemoteConsolePort     *int                `json:"remote_console_port"`
-	RemoteConsoleType     string              `json:"remote_console_type"`
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 func nonNil[T any](s []T) []T {
@@ -120,84 +108,6 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-func mappings(p app.Properties) map[string]string {
-	if p.Mappings == nil {
-		return map[string]string{}
-	}
-	return p.Mappings
-}
-
-// The compute views, one per type, with exactly the spec's fields.
-
-type vpcsJSON struct {
-	CommandLine       string     `json:"command_line"`
-	Console           int        `json:"console"`
-	ConsoleType       string     `json:"console_type"`
-	Name              string     `json:"name"`
-	NodeDirectory     string     `json:"node_directory"`
-	NodeID            string     `json:"node_id"`
-	ProjectID         string     `json:"project_id"`
-	StartupScript     *string    `json:"startup_script"`
-	StartupScriptPath *string    `json:"startup_script_path"`
-	Status            app.Status `json:"status"`
-}
-
-type cloudJSON struct {
-	Interfaces    []app.HostInterface `json:"interfaces"`
-	Name          string              `json:"name"`
-	NodeDirectory string              `json:"node_directory"`
-	NodeID        string              `json:"node_id"`
-	PortsMapping  []app.CloudPort     `json:"ports_mapping"`
-	ProjectID     string              `json:"project_id"`
-	Status        app.Status          `json:"status"`
-}
-
-type portsNodeJSON[P any] struct {
-	Name         string     `json:"name"`
-	NodeID       string     `json:"node_id"`
-	PortsMapping []P        `json:"ports_mapping"`
-	ProjectID    string     `json:"project_id"`
-	Status       app.Status `json:"status"`
-}
-
-type frameRelayJSON struct {
-	Mappings  map[string]string `json:"mappings"`
-	Name      string            `json:"name"`
-	NodeID    string            `json:"node_id"`
-	ProjectID string            `json:"project_id"`
-	Status    app.Status        `json:"status"`
-}
-
-// computeJSON is the compute view of a node of one of app.ComputeTypes.
-func (s *Server) computeJSON(n *app.Node) any {
-	dir := ""
-	if d := s.svc.NodeDirectory(n); d != nil {
-		dir = *d
-	}
-	p := n.Properties
-	switch n.Type {
-	case app.VPCS:
-		cl := ""
-		if n.CommandLine != nil {
-			cl = *n.CommandLine
-		}
-		return vpcsJSON{CommandLine: cl, Console: n.Console, ConsoleType: string(n.ConsoleType), Name: n.Name,
-			NodeDirectory: dir, NodeID: n.ID, ProjectID: n.ProjectID, StartupScript: p.StartupScript,
-			StartupScriptPath: n.StartupScriptPath(), Status: n.Status}
-	case app.Cloud:
-		return cloudJSON{Interfaces: nonNil(p.Interfaces), Name: n.Name, NodeDirectory: dir, NodeID: n.ID,
-			PortsMapping: nonNil(p.CloudPorts), ProjectID: n.ProjectID, Status: n.Status}
-	case app.EthernetSwitch:
-		return portsNodeJSON[app.SwitchPort]{Name: n.Name, NodeID: n.ID, PortsMapping: nonNil(p.SwitchPorts),
-			ProjectID: n.ProjectID, Status: n.Status}
-	case app.EthernetHub:
-		return portsNodeJSON[app.HubPort]{Name: n.Name, NodeID: n.ID, PortsMapping: nonNil(p.HubPorts),
-			ProjectID: n.ProjectID, Status: n.Status}
-	default: // app.FrameRelaySwitch
-		return frameRelayJSON{Mappings: mappings(p), Name: n.Name, NodeID: n.ID, ProjectID: n.ProjectID, Status: n.Status}
-	}
 }
 
 // projectJSON is a project as GNS3 shows it.

@@ -16,7 +16,7 @@ const (
 // checkConsolePort checks a console port a client asked for.
 func checkConsolePort(port int) error {
 	if port < 1024 || port > 65535 {
-		return Errorf(EINVALID, "Console port %d cannot be used: choose a port from 1024 to 65535 (new nodes get one from %d–%d)",
+		return Invalid("console", "Console port %d cannot be used: choose a port from 1024 to 65535 (new nodes get one from %d–%d)",
 			port, ConsolePortMin, ConsolePortMax)
 	}
 	return nil
@@ -58,7 +58,7 @@ func claimConsole(tx Tx, n *Node) error {
 			where = " of project " + p.Name
 		}
 	}
-	return Errorf(ECONFLICT, "Console port %d is already used by node %s%s; choose another port or leave console out",
+	return Conflict("console", "Console port %d is already used by node %s%s; choose another port or leave console out",
 		n.Console, name, where)
 }
 

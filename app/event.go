@@ -1,13 +1,37 @@
 package app
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
+
+// EventAction names a change, as GNS3's notifications name it.
+type EventAction string
+
+// The event actions.
+const (
+	EventProjectCreated EventAction = "project.created"
+	EventProjectUpdated EventAction = "project.updated"
+	EventProjectOpened  EventAction = "project.opened"
+	EventProjectClosed  EventAction = "project.closed"
+	EventProjectDeleted EventAction = "project.deleted"
+	EventNodeCreated    EventAction = "node.created"
+	EventNodeUpdated    EventAction = "node.updated"
+	EventNodeDeleted    EventAction = "node.deleted"
+	EventLinkCreated    EventAction = "link.created"
+	EventLinkUpdated    EventAction = "link.updated"
+	EventLinkDeleted    EventAction = "link.deleted"
+)
+
+// ProjectWide reports whether a is about a project itself (the controller
+// stream carries these), rather than about what a project holds.
+func (a EventAction) ProjectWide() bool { return strings.HasPrefix(string(a), "project.") }
 
 // Event is a change committed to the store, published once after commit.
-// Action follows GNS3's notification names (node.created, node.updated,
-// node.deleted, project.updated, project.closed, project.deleted); Payload
-// is the *Node or *Project as it is after the change (before, for deletes).
+// Payload is the *Node, *Link or *Project as it is after the change
+// (before, for deletes).
 type Event struct {
-	Action    string
+	Action    EventAction
 	ProjectID string
 	Payload   any
 }

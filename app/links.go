@@ -88,7 +88,7 @@ func (s *Service) CreateLink(ctx context.Context, projectID string, u LinkUpdate
 			return Errorf(ECONFLICT, "Cannot connect a %s to a %s: link one of them to a node of the lab", ends[0].Type, ends[1].Type)
 		}
 		u.applyTo(l, false)
-		emit("link.created", l.ProjectID, l)
+		emit(EventLinkCreated, l.ProjectID, l)
 		return tx.PutLink(l)
 	})
 	if err != nil {
@@ -164,7 +164,7 @@ func (s *Service) UpdateLink(ctx context.Context, projectID, linkID string, u Li
 		if unchanged(before, l) {
 			return errUnchanged
 		}
-		emit("link.updated", l.ProjectID, l)
+		emit(EventLinkUpdated, l.ProjectID, l)
 		return tx.PutLink(l)
 	})
 	if err != nil {
@@ -191,7 +191,7 @@ func (s *Service) DeleteLink(ctx context.Context, projectID, linkID string) erro
 		if err != nil {
 			return err
 		}
-		emit("link.deleted", l.ProjectID, l)
+		emit(EventLinkDeleted, l.ProjectID, l)
 		return tx.DeleteLink(l.ProjectID, l.ID)
 	})
 }

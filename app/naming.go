@@ -62,7 +62,7 @@ func (h *nameHints) forget(projectID string) {
 func allocateName(want string, from func(pattern string) int, taken func(string) (bool, error)) (name, pattern string, number int, err error) {
 	name = strings.ReplaceAll(want, " ", "")
 	if name == "" {
-		return "", "", 0, Errorf(EINVALID, "A node name cannot be empty or only spaces")
+		return "", "", 0, Invalid("name", "A node name cannot be empty or only spaces")
 	}
 	if !strings.Contains(name, "{0}") && !strings.Contains(name, "{id}") {
 		t, err := taken(name)

@@ -25,10 +25,6 @@ func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate
 			return nil, Errorf(EINVALID, "Node ID %s is not a valid UUID", c.ID)
 		}
 	}
-	var ifaces []HostInterface
-	if c.Type == Cloud {
-		ifaces = s.c.HostInterfaces()
-	}
 	var n *Node
 	err := s.update(func(tx Tx, emit emitFunc) error {
 		p, err := findProject(tx, projectID)
@@ -42,13 +38,13 @@ func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate
 			n = existing
 			return cmp.Or(err, errUnchanged)
 		}
-		want := types[c.Type].nameFormat
+		want := c.Type.kind().nameFormat
 		if c.Name.has() {
 			want = c.Name.Value
 		}
 		u := c.NodeUpdate
 		u.Name = Field[string]{}
-		base := newNode(id, p.ID, c.Type, ifaces)
+		base := newNode(id, p.ID, c.Type, newNodeEnv{hostInterfaces: s.c.HostInterfaces})
 		base.Name = want
 		if n, err = u.apply(base); err != nil {
 			return err
@@ -59,7 +55,7 @@ func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate
 		if err := s.addNode(tx, n, want, !u.Label.Set); err != nil {
 			return err
 		}
-		emit("node.created", n.ProjectID, n)
+		emit(EventNodeCreated, n.ProjectID, n)
 		return nil
 	})
 	if err != nil {
@@ -160,14 +156,14 @@ func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*N
 		if after, err = u.apply(before); err != nil {
 			return err
 		}
-		if after.ConsoleType != before.ConsoleType && before.Status != Stopped && before.Type.ProcessBound() {
-			return Errorf(ECONFLICT, "%s must be stopped to change its console type", before.Name)
+		if after.ConsoleType != before.ConsoleType && before.Active() {
+			return Conflict("console_type", "%s must be stopped to change its console type", before.Name)
 		}
 		if after.Name != before.Name {
 			if id, taken, err := tx.NodeIDByName(after.ProjectID, after.Name); err != nil {
 				return err
 			} else if taken && id != after.ID {
-				return Errorf(ECONFLICT, "Another node of this project is already named %s; choose another name", after.Name)
+				return Conflict("name", "Another node of this project is already named %s; choose another name", after.Name)
 			}
 			s.hints.forget(after.ProjectID) // the old name is free again
 		}
@@ -182,7 +178,7 @@ func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*N
 		if unchanged(before, after) {
 			return errUnchanged
 		}
-		emit("node.updated", after.ProjectID, after)
+		emit(EventNodeUpdated, after.ProjectID, after)
 		return tx.PutNode(after)
 	})
 	if err != nil {
@@ -210,9 +206,9 @@ func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
 			if err := tx.DeleteLink(l.ProjectID, l.ID); err != nil {
 				return err
 			}
-			emit("link.deleted", l.ProjectID, l)
+			emit(EventLinkDeleted, l.ProjectID, l)
 		}
-		emit("node.deleted", n.ProjectID, n)
+		emit(EventNodeDeleted, n.ProjectID, n)
 		s.hints.forget(n.ProjectID) // its name is free again
 		return tx.DeleteNode(n.ProjectID, n.ID)
 	})
@@ -232,7 +228,7 @@ func (s *Service) DuplicateNode(ctx context.Context, ref NodeRef, x, y int, z Fi
 		c = &dup
 		c.ID, c.Seq, c.X, c.Y = s.c.NewID(), 0, x, y
 		setIf(&c.Z, z)
-		c.Status, c.Locked = n.Type.initialStatus(), false
+		c.Status, c.Locked = n.Type.Lifecycle().initialStatus(), false
 		if c.Console != 0 {
 			c.Console = 0 // a fresh port: the original keeps its own
 		}
@@ -244,7 +240,7 @@ func (s *Service) DuplicateNode(ctx context.Context, ref NodeRef, x, y int, z Fi
 		if err := s.addNode(tx, c, n.Name, n.Label.Text == n.Name); err != nil {
 			return err
 		}
-		emit("node.created", c.ProjectID, c)
+		emit(EventNodeCreated, c.ProjectID, c)
 		return nil
 	})
 	if err != nil {

@@ -1,10 +1,14 @@
 package app
 
+import (
+	"slices"
+	"strings"
+)
+
 // NodeType is the kind of a node, spelled as GNS3 spells it.
 type NodeType string
 
-// The node types of the spec. The first five have a compute view of their
-// own (see Compute); the others are stored as generic controller nodes.
+// The node types of the spec.
 const (
 	Cloud            NodeType = "cloud"
 	NAT              NodeType = "nat"
@@ -21,38 +25,107 @@ const (
 	QEMU             NodeType = "qemu"
 )
 
+// Lifecycle says what a node type's status follows.
+type Lifecycle string
+
+// The lifecycles.
+const (
+	// ProcessRun nodes are stopped until started, and their status follows
+	// a process (VPCS, and the emulated types nodedesk stores but does not
+	// run).
+	ProcessRun Lifecycle = "process"
+	// AlwaysRunning nodes (switches, hubs, clouds) are started from their
+	// creation and every action leaves them started.
+	AlwaysRunning Lifecycle = "always_running"
+)
+
+// nodeKind is everything that differs between node types. kinds has one
+// entry per type: adding a type, or a behaviour of one, is one entry there.
+type nodeKind struct {
+	nameFormat string        // default name; {0} is the first free number
+	symbol     string        // default symbol
+	consoles   []ConsoleType // allowed console types; the first is the default
+	lifecycle  Lifecycle
+	folder     string       // sub-folder of project-files/ holding its node folders; "" for none
+	props      propertyKind // its own properties, defaults and ports
+	// computeView lists what the type's compute view shows besides name,
+	// node_id, project_id and status: controller fields and property keys.
+	// nil: the type has no compute view.
+	computeView []string
+}
+
+// kinds is the node-type table, in the spec's order.
+var kinds = []struct {
+	t NodeType
+	k nodeKind
+}{
+	{Cloud, nodeKind{nameFormat: "Cloud{0}", symbol: ":/symbols/cloud.svg", consoles: noConsole, lifecycle: AlwaysRunning,
+		folder: "builtin", props: cloudProps, computeView: []string{"node_directory", "interfaces", "ports_mapping"}}},
+	{NAT, nodeKind{nameFormat: "NAT{0}", symbol: ":/symbols/nat.svg", consoles: noConsole, lifecycle: AlwaysRunning,
+		folder: "builtin", props: natProps}},
+	{EthernetHub, nodeKind{nameFormat: "Hub{0}", symbol: ":/symbols/hub.svg", consoles: noConsole, lifecycle: AlwaysRunning,
+		props: hubProps, computeView: []string{"ports_mapping"}}},
+	{EthernetSwitch, nodeKind{nameFormat: "Switch{0}", symbol: ":/symbols/ethernet_switch.svg", consoles: noConsole, lifecycle: AlwaysRunning,
+		props: switchProps, computeView: []string{"ports_mapping"}}},
+	{FrameRelaySwitch, nodeKind{nameFormat: "FRSW{0}", symbol: ":/symbols/frame_relay_switch.svg", consoles: noConsole, lifecycle: AlwaysRunning,
+		props: frameRelayProps, computeView: []string{"mappings"}}},
+	{ATMSwitch, nodeKind{nameFormat: "ATMSW{0}", symbol: ":/symbols/atm_switch.svg", consoles: noConsole, lifecycle: AlwaysRunning,
+		props: atmProps}},
+	{Docker, nodeKind{nameFormat: "Docker{0}", symbol: ":/symbols/docker_guest.svg", consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
+		props: genericProps}},
+	{Dynamips, nodeKind{nameFormat: "R{0}", symbol: ":/symbols/router.svg", consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
+		props: genericProps}},
+	{VPCS, nodeKind{nameFormat: "PC{0}", symbol: ":/symbols/vpcs_guest.svg", consoles: []ConsoleType{ConsoleTelnet}, lifecycle: ProcessRun,
+		folder: "vpcs", props: vpcsProps,
+		computeView: []string{"command_line", "console", "console_type", "node_directory", "startup_script", "startup_script_path"}}},
+	{VirtualBox, nodeKind{nameFormat: "VBox{0}", symbol: ":/symbols/vbox_guest.svg", consoles: anyConsole(ConsoleNone), lifecycle: ProcessRun,
+		props: genericProps}},
+	{VMware, nodeKind{nameFormat: "VMware{0}", symbol: ":/symbols/vmware_guest.svg", consoles: anyConsole(ConsoleNone), lifecycle: ProcessRun,
+		props: genericProps}},
+	{IOU, nodeKind{nameFormat: "IOU{0}", symbol: ":/symbols/multilayer_switch.svg", consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
+		props: genericProps}},
+	{QEMU, nodeKind{nameFormat: "QEMU{0}", symbol: ":/symbols/qemu_guest.svg", consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
+		props: genericProps}},
+}
+
+// byType indexes kinds.
+var byType = func() map[NodeType]*nodeKind {
+	m := make(map[NodeType]*nodeKind, len(kinds))
+	for i := range kinds {
+		m[kinds[i].t] = &kinds[i].k
+	}
+	return m
+}()
+
+// unknownKind is what an unknown type looks like: a generic node, so that
+// no lookup can fail; Valid tells it apart.
+var unknownKind = nodeKind{consoles: noConsole, lifecycle: AlwaysRunning, props: genericProps}
+
+// kind returns t's entry of the table.
+func (t NodeType) kind() *nodeKind {
+	if k, ok := byType[t]; ok {
+		return k
+	}
+	return &unknownKind
+}
+
 // NodeTypes lists every node type in the spec's order.
-var NodeTypes = []NodeType{Cloud, NAT, EthernetHub, EthernetSwitch, FrameRelaySwitch, ATMSwitch,
-	Docker, Dynamips, VPCS, VirtualBox, VMware, IOU, QEMU}
+var NodeTypes = func() []NodeType {
+	ts := make([]NodeType, len(kinds))
+	for i, e := range kinds {
+		ts[i] = e.t
+	}
+	return ts
+}()
 
-// ComputeTypes lists the types served under /v2/compute/projects/{id}/<type>.
-var ComputeTypes = []NodeType{VPCS, Cloud, EthernetSwitch, EthernetHub, FrameRelaySwitch}
+// ComputeTypes lists the types served under /v2/compute/projects/{id}/<type>,
+// in the order the spec lists them.
+var ComputeTypes = func() []NodeType {
+	order := []NodeType{VPCS, Cloud, EthernetSwitch, EthernetHub, FrameRelaySwitch}
+	return slices.DeleteFunc(order, func(t NodeType) bool { return !t.HasComputeView() })
+}()
 
-// typeInfo is everything that differs between node types: the one table a
-// newcomer reads to learn what a new node of a type looks like.
-type typeInfo struct {
-	nameFormat   string        // default name; {0} is the first free number
-	symbol       string        // default symbol
-	consoleTypes []ConsoleType // allowed console types; the first is the default
-	processBound bool          // status follows a process (stopped until started)
-	compute      bool          // has a compute view of its own
-}
-
-var types = map[NodeType]typeInfo{
-	VPCS:             {nameFormat: "PC{0}", symbol: ":/symbols/vpcs_guest.svg", consoleTypes: []ConsoleType{ConsoleTelnet}, processBound: true, compute: true},
-	EthernetSwitch:   {nameFormat: "Switch{0}", symbol: ":/symbols/ethernet_switch.svg", consoleTypes: []ConsoleType{ConsoleNone}, compute: true},
-	EthernetHub:      {nameFormat: "Hub{0}", symbol: ":/symbols/hub.svg", consoleTypes: []ConsoleType{ConsoleNone}, compute: true},
-	FrameRelaySwitch: {nameFormat: "FRSW{0}", symbol: ":/symbols/frame_relay_switch.svg", consoleTypes: []ConsoleType{ConsoleNone}, compute: true},
-	Cloud:            {nameFormat: "Cloud{0}", symbol: ":/symbols/cloud.svg", consoleTypes: []ConsoleType{ConsoleNone}, compute: true},
-	NAT:              {nameFormat: "NAT{0}", symbol: ":/symbols/nat.svg", consoleTypes: []ConsoleType{ConsoleNone}},
-	ATMSwitch:        {nameFormat: "ATMSW{0}", symbol: ":/symbols/atm_switch.svg", consoleTypes: []ConsoleType{ConsoleNone}},
-	QEMU:             {nameFormat: "QEMU{0}", symbol: ":/symbols/qemu_guest.svg", consoleTypes: anyConsole(ConsoleTelnet), processBound: true},
-	Docker:           {nameFormat: "Docker{0}", symbol: ":/symbols/docker_guest.svg", consoleTypes: anyConsole(ConsoleTelnet), processBound: true},
-	Dynamips:         {nameFormat: "R{0}", symbol: ":/symbols/router.svg", consoleTypes: anyConsole(ConsoleTelnet), processBound: true},
-	IOU:              {nameFormat: "IOU{0}", symbol: ":/symbols/multilayer_switch.svg", consoleTypes: anyConsole(ConsoleTelnet), processBound: true},
-	VirtualBox:       {nameFormat: "VBox{0}", symbol: ":/symbols/vbox_guest.svg", consoleTypes: anyConsole(ConsoleNone), processBound: true},
-	VMware:           {nameFormat: "VMware{0}", symbol: ":/symbols/vmware_guest.svg", consoleTypes: anyConsole(ConsoleNone), processBound: true},
-}
+var noConsole = []ConsoleType{ConsoleNone}
 
 // anyConsole allows every console type, with def as the default.
 func anyConsole(def ConsoleType) []ConsoleType {
@@ -66,15 +139,17 @@ func anyConsole(def ConsoleType) []ConsoleType {
 }
 
 // Valid reports whether t is one of the spec's node types.
-func (t NodeType) Valid() bool { _, ok := types[t]; return ok }
+func (t NodeType) Valid() bool { _, ok := byType[t]; return ok }
 
 // HasComputeView reports whether t is served under the compute paths.
-func (t NodeType) HasComputeView() bool { return types[t].compute }
+func (t NodeType) HasComputeView() bool { return t.kind().computeView != nil }
 
-// ProcessBound reports whether a node of type t runs as a process, so that
-// its status is stopped until it is started. Switches, hubs, Frame Relay
-// switches, clouds and NATs are always running.
-func (t NodeType) ProcessBound() bool { return types[t].processBound }
+// ComputeView lists what t's compute view shows besides name, node_id,
+// project_id and status: controller fields and property keys.
+func (t NodeType) ComputeView() []string { return t.kind().computeView }
+
+// Lifecycle says what t's status follows.
+func (t NodeType) Lifecycle() Lifecycle { return t.kind().lifecycle }
 
 // ConsoleType is how a node's console is reached. ConsoleNone (the empty
 // string) means the node has no console and is written as JSON null.
@@ -88,48 +163,68 @@ const (
 	ConsoleHTTP   ConsoleType = "http"
 )
 
-// allowsConsole reports whether a node of type t may have console type c.
-func (t NodeType) allowsConsole(c ConsoleType) bool {
-	for _, a := range types[t].consoleTypes {
-		if a == c {
-			return true
-		}
+// UnmarshalJSON reads a console type; "none", which the GNS3 desktop GUI
+// sends, means no console, as null does.
+func (c *ConsoleType) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(b), `"`)
+	if s == "none" || s == "null" {
+		s = ""
 	}
-	return false
+	*c = ConsoleType(s)
+	return nil
 }
+
+// ConsoleTypes lists the console types t allows; the first is the default.
+func (t NodeType) ConsoleTypes() []ConsoleType { return slices.Clone(t.kind().consoles) }
+
+// allowsConsole reports whether a node of type t may have console type c.
+func (t NodeType) allowsConsole(c ConsoleType) bool { return slices.Contains(t.kind().consoles, c) }
 
 // consoleTypeNames lists the console types t allows, for error messages.
 func (t NodeType) consoleTypeNames() string {
-	s := ""
-	for i, c := range types[t].consoleTypes {
-		if i > 0 {
-			s += ", "
-		}
-		if c == ConsoleNone {
-			s += "null"
-		} else {
-			s += string(c)
-		}
+	names := make([]string, len(t.kind().consoles))
+	for i, c := range t.kind().consoles {
+		names[i] = consoleTypeName(c)
 	}
-	return s
+	return strings.Join(names, ", ")
 }
 
-// Status is the run state of a node.
-type Status string
-
-// The statuses of the spec.
-const (
-	Stopped   Status = "stopped"
-	Started   Status = "started"
-	Suspended Status = "suspended"
-)
-
-// initialStatus is the status of a new node of type t: process-bound nodes
-// start stopped, the others (switch, hub, Frame Relay switch, cloud) are
-// always running, as in GNS3.
-func (t NodeType) initialStatus() Status {
-	if t.ProcessBound() {
-		return Stopped
+func consoleTypeName(c ConsoleType) string {
+	if c == ConsoleNone {
+		return "null"
 	}
-	return Started
+	return string(c)
+}
+
+// NodeTypeInfo describes a node type to a client (GET /v2/node_types): what
+// the UI needs to know about a type without repeating a rule of its own.
+type NodeTypeInfo struct {
+	Type NodeType `json:"node_type"`
+	// ConsoleTypes lists the console types a node of the type accepts;
+	// null stands for "no console". The first is the default.
+	ConsoleTypes []*ConsoleType `json:"console_types"`
+	Lifecycle    Lifecycle      `json:"lifecycle"`
+	// Properties lists the keys of the type's properties object; nil for
+	// the free-form properties of the types nodedesk stores but does not run.
+	Properties  []string `json:"properties"`
+	ComputeView bool     `json:"compute_view"`
+	// DefaultName and Symbol are what a new node of the type gets.
+	DefaultName string `json:"default_name_format"`
+	Symbol      string `json:"symbol"`
+}
+
+// NodeTypeInfos describes every node type, in the spec's order.
+func NodeTypeInfos() []NodeTypeInfo {
+	out := make([]NodeTypeInfo, len(kinds))
+	for i, e := range kinds {
+		cts := make([]*ConsoleType, len(e.k.consoles))
+		for j, c := range e.k.consoles {
+			if c != ConsoleNone {
+				cts[j] = ptr(c)
+			}
+		}
+		out[i] = NodeTypeInfo{Type: e.t, ConsoleTypes: cts, Lifecycle: e.k.lifecycle, Properties: e.k.props.keys,
+			ComputeView: e.k.computeView != nil, DefaultName: e.k.nameFormat, Symbol: e.k.symbol}
+	}
+	return out
 }

@@ -21,7 +21,7 @@ func checkSwitchPorts(in []SwitchPort) ([]SwitchPort, error) {
 			p.VLAN = 1
 		}
 		if p.VLAN < 1 || p.VLAN > 4094 {
-			return nil, Errorf(EINVALID, "Port %s has VLAN %d; use a VLAN from 1 to 4094", p.Name, p.VLAN)
+			return nil, Invalid(portsField(i, "vlan"), "Port %s has VLAN %d; use a VLAN from 1 to 4094", p.Name, p.VLAN)
 		}
 		if p.Ethertype != nil && *p.Ethertype == "" {
 			p.Ethertype = nil
@@ -31,23 +31,18 @@ func checkSwitchPorts(in []SwitchPort) ([]SwitchPort, error) {
 	return out, nil
 }
 
-// checkHubPorts checks an Ethernet hub's port mapping.
-func checkHubPorts(in []HubPort) error {
-	return checkPortNumbers(in, func(p HubPort) int { return p.PortNumber })
-}
-
-// checkCloudPorts checks a cloud's port mapping.
-func checkCloudPorts(in []CloudPort) error {
-	return checkPortNumbers(in, func(p CloudPort) int { return p.PortNumber })
+// portsField is the path of a field of the i-th entry of ports_mapping.
+func portsField(i int, field string) string {
+	return "properties.ports_mapping." + strconv.Itoa(i) + "." + field
 }
 
 // checkPortNumbers refuses a port mapping that gives two ports one number.
 func checkPortNumbers[P any](ports []P, number func(P) int) error {
 	seen := map[int]bool{}
-	for _, p := range ports {
+	for i, p := range ports {
 		n := number(p)
 		if seen[n] {
-			return Errorf(EINVALID, "Port number %d appears twice in ports_mapping; each port needs its own number", n)
+			return Invalid(portsField(i, "port_number"), "Port number %d appears twice in ports_mapping; each port needs its own number", n)
 		}
 		seen[n] = true
 	}
@@ -56,18 +51,26 @@ func checkPortNumbers[P any](ports []P, number func(P) int) error {
 
 // checkFrameRelayMappings checks a Frame Relay switch's virtual circuits:
 // each key and value is "<port>:<dlci>", a DLCI is 0–1023 (the 10-bit field
-// of the Frame Relay header), and each port:DLCI end is used once.
+// of the Frame Relay header), and each port:DLCI end belongs to one
+// circuit. A circuit may be written in both directions ("1:101": "2:202"
+// and "2:202": "1:101"): that is the same circuit given twice, as GNS3
+// accepts it.
 func checkFrameRelayMappings(m map[string]string) error {
-	used := map[string]bool{}
+	peer := map[string]string{} // each end -> the other end of its circuit
 	for k, v := range m {
 		for _, end := range []string{k, v} {
 			if _, _, err := parseDLCIEnd(end); err != nil {
 				return err
 			}
-			if used[end] {
-				return Errorf(EINVALID, "Frame Relay end %s is used by two circuits; each port:DLCI can carry one circuit", end)
+		}
+		if k == v {
+			return Invalid("properties.mappings", "Frame Relay circuit %s -> %s ends where it starts; map it to another port:DLCI", k, v)
+		}
+		for _, e := range [][2]string{{k, v}, {v, k}} {
+			if other, used := peer[e[0]]; used && other != e[1] {
+				return Invalid("properties.mappings", "Frame Relay end %s is used by two circuits; each port:DLCI can carry one circuit", e[0])
 			}
-			used[end] = true
+			peer[e[0]] = e[1]
 		}
 	}
 	return nil
@@ -75,7 +78,7 @@ func checkFrameRelayMappings(m map[string]string) error {
 
 // parseDLCIEnd parses "<port>:<dlci>".
 func parseDLCIEnd(s string) (port, dlci int, err error) {
-	bad := Errorf(EINVALID, "Frame Relay mapping %q is not of the form port:DLCI (for example \"1:101\": \"2:201\")", s)
+	bad := Invalid("properties.mappings", "Frame Relay mapping %q is not of the form port:DLCI (for example \"1:101\": \"2:201\")", s)
 	ps, ds, ok := strings.Cut(s, ":")
 	if !ok {
 		return 0, 0, bad
@@ -86,7 +89,7 @@ func parseDLCIEnd(s string) (port, dlci int, err error) {
 		return 0, 0, bad
 	}
 	if dlci < 0 || dlci > 1023 {
-		return 0, 0, Errorf(EINVALID, "DLCI %d in Frame Relay mapping %q is out of range; use 0 to 1023", dlci, s)
+		return 0, 0, Invalid("properties.mappings", "DLCI %d in Frame Relay mapping %q is out of range; use 0 to 1023", dlci, s)
 	}
 	return port, dlci, nil
 }

@@ -7,8 +7,7 @@ import (
 )
 
 // Port is one network port of a node, as listed in the controller node's
-// ports array. Links (a later feature) join two ports by AdapterNumber and
-// PortNumber.
+// ports array. Links join two ports by AdapterNumber and PortNumber.
 type Port struct {
 	Name          string            `json:"name"`
 	ShortName     string            `json:"short_name"`
@@ -18,46 +17,23 @@ type Port struct {
 	DataLinkTypes map[string]string `json:"data_link_types"`
 }
 
-// Ports lists the node's ports. This is the one place that derives them:
-// from the port mapping of switches, hubs and clouds, from the DLCI mappings
-// of a Frame Relay switch, and from the adapters of the other types.
-func (n *Node) Ports() []Port {
-	ports := []Port{}
-	switch n.Type {
-	case VPCS:
-		ports = append(ports, ethernetPort("Ethernet0", "e0", 0, 0))
-	case EthernetSwitch:
-		for i, p := range n.Properties.SwitchPorts {
-			ports = append(ports, ethernetPort(p.Name, "e"+strconv.Itoa(i), 0, i))
-		}
-	case EthernetHub:
-		for i, p := range n.Properties.HubPorts {
-			ports = append(ports, ethernetPort(p.Name, "e"+strconv.Itoa(i), 0, i))
-		}
-	case Cloud:
-		for i, p := range n.Properties.CloudPorts {
-			ports = append(ports, ethernetPort(p.Name, p.Name, 0, i))
-		}
-	case NAT:
-		// One port into the host's NAT network, as GNS3's NAT node has.
-		ports = append(ports, ethernetPort("nat0", "nat0", 0, 0))
-	case FrameRelaySwitch:
-		for _, num := range frameRelayPortNumbers(n.Properties.Mappings) {
-			s := strconv.Itoa(num)
-			ports = append(ports, Port{Name: s, ShortName: s, PortNumber: num, LinkType: "serial",
-				DataLinkTypes: map[string]string{"Frame Relay": "DLT_FRELAY"}})
-		}
-	case ATMSwitch:
-		// ATM ports carry ATM cells, a link type the API does not model.
-	default:
-		ports = n.adapterPorts()
-	}
-	return ports
-}
+// Ports lists the node's ports, derived from its properties by its type's
+// entry in the node-type table (never stored).
+func (n *Node) Ports() []Port { return n.Type.kind().props.ports(n) }
 
 func ethernetPort(name, short string, adapter, port int) Port {
 	return Port{Name: name, ShortName: short, AdapterNumber: adapter, PortNumber: port,
 		LinkType: "ethernet", DataLinkTypes: map[string]string{"Ethernet": "DLT_EN10MB"}}
+}
+
+// indexedPorts gives a switch or hub one Ethernet port per entry of its
+// port mapping, numbered by position (e0, e1, ...).
+func indexedPorts[P any](mapping []P, name func(P) string) []Port {
+	ports := make([]Port, len(mapping))
+	for i, p := range mapping {
+		ports[i] = ethernetPort(name(p), "e"+strconv.Itoa(i), 0, i)
+	}
+	return ports
 }
 
 // adapterPorts gives generic nodes one port per adapter (the "adapters"
@@ -93,9 +69,10 @@ func (n *Node) adapterPorts() []Port {
 	return ports
 }
 
-// frameRelayPortNumbers is the sorted set of port numbers used on either side
-// of a Frame Relay switch's mappings ("1:101" -> "2:202" uses ports 1 and 2).
-func frameRelayPortNumbers(m map[string]string) []int {
+// frameRelayPorts gives a Frame Relay switch one serial port per port
+// number used on either side of its mappings ("1:101" -> "2:202" uses
+// ports 1 and 2), in order.
+func frameRelayPorts(m map[string]string) []Port {
 	seen := map[int]bool{}
 	for k, v := range m {
 		for _, end := range []string{k, v} {
@@ -109,5 +86,11 @@ func frameRelayPortNumbers(m map[string]string) []int {
 		nums = append(nums, p)
 	}
 	sort.Ints(nums)
-	return nums
+	ports := make([]Port, len(nums))
+	for i, num := range nums {
+		s := strconv.Itoa(num)
+		ports[i] = Port{Name: s, ShortName: s, PortNumber: num, LinkType: "serial",
+			DataLinkTypes: map[string]string{"Frame Relay": "DLT_FRELAY"}}
+	}
+	return ports
 }

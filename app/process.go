@@ -122,7 +122,7 @@ func (s *Service) ReconcileStatuses(ctx context.Context) error {
 			}
 			c := *n
 			c.Status = Stopped
-			emit("node.updated", c.ProjectID, &c)
+			emit(EventNodeUpdated, c.ProjectID, &c)
 			if err := tx.PutNode(&c); err != nil {
 				return err
 			}

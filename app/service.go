@@ -82,15 +82,10 @@ func (s *Service) ProjectDir(projectID string) string {
 }
 
 // NodeDirectory is the working folder of a node whose type keeps files
-// (VPCS, cloud), or nil.
+// (VPCS, cloud, NAT), or nil.
 func (s *Service) NodeDirectory(n *Node) *string {
-	var sub string
-	switch n.Type {
-	case VPCS:
-		sub = "vpcs"
-	case Cloud, NAT:
-		sub = "builtin"
-	default:
+	sub := n.Type.kind().folder
+	if sub == "" {
 		return nil
 	}
 	d := filepath.Join(s.ProjectDir(n.ProjectID), "project-files", sub, n.ID)
@@ -102,7 +97,7 @@ func (s *Service) NodeDirectory(n *Node) *string {
 var errUnchanged = errors.New("unchanged")
 
 // emitFunc records an event to publish once the transaction commits.
-type emitFunc = func(action, projectID string, payload any)
+type emitFunc = func(action EventAction, projectID string, payload any)
 
 // maxBatch bounds how many writes share one transaction.
 const maxBatch = 256
@@ -195,7 +190,7 @@ func (s *Service) commit(batch []*write) {
 func (w *write) run(tx *countingTx) error {
 	w.events, w.err = nil, nil
 	before := tx.writes
-	err := w.fn(tx, func(action, projectID string, payload any) {
+	err := w.fn(tx, func(action EventAction, projectID string, payload any) {
 		w.events = append(w.events, Event{Action: action, ProjectID: projectID, Payload: payload})
 	})
 	switch {

@@ -246,7 +246,7 @@ func TestService_CreateNode_Ports(t *testing.T) {
 		{"vpcs", app.NodeCreate{Type: app.VPCS}, []app.Port{{Name: "Ethernet0", ShortName: "e0",
 			LinkType: "ethernet", DataLinkTypes: map[string]string{"Ethernet": "DLT_EN10MB"}}}},
 		{"frame_relay_switch", app.NodeCreate{Type: app.FrameRelaySwitch, NodeUpdate: app.NodeUpdate{
-			Properties: app.PropertiesUpdate{Mappings: app.Some(map[string]string{"1:101": "2:201"})}}},
+			Properties: &app.FrameRelayUpdate{Mappings: app.Some(map[string]string{"1:101": "2:201"})}}},
 			[]app.Port{
 				{Name: "1", ShortName: "1", PortNumber: 1, LinkType: "serial", DataLinkTypes: map[string]string{"Frame Relay": "DLT_FRELAY"}},
 				{Name: "2", ShortName: "2", PortNumber: 2, LinkType: "serial", DataLinkTypes: map[string]string{"Frame Relay": "DLT_FRELAY"}},
@@ -638,15 +638,15 @@ func TestService_UpdateNode(t *testing.T) {
 			u    app.NodeUpdate
 		}{
 			{"FrameRelayMappingX", app.FrameRelaySwitch, app.NodeUpdate{X: app.Some(5),
-				Properties: app.PropertiesUpdate{Mappings: app.Some(map[string]string{"x": "2:201"})}}},
+				Properties: &app.FrameRelayUpdate{Mappings: app.Some(map[string]string{"x": "2:201"})}}},
 			{"SwitchVLAN5000", app.EthernetSwitch, app.NodeUpdate{X: app.Some(5),
-				Properties: app.PropertiesUpdate{SwitchPorts: app.Some(ports(5000, 0, 1))}}},
+				Properties: &app.SwitchUpdate{PortsMapping: app.Some(ports(5000, 0, 1))}}},
 			{"SwitchDuplicatePortNumber", app.EthernetSwitch, app.NodeUpdate{X: app.Some(5),
-				Properties: app.PropertiesUpdate{SwitchPorts: app.Some(ports(10, 0, 1, 1))}}},
+				Properties: &app.SwitchUpdate{PortsMapping: app.Some(ports(10, 0, 1, 1))}}},
 			{"HubDuplicatePortNumber", app.EthernetHub, app.NodeUpdate{X: app.Some(5),
-				Properties: app.PropertiesUpdate{HubPorts: app.Some([]app.HubPort{{Name: "a", PortNumber: 3}, {Name: "b", PortNumber: 3}})}}},
+				Properties: &app.HubUpdate{PortsMapping: app.Some([]app.HubPort{{Name: "a", PortNumber: 3}, {Name: "b", PortNumber: 3}})}}},
 			{"PropertyOfAnotherType", app.VPCS, app.NodeUpdate{X: app.Some(5),
-				Properties: app.PropertiesUpdate{Mappings: app.Some(map[string]string{"1:101": "2:201"})}}},
+				Properties: &app.FrameRelayUpdate{Mappings: app.Some(map[string]string{"1:101": "2:201"})}}},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -843,7 +843,7 @@ func TestService_UpdateNode_FrameRelayMappings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			svc, _ := newService(t)
 			n := mustCreateNode(t, svc, mustCreateProject(t, svc, "lab").ID, app.NodeCreate{Type: app.FrameRelaySwitch})
-			_, err := svc.UpdateNode(ctx, ref(n), app.NodeUpdate{Properties: app.PropertiesUpdate{Mappings: app.Some(tt.mappings)}})
+			_, err := svc.UpdateNode(ctx, ref(n), app.NodeUpdate{Properties: &app.FrameRelayUpdate{Mappings: app.Some(tt.mappings)}})
 			wantCode(t, err, tt.code)
 			got := mustFindNode(t, svc, n).Properties.Mappings
 			want := tt.mappings

@@ -19,29 +19,70 @@ const (
 // Actions lists the lifecycle actions.
 var Actions = []Action{Start, Stop, Suspend, Reload}
 
-// nextStatus is the one place status transitions are decided.
+// Status is the run state of a node.
+type Status string
+
+// The statuses of the spec.
+const (
+	Stopped   Status = "stopped"
+	Started   Status = "started"
+	Suspended Status = "suspended"
+)
+
+// step is what a node's process must do for a transition.
+type step int
+
+// The process steps.
+const (
+	stepNone    step = iota // the status alone changes (or nothing)
+	stepStart               // start the process
+	stepStop                // end it
+	stepSuspend             // pause it
+	stepResume              // continue it
+	stepRestart             // end it and start it again
+)
+
+// transition is the one place status transitions are decided: the status
+// action a takes a node of lifecycle l from, and the process step that
+// takes it there.
 //
-// Nodes that run as a process (VPCS and the generic emulated types) go
-// stopped -> started on start, started -> suspended on suspend (a stopped
-// node stays stopped), anything -> stopped on stop, and come back started
-// from a reload, as from a start. Switches, hubs, Frame Relay switches,
-// clouds and NATs are always running: every action leaves them started.
-func (t NodeType) nextStatus(from Status, a Action) Status {
-	if !t.ProcessBound() {
-		return Started
+// Always-running nodes end started whatever the action, with no step.
+// Process-run nodes: start takes stopped -> started (start) and suspended
+// -> started (resume); stop takes started or suspended -> stopped (stop);
+// suspend takes started -> suspended (suspend); reload takes stopped ->
+// started (start) and started or suspended -> started (restart). Any other
+// pair leaves the status as it is, with no step.
+func (l Lifecycle) transition(from Status, a Action) (Status, step) {
+	if l != ProcessRun {
+		return Started, stepNone
 	}
-	switch a {
-	case Start, Reload:
-		return Started
-	case Stop:
-		return Stopped
-	case Suspend:
-		if from == Started {
-			return Suspended
-		}
+	switch {
+	case a == Start && from == Stopped, a == Reload && from == Stopped:
+		return Started, stepStart
+	case a == Start && from == Suspended:
+		return Started, stepResume
+	case a == Stop && from != Stopped:
+		return Stopped, stepStop
+	case a == Suspend && from == Started:
+		return Suspended, stepSuspend
+	case a == Reload:
+		return Started, stepRestart
 	}
-	return from
+	return from, stepNone
 }
+
+// initialStatus is the status of a new node of lifecycle l.
+func (l Lifecycle) initialStatus() Status {
+	if l == ProcessRun {
+		return Stopped
+	}
+	return Started
+}
+
+// Active reports whether n's process may be running: a process-run node
+// that is not stopped. Its console type cannot change then, and nodedesk
+// reconciles it at start-up.
+func (n *Node) Active() bool { return n.Type.Lifecycle() == ProcessRun && n.Status != Stopped }
 
 // NodeAction starts, stops, suspends or reloads one node and returns it
 // with its new status. For a node a Runner handles (VPCS), the process is
@@ -59,24 +100,28 @@ func (s *Service) NodeAction(ctx context.Context, ref NodeRef, a Action) (*Node,
 	if n, err = s.FindNode(ctx, ref); err != nil { // as it is now we hold the lock
 		return nil, err
 	}
-	next := n.Type.nextStatus(n.Status, a)
-	if !s.runs(n.Type) {
+	next, st := n.Type.Lifecycle().transition(n.Status, a)
+	if !s.runs(n.Type) || st == stepNone {
 		return s.recordStatus(ref, next, nil)
 	}
 	r := s.c.Runner
-	switch {
-	case a == Suspend && n.Status == Started:
-		err = r.Suspend(n.ID)
-	case a == Start && n.Status == Suspended:
-		err = r.Resume(n.ID)
-	case (a == Stop || a == Reload) && n.Status != Stopped:
-		if err = r.Stop(n.ID); err == nil && a == Reload {
-			if n, err = s.recordStatus(ref, Stopped, nil); err == nil {
-				return s.startProcess(ref)
-			}
-		}
-	case (a == Start || a == Reload) && n.Status == Stopped:
+	switch st {
+	case stepStart:
 		return s.startProcess(ref)
+	case stepRestart:
+		if err := r.Stop(n.ID); err != nil {
+			return nil, err
+		}
+		if _, err := s.recordStatus(ref, Stopped, nil); err != nil {
+			return nil, err
+		}
+		return s.startProcess(ref)
+	case stepStop:
+		err = r.Stop(n.ID)
+	case stepSuspend:
+		err = r.Suspend(n.ID)
+	case stepResume:
+		err = r.Resume(n.ID)
 	}
 	if err != nil {
 		return nil, err
@@ -129,7 +174,7 @@ func (s *Service) recordStatus(ref NodeRef, st Status, commandLine *string) (*No
 			c.CommandLine = commandLine
 		}
 		n = &c
-		emit("node.updated", c.ProjectID, &c)
+		emit(EventNodeUpdated, c.ProjectID, &c)
 		return tx.PutNode(&c)
 	})
 	return n, err
@@ -145,8 +190,8 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 	}
 	var first error
 	for _, n := range nodes {
-		if n.Type.nextStatus(n.Status, a) == n.Status && !(a == Reload && n.Type.ProcessBound()) {
-			continue
+		if next, st := n.Type.Lifecycle().transition(n.Status, a); next == n.Status && st == stepNone {
+			continue // nothing to do for this node
 		}
 		if _, err := s.NodeAction(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, a); err != nil && first == nil {
 			first = err

@@ -27,7 +27,7 @@ var builtinTemplates = []Template{
 
 func builtin(id, name string, t NodeType, category string) Template {
 	return Template{ID: id, Name: name, Type: t, Category: category,
-		DefaultNameFormat: types[t].nameFormat, Symbol: types[t].symbol}
+		DefaultNameFormat: t.kind().nameFormat, Symbol: t.kind().symbol}
 }
 
 // FindTemplates returns the templates, builtins first.

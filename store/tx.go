@@ -294,9 +294,9 @@ func (x *indexed) same(y *indexed) bool {
 	return x.Name == y.Name && x.Console == y.Console && x.active() == y.active() && slices.Equal(x.UDPPorts, y.UDPPorts)
 }
 
-// active reports whether the node belongs in the active index: a
-// process-bound node that is not stopped.
-func (x *indexed) active() bool { return x.Type.ProcessBound() && x.Status != app.Stopped }
+// active reports whether the node belongs in the active index (app's
+// Node.Active decides).
+func (x *indexed) active() bool { return (&app.Node{Type: x.Type, Status: x.Status}).Active() }
 
 // index adds a node's index entries.
 func (t *tx) index(n *indexed) error {

@@ -1,0 +1,120 @@
+package api
+
+import (
+	"testing"
+)
+
+// TestNodeTypes checks that what GET /v2/node_types says of each type is
+// what the API does: the UI relies on it instead of rules of its own.
+func TestNodeTypes(t *testing.T) {
+	ts := mustOpenServer(t)
+	pid := ts.mustCreateProject("lab")
+	infos := ts.do("GET", "/v2/node_types", nil).want(t, 200).list(t)
+	if len(infos) != 13 {
+		t.Fatalf("%d node types, want the spec's 13", len(infos))
+	}
+	all := []any{"telnet", "vnc", "http", nil}
+	for _, info := range infos {
+		typ := info["node_type"].(string)
+		t.Run(typ, func(t *testing.T) {
+			n := ts.mustCreateNode(pid, map[string]any{"node_type": typ})
+			path := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string)
+
+			allowed := info["console_types"].([]any)
+			if n["console_type"] != allowed[0] {
+				t.Errorf("new node's console_type %v, want the first listed, %v", n["console_type"], allowed[0])
+			}
+			for _, ct := range all {
+				listed := false
+				for _, a := range allowed {
+					listed = listed || a == ct
+				}
+				want := 400
+				if listed {
+					want = 200
+				}
+				ts.do("PUT", path, map[string]any{"console_type": ct}).want(t, want)
+			}
+
+			wantStatus := map[string]string{"process": "stopped", "always_running": "started"}[info["lifecycle"].(string)]
+			if n["status"] != wantStatus {
+				t.Errorf("new node's status %v, want %s for lifecycle %v", n["status"], wantStatus, info["lifecycle"])
+			}
+			if info["lifecycle"] == "process" {
+				ts.do("POST", path+"/suspend", nil).want(t, 200)
+				if got := ts.do("GET", path, nil).want(t, 200).json(t)["status"]; got != "stopped" {
+					t.Errorf("suspend of a stopped %s gave %v", typ, got)
+				}
+			} else {
+				ts.do("POST", path+"/stop", nil).want(t, 200)
+				if got := ts.do("GET", path, nil).want(t, 200).json(t)["status"]; got != "started" {
+					t.Errorf("stop of an always-running %s gave %v", typ, got)
+				}
+			}
+
+			props := n["properties"].(map[string]any)
+			if keys, ok := info["properties"].([]any); ok {
+				if len(props) != len(keys) {
+					t.Errorf("properties %v, want the keys %v", props, keys)
+				}
+				for _, k := range keys {
+					if _, ok := props[k.(string)]; !ok {
+						t.Errorf("properties lack %v: %v", k, props)
+					}
+				}
+			}
+
+			computed := ts.do("GET", "/v2/compute/projects/"+pid+"/"+typ+"/nodes/"+n["node_id"].(string), nil).status
+			if want := map[bool]int{true: 200, false: 404}[info["compute_view"] == true]; computed != want {
+				t.Errorf("compute view answered %d, want %d", computed, want)
+			}
+			if info["default_name_format"] == "" || info["symbol"] != n["symbol"] {
+				t.Errorf("default name %v, symbol %v; the node has symbol %v", info["default_name_format"], info["symbol"], n["symbol"])
+			}
+		})
+	}
+}
+
+// TestErrorBody checks the error shape: GNS3's message and status, and the
+// code and field path the UI reads instead of the wording.
+func TestErrorBody(t *testing.T) {
+	ts := mustOpenServer(t)
+	pid := ts.mustCreateProject("lab")
+	sw := ts.mustCreateNode(pid, map[string]any{"node_type": "ethernet_switch"})["node_id"].(string)
+	pc := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})
+	fr := ts.mustCreateNode(pid, map[string]any{"node_type": "frame_relay_switch"})["node_id"].(string)
+	ports := func(vlan any) []any {
+		return []any{map[string]any{"name": "e0", "port_number": 0, "type": "access", "vlan": 1},
+			map[string]any{"name": "e1", "port_number": 1, "type": "access", "vlan": vlan}}
+	}
+	ctrl := "/v2/projects/" + pid + "/nodes/"
+	tests := []struct {
+		name, method, path string
+		body               any
+		wantStatus         int
+		wantCode           string
+		wantField          string
+	}{
+		{"RuleInProperties", "PUT", ctrl + sw, map[string]any{"properties": map[string]any{"ports_mapping": ports(5000)}}, 400, "invalid", "properties.ports_mapping.1.vlan"},
+		{"RuleInComputeView", "PUT", "/v2/compute/projects/" + pid + "/ethernet_switch/nodes/" + sw, map[string]any{"ports_mapping": ports(5000)}, 400, "invalid", "ports_mapping.1.vlan"},
+		{"SchemaInProperties", "PUT", ctrl + sw, map[string]any{"properties": map[string]any{"ports_mapping": ports("ten")}}, 400, "invalid", "properties.ports_mapping.1.vlan"},
+		{"SchemaTopLevel", "PUT", ctrl + sw, map[string]any{"x": "left"}, 400, "invalid", "x"},
+		{"ConsoleRange", "PUT", ctrl + pc["node_id"].(string), map[string]any{"console": 80}, 400, "invalid", "console"},
+		{"Mappings", "PUT", ctrl + fr, map[string]any{"properties": map[string]any{"mappings": map[string]any{"1:101": "2:2000"}}}, 400, "invalid", "properties.mappings"},
+		{"NameTaken", "PUT", ctrl + sw, map[string]any{"name": pc["name"]}, 409, "conflict", "name"},
+		{"NotFound", "GET", ctrl + "00000000-0000-4000-8000-000000000000", nil, 404, "not_found", ""},
+		{"NoRoute", "GET", "/v2/nothing", nil, 404, "not_found", ""},
+		{"Method", "PATCH", ctrl + sw, nil, 405, "method_not_allowed", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := ts.do(tt.method, tt.path, tt.body).want(t, tt.wantStatus).json(t)
+			if e["status"] != float64(tt.wantStatus) || e["code"] != tt.wantCode || e["message"] == "" {
+				t.Errorf("error body %v, want status %d and code %s", e, tt.wantStatus, tt.wantCode)
+			}
+			if field, _ := e["field"].(string); field != tt.wantField {
+				t.Errorf("field %q, want %q (%v)", field, tt.wantField, e["message"])
+			}
+		})
+	}
+}

@@ -1,0 +1,350 @@
+package app
+
+import (
+	"encoding/json"
+	"maps"
+	"reflect"
+	"strconv"
+)
+
+// The type-specific half of each node type: its properties (how a change
+// is read, checked and applied; what a new node gets; how they are shown)
+// and the ports they give the node. nodetype.go's table names one
+// propertyKind per type.
+
+// propertyKind is the type-specific behaviour of one node type.
+type propertyKind struct {
+	// keys are the keys of the type's properties object (nil: free-form).
+	keys []string
+	// newUpdate returns an empty change of this type's properties, which
+	// DecodeProperties fills from JSON.
+	newUpdate func() PropertiesUpdate
+	// init gives a new node the type's default properties.
+	init func(n *Node, env newNodeEnv)
+	// ports derives the node's ports from its properties.
+	ports func(n *Node) []Port
+	// view is the properties object as GNS3 keys it.
+	view func(n *Node) map[string]any
+}
+
+// newNodeEnv is what a new node's defaults may depend on.
+type newNodeEnv struct {
+	hostInterfaces func() []HostInterface
+}
+
+// PropertiesUpdate is a change to the type-specific fields of a node: a
+// VPCSUpdate, SwitchUpdate, HubUpdate, FrameRelayUpdate, CloudUpdate or
+// GenericUpdate. A nil PropertiesUpdate changes nothing.
+type PropertiesUpdate interface {
+	// apply checks the change against its type's rules and applies it to p.
+	apply(p *Properties) error
+}
+
+// DecodeProperties reads the type-specific fields of a node of type t from a
+// JSON object: the "properties" object of a controller node, or the body of
+// a compute request, where the same fields sit at the top level. Keys of
+// other types are not read. The shape (types, enums) is assumed checked by
+// the door's schema; the rules are checked when the update is applied.
+func DecodeProperties(t NodeType, raw []byte) (PropertiesUpdate, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	u := t.kind().props.newUpdate()
+	if err := json.Unmarshal(raw, u); err != nil {
+		return nil, Invalid("properties", "Invalid properties for a %s node: %v", t, err)
+	}
+	return u, nil
+}
+
+// sameKind reports whether two property changes are of one node type.
+func sameKind(a, b PropertiesUpdate) bool { return reflect.TypeOf(a) == reflect.TypeOf(b) }
+
+// applyProperties applies u to the properties of a node of type t, after
+// checking that u is a change of t's properties.
+func applyProperties(t NodeType, u PropertiesUpdate, p *Properties) error {
+	if u == nil {
+		return nil
+	}
+	if want := t.kind().props.newUpdate(); !sameKind(want, u) {
+		return Invalid("properties", "A %s node has no such properties; it takes %s", t, describeKeys(t.kind().props.keys))
+	}
+	return u.apply(p)
+}
+
+func describeKeys(keys []string) string {
+	if keys == nil {
+		return "free-form properties"
+	}
+	if len(keys) == 0 {
+		return "none"
+	}
+	s := ""
+	for i, k := range keys {
+		if i > 0 {
+			s += ", "
+		}
+		s += k
+	}
+	return s
+}
+
+// VPCS.
+
+var vpcsProps = propertyKind{
+	keys:      []string{"startup_script", "startup_script_path"},
+	newUpdate: func() PropertiesUpdate { return &VPCSUpdate{} },
+	init:      func(n *Node, _ newNodeEnv) { n.CommandLine = ptr("") },
+	ports:     func(n *Node) []Port { return []Port{ethernetPort("Ethernet0", "e0", 0, 0)} },
+	view: func(n *Node) map[string]any {
+		return map[string]any{"startup_script": n.Properties.StartupScript, "startup_script_path": n.StartupScriptPath()}
+	},
+}
+
+// VPCSUpdate is a change to a VPCS node's properties.
+type VPCSUpdate struct {
+	StartupScript Field[string] `json:"startup_script"`
+}
+
+func (u *VPCSUpdate) apply(p *Properties) error {
+	if u.StartupScript.Set {
+		p.StartupScript = ptrOrNil(u.StartupScript)
+	}
+	return nil
+}
+
+// Ethernet switch.
+
+var switchProps = propertyKind{
+	keys:      []string{"ports_mapping"},
+	newUpdate: func() PropertiesUpdate { return &SwitchUpdate{} },
+	init: func(n *Node, _ newNodeEnv) {
+		for i := range 8 {
+			n.Properties.SwitchPorts = append(n.Properties.SwitchPorts,
+				SwitchPort{Name: "Ethernet" + strconv.Itoa(i), PortNumber: i, Type: "access", VLAN: 1})
+		}
+	},
+	ports: func(n *Node) []Port {
+		return indexedPorts(n.Properties.SwitchPorts, func(p SwitchPort) string { return p.Name })
+	},
+	view: func(n *Node) map[string]any { return map[string]any{"ports_mapping": nonNil(n.Properties.SwitchPorts)} },
+}
+
+// SwitchUpdate is a change to an Ethernet switch's properties.
+type SwitchUpdate struct {
+	PortsMapping Field[[]SwitchPort] `json:"ports_mapping"`
+}
+
+func (u *SwitchUpdate) apply(p *Properties) error {
+	if !u.PortsMapping.Set {
+		return nil
+	}
+	ports, err := checkSwitchPorts(u.PortsMapping.Value)
+	if err != nil {
+		return err
+	}
+	p.SwitchPorts = ports
+	return nil
+}
+
+// Ethernet hub.
+
+var hubProps = propertyKind{
+	keys:      []string{"ports_mapping"},
+	newUpdate: func() PropertiesUpdate { return &HubUpdate{} },
+	init: func(n *Node, _ newNodeEnv) {
+		for i := range 8 {
+			n.Properties.HubPorts = append(n.Properties.HubPorts, HubPort{Name: "Ethernet" + strconv.Itoa(i), PortNumber: i})
+		}
+	},
+	ports: func(n *Node) []Port {
+		return indexedPorts(n.Properties.HubPorts, func(p HubPort) string { return p.Name })
+	},
+	view: func(n *Node) map[string]any { return map[string]any{"ports_mapping": nonNil(n.Properties.HubPorts)} },
+}
+
+// HubUpdate is a change to an Ethernet hub's properties.
+type HubUpdate struct {
+	PortsMapping Field[[]HubPort] `json:"ports_mapping"`
+}
+
+func (u *HubUpdate) apply(p *Properties) error {
+	if !u.PortsMapping.Set {
+		return nil
+	}
+	if err := checkPortNumbers(u.PortsMapping.Value, func(p HubPort) int { return p.PortNumber }); err != nil {
+		return err
+	}
+	p.HubPorts = u.PortsMapping.Value
+	return nil
+}
+
+// Frame Relay switch.
+
+var frameRelayProps = propertyKind{
+	keys:      []string{"mappings"},
+	newUpdate: func() PropertiesUpdate { return &FrameRelayUpdate{} },
+	init:      func(n *Node, _ newNodeEnv) { n.Properties.Mappings = map[string]string{} },
+	ports:     func(n *Node) []Port { return frameRelayPorts(n.Properties.Mappings) },
+	view: func(n *Node) map[string]any {
+		m := n.Properties.Mappings
+		if m == nil {
+			m = map[string]string{}
+		}
+		return map[string]any{"mappings": m}
+	},
+}
+
+// FrameRelayUpdate is a change to a Frame Relay switch's properties.
+type FrameRelayUpdate struct {
+	Mappings Field[map[string]string] `json:"mappings"`
+}
+
+func (u *FrameRelayUpdate) apply(p *Properties) error {
+	if !u.Mappings.Set {
+		return nil
+	}
+	if err := checkFrameRelayMappings(u.Mappings.Value); err != nil {
+		return err
+	}
+	p.Mappings = u.Mappings.Value
+	return nil
+}
+
+// Cloud.
+
+var cloudProps = propertyKind{
+	keys: []string{"interfaces", "ports_mapping", "remote_console_host", "remote_console_port",
+		"remote_console_type", "remote_console_http_path"},
+	newUpdate: func() PropertiesUpdate { return &CloudUpdate{} },
+	init: func(n *Node, env newNodeEnv) {
+		ifaces := env.hostInterfaces()
+		n.Properties.Interfaces = ifaces
+		n.Properties.RemoteConsole = defaultRemoteConsole()
+		for _, iface := range ifaces {
+			if !iface.Special {
+				n.Properties.CloudPorts = append(n.Properties.CloudPorts, CloudPort{
+					Name: iface.Name, PortNumber: len(n.Properties.CloudPorts), Type: iface.Type, Interface: iface.Name})
+			}
+		}
+	},
+	ports: func(n *Node) []Port {
+		ports := make([]Port, len(n.Properties.CloudPorts))
+		for i, p := range n.Properties.CloudPorts {
+			ports[i] = ethernetPort(p.Name, p.Name, 0, i)
+		}
+		return ports
+	},
+	view: func(n *Node) map[string]any {
+		p := n.Properties
+		rc := p.RemoteConsole
+		if rc == nil {
+			rc = defaultRemoteConsole()
+		}
+		return map[string]any{"interfaces": nonNil(p.Interfaces), "ports_mapping": nonNil(p.CloudPorts),
+			"remote_console_host": rc.Host, "remote_console_port": rc.Port, "remote_console_type": rc.Type,
+			"remote_console_http_path": rc.HTTPPath}
+	},
+}
+
+// CloudUpdate is a change to a cloud's properties.
+type CloudUpdate struct {
+	PortsMapping      Field[[]CloudPort]     `json:"ports_mapping"`
+	Interfaces        Field[[]HostInterface] `json:"interfaces"`
+	RemoteConsoleHost Field[string]          `json:"remote_console_host"`
+	RemoteConsolePort Field[int]             `json:"remote_console_port"`
+	RemoteConsoleType Field[string]          `json:"remote_console_type"`
+	RemoteConsolePath Field[string]          `json:"remote_console_http_path"`
+}
+
+func (u *CloudUpdate) apply(p *Properties) error {
+	if u.PortsMapping.Set {
+		if err := checkPortNumbers(u.PortsMapping.Value, func(p CloudPort) int { return p.PortNumber }); err != nil {
+			return err
+		}
+		p.CloudPorts = u.PortsMapping.Value
+	}
+	if u.Interfaces.Set {
+		p.Interfaces = u.Interfaces.Value
+	}
+	if u.RemoteConsoleHost.Set || u.RemoteConsolePort.Set || u.RemoteConsoleType.Set || u.RemoteConsolePath.Set {
+		rc := *defaultRemoteConsole()
+		if p.RemoteConsole != nil {
+			rc = *p.RemoteConsole
+		}
+		setIf(&rc.Host, u.RemoteConsoleHost)
+		if u.RemoteConsolePort.Set {
+			rc.Port = ptrOrNil(u.RemoteConsolePort)
+		}
+		setIf(&rc.Type, u.RemoteConsoleType)
+		setIf(&rc.HTTPPath, u.RemoteConsolePath)
+		p.RemoteConsole = &rc
+	}
+	return nil
+}
+
+// NAT and ATM switch: free-form properties as the generic types, and
+// ports of their own.
+
+var natProps = withPorts(genericProps, func(*Node) []Port {
+	// One port into the host's NAT network, as GNS3's NAT node has.
+	return []Port{ethernetPort("nat0", "nat0", 0, 0)}
+})
+
+// ATM ports carry ATM cells, a link type the API does not model.
+var atmProps = withPorts(genericProps, func(*Node) []Port { return []Port{} })
+
+func withPorts(k propertyKind, ports func(*Node) []Port) propertyKind {
+	k.ports = ports
+	return k
+}
+
+// The emulated types nodedesk stores but does not run (qemu, docker, ...):
+// free-form properties, one port per adapter.
+
+var genericProps = propertyKind{
+	newUpdate: func() PropertiesUpdate { return &GenericUpdate{} },
+	init:      func(*Node, newNodeEnv) {},
+	ports:     (*Node).adapterPorts,
+	view: func(n *Node) map[string]any {
+		m := make(map[string]any, len(n.Properties.Extra))
+		for k, v := range n.Properties.Extra {
+			m[k] = v
+		}
+		return m
+	},
+}
+
+// GenericUpdate is a change to the free-form properties of a generic node;
+// a JSON null removes a key.
+type GenericUpdate map[string]json.RawMessage
+
+func (u *GenericUpdate) apply(p *Properties) error {
+	if len(*u) == 0 {
+		return nil
+	}
+	extra := maps.Clone(p.Extra)
+	if extra == nil {
+		extra = map[string]json.RawMessage{}
+	}
+	for k, v := range *u {
+		if string(v) == "null" {
+			delete(extra, k)
+		} else {
+			extra[k] = v
+		}
+	}
+	p.Extra = extra
+	return nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// PropertiesView is the node's properties object as GNS3 keys it: the
+// "properties" of the controller view, and the type-specific fields of the
+// compute view.
+func (n *Node) PropertiesView() map[string]any { return n.Type.kind().props.view(n) }
