@@ -3,7 +3,9 @@ package store
 import (
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -61,4 +63,88 @@ func TestMigrate_V1(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestMigrate_V2 opens a store as schema 2 wrote it, with nodes and a link,
+// and finds the schema 3 indexes built from the records: the UDP ports of
+// every node that has them, and the active index holding exactly the
+// process-run nodes that are not stopped. Records and links are intact.
+func TestMigrate_V2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v2.db")
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee"
+	running := &app.Node{ID: "11111111-0000-4000-8000-000000000001", ProjectID: pid, Type: app.VPCS, Name: "PC1",
+		Console: 5000, ConsoleType: app.ConsoleTelnet, Status: app.Started, UDPPorts: []int{20000, 20001}, Seq: 1}
+	stopped := &app.Node{ID: "11111111-0000-4000-8000-000000000002", ProjectID: pid, Type: app.VPCS, Name: "PC2",
+		Console: 5001, ConsoleType: app.ConsoleTelnet, Status: app.Stopped, UDPPorts: []int{20002, 20003}, Seq: 2}
+	sw := &app.Node{ID: "11111111-0000-4000-8000-000000000003", ProjectID: pid, Type: app.EthernetSwitch, Name: "Switch1",
+		Status: app.Started, Properties: app.Properties{SwitchPorts: []app.SwitchPort{{Name: "e0", Type: "access", VLAN: 1}}}, Seq: 3}
+	link := &app.Link{ID: "22222222-0000-4000-8000-000000000001", ProjectID: pid, LinkType: "ethernet",
+		Nodes: []app.LinkEnd{{NodeID: running.ID}, {NodeID: sw.ID}}, Seq: 1}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts} {
+			if _, err := tx.CreateBucket(b); err != nil {
+				return err
+			}
+		}
+		put := func(b, k []byte, v any) error {
+			raw, ok := v.([]byte)
+			if !ok {
+				raw, _ = json.Marshal(v)
+			}
+			return tx.Bucket(b).Put(k, raw)
+		}
+		err := errors.Join(
+			put(bucketProjects, uuidKey(pid), &app.Project{ID: pid, Name: "old", Seq: 1}),
+			put(bucketLinks, linkKey(pid, link.ID), link),
+			put(bucketPorts, portKey(pid, running.ID, 0, 0), uuidKey(link.ID)),
+			put(bucketPorts, portKey(pid, sw.ID, 0, 0), uuidKey(link.ID)))
+		for _, n := range []*app.Node{running, stopped, sw} {
+			err = errors.Join(err, put(bucketNodes, nodeKey(pid, n.ID), n), put(bucketNames, nameKey(pid, n.Name), uuidKey(n.ID)))
+			if n.Console != 0 {
+				err = errors.Join(err, put(bucketConsoles, u16Key(n.Console), nodeKey(pid, n.ID)))
+			}
+		}
+		if err != nil {
+			return err
+		}
+		return tx.Bucket(bucketMeta).Put(keySchemaVersion, binary.BigEndian.AppendUint64(nil, 2))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s := mustOpenAt(t, path)
+	mustView(t, s, func(tx app.Tx) error {
+		for port, want := range map[int]string{20000: running.ID, 20001: running.ID, 20002: stopped.ID, 20003: stopped.ID} {
+			if k, ok, err := tx.UDPOwner(port); err != nil || !ok || k.NodeID != want || k.ProjectID != pid {
+				t.Errorf("UDP port %d owned by %v (%v, %v), want %s", port, k, ok, err, want)
+			}
+		}
+		if _, ok, _ := tx.UDPOwner(20004); ok {
+			t.Error("UDP port 20004 has an owner, but no node has it")
+		}
+		active, err := tx.ActiveNodes()
+		if err != nil || len(active) != 1 || active[0].NodeID != running.ID {
+			t.Errorf("active nodes %v (%v), want only the started VPCS %s", active, err, running.ID)
+		}
+		if lid, used, err := tx.LinkOnPort(pid, sw.ID, 0, 0); err != nil || !used || lid != link.ID {
+			t.Errorf("switch port 0 link %q (%v, %v), want %s", lid, used, err, link.ID)
+		}
+		ls, err := tx.NodeLinks(pid, running.ID)
+		if err != nil || len(ls) != 1 || ls[0].ID != link.ID {
+			t.Errorf("PC1's links %v (%v)", ls, err)
+		}
+		for _, want := range []*app.Node{running, stopped, sw} {
+			got, err := tx.Node(pid, want.ID)
+			if err != nil || got == nil || got.Name != want.Name || got.Status != want.Status || !slices.Equal(got.UDPPorts, want.UDPPorts) {
+				t.Errorf("node %s after migration: %+v (%v)", want.Name, got, err)
+			}
+		}
+		return nil
+	})
 }
