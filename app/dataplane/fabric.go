@@ -1,0 +1,450 @@
+package dataplane
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"nodedesk/app"
+)
+
+// Bounds on the work one frame may cause, so that a switching loop (two
+// switches linked twice: there is no spanning tree, as in GNS3) or a
+// broadcast storm costs bounded CPU per frame that enters the lab and can
+// never recurse without end.
+const (
+	// maxHops bounds how many forwarding nodes one frame crosses.
+	maxHops = 16
+	// maxDeliveries bounds the frames one input frame may become.
+	maxDeliveries = 256
+	// outSlots and outArena size each hop's Out.
+	outSlots = 128
+	outArena = 4 * (MaxFrame + 8)
+)
+
+// engines makes the forwarding engine of each node type nodedesk forwards
+// for itself: one entry per type.
+var engines = map[app.NodeType]func() Engine{
+	app.EthernetSwitch:   func() Engine { return NewEthernetSwitch() },
+	app.EthernetHub:      func() Engine { return NewEthernetHub() },
+	app.FrameRelaySwitch: func() Engine { return NewFrameRelaySwitch() },
+}
+
+// end is one port of one node.
+type end struct {
+	node string
+	port int
+}
+
+// Fabric carries the frames of every running lab. It follows the committed
+// state through Apply (an app.Broker hook): nodes and links as the Service
+// stored them, and the status of process-run nodes, which tells when their
+// UDP endpoint exists. Readers never lock: each frame reads an immutable
+// snapshot of the topology, replaced whole on every change.
+type Fabric struct {
+	log  *slog.Logger
+	host string // the address UDP endpoints bind and send to
+
+	mu   sync.Mutex // serialises changes; readers use topo
+	topo atomic.Pointer[topology]
+
+	// Dropped counts frames dropped for exceeding the per-frame bounds.
+	Dropped atomic.Uint64
+
+	workers sync.Pool
+}
+
+// topology is one immutable snapshot of what is wired to what.
+type topology struct {
+	engines map[string]Engine   // node id -> its forwarding engine
+	udp     map[end]*udpPort    // a port with a UDP endpoint
+	wires   map[end]*wireEnd    // a linked port -> its link and far end
+	links   map[string]*wire    // link id -> wire
+	nodes   map[string]nodeInfo // every node the fabric knows
+}
+
+type nodeInfo struct {
+	typ    app.NodeType
+	status app.Status
+	udp    []int
+}
+
+func (t *topology) clone() *topology {
+	c := &topology{engines: map[string]Engine{}, udp: map[end]*udpPort{}, wires: map[end]*wireEnd{},
+		links: map[string]*wire{}, nodes: map[string]nodeInfo{}}
+	for k, v := range t.engines {
+		c.engines[k] = v
+	}
+	for k, v := range t.udp {
+		c.udp[k] = v
+	}
+	for k, v := range t.wires {
+		c.wires[k] = v
+	}
+	for k, v := range t.links {
+		c.links[k] = v
+	}
+	for k, v := range t.nodes {
+		c.nodes[k] = v
+	}
+	return c
+}
+
+// wire is a link as the fabric carries it.
+type wire struct {
+	id      string
+	ends    [2]end
+	filter  atomic.Pointer[Filter] // nil: every frame passes
+	capture atomic.Pointer[Capture]
+	capPath string // the capture file being written, if any
+	frames  atomic.Uint64
+}
+
+// wireEnd is what a port's frames meet: a wire, and the end across it.
+type wireEnd struct {
+	w   *wire
+	far end
+}
+
+// NewFabric returns an empty fabric whose UDP endpoints use host (the
+// address processes such as VPCS are told to send to: 127.0.0.1).
+func NewFabric(host string, log *slog.Logger) *Fabric {
+	f := &Fabric{log: log, host: host}
+	f.topo.Store((&topology{}).clone())
+	f.workers.New = func() any { return newWorker(f) }
+	return f
+}
+
+// Apply follows one committed change. It is called in commit order, before
+// the change is announced to clients, so a client that sees a link created
+// can send frames over it at once.
+func (f *Fabric) Apply(e app.Event) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t := f.topo.Load().clone()
+	switch p := e.Payload.(type) {
+	case *app.Node:
+		if e.Action == app.EventNodeDeleted {
+			f.dropNode(t, p.ID)
+		} else {
+			f.putNode(t, p)
+		}
+	case *app.Link:
+		if e.Action == app.EventLinkDeleted {
+			f.dropLink(t, p.ID)
+		} else {
+			f.putLink(t, p)
+		}
+	default:
+		return
+	}
+	f.topo.Store(t)
+}
+
+// Load applies a whole project's nodes and links (at start-up).
+func (f *Fabric) Load(nodes []*app.Node, links []*app.Link) {
+	for _, n := range nodes {
+		f.Apply(app.Event{Action: app.EventNodeCreated, ProjectID: n.ProjectID, Payload: n})
+	}
+	for _, l := range links {
+		f.Apply(app.Event{Action: app.EventLinkCreated, ProjectID: l.ProjectID, Payload: l})
+	}
+}
+
+func (f *Fabric) putNode(t *topology, n *app.Node) {
+	t.nodes[n.ID] = nodeInfo{typ: n.Type, status: n.Status, udp: n.UDPPorts}
+	if mk, ok := engines[n.Type]; ok {
+		eng, have := t.engines[n.ID]
+		if !have {
+			eng = mk()
+			t.engines[n.ID] = eng
+		}
+		eng.Configure(n)
+		return
+	}
+	// A process-run node with a UDP pair has an endpoint while it runs:
+	// nodedesk's end binds the pair's remote port and sends to its local.
+	at := end{n.ID, 0}
+	running := n.Active() && len(n.UDPPorts) == 2
+	old := t.udp[at]
+	if old != nil && (!running || old.local != n.UDPPorts[1] || old.remote != n.UDPPorts[0]) {
+		old.close()
+		delete(t.udp, at)
+		old = nil
+	}
+	if running && old == nil {
+		u, err := f.openUDP(at, n.UDPPorts[1], n.UDPPorts[0])
+		if err != nil {
+			f.log.Error("dataplane: a node's frames cannot be carried", "node", n.Name, "err", err)
+			return
+		}
+		t.udp[at] = u
+	}
+}
+
+func (f *Fabric) dropNode(t *topology, id string) {
+	delete(t.nodes, id)
+	delete(t.engines, id)
+	for at, u := range t.udp {
+		if at.node == id {
+			u.close()
+			delete(t.udp, at)
+		}
+	}
+}
+
+func (f *Fabric) putLink(t *topology, l *app.Link) {
+	if len(l.Nodes) != 2 {
+		return
+	}
+	w := t.links[l.ID]
+	if w == nil {
+		w = &wire{id: l.ID}
+		for i, e := range l.Nodes {
+			w.ends[i] = end{e.NodeID, e.PortNumber}
+		}
+		t.links[l.ID] = w
+		t.wires[w.ends[0]] = &wireEnd{w: w, far: w.ends[1]}
+		t.wires[w.ends[1]] = &wireEnd{w: w, far: w.ends[0]}
+	}
+	flt, err := NewFilter(app.ActiveFilters(l))
+	if err != nil { // the Service stored them normalized: only a bug gets here
+		f.log.Error("dataplane: link filters not applied", "link", l.ID, "err", err)
+	}
+	w.filter.Store(flt)
+	f.setCapture(t, w, l)
+}
+
+func (f *Fabric) setCapture(t *topology, w *wire, l *app.Link) {
+	want := ""
+	if l.Capturing && l.CaptureFilePath != nil {
+		want = *l.CaptureFilePath
+	}
+	if want == w.capPath {
+		return
+	}
+	if c := w.capture.Swap(nil); c != nil {
+		_ = c.Close()
+	}
+	w.capPath = ""
+	if want == "" {
+		return
+	}
+	c, err := StartCapture(want, dataLinkType(l))
+	if err != nil {
+		f.log.Error("dataplane: capture not started", "link", l.ID, "file", want, "err", err)
+		return
+	}
+	w.capPath = want
+	w.capture.Store(c)
+}
+
+func dataLinkType(l *app.Link) string {
+	if l.CaptureDataLinkType != "" {
+		return l.CaptureDataLinkType
+	}
+	if l.LinkType == "serial" {
+		return "DLT_FRELAY"
+	}
+	return "DLT_EN10MB"
+}
+
+func (f *Fabric) dropLink(t *topology, id string) {
+	w := t.links[id]
+	if w == nil {
+		return
+	}
+	delete(t.links, id)
+	for _, e := range w.ends {
+		if we := t.wires[e]; we != nil && we.w == w {
+			delete(t.wires, e)
+		}
+	}
+	if c := w.capture.Swap(nil); c != nil {
+		_ = c.Close()
+	}
+}
+
+// Close stops every endpoint and capture.
+func (f *Fabric) Close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t := f.topo.Load()
+	for _, u := range t.udp {
+		u.close()
+	}
+	for _, w := range t.links {
+		if c := w.capture.Swap(nil); c != nil {
+			_ = c.Close()
+		}
+	}
+	f.topo.Store((&topology{}).clone())
+}
+
+// Engine returns the forwarding engine of a node, or nil: for consoles and
+// diagnostics (a switch's MAC table).
+func (f *Fabric) Engine(nodeID string) Engine { return f.topo.Load().engines[nodeID] }
+
+// LinkFrames counts the frames a link has carried.
+func (f *Fabric) LinkFrames(linkID string) uint64 {
+	if w := f.topo.Load().links[linkID]; w != nil {
+		return w.frames.Load()
+	}
+	return 0
+}
+
+// udpPort is a port whose frames travel as UDP datagrams to and from one
+// peer: a VPCS process today, any UDP endpoint (a process on another
+// machine, a GNS3 compute) tomorrow. Datagrams from any other address are
+// dropped.
+type udpPort struct {
+	at            end
+	conn          *net.UDPConn
+	local, remote int
+	done          chan struct{}
+	once          sync.Once
+}
+
+func (f *Fabric) openUDP(at end, local, remote int) (*udpPort, error) {
+	laddr := &net.UDPAddr{IP: net.ParseIP(f.host), Port: local}
+	raddr := &net.UDPAddr{IP: net.ParseIP(f.host), Port: remote}
+	conn, err := net.DialUDP("udp", laddr, raddr) // connected: the kernel drops other senders
+	if err != nil {
+		return nil, app.Errorf(app.ECONFLICT, "UDP port %s is taken by another program: %v", strconv.Itoa(local), err)
+	}
+	_ = conn.SetReadBuffer(1 << 20)
+	_ = conn.SetWriteBuffer(1 << 20)
+	u := &udpPort{at: at, conn: conn, local: local, remote: remote, done: make(chan struct{})}
+	go f.read(u)
+	return u, nil
+}
+
+func (u *udpPort) close() {
+	u.once.Do(func() {
+		_ = u.conn.Close()
+		close(u.done)
+	})
+}
+
+// read carries what one UDP endpoint receives, until it is closed. A
+// datagram larger than MaxFrame (a giant) is dropped; the kernel refuses
+// other senders of a connected socket.
+func (f *Fabric) read(u *udpPort) {
+	buf := make([]byte, MaxFrame+1)
+	w := f.workers.Get().(*worker)
+	defer f.workers.Put(w)
+	for {
+		n, err := u.conn.Read(buf)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			select {
+			case <-u.done:
+				return
+			default:
+				continue // ICMP port unreachable from a peer that is not up yet
+			}
+		}
+		if n == 0 || n > MaxFrame {
+			continue
+		}
+		w.input(u.at, buf[:n])
+	}
+}
+
+// worker carries one input frame through the lab, without allocating: one
+// Out and one scratch buffer per hop.
+type worker struct {
+	f       *Fabric
+	outs    [maxHops]*Out
+	scratch [maxHops + 1][]byte
+	budget  int
+	now     time.Time
+}
+
+func newWorker(f *Fabric) *worker {
+	w := &worker{f: f}
+	for i := range w.outs {
+		w.outs[i] = NewOut(outSlots, outArena)
+	}
+	for i := range w.scratch {
+		w.scratch[i] = make([]byte, MaxFrame)
+	}
+	return w
+}
+
+// input carries a frame that entered the lab at port from.
+func (w *worker) input(from end, frame []byte) {
+	w.budget, w.now = maxDeliveries, time.Now()
+	w.send(w.f.topo.Load(), from, frame, 0)
+}
+
+// send carries a frame leaving port from across its link, then into what
+// is at the far end: a UDP endpoint, or a forwarding engine whose output
+// is sent on in turn.
+func (w *worker) send(t *topology, from end, frame []byte, hop int) {
+	we := t.wires[from]
+	if we == nil {
+		return // an unlinked port
+	}
+	if w.budget == 0 {
+		w.f.Dropped.Add(1)
+		return
+	}
+	w.budget--
+	if flt := we.w.filter.Load(); flt != nil {
+		out, delay, drop := flt.Apply(frame, w.scratch[hop])
+		if drop {
+			return
+		}
+		frame = out
+		if delay > 0 {
+			w.f.later(we, frame, delay)
+			return
+		}
+	}
+	w.arrive(t, we, frame, hop)
+}
+
+// arrive delivers a frame that crossed a wire to its far end.
+func (w *worker) arrive(t *topology, we *wireEnd, frame []byte, hop int) {
+	we.w.frames.Add(1)
+	if c := we.w.capture.Load(); c != nil {
+		c.Write(w.now, frame)
+	}
+	if u := t.udp[we.far]; u != nil {
+		_, _ = u.conn.Write(frame)
+		return
+	}
+	eng := t.engines[we.far.node]
+	if eng == nil {
+		return
+	}
+	if hop == maxHops {
+		w.f.Dropped.Add(1)
+		return
+	}
+	out := w.outs[hop]
+	out.Reset(w.now.UnixNano())
+	eng.Input(we.far.port, frame, out)
+	for _, e := range out.Frames() {
+		w.send(t, end{we.far.node, e.Port}, e.Frame, hop+1)
+	}
+}
+
+// later delivers a delayed frame (the delay filter) on a timer, with a
+// copy: the caller's buffer is reused as soon as it returns.
+func (f *Fabric) later(we *wireEnd, frame []byte, d time.Duration) {
+	c := append([]byte(nil), frame...)
+	time.AfterFunc(d, func() {
+		w := f.workers.Get().(*worker)
+		defer f.workers.Put(w)
+		w.budget, w.now = maxDeliveries, time.Now()
+		w.arrive(f.topo.Load(), we, c, 0)
+	})
+}
