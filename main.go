@@ -23,6 +23,7 @@ import (
 
 	"nodedesk/api"
 	"nodedesk/app"
+	"nodedesk/app/dataplane"
 	"nodedesk/app/desktop"
 	"nodedesk/app/vpcs"
 	"nodedesk/store"
@@ -167,7 +168,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 		Runner:      runner,
 	})
 	runner.OnExit(svc.OnProcessExit)
-	if err := svc.ReconcileStatuses(ctx); err != nil {
+	if err := errors.Join(svc.ReconcileStatuses(ctx), svc.ReconcileCaptures(ctx)); err != nil {
+		return err
+	}
+	fabric := dataplane.NewFabric("127.0.0.1", logger)
+	defer fabric.Close()
+	if err := fabric.Attach(ctx, svc, events); err != nil {
 		return err
 	}
 	srv, err := api.NewServer(svc, events, logger)
@@ -175,6 +181,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	srv.Auth = o.auth
+	srv.FollowCapture = dataplane.Follow
 	srv.UI, _ = fs.Sub(ui, "frontend/dist")
 	if err := srv.Open(o.listen); err != nil {
 		return err

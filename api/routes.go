@@ -73,6 +73,10 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"GET", "/v2/projects/{project_id}/links/{link_id}", s.handleLinkGet},
 		{"PUT", "/v2/projects/{project_id}/links/{link_id}", s.handleLinkUpdate},
 		{"DELETE", "/v2/projects/{project_id}/links/{link_id}", s.handleLinkDelete},
+		{"GET", "/v2/projects/{project_id}/links/{link_id}/available_filters", s.handleLinkFilters},
+		{"POST", "/v2/projects/{project_id}/links/{link_id}/start_capture", s.handleLinkCaptureStart},
+		{"POST", "/v2/projects/{project_id}/links/{link_id}/stop_capture", s.handleLinkCaptureStop},
+		{"GET", "/v2/projects/{project_id}/links/{link_id}/pcap", s.handleLinkPcap},
 		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/links", s.handleNodeLinks},
 		{"POST", "/v2/projects/{project_id}/nodes/{node_id}/duplicate", s.handleNodeDuplicate},
 

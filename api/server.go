@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -29,6 +30,10 @@ type Server struct {
 	// UI is the built frontend served at /; nil serves a page that says
 	// how to build it.
 	UI fs.FS
+	// FollowCapture streams a capture file from its start and as it grows
+	// until done reports the capture ended (dataplane.Follow); nil: this
+	// nodedesk has no data plane and GET …/pcap answers 409.
+	FollowCapture func(ctx context.Context, path string, w io.Writer, done func() bool) error
 
 	svc    *app.Service
 	events *app.Broker

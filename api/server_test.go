@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"nodedesk/app"
+	"nodedesk/app/dataplane"
 	"nodedesk/app/vpcs"
 	"nodedesk/store"
 )
@@ -31,6 +32,7 @@ type testServer struct {
 	events *app.Broker
 	srv    *Server
 	url    string
+	fabric *dataplane.Fabric // with a runner: the data plane
 	client *http.Client
 }
 
@@ -83,12 +85,20 @@ func (ts *testServer) open() {
 	})
 	if ts.opts.runner != nil {
 		ts.opts.runner.OnExit(ts.svc.OnProcessExit)
+		// Servers that run VPCS carry their frames too.
+		ts.fabric = dataplane.NewFabric("127.0.0.1", slog.New(slog.NewTextHandler(io.Discard, nil)))
+		if err := ts.fabric.Attach(context.Background(), ts.svc, ts.events); err != nil {
+			ts.tb.Fatal(err)
+		}
 	}
 	ts.srv, err = NewServer(ts.svc, ts.events, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		ts.tb.Fatal(err)
 	}
 	ts.srv.Auth, ts.srv.Timeouts = ts.opts.auth, ts.opts.timeouts
+	if ts.fabric != nil {
+		ts.srv.FollowCapture = dataplane.Follow
+	}
 	if err := ts.srv.Open("127.0.0.1:0"); err != nil {
 		ts.tb.Fatal(err)
 	}
@@ -100,6 +110,10 @@ func (ts *testServer) open() {
 func (ts *testServer) close() {
 	if ts.opts.runner != nil {
 		ts.opts.runner.StopAll()
+	}
+	if ts.fabric != nil {
+		ts.fabric.Close()
+		ts.fabric = nil
 	}
 	if ts.client != nil {
 		// Unused connections would hold up Shutdown for 5 s.

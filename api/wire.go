@@ -165,7 +165,8 @@ func linkJSONOf(l *app.Link) linkJSON {
 		style = map[string]json.RawMessage{}
 	}
 	return linkJSON{Filters: filters, LinkID: l.ID, LinkStyle: style, LinkType: l.LinkType,
-		Nodes: nonNil(l.Nodes), ProjectID: l.ProjectID, Suspend: l.Suspend}
+		Nodes: nonNil(l.Nodes), ProjectID: l.ProjectID, Suspend: l.Suspend, Capturing: l.Capturing,
+		CaptureFileName: l.CaptureFileName, CaptureFilePath: l.CaptureFilePath}
 }
 
 // templateJSON is a template as GNS3 lists it.

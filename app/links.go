@@ -17,6 +17,13 @@ type Link struct {
 	Filters   map[string]json.RawMessage `json:"filters,omitempty"`
 	LinkStyle map[string]json.RawMessage `json:"link_style,omitempty"`
 	Seq       uint64                     `json:"seq"`
+	// A packet capture of the link's frames: while Capturing, the data
+	// plane writes them to CaptureFilePath (CaptureDataLinkType is GNS3's
+	// data_link_type). The file's name and path stay after it stops.
+	Capturing           bool    `json:"capturing,omitempty"`
+	CaptureFileName     *string `json:"capture_file_name,omitempty"`
+	CaptureFilePath     *string `json:"capture_file_path,omitempty"`
+	CaptureDataLinkType string  `json:"capture_data_link_type,omitempty"`
 }
 
 // LinkEnd is one end of a link: a port of a node, as listed in the node's
@@ -87,7 +94,9 @@ func (s *Service) CreateLink(ctx context.Context, projectID string, u LinkUpdate
 		case isCloudLike(ends[0].Type) && isCloudLike(ends[1].Type):
 			return Errorf(ECONFLICT, "Cannot connect a %s to a %s: link one of them to a node of the lab", ends[0].Type, ends[1].Type)
 		}
-		u.applyTo(l, false)
+		if err := u.applyTo(l, false); err != nil {
+			return err
+		}
 		emit(EventLinkCreated, l.ProjectID, l)
 		return tx.PutLink(l)
 	})
@@ -111,12 +120,16 @@ func findPort(n *Node, adapter, port int) (Port, bool) {
 	return Port{}, false
 }
 
-// applyTo sets the link's suspend, filters, style and (when relabel is
-// true) the labels of its ends.
-func (u LinkUpdate) applyTo(l *Link, relabel bool) {
+// applyTo sets the link's suspend, filters (normalized as GNS3 stores
+// them), style and (when relabel is true) the labels of its ends.
+func (u LinkUpdate) applyTo(l *Link, relabel bool) error {
 	setIf(&l.Suspend, u.Suspend)
 	if u.Filters.Set {
-		l.Filters = u.Filters.Value
+		f, err := NormalizeFilters(u.Filters.Value)
+		if err != nil {
+			return err
+		}
+		l.Filters = f
 		if len(l.Filters) == 0 {
 			l.Filters = nil // none, however it was said
 		}
@@ -137,6 +150,7 @@ func (u LinkUpdate) applyTo(l *Link, relabel bool) {
 			}
 		}
 	}
+	return nil
 }
 
 // UpdateLink changes a link's labels, suspension, filters or style. Ends
@@ -160,7 +174,9 @@ func (s *Service) UpdateLink(ctx context.Context, projectID, linkID string, u Li
 		after := *before
 		after.Nodes = append([]LinkEnd(nil), before.Nodes...)
 		l = &after
-		u.applyTo(l, true)
+		if err := u.applyTo(l, true); err != nil {
+			return err
+		}
 		if unchanged(before, l) {
 			return errUnchanged
 		}

@@ -1,9 +1,12 @@
 package dataplane
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -234,6 +237,10 @@ func (f *Fabric) setCapture(t *topology, w *wire, l *app.Link) {
 	if want == "" {
 		return
 	}
+	if err := os.MkdirAll(filepath.Dir(want), 0o755); err != nil {
+		f.log.Error("dataplane: capture folder not created", "link", l.ID, "err", err)
+		return
+	}
 	c, err := StartCapture(want, dataLinkType(l))
 	if err != nil {
 		f.log.Error("dataplane: capture not started", "link", l.ID, "file", want, "err", err)
@@ -447,4 +454,27 @@ func (f *Fabric) later(we *wireEnd, frame []byte, d time.Duration) {
 		w.budget, w.now = maxDeliveries, time.Now()
 		w.arrive(f.topo.Load(), we, c, 0)
 	})
+}
+
+// Attach makes f follow every committed change of svc from now on, and
+// loads the labs svc already holds. Call it before the API serves, so
+// that no change is missed or applied twice.
+func (f *Fabric) Attach(ctx context.Context, svc *app.Service, events *app.Broker) error {
+	events.OnPublish(f.Apply)
+	projects, err := svc.FindProjects(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range projects {
+		nodes, err := svc.FindNodes(ctx, p.ID)
+		if err != nil {
+			return err
+		}
+		links, err := svc.FindLinks(ctx, p.ID)
+		if err != nil {
+			return err
+		}
+		f.Load(nodes, links)
+	}
+	return nil
 }

@@ -1,0 +1,79 @@
+package api
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"nodedesk/app"
+)
+
+// Packet capture and filters of a link.
+
+func linkIDs(r *http.Request) (string, string) {
+	v := mux.Vars(r)
+	return v["project_id"], v["link_id"]
+}
+
+func (s *Server) handleLinkFilters(w http.ResponseWriter, r *http.Request) error {
+	pid, lid := linkIDs(r)
+	fs, err := s.svc.AvailableFilters(r.Context(), pid, lid)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, fs)
+	return nil
+}
+
+func (s *Server) handleLinkCaptureStart(w http.ResponseWriter, r *http.Request) error {
+	in, _, err := readBody[app.LinkCapture](s, r)
+	if err != nil {
+		return err
+	}
+	pid, lid := linkIDs(r)
+	l, err := s.svc.StartCapture(r.Context(), pid, lid, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, linkJSONOf(l))
+	return nil
+}
+
+func (s *Server) handleLinkCaptureStop(w http.ResponseWriter, r *http.Request) error {
+	pid, lid := linkIDs(r)
+	l, err := s.svc.StopCapture(r.Context(), pid, lid)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, linkJSONOf(l))
+	return nil
+}
+
+// handleLinkPcap streams a capture file from its start and then as it
+// grows, until the capture stops (as GNS3 feeds Wireshark).
+func (s *Server) handleLinkPcap(w http.ResponseWriter, r *http.Request) error {
+	pid, lid := linkIDs(r)
+	l, err := s.svc.FindLink(r.Context(), pid, lid)
+	if err != nil {
+		return err
+	}
+	if !l.Capturing || l.CaptureFilePath == nil {
+		return app.Errorf(app.ECONFLICT, "Link %s is not capturing; start a capture first", l.ID)
+	}
+	if s.FollowCapture == nil {
+		return app.Errorf(app.ECONFLICT, "This nodedesk runs without a data plane, so it captures nothing")
+	}
+	w.Header().Set("Content-Type", "application/vnd.tcpdump.pcap")
+	w.WriteHeader(http.StatusOK)
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	_ = s.FollowCapture(ctx, *l.CaptureFilePath, w, func() bool { return !s.capturing(pid, lid) })
+	return nil
+}
+
+// capturing reports whether a link still captures, as stored.
+func (s *Server) capturing(pid, lid string) bool {
+	l, err := s.svc.FindLink(context.Background(), pid, lid)
+	return err == nil && l.Capturing
+}

@@ -1,0 +1,175 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Packet capture on a link, as GNS3 offers it: the Service records that a
+// link is capturing and where to; the data plane, which follows committed
+// links, writes the file.
+
+// LinkCapture is a request to start capturing a link's frames.
+type LinkCapture struct {
+	FileName     Field[string] `json:"capture_file_name"`
+	DataLinkType Field[string] `json:"data_link_type"`
+}
+
+// dataLinkTypes lists the capture formats of each link type; the first is
+// the default.
+var dataLinkTypes = map[string][]string{
+	"ethernet": {"DLT_EN10MB"},
+	"serial":   {"DLT_FRELAY"},
+}
+
+// CaptureDir is the folder of a project's capture files.
+func (s *Service) CaptureDir(projectID string) string {
+	return filepath.Join(s.ProjectDir(projectID), "project-files", "captures")
+}
+
+// StartCapture starts capturing a link's frames to a pcap file in the
+// project's captures folder. Codes: EINVALID (a file name with a path, a
+// data link type the link cannot carry), ENOTFOUND, ECONFLICT (already
+// capturing).
+func (s *Service) StartCapture(ctx context.Context, projectID, linkID string, c LinkCapture) (*Link, error) {
+	var l *Link
+	err := s.update(func(tx Tx, emit emitFunc) error {
+		before, err := findLink(tx, projectID, linkID)
+		if err != nil {
+			return err
+		}
+		if before.Capturing {
+			return Errorf(ECONFLICT, "Link %s is already capturing to %s; stop that capture first", before.ID, *before.CaptureFileName)
+		}
+		allowed := dataLinkTypes[before.LinkType]
+		dlt := allowed[0]
+		if c.DataLinkType.has() {
+			dlt = c.DataLinkType.Value
+		}
+		if !containsString(allowed, dlt) {
+			return Invalid("data_link_type", "A %s link is captured as %s, not %s", before.LinkType, strings.Join(allowed, " or "), dlt)
+		}
+		name, err := s.captureFileName(tx, before, c.FileName)
+		if err != nil {
+			return err
+		}
+		after := *before
+		path := filepath.Join(s.CaptureDir(after.ProjectID), name)
+		after.Capturing, after.CaptureFileName, after.CaptureFilePath, after.CaptureDataLinkType = true, &name, &path, dlt
+		l = &after
+		emit(EventLinkUpdated, l.ProjectID, l)
+		return tx.PutLink(l)
+	})
+	return l, err
+}
+
+// captureFileName is the file a capture writes: the one asked for (a bare
+// file name), or GNS3's default, "<node>_<port>_to_<node>_<port>.pcap".
+func (s *Service) captureFileName(tx Tx, l *Link, asked Field[string]) (string, error) {
+	if asked.has() && asked.Value != "" {
+		name := asked.Value
+		if name != filepath.Base(name) || name == "." || name == ".." || strings.ContainsAny(name, "\x00\\") {
+			return "", Invalid("capture_file_name", "Capture file name %q must be a file name, without a folder; it is written in the project's captures folder", name)
+		}
+		return name, nil
+	}
+	parts := make([]string, 0, 2)
+	for _, e := range l.Nodes {
+		n, err := tx.Node(l.ProjectID, e.NodeID)
+		if err != nil {
+			return "", err
+		}
+		name := e.NodeID
+		if n != nil {
+			name = n.Name
+			if p, ok := findPort(n, e.AdapterNumber, e.PortNumber); ok {
+				name += "_" + p.Name
+			}
+		}
+		parts = append(parts, strings.Map(fileSafe, name))
+	}
+	return fmt.Sprintf("%s_to_%s.pcap", parts[0], parts[1]), nil
+}
+
+func fileSafe(r rune) rune {
+	if r == '/' || r == '\\' || r == ' ' || r < 32 {
+		return '_'
+	}
+	return r
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// StopCapture stops a link's capture; the file stays. Stopping a link
+// that does not capture changes nothing. Codes: ENOTFOUND.
+func (s *Service) StopCapture(ctx context.Context, projectID, linkID string) (*Link, error) {
+	var l *Link
+	err := s.update(func(tx Tx, emit emitFunc) error {
+		before, err := findLink(tx, projectID, linkID)
+		if err != nil {
+			return err
+		}
+		l = before
+		if !before.Capturing {
+			return errUnchanged
+		}
+		after := *before
+		after.Capturing = false
+		l = &after
+		emit(EventLinkUpdated, l.ProjectID, l)
+		return tx.PutLink(l)
+	})
+	return l, err
+}
+
+// AvailableFilters lists the filters a link can take. nodedesk carries
+// every link's frames itself, so every link takes every filter (GNS3
+// offers none on links between its builtin switches). Codes: ENOTFOUND.
+func (s *Service) AvailableFilters(ctx context.Context, projectID, linkID string) ([]FilterInfo, error) {
+	if _, err := s.FindLink(ctx, projectID, linkID); err != nil {
+		return nil, err
+	}
+	return AvailableFilters(), nil
+}
+
+// ReconcileCaptures records as stopped every capture a previous nodedesk
+// left running: at start-up none is written.
+func (s *Service) ReconcileCaptures(ctx context.Context) error {
+	return s.update(func(tx Tx, emit emitFunc) error {
+		projects, err := tx.Projects()
+		if err != nil {
+			return err
+		}
+		changed := false
+		for _, p := range projects {
+			links, err := tx.Links(p.ID)
+			if err != nil {
+				return err
+			}
+			for _, l := range links {
+				if !l.Capturing {
+					continue
+				}
+				c := *l
+				c.Capturing, changed = false, true
+				emit(EventLinkUpdated, c.ProjectID, &c)
+				if err := tx.PutLink(&c); err != nil {
+					return err
+				}
+			}
+		}
+		if !changed {
+			return errUnchanged
+		}
+		return nil
+	})
+}
