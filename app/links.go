@@ -106,7 +106,7 @@ func (s *Service) CreateLink(ctx context.Context, projectID string, u LinkUpdate
 	return l, nil
 }
 
-func isCloudLike(t NodeType) bool { return t == Cloud || t == NAT }
+func isCloudLike(t NodeType) bool { return t.kind().hostSide }
 
 func ptr[T any](v T) *T { return &v }
 

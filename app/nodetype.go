@@ -48,6 +48,9 @@ type nodeKind struct {
 	lifecycle  Lifecycle
 	folder     string       // sub-folder of project-files/ holding its node folders; "" for none
 	props      propertyKind // its own properties, defaults and ports
+	// hostSide types (cloud, NAT) stand for the host network: two of them
+	// cannot be linked together, only to nodes of the lab.
+	hostSide bool
 	// computeView lists what the type's compute view shows besides name,
 	// node_id, project_id and status: controller fields and property keys.
 	// nil: the type has no compute view.
@@ -60,9 +63,9 @@ var kinds = []struct {
 	k nodeKind
 }{
 	{Cloud, nodeKind{nameFormat: "Cloud{0}", symbol: ":/symbols/cloud.svg", consoles: noConsole, lifecycle: AlwaysRunning,
-		folder: "builtin", props: cloudProps, computeView: []string{"node_directory", "interfaces", "ports_mapping"}}},
+		folder: "builtin", hostSide: true, props: cloudProps, computeView: []string{"node_directory", "interfaces", "ports_mapping"}}},
 	{NAT, nodeKind{nameFormat: "NAT{0}", symbol: ":/symbols/nat.svg", consoles: noConsole, lifecycle: AlwaysRunning,
-		folder: "builtin", props: natProps}},
+		folder: "builtin", hostSide: true, props: natProps}},
 	{EthernetHub, nodeKind{nameFormat: "Hub{0}", symbol: ":/symbols/hub.svg", consoles: noConsole, lifecycle: AlwaysRunning,
 		props: hubProps, computeView: []string{"ports_mapping"}}},
 	{EthernetSwitch, nodeKind{nameFormat: "Switch{0}", symbol: ":/symbols/ethernet_switch.svg", consoles: noConsole, lifecycle: AlwaysRunning,
