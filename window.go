@@ -21,7 +21,7 @@ import (
 
 // runWindow opens the desktop window and returns when it is closed, or
 // closes it when ctx ends (SIGINT, SIGTERM). The page is the embedded
-// frontend; it talks to Go through door's bindings.
+// frontend; it talks to Go through door's bindings (App.Call for the API).
 func runWindow(ctx context.Context, door *desktop.App, ui fs.FS, logger *slog.Logger) error {
 	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		return errors.New("no display to open the window on (DISPLAY is not set); run nodedesk in a desktop session, or pass --headless")
@@ -29,7 +29,7 @@ func runWindow(ctx context.Context, door *desktop.App, ui fs.FS, logger *slog.Lo
 	if _, err := fs.Stat(ui, "index.html"); err != nil {
 		ui = fstest.MapFS{"index.html": {Data: []byte(api.NotBuiltPage)}}
 	}
-	door.SetEmitter(runtime.EventsEmit)
+	door.Emit = runtime.EventsEmit
 	return wails.Run(&options.App{
 		Title:            "nodedesk",
 		Width:            1280,
@@ -39,7 +39,7 @@ func runWindow(ctx context.Context, door *desktop.App, ui fs.FS, logger *slog.Lo
 		BackgroundColour: &options.RGBA{R: 246, G: 247, B: 249, A: 255},
 		AssetServer:      &assetserver.Options{Assets: ui},
 		OnStartup: func(wctx context.Context) {
-			door.Startup(wctx)
+			desktop.Start(wctx, door)
 			go func() {
 				<-ctx.Done()
 				runtime.Quit(wctx)

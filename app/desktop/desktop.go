@@ -2,10 +2,14 @@
 // calls (bound to the page as window.go.desktop.App), and the bridge that
 // forwards every committed change to the page as a "notification" event.
 //
-// Each binding is one line: it hands the call to the API in-process
-// (Caller), so the window and REST clients share every step — contract
-// check, service call, rendering, errors. desktop imports app only; main
-// gives it the API server as its Caller.
+// The page has one binding for the whole API, Call: it hands a request to
+// the REST router in-process (Caller) and gives the page the answer — status
+// and body — exactly as HTTP would, errors included. So the list of
+// operations is written once, in api/openapi.json (the page's typed client
+// is generated from it), and the window and REST clients share every step:
+// contract check, service call, rendering, error codes. The other bindings
+// are the window's own actions: Ready and OpenConsole. desktop imports app
+// only; main gives it the API server as its Caller.
 package desktop
 
 import (
@@ -13,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"os/exec"
 	"strings"
@@ -30,14 +35,16 @@ type Caller interface {
 // Emitter sends an event to the page (Wails' runtime.EventsEmit).
 type Emitter func(ctx context.Context, name string, data ...any)
 
-// App is bound to the window. Its methods return what the REST API
-// answers for the same call; their errors become {code, message, status}
-// in the page (FormatError).
+// App is bound to the window. Wails binds every exported method of App to
+// the page, so App has exactly the page's three (Call, Ready, OpenConsole);
+// the window's lifecycle is the package function Start, and its settings
+// are fields.
 type App struct {
 	call   Caller
 	events *app.Broker
-	emit   Emitter
 	logger *slog.Logger
+	// Emit sends events to the page; set it before Start. Nil drops them.
+	Emit Emitter
 	// Terminal runs a console command in the user's terminal; nil uses
 	// x-terminal-emulator.
 	Terminal func(args ...string) error
@@ -48,24 +55,19 @@ type App struct {
 
 // New returns the window's door.
 func New(call Caller, events *app.Broker, emit Emitter, logger *slog.Logger) *App {
-	return &App{call: call, events: events, emit: emit, logger: logger}
+	return &App{call: call, events: events, Emit: emit, logger: logger}
 }
 
-// SetEmitter sets how events reach the page (runtime.EventsEmit).
-func (a *App) SetEmitter(emit Emitter) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.emit = emit
-}
-
-// Startup is called by Wails when the window exists: from then on every
-// committed change is forwarded to the page until ctx ends.
-func (a *App) Startup(ctx context.Context) {
+// Start is called when the window exists (Wails' OnStartup): from then on
+// every committed change is forwarded to the page until ctx ends, and calls
+// run under ctx. It is a function, not a method, so that the page cannot
+// call it.
+func Start(ctx context.Context, a *App) {
 	a.mu.Lock()
 	a.ctx = ctx
 	a.mu.Unlock()
 	ch, cancel := a.events.Subscribe(1024)
-	emit := a.emit
+	emit := a.Emit
 	if emit == nil {
 		emit = func(context.Context, string, ...any) {}
 	}
@@ -96,66 +98,61 @@ func (a *App) context() context.Context {
 	return a.ctx
 }
 
-// Error is a failed call as the page sees it.
-type Error struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Status  int    `json:"status"`
+// CallResult is one answer of the API as the page receives it: the HTTP
+// status and the body (JSON text, or empty), unchanged.
+type CallResult struct {
+	Status int    `json:"status"`
+	Body   string `json:"body"`
 }
 
-func (e *Error) Error() string { return e.Message }
-
-// FormatError turns an error into the JSON string Wails hands the page.
-func FormatError(err error) any {
-	e, ok := err.(*Error)
-	if !ok {
-		e = &Error{Code: app.EINTERNAL, Message: err.Error(), Status: 500}
+// Call serves one request of the REST API in-process: method, path (with
+// its query, under /v2/) and the JSON body ("" for none). Every answer of
+// the API, errors included, is a CallResult with the status and body HTTP
+// would have; Call itself fails only when the request is not one for the
+// API (an *app.Error, which the page receives through FormatError).
+func (a *App) Call(method, path, body string) (CallResult, error) {
+	if !strings.HasPrefix(path, "/v2/") {
+		return CallResult{}, app.Errorf(app.EINVALID, "The window calls only the API, whose paths start with /v2/; %q is not one", path)
 	}
-	b, _ := json.Marshal(e)
-	return string(b)
-}
-
-// codes maps an API status back to an app error code.
-var codes = map[int]string{400: app.EINVALID, 404: app.ENOTFOUND, 409: app.ECONFLICT}
-
-// do serves one call and decodes its answer.
-func (a *App) do(method, path string, body any) (any, error) {
 	var raw []byte
-	if body != nil {
-		var err error
-		if raw, err = json.Marshal(body); err != nil {
-			return nil, &Error{Code: app.EINVALID, Message: "The request could not be encoded: " + err.Error(), Status: 400}
-		}
+	if body != "" {
+		raw = []byte(body)
 	}
 	status, resp := a.call.Call(a.context(), method, path, raw)
-	if status >= 400 {
-		var e struct {
-			Message string `json:"message"`
-		}
-		_ = json.Unmarshal(resp, &e)
-		code, ok := codes[status]
-		if !ok {
-			code = app.EINTERNAL
-		}
-		return nil, &Error{Code: code, Message: e.Message, Status: status}
-	}
-	if len(resp) == 0 {
-		return nil, nil
-	}
-	var out any
-	if err := json.Unmarshal(resp, &out); err != nil {
-		return nil, &Error{Code: app.EINTERNAL, Message: "The answer could not be read: " + err.Error(), Status: 500}
-	}
-	return out, nil
+	return CallResult{Status: status, Body: string(resp)}, nil
 }
 
-func p(parts ...string) string {
-	for i, s := range parts {
-		if i%2 == 1 {
-			parts[i] = url.PathEscape(s)
-		}
+// errorBody is the part of the API's error body that the window reads.
+type errorBody struct {
+	Message string `json:"message"`
+	Code    string `json:"code"`
+	Field   string `json:"field"`
+}
+
+// answerError is the error of an API answer that is not a success, read
+// from its body: the code and field the API gave, never one made up here.
+func answerError(r CallResult) error {
+	var e errorBody
+	if err := json.Unmarshal([]byte(r.Body), &e); err != nil || e.Code == "" || e.Message == "" {
+		return app.Errorf(app.EINTERNAL, "%s", app.InternalMessage)
 	}
-	return strings.Join(parts, "")
+	return &app.Error{Code: e.Code, Message: e.Message, Field: e.Field}
+}
+
+// pageError is a failed binding as the page receives it: the message, the
+// app code and, when the fault is in one field, its path. It has no HTTP
+// status: no HTTP answer was made.
+type pageError struct {
+	Message string `json:"message"`
+	Code    string `json:"code"`
+	Field   string `json:"field,omitempty"`
+}
+
+// FormatError turns a binding's error into the JSON text Wails hands the
+// page (Wails' ErrorFormatter). Errors other than *app.Error are internal.
+func FormatError(err error) any {
+	b, _ := json.Marshal(pageError{Message: app.ErrorMessage(err), Code: app.ErrorCode(err), Field: app.ErrorField(err)})
+	return string(b)
 }
 
 // Ready is what the page calls once it has mounted; it logs the fact, so
@@ -165,106 +162,42 @@ func (a *App) Ready() string {
 	return "ready"
 }
 
-// Projects.
-
-func (a *App) ListProjects() (any, error)          { return a.do("GET", "/v2/projects", nil) }
-func (a *App) CreateProject(body any) (any, error) { return a.do("POST", "/v2/projects", body) }
-func (a *App) UpdateProject(id string, body any) (any, error) {
-	return a.do("PUT", p("/v2/projects/", id), body)
-}
-func (a *App) DeleteProject(id string) error {
-	_, err := a.do("DELETE", p("/v2/projects/", id), nil)
-	return err
-}
-func (a *App) OpenProject(id string) (any, error) {
-	return a.do("POST", p("/v2/projects/", id, "/open"), nil)
-}
-func (a *App) CloseProject(id string) error {
-	_, err := a.do("POST", p("/v2/projects/", id, "/close"), nil)
-	return err
+// consoleNode is what OpenConsole reads of a node.
+type consoleNode struct {
+	Name        string  `json:"name"`
+	Console     *int    `json:"console"`
+	ConsoleHost string  `json:"console_host"`
+	ConsoleType *string `json:"console_type"`
 }
 
-// Nodes.
-
-func (a *App) ListNodes(pid string) (any, error) {
-	return a.do("GET", p("/v2/projects/", pid, "/nodes"), nil)
-}
-func (a *App) GetNode(pid, nid string) (any, error) {
-	return a.do("GET", p("/v2/projects/", pid, "/nodes/", nid), nil)
-}
-func (a *App) CreateNodeFromTemplate(pid, tid string, body any) (any, error) {
-	return a.do("POST", p("/v2/projects/", pid, "/templates/", tid), body)
-}
-func (a *App) UpdateNode(pid, nid string, body any) (any, error) {
-	return a.do("PUT", p("/v2/projects/", pid, "/nodes/", nid), body)
-}
-func (a *App) DeleteNode(pid, nid string) error {
-	_, err := a.do("DELETE", p("/v2/projects/", pid, "/nodes/", nid), nil)
-	return err
-}
-func (a *App) DuplicateNode(pid, nid string, body any) (any, error) {
-	return a.do("POST", p("/v2/projects/", pid, "/nodes/", nid, "/duplicate"), body)
-}
-
-// NodeAction is start, stop, suspend or reload of one node.
-func (a *App) NodeAction(pid, nid, action string) (any, error) {
-	if !validAction(action) {
-		return nil, &Error{Code: app.EINVALID, Message: fmt.Sprintf("Unknown action %q; use start, stop, suspend or reload", action), Status: 400}
-	}
-	return a.do("POST", p("/v2/projects/", pid, "/nodes/", nid, "/")+action, nil)
-}
-
-// ProjectAction is start, stop, suspend or reload of every node.
-func (a *App) ProjectAction(pid, action string) error {
-	if !validAction(action) {
-		return &Error{Code: app.EINVALID, Message: fmt.Sprintf("Unknown action %q; use start, stop, suspend or reload", action), Status: 400}
-	}
-	_, err := a.do("POST", p("/v2/projects/", pid, "/nodes/")+action, nil)
-	return err
-}
-
-func validAction(action string) bool {
-	for _, x := range app.Actions {
-		if string(x) == action {
-			return true
-		}
-	}
-	return false
-}
-
-// Links and templates.
-
-func (a *App) ListLinks(pid string) (any, error) {
-	return a.do("GET", p("/v2/projects/", pid, "/links"), nil)
-}
-func (a *App) CreateLink(pid string, body any) (any, error) {
-	return a.do("POST", p("/v2/projects/", pid, "/links"), body)
-}
-func (a *App) UpdateLink(pid, lid string, body any) (any, error) {
-	return a.do("PUT", p("/v2/projects/", pid, "/links/", lid), body)
-}
-func (a *App) DeleteLink(pid, lid string) error {
-	_, err := a.do("DELETE", p("/v2/projects/", pid, "/links/", lid), nil)
-	return err
-}
-func (a *App) ListTemplates() (any, error) { return a.do("GET", "/v2/templates", nil) }
-
-// OpenConsole opens the user's terminal on a node's console:
+// OpenConsole opens the user's terminal on a node's telnet console:
 // `telnet <console_host> <console>` in x-terminal-emulator (Debian's
-// alternative for the desktop's terminal).
+// alternative for the desktop's terminal). When no terminal can be opened,
+// or the console is not telnet, it fails with app.ECONFLICT and says how
+// to connect instead.
 func (a *App) OpenConsole(pid, nid string) error {
-	n, err := a.GetNode(pid, nid)
+	r, err := a.Call(http.MethodGet, "/v2/projects/"+url.PathEscape(pid)+"/nodes/"+url.PathEscape(nid), "")
 	if err != nil {
 		return err
 	}
-	node, _ := n.(map[string]any)
-	port, ok := node["console"].(float64)
-	if !ok {
-		return &Error{Code: app.EINVALID, Message: fmt.Sprintf("%v has no console", node["name"]), Status: 400}
+	if r.Status != http.StatusOK {
+		return answerError(r)
 	}
-	host, _ := node["console_host"].(string)
+	var n consoleNode
+	if err := json.Unmarshal([]byte(r.Body), &n); err != nil {
+		a.logger.Error("desktop: reading a node", "err", err)
+		return app.Errorf(app.EINTERNAL, "%s", app.InternalMessage)
+	}
+	if n.Console == nil || n.ConsoleType == nil {
+		return app.Invalid("console", "%s has no console; give it a console type first", n.Name)
+	}
+	host := n.ConsoleHost
 	if host == "" || host == "0.0.0.0" || host == "::" {
 		host = "127.0.0.1"
+	}
+	if *n.ConsoleType != "telnet" {
+		return app.Errorf(app.ECONFLICT, "The window opens telnet consoles only; connect to the %s console of %s at %s port %d yourself",
+			*n.ConsoleType, n.Name, host, *n.Console)
 	}
 	run := a.Terminal
 	if run == nil {
@@ -277,9 +210,9 @@ func (a *App) OpenConsole(pid, nid string) error {
 			return nil
 		}
 	}
-	if err := run("telnet", host, fmt.Sprint(int(port))); err != nil {
-		return &Error{Code: app.ECONFLICT, Status: 409, Message: fmt.Sprintf(
-			"No terminal could be opened (%v). Install one (for example `sudo apt-get install xterm`), or connect yourself: telnet %s %d", err, host, int(port))}
+	if err := run("telnet", host, fmt.Sprint(*n.Console)); err != nil {
+		return app.Errorf(app.ECONFLICT,
+			"No terminal could be opened (%v). Install one (for example `sudo apt-get install xterm`), or connect yourself: telnet %s %d", err, host, *n.Console)
 	}
 	return nil
 }

@@ -1,11 +1,14 @@
 package desktop_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,6 +21,146 @@ import (
 	"nodedesk/store"
 )
 
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// fakeCaller answers every request with one fixed status and body, and
+// records what it was asked.
+type fakeCaller struct {
+	status int
+	body   []byte
+
+	method, path string
+	got          []byte
+}
+
+func (f *fakeCaller) Call(_ context.Context, method, path string, body []byte) (int, []byte) {
+	f.method, f.path, f.got = method, path, body
+	return f.status, f.body
+}
+
+func (f *fakeCaller) RenderEvent(e app.Event) any { return e.Payload }
+
+// TestCallRoundTrip: the page's one binding gives the page the API's status
+// and body unchanged — a success, an empty answer and each error status —
+// and hands the API the request unchanged. The page reads code and field
+// from that body; nothing is re-coded in Go.
+func TestCallRoundTrip(t *testing.T) {
+	cases := []struct {
+		status int
+		body   string
+	}{
+		{200, `{"node_id":"n1","name":"PC1","console":5000}`},
+		{201, `{"project_id":"p1","name":"lab"}`},
+		{204, ``},
+		{400, `{"message":"Invalid properties for a ethernet_switch node: ports_mapping.3.vlan: maximum: got 5,000, want 4,094","status":400,"code":"invalid","field":"properties.ports_mapping.3.vlan"}`},
+		{404, `{"message":"Node ID x doesn't exist","status":404,"code":"not_found"}`},
+		{409, `{"message":"Console port 5000 is already used by node PC1; choose another port or leave console out","status":409,"code":"conflict","field":"console"}`},
+		{500, `{"message":"Internal error; the details are in nodedesk's log","status":500,"code":"internal"}`},
+	}
+	for _, c := range cases {
+		f := &fakeCaller{status: c.status, body: []byte(c.body)}
+		door := desktop.New(f, app.NewBroker(), nil, quiet)
+		reqBody := `{"properties":{"ports_mapping":[{"name":"e3","port_number":3,"type":"access","vlan":5000}]}}`
+		got, err := door.Call("PUT", "/v2/projects/p1/nodes/n1?x=1", reqBody)
+		if err != nil {
+			t.Fatalf("%d: Call failed: %v", c.status, err)
+		}
+		if got != (desktop.CallResult{Status: c.status, Body: c.body}) {
+			t.Errorf("%d: CallResult = %+v, want the API's answer unchanged", c.status, got)
+		}
+		if f.method != "PUT" || f.path != "/v2/projects/p1/nodes/n1?x=1" || string(f.got) != reqBody {
+			t.Errorf("%d: the API was asked %s %s %q", c.status, f.method, f.path, f.got)
+		}
+		// As the page receives it: {"status", "body"}, Wails' JSON of the model.
+		b, _ := json.Marshal(got)
+		var page map[string]any
+		_ = json.Unmarshal(b, &page)
+		if page["status"] != float64(c.status) || page["body"] != c.body || len(page) != 2 {
+			t.Errorf("%d: the page receives %s", c.status, b)
+		}
+	}
+	f := &fakeCaller{status: 200, body: []byte(`[]`)}
+	if _, err := desktop.New(f, app.NewBroker(), nil, quiet).Call("GET", "/v2/projects", ""); err != nil || f.got != nil {
+		t.Errorf("no body: the API got %q (%v)", f.got, err)
+	}
+}
+
+// TestCallOnlyAPI: the binding refuses what is not an API path, with an app
+// code the page reads; FormatError is the only Go-made error shape.
+func TestCallOnlyAPI(t *testing.T) {
+	f := &fakeCaller{status: 200}
+	door := desktop.New(f, app.NewBroker(), nil, quiet)
+	for _, p := range []string{"/", "/index.html", "http://example.com/v2/projects", "v2/projects"} {
+		_, err := door.Call("GET", p, "")
+		if app.ErrorCode(err) != app.EINVALID || f.path != "" {
+			t.Errorf("Call(GET %q) = %v; the API was asked %q", p, err, f.path)
+		}
+	}
+	_, err := door.Call("GET", "/assets/x.js", "")
+	var page map[string]any
+	if err := json.Unmarshal([]byte(desktop.FormatError(err).(string)), &page); err != nil {
+		t.Fatal(err)
+	}
+	if page["code"] != "invalid" || !strings.Contains(page["message"].(string), "/v2/") || page["status"] != nil {
+		t.Errorf("FormatError = %v", page)
+	}
+	if got := desktop.FormatError(errors.New("disk on fire")).(string); got != `{"message":"Internal error; the details are in nodedesk's log","code":"internal"}` {
+		t.Errorf("FormatError of a plain error = %s", got)
+	}
+	if got := desktop.FormatError(app.Invalid("console", "bad")).(string); got != `{"message":"bad","code":"invalid","field":"console"}` {
+		t.Errorf("FormatError of a field error = %s", got)
+	}
+}
+
+// TestOpenConsole: the window's own action reads the node through the API
+// and passes on the API's error code and field, never one made up from a
+// status.
+func TestOpenConsole(t *testing.T) {
+	node := func(console any, ctype any) []byte {
+		b, _ := json.Marshal(map[string]any{"name": "PC1", "console": console, "console_host": "0.0.0.0", "console_type": ctype})
+		return b
+	}
+	var ran []string
+	term := func(args ...string) error { ran = args; return nil }
+	f := &fakeCaller{status: 200, body: node(5004, "telnet")}
+	door := desktop.New(f, app.NewBroker(), nil, quiet)
+	door.Terminal = term
+	if err := door.OpenConsole("p 1", "n1"); err != nil || strings.Join(ran, " ") != "telnet 127.0.0.1 5004" {
+		t.Errorf("OpenConsole ran %q: %v", ran, err)
+	}
+	if f.method != "GET" || f.path != "/v2/projects/p%201/nodes/n1" {
+		t.Errorf("asked %s %s", f.method, f.path)
+	}
+
+	f.status, f.body = 404, []byte(`{"message":"Node ID n1 doesn't exist","status":404,"code":"not_found"}`)
+	var ae *app.Error
+	if err := door.OpenConsole("p", "n1"); !errors.As(err, &ae) || ae.Code != app.ENOTFOUND || ae.Message != "Node ID n1 doesn't exist" {
+		t.Errorf("missing node: %#v", err)
+	}
+	f.status, f.body = 418, []byte(`not json`)
+	if err := door.OpenConsole("p", "n1"); app.ErrorCode(err) != app.EINTERNAL || app.ErrorMessage(err) != app.InternalMessage {
+		t.Errorf("unreadable error answer: %v", err)
+	}
+	f.status, f.body = 200, node(nil, nil)
+	if err := door.OpenConsole("p", "n1"); app.ErrorCode(err) != app.EINVALID || app.ErrorField(err) != "console" {
+		t.Errorf("no console: %v", err)
+	}
+	f.body = node(5900, "vnc")
+	if err := door.OpenConsole("p", "n1"); app.ErrorCode(err) != app.ECONFLICT || !strings.Contains(app.ErrorMessage(err), "127.0.0.1 port 5900") {
+		t.Errorf("vnc console: %v", err)
+	}
+	f.body = node(5004, "telnet")
+	door.Terminal = func(...string) error {
+		return errors.New(`exec: "x-terminal-emulator": executable file not found in $PATH`)
+	}
+	if err := door.OpenConsole("p", "n1"); app.ErrorCode(err) != app.ECONFLICT || !strings.Contains(app.ErrorMessage(err), "telnet 127.0.0.1 5004") {
+		t.Errorf("no terminal: %v", err)
+	}
+	if door.Ready() != "ready" {
+		t.Error("Ready")
+	}
+}
+
 // newDoor builds the real thing behind the window's door: a bbolt store,
 // the service and the API server, and records what is emitted to the page.
 func newDoor(t *testing.T) (*desktop.App, *emitted) {
@@ -29,16 +172,15 @@ func newDoor(t *testing.T) (*desktop.App, *emitted) {
 	t.Cleanup(func() { st.Close() })
 	events := app.NewBroker()
 	svc := app.NewService(app.Config{Store: st, Events: events, DataDir: t.TempDir()})
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv, err := api.NewServer(svc, events, logger)
+	srv, err := api.NewServer(svc, events, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
 	em := &emitted{}
-	door := desktop.New(srv, events, em.emit, logger)
+	door := desktop.New(srv, events, em.emit, quiet)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	door.Startup(ctx)
+	desktop.Start(ctx, door)
 	return door, em
 }
 
@@ -74,86 +216,120 @@ func (e *emitted) waitFor(t *testing.T, action string) map[string]any {
 	return nil
 }
 
+// call is one request through the binding, its body decoded.
+func call(t *testing.T, door *desktop.App, method, path string, body any) (int, map[string]any) {
+	t.Helper()
+	var raw string
+	if body != nil {
+		b, _ := json.Marshal(body)
+		raw = string(b)
+	}
+	r, err := door.Call(method, path, raw)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	var out map[string]any
+	if r.Body != "" {
+		if err := json.Unmarshal([]byte(r.Body), &out); err != nil {
+			t.Fatalf("%s %s: %d %q", method, path, r.Status, r.Body)
+		}
+	}
+	return r.Status, out
+}
+
+// TestDoor: through the real router, the window gets the REST answers,
+// errors with the API's code and field, and every event.
 func TestDoor(t *testing.T) {
 	door, em := newDoor(t)
-	p, err := door.CreateProject(map[string]any{"name": "lab"})
-	if err != nil {
-		t.Fatal(err)
+	status, p := call(t, door, "POST", "/v2/projects", map[string]any{"name": "lab"})
+	if status != 201 {
+		t.Fatalf("create project: %d %v", status, p)
 	}
-	pid := p.(map[string]any)["project_id"].(string)
-	n, err := door.CreateNodeFromTemplate(pid, "19021f99-e36f-394d-b4a1-8aaa902ab9cc", map[string]any{"x": 10, "y": 20})
-	if err != nil {
-		t.Fatal(err)
+	pid := p["project_id"].(string)
+	status, node := call(t, door, "POST", "/v2/projects/"+pid+"/templates/19021f99-e36f-394d-b4a1-8aaa902ab9cc", map[string]any{"x": 10, "y": 20})
+	if status != 201 || node["name"] != "PC1" || node["x"] != float64(10) || len(node["ports"].([]any)) != 1 {
+		t.Errorf("node from the window %d %v: not the REST answer", status, node)
 	}
-	node := n.(map[string]any)
-	if node["name"] != "PC1" || node["x"] != float64(10) || len(node["ports"].([]any)) != 1 {
-		t.Errorf("node from the window %v: not the REST answer's shape", node)
-	}
-	// The page receives the event with the same body as the REST answer.
 	ev := em.waitFor(t, "node.created")
 	if ev["project_id"] != pid || ev["event"].(map[string]any)["node_id"] != node["node_id"] {
 		t.Errorf("event %v", ev)
 	}
 	nid := node["node_id"].(string)
-	if u, err := door.UpdateNode(pid, nid, map[string]any{"name": "pc-a", "properties": map[string]any{"startup_script": "ip dhcp"}}); err != nil || u.(map[string]any)["name"] != "pc-a" {
-		t.Fatalf("update: %v %v", u, err)
+	nodePath := "/v2/projects/" + pid + "/nodes/" + nid
+	// The same rules and the same error body as over HTTP: code and field.
+	status, e := call(t, door, "PUT", nodePath, map[string]any{"console": "x"})
+	if status != 400 || e["code"] != "invalid" || e["field"] != "console" || e["status"] != float64(400) {
+		t.Errorf("invalid update: %d %v", status, e)
 	}
-	// The same rules as over HTTP: a bad body is refused with the same
-	// message, as {code, message, status} for the page.
-	_, err = door.UpdateNode(pid, nid, map[string]any{"console": "x"})
-	var de *desktop.Error
-	if !errors.As(err, &de) || de.Status != 400 || de.Code != app.EINVALID || !strings.Contains(de.Message, "console") {
-		t.Fatalf("invalid update: %#v", err)
+	status, sw := call(t, door, "POST", "/v2/projects/"+pid+"/templates/1966b864-93e7-32d5-965f-001384eec461", map[string]any{"x": 0, "y": 0})
+	if status != 201 {
+		t.Fatalf("switch: %d %v", status, sw)
 	}
-	var formatted map[string]any
-	if err := json.Unmarshal([]byte(desktop.FormatError(err).(string)), &formatted); err != nil || formatted["code"] != "invalid" || formatted["status"] != float64(400) {
-		t.Errorf("FormatError = %v (%v)", desktop.FormatError(err), err)
+	status, e = call(t, door, "PUT", "/v2/projects/"+pid+"/nodes/"+sw["node_id"].(string), map[string]any{"properties": map[string]any{"ports_mapping": []any{
+		map[string]any{"name": "e0", "port_number": 0, "type": "access", "vlan": 5000}}}})
+	if status != 400 || e["field"] != "properties.ports_mapping.0.vlan" {
+		t.Errorf("VLAN 5000: %d %v", status, e)
 	}
-	if _, err := door.GetNode(pid, "00000000-0000-4000-8000-000000000000"); !errors.As(err, &de) || de.Status != 404 {
-		t.Errorf("missing node: %v", err)
+	if status, e = call(t, door, "GET", "/v2/projects/"+pid+"/nodes/00000000-0000-4000-8000-000000000000", nil); status != 404 || e["code"] != "not_found" {
+		t.Errorf("missing node: %d %v", status, e)
 	}
-	if _, err := door.NodeAction(pid, nid, "start"); err != nil {
+	if status, _ = call(t, door, "DELETE", nodePath, nil); status != 204 {
+		t.Errorf("delete: %d", status)
+	}
+	em.waitFor(t, "node.deleted")
+	if status, _ = call(t, door, "POST", "/v2/projects/"+pid+"/close", map[string]any{}); status != 204 {
+		t.Errorf("close: %d", status)
+	}
+	em.waitFor(t, "project.closed")
+}
+
+// TestBindingsGenerated: the page's stubs of the bindings
+// (frontend/wailsjs/go, which api.ts's types come from) are what Wails
+// generates from App today. Regenerate them with
+// `CGO_ENABLED=0 go run -tags bindings ./app/desktop/wailsgen`.
+func TestBindingsGenerated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the generator")
+	}
+	dir := t.TempDir()
+	gen := filepath.Join(dir, "wailsgen")
+	build := exec.Command("go", "build", "-tags", "bindings", "-o", gen, "./wailsgen")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the generator: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "wails.json"), []byte(`{"name":"nodedesk","wailsjsdir":"."}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := door.NodeAction(pid, nid, "explode"); !errors.As(err, &de) || de.Status != 400 {
-		t.Errorf("bad action: %v", err)
+	run := exec.Command(gen)
+	run.Dir = dir
+	if out, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("generating: %v\n%s", err, out)
 	}
-	sw, _ := door.CreateNodeFromTemplate(pid, "1966b864-93e7-32d5-965f-001384eec461", map[string]any{"x": 0, "y": 0})
-	l, err := door.CreateLink(pid, map[string]any{"nodes": []any{
-		map[string]any{"node_id": nid, "adapter_number": 0, "port_number": 0},
-		map[string]any{"node_id": sw.(map[string]any)["node_id"], "adapter_number": 0, "port_number": 1}}})
+	want := filepath.Join(dir, "wailsjs", "go")
+	have := filepath.Join("..", "..", "frontend", "wailsjs", "go")
+	err := filepath.WalkDir(want, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(want, p)
+		w, _ := os.ReadFile(p)
+		h, err := os.ReadFile(filepath.Join(have, rel))
+		if err != nil || !bytes.Equal(w, h) {
+			t.Errorf("frontend/wailsjs/go/%s differs from what Wails generates for desktop.App; regenerate it: CGO_ENABLED=0 go run -tags bindings ./app/desktop/wailsgen", rel)
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if links, _ := door.ListLinks(pid); len(links.([]any)) != 1 {
-		t.Errorf("links %v", links)
-	}
-	if err := door.DeleteLink(pid, l.(map[string]any)["link_id"].(string)); err != nil {
-		t.Fatal(err)
-	}
-	var ran []string
-	door.Terminal = func(args ...string) error { ran = args; return nil }
-	if err := door.OpenConsole(pid, nid); err != nil || strings.Join(ran, " ") != "telnet 127.0.0.1 5000" {
-		t.Errorf("OpenConsole ran %q: %v", ran, err)
-	}
-	if err := door.OpenConsole(pid, sw.(map[string]any)["node_id"].(string)); !errors.As(err, &de) || de.Status != 400 {
-		t.Errorf("console of a switch: %v", err)
-	}
-	if err := door.DeleteNode(pid, nid); err != nil {
-		t.Fatal(err)
-	}
-	em.waitFor(t, "node.deleted")
-	if err := door.CloseProject(pid); err != nil {
-		t.Fatal(err)
-	}
-	em.waitFor(t, "project.closed")
-	if err := door.DeleteProject(pid); err != nil {
-		t.Fatal(err)
-	}
-	if ps, _ := door.ListProjects(); len(ps.([]any)) != 0 {
-		t.Errorf("projects left: %v", ps)
-	}
-	if door.Ready() != "ready" {
-		t.Error("Ready")
-	}
+	_ = filepath.WalkDir(have, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(have, p)
+			if _, err := os.Stat(filepath.Join(want, rel)); err != nil {
+				t.Errorf("frontend/wailsjs/go/%s is not generated any more; delete it", rel)
+			}
+		}
+		return nil
+	})
 }

@@ -1,9 +1,9 @@
 // The UI as it runs inside the Wails window: window.go.desktop.App and
-// window.runtime exist, so every call must go through the bindings and
-// every event through EventsOn("notification"). Here the bindings are a
-// stand-in that behaves as the Go side does (same answers, errors as a
-// JSON string {code, message, status}) by asking the real server; the page
-// itself must never use fetch or a websocket.
+// window.runtime exist, so every API call must go through the one binding
+// App.Call(method, path, body) and every event through
+// EventsOn("notification"). Here the bindings are a stand-in that behaves as
+// the Go side does (the API's status and body, unchanged) by asking the
+// real server; the page itself must never use fetch or a websocket.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,43 +28,19 @@ function installFakeWails() {
     return new RealWS(url);
   };
 
-  const codes = { 400: 'invalid', 404: 'not_found', 409: 'conflict' };
-  async function rest(method, path, body) {
-    const res = await realFetch('/v2' + path, {
+  // App.Call hands the request to the API in-process and answers its status
+  // and body unchanged, errors included: here, by asking the real server.
+  async function call(method, path, body) {
+    const res = await realFetch(path, {
       method,
-      headers: body === undefined ? undefined : { 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: body ? { 'Content-Type': 'application/json' } : undefined,
+      body: body || undefined,
     });
-    const text = await res.text();
-    if (res.status >= 400) {
-      const e = text ? JSON.parse(text) : {};
-      // As Wails 2.16 does: the ErrorFormatter's JSON text, wrapped in an Error.
-      throw new Error(JSON.stringify({ code: codes[res.status] ?? 'internal', message: e.message, status: res.status }));
-    }
-    return text ? JSON.parse(text) : null;
+    return { status: res.status, body: await res.text() };
   }
-  const e = encodeURIComponent;
   const routes = {
     Ready: () => 'ready',
-    ListProjects: () => rest('GET', '/projects'),
-    CreateProject: (b) => rest('POST', '/projects', b),
-    UpdateProject: (id, b) => rest('PUT', `/projects/${e(id)}`, b),
-    DeleteProject: (id) => rest('DELETE', `/projects/${e(id)}`),
-    OpenProject: (id) => rest('POST', `/projects/${e(id)}/open`),
-    CloseProject: (id) => rest('POST', `/projects/${e(id)}/close`),
-    ListNodes: (p) => rest('GET', `/projects/${e(p)}/nodes`),
-    GetNode: (p, n) => rest('GET', `/projects/${e(p)}/nodes/${e(n)}`),
-    CreateNodeFromTemplate: (p, t, b) => rest('POST', `/projects/${e(p)}/templates/${e(t)}`, b),
-    UpdateNode: (p, n, b) => rest('PUT', `/projects/${e(p)}/nodes/${e(n)}`, b),
-    DeleteNode: (p, n) => rest('DELETE', `/projects/${e(p)}/nodes/${e(n)}`),
-    DuplicateNode: (p, n, b) => rest('POST', `/projects/${e(p)}/nodes/${e(n)}/duplicate`, b),
-    NodeAction: (p, n, a) => rest('POST', `/projects/${e(p)}/nodes/${e(n)}/${a}`),
-    ProjectAction: (p, a) => rest('POST', `/projects/${e(p)}/nodes/${a}`),
-    ListLinks: (p) => rest('GET', `/projects/${e(p)}/links`),
-    CreateLink: (p, b) => rest('POST', `/projects/${e(p)}/links`, b),
-    UpdateLink: (p, l, b) => rest('PUT', `/projects/${e(p)}/links/${e(l)}`, b),
-    DeleteLink: (p, l) => rest('DELETE', `/projects/${e(p)}/links/${e(l)}`),
-    ListTemplates: () => rest('GET', '/templates'),
+    Call: call,
     OpenConsole: () => null, // the real one starts x-terminal-emulator
   };
   const App = {};
@@ -104,7 +80,7 @@ function installFakeWails() {
       if (!started) {
         started = true;
         follow('/notifications/ws', null);
-        rest('GET', '/projects').then((ps) => ps.forEach((p) => followProject(p.project_id)));
+        call('GET', '/v2/projects').then((r) => JSON.parse(r.body).forEach((p) => followProject(p.project_id)));
       }
       return () => listeners.delete(cb);
     },
@@ -117,7 +93,8 @@ describe('nodedesk UI in the desktop window (bindings)', { timeout: 60_000 }, ()
   let page;
   let rest;
   const pageErrors = [];
-  const calls = () => page.evaluate(() => window.__calls.map((c) => c.name));
+  // Each call as "Name" or, for Call, "METHOD /path".
+  const calls = () => page.evaluate(() => window.__calls.map((c) => (c.name === 'Call' ? `${c.args[0]} ${c.args[1]}` : c.name)));
   const node = (name) => page.locator(`[data-testid="canvas-node"][data-name="${name}"]`);
 
   before(async () => {
@@ -140,7 +117,7 @@ describe('nodedesk UI in the desktop window (bindings)', { timeout: 60_000 }, ()
   test('tells the window it is ready, once', async () => {
     const names = await calls();
     assert.equal(names.filter((n) => n === 'Ready').length, 1);
-    assert.ok(names.includes('ListProjects') && names.includes('ListTemplates'));
+    assert.ok(names.includes('GET /v2/projects') && names.includes('GET /v2/templates') && names.includes('GET /v2/node_types'));
   });
 
   test('creates a project and adds a node through the bindings', async () => {
@@ -151,9 +128,9 @@ describe('nodedesk UI in the desktop window (bindings)', { timeout: 60_000 }, ()
     await page.getByTestId('canvas').click({ position: { x: 260, y: 220 } });
     await node('PC1').waitFor();
     const names = await calls();
-    assert.ok(names.includes('CreateProject'));
-    assert.ok(names.includes('CreateNodeFromTemplate'));
-    assert.ok(names.includes('ListNodes') && names.includes('ListLinks'));
+    assert.ok(names.includes('POST /v2/projects'));
+    assert.ok(names.some((n) => /^POST \/v2\/projects\/[\w-]+\/templates\/[\w-]+$/.test(n)));
+    assert.ok(names.some((n) => /^GET \/v2\/projects\/[\w-]+\/nodes$/.test(n)) && names.some((n) => /^GET \/v2\/projects\/[\w-]+\/links$/.test(n)));
   });
 
   test('shows a binding error next to its field', async () => {
@@ -161,8 +138,8 @@ describe('nodedesk UI in the desktop window (bindings)', { timeout: 60_000 }, ()
     await page.getByTestId('field-console').fill('80');
     await page.getByTestId('node-save').click();
     await page.getByTestId('error-console').filter({ hasText: 'Console port 80' }).waitFor();
-    const last = await page.evaluate(() => window.__calls.filter((c) => c.name === 'UpdateNode').at(-1));
-    assert.deepEqual(last.args[2], { console: 80 });
+    const last = await page.evaluate(() => window.__calls.filter((c) => c.name === 'Call' && c.args[0] === 'PUT').at(-1));
+    assert.deepEqual(JSON.parse(last.args[2]), { console: 80 });
     await page.getByTestId('node-revert').click();
   });
 

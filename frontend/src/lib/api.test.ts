@@ -1,35 +1,42 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AppError, backoff, createApi, toAppError, type Bindings, type Env } from './api';
+import * as api from './api';
+import { AppError, backoff, toAppError, useEnv, type Env } from './api';
+import type { Bindings } from './transport';
 import type { LiveEvent } from './types';
 import { project, vpcs } from './testdata';
 
-type FetchCall = { url: string; method: string; body: unknown; headers: unknown };
+type FetchCall = { url: string; method: string; body: unknown; contentType: string | null };
+
+const LOCATION = { protocol: 'http:', host: '127.0.0.1:3080' };
 
 /** fakeFetch answers each request with the next reply and records it. */
 function fakeFetch(...replies: (Response | Error)[]) {
   const calls: FetchCall[] = [];
-  const f = vi.fn(async (url: string, init?: RequestInit) => {
-    calls.push({ url, method: init?.method ?? 'GET', body: init?.body ? JSON.parse(String(init.body)) : undefined, headers: init?.headers });
+  const f = vi.fn(async (req: Request) => {
+    const u = new URL(req.url);
+    const text = req.body === null ? '' : await req.text();
+    calls.push({ url: u.pathname + u.search, method: req.method, body: text ? JSON.parse(text) : undefined, contentType: req.headers.get('content-type') });
     const r = replies.shift();
     if (!r) throw new Error('no reply left');
     if (r instanceof Error) throw r;
     return r;
   });
-  return { fetch: f as unknown as typeof fetch, calls };
+  return { fetch: f, calls };
 }
 
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 
 describe('api over REST (browser)', () => {
   it('uses REST when the page has no Go bindings', () => {
-    expect(createApi({ fetch: fakeFetch().fetch }).transport).toBe('rest');
+    useEnv({ fetch: fakeFetch().fetch, location: LOCATION });
+    expect(api.transport()).toBe('rest');
   });
 
   it('sends each call to the matching /v2 route with a JSON body', async () => {
     const p = project('p1');
     const n = vpcs('n1');
     const { fetch, calls } = fakeFetch(json([p]), json(n, 201), json(n), new Response(null, { status: 204 }), json(n), new Response(null, { status: 204 }), json(n, 201));
-    const api = createApi({ fetch });
+    useEnv({ fetch, location: LOCATION });
     expect(await api.listProjects()).toEqual([p]);
     expect(await api.createNodeFromTemplate('p1', 't/1', { x: 10, y: 20 })).toEqual(n);
     await api.updateNode('p1', 'n1', { name: 'PC7' });
@@ -48,30 +55,38 @@ describe('api over REST (browser)', () => {
     ]);
     expect(calls[1].body).toEqual({ x: 10, y: 20 });
     expect(calls[2].body).toEqual({ name: 'PC7' });
-    expect(calls[2].headers).toEqual({ 'Content-Type': 'application/json' });
+    expect(calls[2].contentType).toBe('application/json');
     expect(calls[0].body).toBeUndefined();
   });
 
-  it('turns an error answer into an AppError with the server message and status', async () => {
-    const { fetch } = fakeFetch(json({ message: 'Console port 80 cannot be used', status: 400 }, 400));
-    const err = await createApi({ fetch }).updateNode('p', 'n', { console: 80 }).catch((e) => e);
+  it('turns an error answer into an AppError with the server\'s message, status, code and field', async () => {
+    const { fetch } = fakeFetch(json({ message: 'Console port 80 cannot be used', status: 400, code: 'invalid', field: 'console' }, 400));
+    useEnv({ fetch, location: LOCATION });
+    const err = await api.updateNode('p', 'n', { console: 80 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
-    expect(err).toMatchObject({ message: 'Console port 80 cannot be used', status: 400, code: 'invalid' });
+    expect(err).toMatchObject({ message: 'Console port 80 cannot be used', status: 400, code: 'invalid', field: 'console' });
+  });
+
+  it('takes the code from the body, not from the status', async () => {
+    const { fetch } = fakeFetch(json({ message: 'Node ID x doesn\'t exist', status: 404, code: 'not_found' }, 404), json({ message: 'Forbidden origin', status: 403, code: 'forbidden' }, 403));
+    useEnv({ fetch, location: LOCATION });
+    await expect(api.getNode('p', 'x')).rejects.toMatchObject({ status: 404, code: 'not_found', field: null });
+    await expect(api.listProjects()).rejects.toMatchObject({ status: 403, code: 'forbidden' });
   });
 
   it('explains a non-JSON error and an unreachable server', async () => {
     const { fetch } = fakeFetch(new Response('oops', { status: 502, statusText: 'Bad Gateway' }), new TypeError('Failed to fetch'));
-    const api = createApi({ fetch });
-    await expect(api.listProjects()).rejects.toMatchObject({ status: 502, message: 'nodedesk answered 502 Bad Gateway' });
+    useEnv({ fetch, location: LOCATION });
+    await expect(api.listProjects()).rejects.toMatchObject({ status: 502, code: 'internal', message: 'nodedesk answered 502 Bad Gateway' });
     await expect(api.listProjects()).rejects.toMatchObject({ status: 0, code: 'unreachable', message: expect.stringMatching(/Cannot reach nodedesk.*still running/) });
   });
 
   it('gives the telnet command of a console in a browser', async () => {
     const { fetch, calls } = fakeFetch(json(vpcs('n1', { console: 5004, console_host: '0.0.0.0' })), json(vpcs('n2', { console: null, console_type: null })));
-    const api = createApi({ fetch });
+    useEnv({ fetch, location: LOCATION });
     expect(await api.openConsole('p', 'n1')).toEqual({ kind: 'command', command: 'telnet 127.0.0.1 5004', host: '127.0.0.1', port: 5004 });
     expect(calls[0].url).toBe('/v2/projects/p/nodes/n1');
-    await expect(api.openConsole('p', 'n2')).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/has no console/) });
+    await expect(api.openConsole('p', 'n2')).rejects.toMatchObject({ code: 'invalid', message: expect.stringMatching(/has no console/) });
   });
 });
 
@@ -100,15 +115,14 @@ describe('live events over websockets (browser)', () => {
   beforeEach(() => {
     FakeSocket.all = [];
     vi.useFakeTimers();
+    useEnv({ WebSocket: FakeSocket, location: LOCATION });
   });
   afterEach(() => vi.useRealTimers());
-
-  const env = (): Env => ({ WebSocket: FakeSocket, location: { protocol: 'http:', host: '127.0.0.1:3080' } });
 
   it('follows a project on its websocket, passing node and link events and skipping pings', () => {
     const got: LiveEvent[] = [];
     const states: string[] = [];
-    const stop = createApi(env()).subscribe('p1', (e) => got.push(e), (s) => states.push(s));
+    const stop = api.subscribe('p1', (e) => got.push(e), (s) => states.push(s));
     const ws = FakeSocket.all[0];
     expect(ws.url).toBe('ws://127.0.0.1:3080/v2/projects/p1/notifications/ws');
     ws.onopen?.({});
@@ -124,7 +138,7 @@ describe('live events over websockets (browser)', () => {
 
   it('follows project events on the controller websocket', () => {
     const got: LiveEvent[] = [];
-    createApi(env()).subscribe(null, (e) => got.push(e));
+    api.subscribe(null, (e) => got.push(e));
     const ws = FakeSocket.all[0];
     expect(ws.url).toBe('ws://127.0.0.1:3080/v2/notifications/ws');
     ws.send('compute.updated');
@@ -135,7 +149,7 @@ describe('live events over websockets (browser)', () => {
   it('reconnects with backoff and asks for a resync after a drop', () => {
     const got: LiveEvent[] = [];
     const states: string[] = [];
-    const stop = createApi(env()).subscribe('p1', (e) => got.push(e), (s) => states.push(s));
+    const stop = api.subscribe('p1', (e) => got.push(e), (s) => states.push(s));
     FakeSocket.all[0].onopen?.({});
     FakeSocket.all[0].close(); // the server went away
     expect(states).toEqual(['live', 'reconnecting']);
@@ -159,17 +173,21 @@ describe('live events over websockets (browser)', () => {
   });
 });
 
-/** fakeWindow is window.go.desktop.App and window.runtime as Wails makes them. */
-function fakeWindow(over: Partial<Record<keyof Bindings, (...a: never[]) => Promise<unknown>>> = {}) {
+type Answer = { status: number; body: string };
+type Route = (body: string) => Answer | Promise<Answer>;
+
+/** fakeWindow is window.go.desktop.App and window.runtime as Wails makes
+ * them: Call answers from `routes` ("METHOD /path" → answer) as the Go side
+ * does, status and body unchanged. */
+function fakeWindow(routes: Record<string, Route> = {}, over: Partial<Bindings> = {}) {
   const listeners: ((msg: unknown) => void)[] = [];
+  const call = vi.fn(async (method: string, path: string, body: string) => {
+    const route = routes[`${method} ${path}`];
+    return route ? route(body) : { status: 404, body: JSON.stringify({ message: `no route ${method} ${path}`, status: 404, code: 'not_found' }) };
+  });
   const App = {
     Ready: vi.fn(async () => 'ready'),
-    ListProjects: vi.fn(async () => [project('p1')]),
-    CreateNodeFromTemplate: vi.fn(async () => vpcs('n1')),
-    UpdateNode: vi.fn(async () => vpcs('n1')),
-    DeleteNode: vi.fn(async () => undefined),
-    NodeAction: vi.fn(async () => vpcs('n1', { status: 'started' })),
-    ProjectAction: vi.fn(async () => undefined),
+    Call: call,
     OpenConsole: vi.fn(async () => undefined),
     ...over,
   };
@@ -183,79 +201,95 @@ function fakeWindow(over: Partial<Record<keyof Bindings, (...a: never[]) => Prom
   };
   const fetch = vi.fn(async () => {
     throw new Error('REST must not be used in the window');
-  }) as unknown as typeof globalThis.fetch;
-  return { env: { go: { desktop: { App } }, runtime, fetch } as Env, App, emit: (m: unknown) => listeners.forEach((l) => l(m)), off, fetch };
+  });
+  const env: Env = { go: { desktop: { App } }, runtime, fetch, location: LOCATION };
+  return { env, App, call, emit: (m: unknown) => listeners.forEach((l) => l(m)), off, fetch };
 }
 
+const ok = (v: unknown, status = 200): Route => () => ({ status, body: v === undefined ? '' : JSON.stringify(v) });
+
 describe('api in the Wails window', () => {
-  it('picks the bindings when window.go.desktop.App exists and never calls fetch', async () => {
-    const w = fakeWindow();
-    const api = createApi(w.env);
-    expect(api.transport).toBe('window');
+  it('sends every call through the one Call binding and never calls fetch', async () => {
+    const w = fakeWindow({
+      'GET /v2/projects': ok([project('p1')]),
+      'POST /v2/projects/p1/templates/t1': ok(vpcs('n1'), 201),
+      'PUT /v2/projects/p1/nodes/n1': ok(vpcs('n1')),
+      'DELETE /v2/projects/p1/nodes/n1': ok(undefined, 204),
+      'POST /v2/projects/p1/nodes/n1/start': ok(vpcs('n1', { status: 'started' })),
+      'POST /v2/projects/p1/nodes/suspend': ok(undefined, 204),
+    });
+    useEnv(w.env);
+    expect(api.transport()).toBe('window');
     expect(await api.ready()).toBe('ready');
     expect(await api.listProjects()).toEqual([project('p1')]);
     await api.createNodeFromTemplate('p1', 't1', { x: 5, y: 6 });
     await api.updateNode('p1', 'n1', { properties: { startup_script: 'ip dhcp' } });
-    await api.deleteNode('p1', 'n1');
+    expect(await api.deleteNode('p1', 'n1')).toBeUndefined();
     expect((await api.nodeAction('p1', 'n1', 'start')).status).toBe('started');
     await api.projectAction('p1', 'suspend');
-    expect(w.App.CreateNodeFromTemplate).toHaveBeenCalledWith('p1', 't1', { x: 5, y: 6 });
-    expect(w.App.UpdateNode).toHaveBeenCalledWith('p1', 'n1', { properties: { startup_script: 'ip dhcp' } });
-    expect(w.App.DeleteNode).toHaveBeenCalledWith('p1', 'n1');
-    expect(w.App.NodeAction).toHaveBeenCalledWith('p1', 'n1', 'start');
-    expect(w.App.ProjectAction).toHaveBeenCalledWith('p1', 'suspend');
+    expect(w.call.mock.calls).toEqual([
+      ['GET', '/v2/projects', ''],
+      ['POST', '/v2/projects/p1/templates/t1', '{"x":5,"y":6}'],
+      ['PUT', '/v2/projects/p1/nodes/n1', '{"properties":{"startup_script":"ip dhcp"}}'],
+      ['DELETE', '/v2/projects/p1/nodes/n1', ''],
+      ['POST', '/v2/projects/p1/nodes/n1/start', '{}'],
+      ['POST', '/v2/projects/p1/nodes/suspend', '{}'],
+    ]);
     expect(w.fetch).not.toHaveBeenCalled();
   });
 
-  it('parses a binding rejection {"code","message","status"} into an AppError', async () => {
-    const w = fakeWindow({
-      UpdateNode: async () => {
-        throw '{"code":"conflict","message":"Another node of this project is already named PC2; choose another name","status":409}';
-      },
-    });
-    const err = await createApi(w.env).updateNode('p1', 'n1', { name: 'PC2' }).catch((e) => e);
+  it('reads an error answer of Call as over HTTP: code and field from the body', async () => {
+    const body = { message: 'Another node of this project is already named PC2; choose another name', status: 409, code: 'conflict', field: 'name' };
+    const w = fakeWindow({ 'PUT /v2/projects/p1/nodes/n1': ok(body, 409) });
+    useEnv(w.env);
+    const err = await api.updateNode('p1', 'n1', { name: 'PC2' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
-    expect(err).toMatchObject({ status: 409, code: 'conflict', message: expect.stringMatching(/already named PC2/) });
+    expect(err).toMatchObject({ status: 409, code: 'conflict', field: 'name', message: expect.stringMatching(/already named PC2/) });
   });
 
-  it('reads the error Wails 2.16 really rejects with: an Error whose message is the JSON', async () => {
-    const json = JSON.stringify({ code: 'conflict', message: 'No terminal could be opened (exec: "x-terminal-emulator": executable file not found in $PATH)', status: 409 });
+  it('reads the binding\'s own error as Wails 2.16 rejects with it: an Error whose message is the JSON', async () => {
+    const text = JSON.stringify({ message: 'The window calls only the API, whose paths start with /v2/; "/x" is not one', code: 'invalid' });
     const w = fakeWindow({
-      UpdateNode: async () => {
-        throw new Error(json);
+      'GET /v2/projects': () => {
+        throw new Error(text);
       },
     });
-    const err = await createApi(w.env).updateNode('p1', 'n1', {}).catch((e) => e);
-    expect(err).toMatchObject({ status: 409, code: 'conflict' });
-    expect(toAppError(new Error(json))).toMatchObject({ status: 409, code: 'conflict', message: expect.stringMatching(/^No terminal could be opened \(exec: "x-terminal-emulator"/) });
+    useEnv(w.env);
+    await expect(api.listProjects()).rejects.toMatchObject({ status: 0, code: 'invalid', message: expect.stringMatching(/only the API/) });
+    expect(toAppError(text)).toMatchObject({ status: 0, code: 'invalid', field: null });
   });
 
   it('gives the console command when the window cannot start a terminal', async () => {
-    const w = fakeWindow({
-      OpenConsole: async () => {
-        throw new Error('{"code":"conflict","message":"No terminal could be opened","status":409}');
+    const w = fakeWindow(
+      { 'GET /v2/projects/p1/nodes/n1': ok(vpcs('n1', { console: 5007 })) },
+      {
+        OpenConsole: async () => {
+          throw new Error('{"message":"No terminal could be opened","code":"conflict"}');
+        },
       },
-      GetNode: async () => vpcs('n1', { console: 5007 }),
-    });
-    expect(await createApi(w.env).openConsole('p1', 'n1')).toEqual({
+    );
+    useEnv(w.env);
+    expect(await api.openConsole('p1', 'n1')).toEqual({
       kind: 'command', command: 'telnet 127.0.0.1 5007', host: '127.0.0.1', port: 5007, reason: 'No terminal could be opened',
     });
   });
 
   it('reports a missing binding instead of failing obscurely', async () => {
-    const w = fakeWindow();
-    await expect(createApi(w.env).listLinks('p1')).rejects.toMatchObject({ message: expect.stringMatching(/no ListLinks binding/) });
+    const w = fakeWindow({}, { Call: undefined });
+    useEnv(w.env);
+    await expect(api.listLinks('p1')).rejects.toMatchObject({ message: expect.stringMatching(/no Call binding/) });
   });
 
   it('opens the console through the binding', async () => {
     const w = fakeWindow();
-    expect(await createApi(w.env).openConsole('p1', 'n1')).toEqual({ kind: 'opened' });
+    useEnv(w.env);
+    expect(await api.openConsole('p1', 'n1')).toEqual({ kind: 'opened' });
     expect(w.App.OpenConsole).toHaveBeenCalledWith('p1', 'n1');
   });
 
   it('delivers only the subscribed project\'s events from the "notification" event', () => {
     const w = fakeWindow();
-    const api = createApi(w.env);
+    useEnv(w.env);
     const proj: LiveEvent[] = [];
     const global: LiveEvent[] = [];
     const stopP = api.subscribe('p1', (e) => proj.push(e));
@@ -275,13 +309,13 @@ describe('api in the Wails window', () => {
 
 describe('toAppError', () => {
   it('keeps AppErrors, reads JSON strings, wraps the rest', () => {
-    const e = new AppError('x', 404);
+    const e = new AppError('x', 404, 'not_found');
     expect(toAppError(e)).toBe(e);
-    expect(e.code).toBe('not_found');
-    expect(toAppError('{"code":"invalid","message":"bad","status":400}')).toMatchObject({ message: 'bad', status: 400, code: 'invalid' });
-    expect(toAppError('plain words')).toMatchObject({ message: 'plain words', status: 500 });
-    expect(toAppError(new Error('boom'))).toMatchObject({ message: 'boom', status: 500, code: 'internal' });
+    expect(toAppError('{"code":"invalid","message":"bad","field":"console"}')).toMatchObject({ message: 'bad', status: 0, code: 'invalid', field: 'console' });
+    expect(toAppError('plain words')).toMatchObject({ message: 'plain words', code: 'internal' });
+    expect(toAppError(new Error('boom'))).toMatchObject({ message: 'boom', code: 'internal' });
     expect(toAppError(new Error('{"code":"not_found","message":"Node ID x doesn\'t exist","status":404}'))).toMatchObject({ status: 404, code: 'not_found' });
-    expect(toAppError(new Error('{"unrelated":true}'))).toMatchObject({ message: '{"unrelated":true}', status: 500 });
+    expect(toAppError(new Error('{"unrelated":true}'))).toMatchObject({ message: '{"unrelated":true}', code: 'internal' });
+    expect(toAppError('{"code":"made_up","message":"x"}')).toMatchObject({ code: 'internal' });
   });
 });

@@ -1,23 +1,12 @@
 // Frame Relay switch mappings: {"1:101": "2:201"} on the wire, one row per
-// virtual circuit in the editor.
+// virtual circuit in the editor. Only the conversion lives here: what a
+// valid circuit is (DLCI range, an end used twice, a circuit to itself) is
+// the server's to say, with a 400 whose field is "properties.mappings".
 
 import type { FrameRelayMappings } from './types';
 
-export interface FrEnd { port: number; dlci: number }
-
 /** A row of the editor; fields are strings as typed. */
 export interface FrRow { srcPort: string; srcDlci: string; dstPort: string; dstDlci: string }
-
-export const DLCI_MAX = 1023;
-
-/** parseEnd reads "port:dlci", or answers null. */
-export function parseEnd(s: string): FrEnd | null {
-  const m = /^\s*(\d+)\s*:\s*(\d+)\s*$/.exec(s);
-  if (!m) return null;
-  return { port: Number(m[1]), dlci: Number(m[2]) };
-}
-
-export const formatEnd = (e: FrEnd) => `${e.port}:${e.dlci}`;
 
 /** mappingsToRows turns wire mappings into editor rows, ordered by source port then DLCI. */
 export function mappingsToRows(m: FrameRelayMappings | undefined): FrRow[] {
@@ -35,32 +24,23 @@ export type RowsResult =
   | { ok: true; mappings: FrameRelayMappings }
   | { ok: false; row: number; message: string };
 
-/** rowsToMappings checks the rows and builds the wire mappings. */
+const end = (port: string, dlci: string) => `${port.trim()}:${dlci.trim()}`;
+
+/** rowsToMappings builds the wire mappings from the rows, as typed. It
+ * fails only when two rows start at the same port:DLCI: the wire form, an
+ * object keyed by the start, cannot hold both. */
 export function rowsToMappings(rows: readonly FrRow[]): RowsResult {
   const out: FrameRelayMappings = {};
-  const ends = new Map<string, number>();
+  const starts = new Map<string, number>();
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i];
-    const src = parseEnd(`${r.srcPort}:${r.srcDlci}`);
-    const dst = parseEnd(`${r.dstPort}:${r.dstDlci}`);
-    if (!src || !dst) {
-      return { ok: false, row: i, message: `Row ${i + 1}: give each port and DLCI as a whole number (for example 1 and 101)` };
+    const src = end(r.srcPort, r.srcDlci);
+    const prev = starts.get(src);
+    if (prev !== undefined) {
+      return { ok: false, row: i, message: `Rows ${prev + 1} and ${i + 1} both start at ${src}; the mappings hold one circuit per start` };
     }
-    for (const e of [src, dst]) {
-      if (e.dlci > DLCI_MAX) return { ok: false, row: i, message: `Row ${i + 1}: DLCI ${e.dlci} is out of range; use 0 to ${DLCI_MAX}` };
-    }
-    if (src.port === dst.port && src.dlci === dst.dlci) {
-      return { ok: false, row: i, message: `Row ${i + 1}: a circuit cannot end where it starts` };
-    }
-    for (const e of [src, dst]) {
-      const k = formatEnd(e);
-      const prev = ends.get(k);
-      if (prev !== undefined) {
-        return { ok: false, row: i, message: `Row ${i + 1}: ${k} is already used by row ${prev + 1}; each port:DLCI carries one circuit` };
-      }
-      ends.set(k, i);
-    }
-    out[formatEnd(src)] = formatEnd(dst);
+    starts.set(src, i);
+    out[src] = end(r.dstPort, r.dstDlci);
   }
   return { ok: true, mappings: out };
 }
@@ -69,6 +49,6 @@ export function rowsToMappings(rows: readonly FrRow[]): RowsResult {
 export function nextRow(rows: readonly FrRow[]): FrRow {
   const last = rows[rows.length - 1];
   if (!last) return { srcPort: '1', srcDlci: '101', dstPort: '2', dstDlci: '201' };
-  const inc = (s: string) => (/^\d+$/.test(s) ? String(Math.min(Number(s) + 1, DLCI_MAX)) : s);
+  const inc = (s: string) => (/^\d+$/.test(s) ? String(Number(s) + 1) : s);
   return { srcPort: last.srcPort, srcDlci: inc(last.srcDlci), dstPort: last.dstPort, dstDlci: inc(last.dstDlci) };
 }

@@ -58,16 +58,18 @@ describe('node form', () => {
     }
   });
 
-  it('saves Frame Relay rows as mappings, and names the bad row', () => {
+  it('saves Frame Relay rows as mappings, as typed, and names a row the wire form cannot hold', () => {
     const n = frSwitch();
     const f = formFromNode(n);
     f.frRows = [...f.frRows, { srcPort: '1', srcDlci: '102', dstPort: '3', dstDlci: '301' }];
     expect(buildUpdate(n, f)).toMatchObject({ ok: true, body: { properties: { mappings: { '1:101': '2:201', '1:102': '3:301' } } } });
-    f.frRows[1].dstDlci = 'x';
+    f.frRows[1].dstDlci = 'x'; // the server's 400 says what is wrong
+    expect(buildUpdate(n, f)).toMatchObject({ ok: true, body: { properties: { mappings: { '1:101': '2:201', '1:102': '3:x' } } } });
+    f.frRows[1].srcDlci = '101';
     expect(buildUpdate(n, f)).toMatchObject({ ok: false, field: 'mappings', row: 1 });
   });
 
-  it('lists the fields of each editor for error matching', () => {
+  it('lists the fields of each editor, where server errors are shown', () => {
     expect(formFields(ethSwitch())).toContain('ports_mapping');
     expect(formFields(frSwitch())).toContain('mappings');
     expect(formFields(vpcs())).toContain('startup_script');

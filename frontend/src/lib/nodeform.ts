@@ -1,5 +1,7 @@
 // The property panel's form: made from a node, turned back into the one
-// PUT body that holds exactly what the user changed.
+// PUT body that holds exactly what the user changed. It checks only that
+// what was typed can be sent (a number where the body wants one); every
+// rule about the values is the server's, whose 400 names the field.
 
 import { assertNever } from './assert';
 import { consoleChoice, consoleValue, typeInfo, type ConsoleChoice } from './nodetypes';
@@ -58,18 +60,16 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
  * or says which field cannot be sent as typed. */
 export function buildUpdate(n: Node, f: NodeForm): BuildResult {
   const body: NodeUpdate = {};
-  const info = typeInfo(n.node_type);
   if (f.name !== n.name) body.name = f.name;
 
-  if (info.consoles.length > 1 || info.consoles[0] !== 'none') {
-    const ct = consoleValue(f.console_type);
-    if (ct !== n.console_type) body.console_type = ct;
-    if (ct !== null && f.console !== n.console) {
-      if (f.console !== null && !isInt(f.console)) {
-        return { ok: false, field: 'console', row: null, message: 'The console port must be a whole number (for example 5000), or empty to let nodedesk choose' };
-      }
-      body.console = f.console;
+  // The console fields can change only where the panel offers them.
+  const ct = consoleValue(f.console_type);
+  if (ct !== n.console_type) body.console_type = ct;
+  if (ct !== null && f.console !== n.console) {
+    if (f.console !== null && !isInt(f.console)) {
+      return { ok: false, field: 'console', row: null, message: 'The console port must be a whole number (for example 5000), or empty to let nodedesk choose' };
     }
+    body.console = f.console;
   }
 
   const symbol = f.symbol.trim();
@@ -108,7 +108,7 @@ function propertiesUpdate(n: Node, f: NodeForm): PropsResult {
           return { ok: false, field: 'ports_mapping', row: i, message: `Row ${i + 1}: the port number must be a whole number` };
         }
         if (sp.vlan !== undefined && sp.vlan !== null && !Number.isInteger(Number(sp.vlan))) {
-          return { ok: false, field: 'ports_mapping', row: i, message: `Row ${i + 1}: the VLAN must be a whole number from 1 to 4094` };
+          return { ok: false, field: 'ports_mapping', row: i, message: `Row ${i + 1}: the VLAN must be a whole number` };
         }
       }
       const after = toWireSwitchPorts(f.switchPorts);
@@ -137,7 +137,8 @@ function propertiesUpdate(n: Node, f: NodeForm): PropsResult {
   }
 }
 
-/** The fields the form of a node shows, for matching server messages. */
+/** The fields the form of a node shows: where a server error about one of
+ * them is shown (fieldpath.ts). */
 export function formFields(n: Node): string[] {
   const fields = ['name', 'console', 'console_type', 'symbol', 'label', 'x', 'y', 'z'];
   const editor = typeInfo(n.node_type).editor;

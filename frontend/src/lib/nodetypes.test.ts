@@ -1,20 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { consoleChoice, consoleValue, hasConsole, typeInfo } from './nodetypes';
-import { NODE_TYPES, type NodeType } from './types';
+import { consoleChoice, consoleChoices, consoleValue, hasConsole, runnable, typeInfo } from './nodetypes';
+import { NODE_TYPES, type NodeType, type NodeTypeInfo } from './types';
+
+const info = (over: Partial<NodeTypeInfo>): NodeTypeInfo => ({
+  node_type: 'qemu', console_types: ['telnet', 'vnc', 'http', null], lifecycle: 'process', properties: null,
+  compute_view: false, default_name_format: 'QEMU{0}', symbol: ':/symbols/qemu_guest.svg', ...over,
+});
 
 describe('node types', () => {
-  it('knows every type of the API', () => {
+  it('shows every type of the API', () => {
     for (const t of NODE_TYPES) expect(typeInfo(t).title).not.toBe('');
     expect(() => typeInfo('toaster' as NodeType)).toThrow();
   });
 
-  it('gives each type the console choices nodedesk accepts', () => {
-    expect(typeInfo('vpcs').consoles).toEqual(['telnet']);
-    for (const t of ['ethernet_switch', 'ethernet_hub', 'frame_relay_switch', 'cloud'] as const) {
-      expect(typeInfo(t).consoles).toEqual(['none']);
-      expect(hasConsole(t)).toBe(false);
-    }
-    expect(typeInfo('qemu').consoles).toEqual(['telnet', 'vnc', 'http', 'none']);
+  it('offers the console choices the server lists, in its order', () => {
+    expect(consoleChoices(info({}))).toEqual(['telnet', 'vnc', 'http', 'none']);
+    expect(consoleChoices(info({ node_type: 'virtualbox', console_types: [null, 'telnet'] }))).toEqual(['none', 'telnet']);
+    expect(hasConsole(info({ node_type: 'ethernet_switch', console_types: [null] }))).toBe(false);
+    expect(consoleChoices(undefined)).toEqual([]);
+  });
+
+  it('knows what can be started from the lifecycle', () => {
+    expect(runnable(info({}))).toBe(true);
+    expect(runnable(info({ lifecycle: 'always_running' }))).toBe(false);
+    expect(runnable(undefined)).toBeUndefined();
   });
 
   it('sends "none" as null', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freePorts, linkProblem, linksOfNodes, portName, usedPorts } from './ports';
+import { freePorts, linksOfNodes, portName, usedPorts } from './ports';
 import { ethSwitch, frSwitch, link, vpcs } from './testdata';
 
 describe('port availability', () => {
@@ -16,14 +16,6 @@ describe('port availability', () => {
   it('filters free ports by link type', () => {
     expect(freePorts(frSwitch(), [], 'ethernet')).toEqual([]);
     expect(freePorts(frSwitch(), [], 'serial').map((p) => p.name)).toEqual(['1', '2']);
-  });
-
-  it('says why two nodes cannot be linked', () => {
-    expect(linkProblem(sw, sw, [])).toMatch(/itself/);
-    expect(linkProblem(pc, sw, links)).toMatch(/Every port of PC1 is in use/);
-    expect(linkProblem(pc, frSwitch(), [])).toMatch(/same kind/);
-    expect(linkProblem(pc, frSwitch('f', { ports: [] }), [])).toMatch(/DLCI mapping/);
-    expect(linkProblem(pc, sw, [])).toBeNull();
   });
 
   it('names ports by short name', () => {

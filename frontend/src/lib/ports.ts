@@ -1,4 +1,6 @@
-// Which ports of a node are free, and what can be linked to what.
+// Which ports of a node are free and what they are called: view helpers
+// for the link dialog and the panels. Whether two ports may be linked is
+// the server's to say (its 400 or 409 when they may not).
 
 import type { Link, Node, Port } from './types';
 
@@ -27,24 +29,6 @@ export function freePorts(node: Node, links: readonly Link[], linkType?: Port['l
 export function portName(node: Node | undefined, adapter: number, port: number): string {
   const p = node?.ports.find((x) => x.adapter_number === adapter && x.port_number === port);
   return p ? p.short_name || p.name : portKey(adapter, port);
-}
-
-/** linkProblem says why a and b cannot be linked, or null when they can. */
-export function linkProblem(a: Node, b: Node, links: readonly Link[]): string | null {
-  if (a.node_id === b.node_id) return `Cannot connect ${a.name} to itself; pick two different nodes`;
-  const fa = freePorts(a, links);
-  const fb = freePorts(b, links);
-  if (a.ports.length === 0) return `${a.name} has no ports${portHint(a)}`;
-  if (b.ports.length === 0) return `${b.name} has no ports${portHint(b)}`;
-  if (fa.length === 0) return `Every port of ${a.name} is in use; delete one of its links or add ports`;
-  if (fb.length === 0) return `Every port of ${b.name} is in use; delete one of its links or add ports`;
-  const shared = fa.some((p) => fb.some((q) => q.link_type === p.link_type));
-  if (!shared) return `${a.name} and ${b.name} have no free ports of the same kind (ethernet or serial)`;
-  return null;
-}
-
-function portHint(n: Node): string {
-  return n.node_type === 'frame_relay_switch' ? ': add a DLCI mapping to create ports' : '';
 }
 
 /** linksOfNodes lists the links touching any of the given nodes. */

@@ -16,13 +16,13 @@ describe('switch port table', () => {
     expect(out[0]).toMatchObject({ type: 'access', vlan: 30 });
   });
 
-  it('gives QinQ ports an ethertype and takes it from the others', () => {
+  it('sets the ethertype the user chose and invents none', () => {
     const q = bulkEdit(ports, new Set([0]), { type: 'qinq' });
-    expect(q[0].ethertype).toBe('0x8100');
+    expect(q[0].ethertype).toBeNull();
     const q2 = bulkEdit(ports, new Set([0]), { type: 'qinq', ethertype: '0x88A8' });
     expect(q2[0].ethertype).toBe('0x88A8');
-    const back = bulkEdit(q2, new Set([0]), { type: 'access' });
-    expect(back[0].ethertype).toBeNull();
+    expect(toWireSwitchPorts(q2)[0].ethertype).toBe('0x88A8');
+    expect(toWireSwitchPorts([{ ...q2[0], ethertype: undefined }])[0].ethertype).toBeNull();
   });
 
   it('adds ports at the lowest free number and removes selected rows', () => {

@@ -7,7 +7,7 @@ export interface BulkPatch { type?: SwitchPortType; vlan?: number; ethertype?: E
 
 /** bulkEdit applies patch to the rows at the selected indexes and returns new rows. */
 export function bulkEdit(ports: readonly EthernetSwitchPort[], selected: ReadonlySet<number>, patch: BulkPatch): EthernetSwitchPort[] {
-  return ports.map((p, i) => (selected.has(i) ? normalizeSwitchPort({ ...p, ...definedOnly(patch) }) : p));
+  return ports.map((p, i) => (selected.has(i) ? { ...p, ...definedOnly(patch) } : p));
 }
 
 function definedOnly(patch: BulkPatch): BulkPatch {
@@ -16,13 +16,6 @@ function definedOnly(patch: BulkPatch): BulkPatch {
   if (patch.vlan !== undefined) out.vlan = patch.vlan;
   if (patch.ethertype !== undefined) out.ethertype = patch.ethertype;
   return out;
-}
-
-/** normalizeSwitchPort keeps a port consistent with its type: QinQ ports
- * need an ethertype (0x8100 by default); other types have none. */
-export function normalizeSwitchPort(p: EthernetSwitchPort): EthernetSwitchPort {
-  const ethertype = p.type === 'qinq' ? (p.ethertype || '0x8100') : null;
-  return { ...p, ethertype };
 }
 
 /** nextPortNumber is the lowest port number no row uses. */
@@ -53,12 +46,13 @@ export function removeRows<T>(rows: readonly T[], selected: ReadonlySet<number>)
 }
 
 /** toWireSwitchPorts prepares rows for the PUT: numbers as numbers, no
- * ethertype on non-QinQ ports (null), no VLAN when none was typed. */
+ * VLAN when none was typed, the ethertype the user chose (null for none).
+ * Which combinations are valid is the server's to say. */
 export function toWireSwitchPorts(ports: readonly EthernetSwitchPort[]): EthernetSwitchPort[] {
   return ports.map((p) => {
     const out: EthernetSwitchPort = { name: p.name, port_number: Number(p.port_number), type: p.type };
     if (p.vlan !== undefined && p.vlan !== null && !Number.isNaN(Number(p.vlan)) && String(p.vlan) !== '') out.vlan = Number(p.vlan);
-    out.ethertype = p.type === 'qinq' ? (p.ethertype || '0x8100') : null;
+    out.ethertype = p.ethertype || null;
     return out;
   });
 }

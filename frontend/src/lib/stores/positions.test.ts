@@ -34,7 +34,7 @@ describe('moving nodes', () => {
   });
 
   it('snaps back and says why when the server refuses a move', async () => {
-    updateNode.mockRejectedValue(new AppError('Node ID a doesn\'t exist', 404));
+    updateNode.mockRejectedValue(new AppError('Node ID a doesn\'t exist', 404, 'not_found'));
     await commitMoves('p', new Map([['a', { x: 5.4, y: 6.6 }]]));
     expect(updateNode).toHaveBeenCalledWith('p', 'a', { x: 5, y: 7 });
     expect(get(overrides).size).toBe(0);
