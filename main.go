@@ -181,7 +181,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	srv.Auth = o.auth
-	srv.FollowCapture = dataplane.Follow
+	srv.FollowCapture = fabric.FollowCapture
 	srv.UI, _ = fs.Sub(ui, "frontend/dist")
 	if err := srv.Open(o.listen); err != nil {
 		return err

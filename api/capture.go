@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -65,15 +64,5 @@ func (s *Server) handleLinkPcap(w http.ResponseWriter, r *http.Request) error {
 		return app.Errorf(app.ECONFLICT, "This nodedesk runs without a data plane, so it captures nothing")
 	}
 	w.Header().Set("Content-Type", "application/vnd.tcpdump.pcap")
-	w.WriteHeader(http.StatusOK)
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	_ = s.FollowCapture(ctx, *l.CaptureFilePath, w, func() bool { return !s.capturing(pid, lid) })
-	return nil
-}
-
-// capturing reports whether a link still captures, as stored.
-func (s *Server) capturing(pid, lid string) bool {
-	l, err := s.svc.FindLink(context.Background(), pid, lid)
-	return err == nil && l.Capturing
+	return s.FollowCapture(r.Context(), l.ID, w)
 }

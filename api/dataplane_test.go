@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"testing"
@@ -111,12 +112,32 @@ func TestDataPlane_PingAcrossSwitch(t *testing.T) {
 	if c["capturing"] != true || c["capture_file_path"] == nil {
 		t.Fatalf("link after start_capture: %v", c)
 	}
+	streamed := make(chan []byte, 1)
+	go func() { // a client following the capture, as Wireshark does
+		resp, err := ts.client.Get(ts.url + lpath + "/pcap")
+		if err != nil {
+			streamed <- nil
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		streamed <- b
+	}()
 	if !pc1.pings("10.0.0.2", 15*time.Second) {
 		t.Fatal("no pings while capturing")
 	}
 	ts.do("POST", lpath+"/stop_capture", nil).want(t, 201)
-	if icmp := countICMP(t, c["capture_file_path"].(string)); icmp < 2 {
+	path := c["capture_file_path"].(string)
+	if icmp := countICMP(t, path); icmp < 2 {
 		t.Errorf("capture holds %d ICMP packets, want the pings' (at least 2)", icmp)
+	}
+	select {
+	case got := <-streamed:
+		if file, _ := os.ReadFile(path); len(got) < 24 || !bytes.Equal(got, file) {
+			t.Errorf("GET pcap streamed %d bytes, the finished file has %d: the stream must end with the capture's last frame", len(got), len(file))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("GET pcap did not end when the capture stopped")
 	}
 
 	// Deleting the link stops the pings; a new link restores them.

@@ -44,11 +44,10 @@ func errorOf(err error) (int, errorBody) {
 // writeError renders err: the one place an error becomes an answer. Internal
 // errors are logged in full.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	status, body := errorOf(err)
-	if status == http.StatusInternalServerError {
+	if app.ErrorCode(err) == app.EINTERNAL {
 		s.logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-	writeJSON(w, status, body)
+	writeRefusal(w, err)
 }
 
 // writeRefusal renders an error met outside a handler (the guard, the

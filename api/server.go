@@ -30,10 +30,11 @@ type Server struct {
 	// UI is the built frontend served at /; nil serves a page that says
 	// how to build it.
 	UI fs.FS
-	// FollowCapture streams a capture file from its start and as it grows
-	// until done reports the capture ended (dataplane.Follow); nil: this
-	// nodedesk has no data plane and GET …/pcap answers 409.
-	FollowCapture func(ctx context.Context, path string, w io.Writer, done func() bool) error
+	// FollowCapture streams a link's running capture file from its start
+	// and as it grows, until the capture ends (the data plane's); an
+	// error is returned before anything is written. nil: this nodedesk has
+	// no data plane and GET …/pcap answers 409.
+	FollowCapture func(ctx context.Context, linkID string, w io.Writer) error
 
 	svc    *app.Service
 	events *app.Broker

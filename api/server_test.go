@@ -97,7 +97,7 @@ func (ts *testServer) open() {
 	}
 	ts.srv.Auth, ts.srv.Timeouts = ts.opts.auth, ts.opts.timeouts
 	if ts.fabric != nil {
-		ts.srv.FollowCapture = dataplane.Follow
+		ts.srv.FollowCapture = ts.fabric.FollowCapture
 	}
 	if err := ts.srv.Open("127.0.0.1:0"); err != nil {
 		ts.tb.Fatal(err)

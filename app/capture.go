@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -48,7 +49,7 @@ func (s *Service) StartCapture(ctx context.Context, projectID, linkID string, c 
 		if c.DataLinkType.has() {
 			dlt = c.DataLinkType.Value
 		}
-		if !containsString(allowed, dlt) {
+		if !slices.Contains(allowed, dlt) {
 			return Invalid("data_link_type", "A %s link is captured as %s, not %s", before.LinkType, strings.Join(allowed, " or "), dlt)
 		}
 		name, err := s.captureFileName(tx, before, c.FileName)
@@ -98,15 +99,6 @@ func fileSafe(r rune) rune {
 		return '_'
 	}
 	return r
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // StopCapture stops a link's capture; the file stays. Stopping a link

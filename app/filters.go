@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -37,6 +38,7 @@ type FilterInfo struct {
 	Name        string        `json:"name"`
 	Description string        `json:"description"`
 	Parameters  []FilterParam `json:"parameters"`
+	example     string        // a valid array, for error messages
 }
 
 // maxFilterValue is the largest frequency, latency or jitter GNS3 accepts.
@@ -48,11 +50,13 @@ var filterTable = []FilterInfo{
 		Type: FilterFrequencyDrop, Name: "Frequency drop",
 		Description: "Drops one packet in every N; -1 drops every packet and 0 none",
 		Parameters:  []FilterParam{{Name: "Frequency", Type: "int", Minimum: -1, Maximum: maxFilterValue, Unit: "th packet"}},
+		example:     "[5]",
 	},
 	{
 		Type: FilterPacketLoss, Name: "Packet loss",
 		Description: "Each packet is lost with this chance, in percent",
 		Parameters:  []FilterParam{{Name: "Chance", Type: "int", Minimum: 0, Maximum: 100, Unit: "%"}},
+		example:     "[10]",
 	},
 	{
 		Type: FilterDelay, Name: "Delay",
@@ -61,11 +65,13 @@ var filterTable = []FilterInfo{
 			{Name: "Latency", Type: "int", Minimum: 0, Maximum: maxFilterValue, Unit: "ms"},
 			{Name: "Jitter (+/-)", Type: "int", Minimum: 0, Maximum: maxFilterValue, Unit: "ms"},
 		},
+		example: "[100, 10]",
 	},
 	{
 		Type: FilterCorrupt, Name: "Corrupt",
 		Description: "Each packet is corrupted with this chance, in percent",
 		Parameters:  []FilterParam{{Name: "Chance", Type: "int", Minimum: 0, Maximum: 100, Unit: "%"}},
+		example:     "[10]",
 	},
 }
 
@@ -100,7 +106,7 @@ func ActiveFilters(l *Link) map[string]json.RawMessage {
 // values, or a value is out of the filter's range.
 func NormalizeFilters(in map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	out := make(map[string]json.RawMessage, len(in))
-	for _, name := range sortedKeys(in) {
+	for _, name := range slices.Sorted(maps.Keys(in)) {
 		info, err := lookupFilter(name)
 		if err != nil {
 			return nil, err
@@ -119,15 +125,6 @@ func NormalizeFilters(in map[string]json.RawMessage) (map[string]json.RawMessage
 		out[name] = raw
 	}
 	return out, nil
-}
-
-func sortedKeys(m map[string]json.RawMessage) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // lookupFilter returns the description of the filter called name.
@@ -188,13 +185,13 @@ func castFilterValues(info *FilterInfo, raw json.RawMessage) ([]filterValue, err
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&items); err != nil || items == nil {
-		return nil, Invalid("filters", "Filter %s takes an array of numbers, such as %s", info.Type, filterExample(info))
+		return nil, Invalid("filters", "Filter %s takes an array of numbers, such as %s", info.Type, info.example)
 	}
 	vals := make([]filterValue, len(items))
 	for i, item := range items {
 		v, ok := castFilterValue(item)
 		if !ok {
-			return nil, Invalid("filters", "Filter %s takes whole numbers, such as %s; %s is not one", info.Type, filterExample(info), describeJSON(item))
+			return nil, Invalid("filters", "Filter %s takes whole numbers, such as %s; %s is not one", info.Type, info.example, describeJSON(item))
 		}
 		vals[i] = v
 	}
@@ -232,9 +229,9 @@ func checkFilterArity(info *FilterInfo, n int) error {
 		return nil
 	}
 	if hi == 1 {
-		return Invalid("filters", "Filter %s takes one value, such as %s; it was given %d", info.Type, filterExample(info), n)
+		return Invalid("filters", "Filter %s takes one value, such as %s; it was given %d", info.Type, info.example, n)
 	}
-	return Invalid("filters", "Filter %s takes %d to %d values, such as %s; it was given %d", info.Type, lo, hi, filterExample(info), n)
+	return Invalid("filters", "Filter %s takes %d to %d values, such as %s; it was given %d", info.Type, lo, hi, info.example, n)
 }
 
 // checkFilterValue checks the i-th value of a filter against its
@@ -249,18 +246,6 @@ func checkFilterValue(info *FilterInfo, i int, v filterValue) (int, error) {
 			info.Type, p.Name, p.Minimum, p.Maximum, p.Unit, strconv.FormatFloat(v.n, 'f', -1, 64))
 	}
 	return int(v.n), nil
-}
-
-// filterExample is a valid array for the filter, for error messages.
-func filterExample(info *FilterInfo) string {
-	switch info.Type {
-	case FilterFrequencyDrop:
-		return "[5]"
-	case FilterDelay:
-		return "[100, 10]"
-	default:
-		return "[10]"
-	}
 }
 
 // describeJSON names a decoded JSON value for an error message.

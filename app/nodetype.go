@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 )
@@ -121,12 +122,9 @@ var NodeTypes = func() []NodeType {
 	return ts
 }()
 
-// ComputeTypes lists the types served under /v2/compute/projects/{id}/<type>,
-// in the order the spec lists them.
-var ComputeTypes = func() []NodeType {
-	order := []NodeType{VPCS, Cloud, EthernetSwitch, EthernetHub, FrameRelaySwitch}
-	return slices.DeleteFunc(order, func(t NodeType) bool { return !t.HasComputeView() })
-}()
+// ComputeTypes lists the types served under /v2/compute/projects/{id}/<type>:
+// those whose entry lists a compute view, in the table's order.
+var ComputeTypes = slices.DeleteFunc(slices.Clone(NodeTypes), func(t NodeType) bool { return !t.HasComputeView() })
 
 var noConsole = []ConsoleType{ConsoleNone}
 
@@ -169,16 +167,16 @@ const (
 // UnmarshalJSON reads a console type; "none", which the GNS3 desktop GUI
 // sends, means no console, as null does.
 func (c *ConsoleType) UnmarshalJSON(b []byte) error {
-	s := strings.Trim(string(b), `"`)
-	if s == "none" || s == "null" {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	if s == "none" {
 		s = ""
 	}
 	*c = ConsoleType(s)
 	return nil
 }
-
-// ConsoleTypes lists the console types t allows; the first is the default.
-func (t NodeType) ConsoleTypes() []ConsoleType { return slices.Clone(t.kind().consoles) }
 
 // allowsConsole reports whether a node of type t may have console type c.
 func (t NodeType) allowsConsole(c ConsoleType) bool { return slices.Contains(t.kind().consoles, c) }

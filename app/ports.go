@@ -1,7 +1,7 @@
 package app
 
 import (
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -70,22 +70,16 @@ func (n *Node) adapterPorts() []Port {
 }
 
 // frameRelayPorts gives a Frame Relay switch one serial port per port
-// number used on either side of its mappings ("1:101" -> "2:202" uses
-// ports 1 and 2), in order.
+// number its circuits use ("1:101" -> "2:202" uses ports 1 and 2), in
+// order.
 func frameRelayPorts(m map[string]string) []Port {
-	seen := map[int]bool{}
-	for k, v := range m {
-		for _, end := range []string{k, v} {
-			if p, _, err := parseDLCIEnd(end); err == nil {
-				seen[p] = true
-			}
-		}
+	circuits, _ := FrameRelayCircuits(m)
+	var nums []int
+	for _, c := range circuits {
+		nums = append(nums, c[0].Port, c[1].Port)
 	}
-	nums := make([]int, 0, len(seen))
-	for p := range seen {
-		nums = append(nums, p)
-	}
-	sort.Ints(nums)
+	slices.Sort(nums)
+	nums = slices.Compact(nums)
 	ports := make([]Port, len(nums))
 	for i, num := range nums {
 		s := strconv.Itoa(num)

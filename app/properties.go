@@ -1,10 +1,12 @@
 package app
 
 import (
+	"cmp"
 	"encoding/json"
 	"maps"
 	"reflect"
 	"strconv"
+	"strings"
 )
 
 // The type-specific half of each node type: its properties (how a change
@@ -75,17 +77,17 @@ func describeKeys(keys []string) string {
 	if keys == nil {
 		return "free-form properties"
 	}
-	if len(keys) == 0 {
-		return "none"
+	return cmp.Or(strings.Join(keys, ", "), "none")
+}
+
+// defaultPorts is the port list of a new switch or hub, as GNS3 gives it:
+// eight ports, Ethernet0 to Ethernet7.
+func defaultPorts[P any](port func(name string, number int) P) []P {
+	ports := make([]P, 8)
+	for i := range ports {
+		ports[i] = port("Ethernet"+strconv.Itoa(i), i)
 	}
-	s := ""
-	for i, k := range keys {
-		if i > 0 {
-			s += ", "
-		}
-		s += k
-	}
-	return s
+	return ports
 }
 
 // VPCS.
@@ -118,10 +120,9 @@ var switchProps = propertyKind{
 	keys:      []string{"ports_mapping"},
 	newUpdate: func() PropertiesUpdate { return &SwitchUpdate{} },
 	init: func(n *Node, _ newNodeEnv) {
-		for i := range 8 {
-			n.Properties.SwitchPorts = append(n.Properties.SwitchPorts,
-				SwitchPort{Name: "Ethernet" + strconv.Itoa(i), PortNumber: i, Type: "access", VLAN: 1})
-		}
+		n.Properties.SwitchPorts = defaultPorts(func(name string, i int) SwitchPort {
+			return SwitchPort{Name: name, PortNumber: i, Type: "access", VLAN: 1}
+		})
 	},
 	ports: func(n *Node) []Port {
 		return indexedPorts(n.Properties.SwitchPorts, func(p SwitchPort) string { return p.Name })
@@ -152,9 +153,7 @@ var hubProps = propertyKind{
 	keys:      []string{"ports_mapping"},
 	newUpdate: func() PropertiesUpdate { return &HubUpdate{} },
 	init: func(n *Node, _ newNodeEnv) {
-		for i := range 8 {
-			n.Properties.HubPorts = append(n.Properties.HubPorts, HubPort{Name: "Ethernet" + strconv.Itoa(i), PortNumber: i})
-		}
+		n.Properties.HubPorts = defaultPorts(func(name string, i int) HubPort { return HubPort{Name: name, PortNumber: i} })
 	},
 	ports: func(n *Node) []Port {
 		return indexedPorts(n.Properties.HubPorts, func(p HubPort) string { return p.Name })

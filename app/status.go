@@ -82,7 +82,11 @@ func (l Lifecycle) initialStatus() Status {
 // Active reports whether n's process may be running: a process-run node
 // that is not stopped. Its console type cannot change then, and nodedesk
 // reconciles it at start-up.
-func (n *Node) Active() bool { return n.Type.Lifecycle() == ProcessRun && n.Status != Stopped }
+func (n *Node) Active() bool { return Active(n.Type, n.Status) }
+
+// Active reports whether a node of type t in status s is active (see
+// Node.Active): what the store's index of active nodes holds.
+func Active(t NodeType, s Status) bool { return t.Lifecycle() == ProcessRun && s != Stopped }
 
 // NodeAction starts, stops, suspends or reloads one node and returns it
 // with its new status. For a node a Runner handles (VPCS), the process is

@@ -296,7 +296,7 @@ func (x *indexed) same(y *indexed) bool {
 
 // active reports whether the node belongs in the active index (app's
 // Node.Active decides).
-func (x *indexed) active() bool { return (&app.Node{Type: x.Type, Status: x.Status}).Active() }
+func (x *indexed) active() bool { return app.Active(x.Type, x.Status) }
 
 // index adds a node's index entries.
 func (t *tx) index(n *indexed) error {

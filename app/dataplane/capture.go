@@ -149,6 +149,9 @@ func (c *Capture) Close() error {
 	return err
 }
 
+// Path is the file the capture writes.
+func (c *Capture) Path() string { return c.file.Name() }
+
 // Closed reports whether Close has finished: every frame is in the file.
 // It suits Follow's done.
 func (c *Capture) Closed() bool { return c.closed.Load() }

@@ -19,8 +19,6 @@ const (
 	tpid88A8    = uint16(0x88a8) // 802.1ad service tag
 	tpid9100    = uint16(0x9100) // pre-standard QinQ tag
 	tpid9200    = uint16(0x9200) // pre-standard QinQ tag
-	minVLAN     = 1
-	maxVLAN     = vidReserved - 1
 )
 
 // frameSizeOK reports whether a frame of n bytes is neither a runt nor a

@@ -79,7 +79,7 @@ type swPort struct {
 // newSwPort reads one entry of ports_mapping; an invalid entry gives a port
 // that is off.
 func newSwPort(p app.SwitchPort) swPort {
-	if p.VLAN < minVLAN || p.VLAN > maxVLAN {
+	if p.VLAN < app.MinVLAN || p.VLAN > app.MaxVLAN {
 		return swPort{}
 	}
 	vlan := uint16(p.VLAN)

@@ -1,9 +1,12 @@
 package dataplane
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -47,7 +50,10 @@ type end struct {
 // state through Apply (an app.Broker hook): nodes and links as the Service
 // stored them, and the status of process-run nodes, which tells when their
 // UDP endpoint exists. Readers never lock: each frame reads an immutable
-// snapshot of the topology, replaced whole on every change.
+// snapshot of the topology, replaced whole when the wiring changes (a
+// node that gains or loses a UDP endpoint or an engine, a link created or
+// deleted); the other changes (a switch's ports, a link's filters, suspend
+// or capture) apply in place, so moving or renaming a node costs nothing.
 type Fabric struct {
 	log  *slog.Logger
 	host string // the address UDP endpoints bind and send to
@@ -63,48 +69,43 @@ type Fabric struct {
 
 // topology is one immutable snapshot of what is wired to what.
 type topology struct {
-	engines map[string]Engine   // node id -> its forwarding engine
-	udp     map[end]*udpPort    // a port with a UDP endpoint
-	wires   map[end]*wireEnd    // a linked port -> its link and far end
-	links   map[string]*wire    // link id -> wire
-	nodes   map[string]nodeInfo // every node the fabric knows
+	engines map[string]Engine // node id -> its forwarding engine
+	udp     map[end]*udpPort  // a port with a UDP endpoint
+	wires   map[end]*wireEnd  // a linked port -> its link and far end
+	links   map[string]*wire  // link id -> wire
 }
 
-type nodeInfo struct {
-	typ    app.NodeType
-	status app.Status
-	udp    []int
+func emptyTopology() *topology {
+	return &topology{engines: map[string]Engine{}, udp: map[end]*udpPort{}, wires: map[end]*wireEnd{}, links: map[string]*wire{}}
 }
 
 func (t *topology) clone() *topology {
-	c := &topology{engines: map[string]Engine{}, udp: map[end]*udpPort{}, wires: map[end]*wireEnd{},
-		links: map[string]*wire{}, nodes: map[string]nodeInfo{}}
-	for k, v := range t.engines {
-		c.engines[k] = v
+	return &topology{engines: maps.Clone(t.engines), udp: maps.Clone(t.udp), wires: maps.Clone(t.wires), links: maps.Clone(t.links)}
+}
+
+// draft is a change to the topology under way: it reads the current
+// snapshot and copies it on the first write only.
+type draft struct {
+	base, next *topology
+}
+
+// r is the topology as the change has it so far.
+func (d *draft) r() *topology { return cmp.Or(d.next, d.base) }
+
+// w is the topology to write to.
+func (d *draft) w() *topology {
+	if d.next == nil {
+		d.next = d.base.clone()
 	}
-	for k, v := range t.udp {
-		c.udp[k] = v
-	}
-	for k, v := range t.wires {
-		c.wires[k] = v
-	}
-	for k, v := range t.links {
-		c.links[k] = v
-	}
-	for k, v := range t.nodes {
-		c.nodes[k] = v
-	}
-	return c
+	return d.next
 }
 
 // wire is a link as the fabric carries it.
 type wire struct {
-	id      string
 	ends    [2]end
 	filter  atomic.Pointer[Filter] // nil: every frame passes
 	capture atomic.Pointer[Capture]
 	capPath string // the capture file being written, if any
-	frames  atomic.Uint64
 }
 
 // wireEnd is what a port's frames meet: a wire, and the end across it.
@@ -117,7 +118,7 @@ type wireEnd struct {
 // address processes such as VPCS are told to send to: 127.0.0.1).
 func NewFabric(host string, log *slog.Logger) *Fabric {
 	f := &Fabric{log: log, host: host}
-	f.topo.Store((&topology{}).clone())
+	f.topo.Store(emptyTopology())
 	f.workers.New = func() any { return newWorker(f) }
 	return f
 }
@@ -126,45 +127,57 @@ func NewFabric(host string, log *slog.Logger) *Fabric {
 // the change is announced to clients, so a client that sees a link created
 // can send frames over it at once.
 func (f *Fabric) Apply(e app.Event) {
+	f.change(func(d *draft) { f.apply(d, e) })
+}
+
+// Load applies a whole project's nodes and links (at start-up), as one
+// change.
+func (f *Fabric) Load(nodes []*app.Node, links []*app.Link) {
+	f.change(func(d *draft) {
+		for _, n := range nodes {
+			f.putNode(d, n)
+		}
+		for _, l := range links {
+			f.putLink(d, l)
+		}
+	})
+}
+
+// change runs fn on a draft of the topology and publishes the result if
+// fn changed the wiring.
+func (f *Fabric) change(fn func(d *draft)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	t := f.topo.Load().clone()
+	d := &draft{base: f.topo.Load()}
+	fn(d)
+	if d.next != nil {
+		f.topo.Store(d.next)
+	}
+}
+
+func (f *Fabric) apply(d *draft, e app.Event) {
 	switch p := e.Payload.(type) {
 	case *app.Node:
 		if e.Action == app.EventNodeDeleted {
-			f.dropNode(t, p.ID)
+			f.dropNode(d, p.ID)
 		} else {
-			f.putNode(t, p)
+			f.putNode(d, p)
 		}
 	case *app.Link:
 		if e.Action == app.EventLinkDeleted {
-			f.dropLink(t, p.ID)
+			f.dropLink(d, p.ID)
 		} else {
-			f.putLink(t, p)
+			f.putLink(d, p)
 		}
-	default:
-		return
-	}
-	f.topo.Store(t)
-}
-
-// Load applies a whole project's nodes and links (at start-up).
-func (f *Fabric) Load(nodes []*app.Node, links []*app.Link) {
-	for _, n := range nodes {
-		f.Apply(app.Event{Action: app.EventNodeCreated, ProjectID: n.ProjectID, Payload: n})
-	}
-	for _, l := range links {
-		f.Apply(app.Event{Action: app.EventLinkCreated, ProjectID: l.ProjectID, Payload: l})
 	}
 }
 
-func (f *Fabric) putNode(t *topology, n *app.Node) {
-	t.nodes[n.ID] = nodeInfo{typ: n.Type, status: n.Status, udp: n.UDPPorts}
+func (f *Fabric) putNode(d *draft, n *app.Node) {
 	if mk, ok := engines[n.Type]; ok {
-		eng, have := t.engines[n.ID]
+		eng, have := d.r().engines[n.ID]
 		if !have {
 			eng = mk()
-			t.engines[n.ID] = eng
+			d.w().engines[n.ID] = eng
 		}
 		eng.Configure(n)
 		return
@@ -173,10 +186,10 @@ func (f *Fabric) putNode(t *topology, n *app.Node) {
 	// nodedesk's end binds the pair's remote port and sends to its local.
 	at := end{n.ID, 0}
 	running := n.Active() && len(n.UDPPorts) == 2
-	old := t.udp[at]
+	old := d.r().udp[at]
 	if old != nil && (!running || old.local != n.UDPPorts[1] || old.remote != n.UDPPorts[0]) {
 		old.close()
-		delete(t.udp, at)
+		delete(d.w().udp, at)
 		old = nil
 	}
 	if running && old == nil {
@@ -185,31 +198,33 @@ func (f *Fabric) putNode(t *topology, n *app.Node) {
 			f.log.Error("dataplane: a node's frames cannot be carried", "node", n.Name, "err", err)
 			return
 		}
-		t.udp[at] = u
+		d.w().udp[at] = u
 	}
 }
 
-func (f *Fabric) dropNode(t *topology, id string) {
-	delete(t.nodes, id)
-	delete(t.engines, id)
-	for at, u := range t.udp {
+func (f *Fabric) dropNode(d *draft, id string) {
+	if _, ok := d.r().engines[id]; ok {
+		delete(d.w().engines, id)
+	}
+	for at, u := range d.r().udp {
 		if at.node == id {
 			u.close()
-			delete(t.udp, at)
+			delete(d.w().udp, at)
 		}
 	}
 }
 
-func (f *Fabric) putLink(t *topology, l *app.Link) {
+func (f *Fabric) putLink(d *draft, l *app.Link) {
 	if len(l.Nodes) != 2 {
 		return
 	}
-	w := t.links[l.ID]
+	w := d.r().links[l.ID]
 	if w == nil {
-		w = &wire{id: l.ID}
+		w = &wire{}
 		for i, e := range l.Nodes {
 			w.ends[i] = end{e.NodeID, e.PortNumber}
 		}
+		t := d.w()
 		t.links[l.ID] = w
 		t.wires[w.ends[0]] = &wireEnd{w: w, far: w.ends[1]}
 		t.wires[w.ends[1]] = &wireEnd{w: w, far: w.ends[0]}
@@ -219,10 +234,11 @@ func (f *Fabric) putLink(t *topology, l *app.Link) {
 		f.log.Error("dataplane: link filters not applied", "link", l.ID, "err", err)
 	}
 	w.filter.Store(flt)
-	f.setCapture(t, w, l)
+	f.setCapture(w, l)
 }
 
-func (f *Fabric) setCapture(t *topology, w *wire, l *app.Link) {
+// setCapture starts or stops writing w's frames to the file l names.
+func (f *Fabric) setCapture(w *wire, l *app.Link) {
 	want := ""
 	if l.Capturing && l.CaptureFilePath != nil {
 		want = *l.CaptureFilePath
@@ -241,7 +257,7 @@ func (f *Fabric) setCapture(t *topology, w *wire, l *app.Link) {
 		f.log.Error("dataplane: capture folder not created", "link", l.ID, "err", err)
 		return
 	}
-	c, err := StartCapture(want, dataLinkType(l))
+	c, err := StartCapture(want, l.CaptureDataLinkType)
 	if err != nil {
 		f.log.Error("dataplane: capture not started", "link", l.ID, "file", want, "err", err)
 		return
@@ -250,21 +266,12 @@ func (f *Fabric) setCapture(t *topology, w *wire, l *app.Link) {
 	w.capture.Store(c)
 }
 
-func dataLinkType(l *app.Link) string {
-	if l.CaptureDataLinkType != "" {
-		return l.CaptureDataLinkType
-	}
-	if l.LinkType == "serial" {
-		return "DLT_FRELAY"
-	}
-	return "DLT_EN10MB"
-}
-
-func (f *Fabric) dropLink(t *topology, id string) {
-	w := t.links[id]
+func (f *Fabric) dropLink(d *draft, id string) {
+	w := d.r().links[id]
 	if w == nil {
 		return
 	}
+	t := d.w()
 	delete(t.links, id)
 	for _, e := range w.ends {
 		if we := t.wires[e]; we != nil && we.w == w {
@@ -274,6 +281,22 @@ func (f *Fabric) dropLink(t *topology, id string) {
 	if c := w.capture.Swap(nil); c != nil {
 		_ = c.Close()
 	}
+}
+
+// FollowCapture streams the file of a link's running capture to w: what is
+// in it, then what is written, until the capture ends and its last frame
+// is sent (or ctx ends). A link that is not capturing is an ECONFLICT
+// error, returned before anything is written.
+func (f *Fabric) FollowCapture(ctx context.Context, linkID string, w io.Writer) error {
+	var c *Capture
+	if wr := f.topo.Load().links[linkID]; wr != nil {
+		c = wr.capture.Load()
+	}
+	if c == nil {
+		return app.Errorf(app.ECONFLICT, "Link %s is not capturing; start a capture first", linkID)
+	}
+	_ = Follow(ctx, c.Path(), w, c.Closed) // the client left, or the capture ended
+	return nil
 }
 
 // Close stops every endpoint and capture.
@@ -289,19 +312,7 @@ func (f *Fabric) Close() {
 			_ = c.Close()
 		}
 	}
-	f.topo.Store((&topology{}).clone())
-}
-
-// Engine returns the forwarding engine of a node, or nil: for consoles and
-// diagnostics (a switch's MAC table).
-func (f *Fabric) Engine(nodeID string) Engine { return f.topo.Load().engines[nodeID] }
-
-// LinkFrames counts the frames a link has carried.
-func (f *Fabric) LinkFrames(linkID string) uint64 {
-	if w := f.topo.Load().links[linkID]; w != nil {
-		return w.frames.Load()
-	}
-	return 0
+	f.topo.Store(emptyTopology())
 }
 
 // udpPort is a port whose frames travel as UDP datagrams to and from one
@@ -420,7 +431,6 @@ func (w *worker) send(t *topology, from end, frame []byte, hop int) {
 
 // arrive delivers a frame that crossed a wire to its far end.
 func (w *worker) arrive(t *topology, we *wireEnd, frame []byte, hop int) {
-	we.w.frames.Add(1)
 	if c := we.w.capture.Load(); c != nil {
 		c.Write(w.now, frame)
 	}

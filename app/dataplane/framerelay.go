@@ -3,8 +3,6 @@ package dataplane
 import (
 	"cmp"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -143,7 +141,7 @@ func (f *FrameRelaySwitch) Configure(n *app.Node) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.table.Store(f.build(parseCircuits(m), f.table.Load()))
+	f.table.Store(f.build(circuitsOf(m), f.table.Load()))
 }
 
 // Input switches one frame that arrived on port, or answers it if it is
@@ -257,60 +255,15 @@ type frEndpoint struct {
 	dlci uint16
 }
 
-// less orders ends by port, then DLCI.
-func (a frEndpoint) less(b frEndpoint) bool {
-	return a.port < b.port || a.port == b.port && a.dlci < b.dlci
-}
-
-// parseEnd parses "port:dlci", already validated by app; anything else is
-// refused rather than trusted.
-func parseEnd(s string) (frEndpoint, bool) {
-	ps, ds, ok := strings.Cut(s, ":")
-	if !ok {
-		return frEndpoint{}, false
+// circuitsOf is the circuits of a switch's mappings, as app reads them
+// (app.FrameRelayCircuits: each circuit once, lower end first; entries
+// with a fault are left out).
+func circuitsOf(m map[string]string) [][2]frEndpoint {
+	circuits, _ := app.FrameRelayCircuits(m)
+	out := make([][2]frEndpoint, len(circuits))
+	for i, c := range circuits {
+		out[i] = [2]frEndpoint{{c[0].Port, uint16(c[0].DLCI)}, {c[1].Port, uint16(c[1].DLCI)}}
 	}
-	port, err1 := strconv.Atoi(ps)
-	dlci, err2 := strconv.Atoi(ds)
-	if err1 != nil || err2 != nil || port < 0 || port > frMaxPort || dlci < 0 || dlci > 1023 {
-		return frEndpoint{}, false
-	}
-	return frEndpoint{port, uint16(dlci)}, true
-}
-
-// parseCircuits turns mappings into circuits, each with its lower end
-// first. As GNS3, an entry one of whose ends is already mapped is skipped,
-// which maps a circuit given in both directions once; entries are taken in
-// the order of their key's port and DLCI so that the outcome never depends
-// on map order. Malformed entries and circuits from an end to itself are
-// skipped.
-func parseCircuits(m map[string]string) [][2]frEndpoint {
-	type entry struct{ from, to frEndpoint }
-	entries := make([]entry, 0, len(m))
-	for k, v := range m {
-		a, ok1 := parseEnd(k)
-		b, ok2 := parseEnd(v)
-		if ok1 && ok2 && a != b {
-			entries = append(entries, entry{a, b})
-		}
-	}
-	slices.SortFunc(entries, func(x, y entry) int {
-		return cmp.Or(cmp.Compare(x.from.port, y.from.port), cmp.Compare(x.from.dlci, y.from.dlci))
-	})
-	used := map[frEndpoint]bool{}
-	var out [][2]frEndpoint
-	for _, e := range entries {
-		if used[e.from] || used[e.to] {
-			continue
-		}
-		used[e.from], used[e.to] = true, true
-		if e.to.less(e.from) {
-			e.from, e.to = e.to, e.from
-		}
-		out = append(out, [2]frEndpoint{e.from, e.to})
-	}
-	slices.SortFunc(out, func(x, y [2]frEndpoint) int {
-		return cmp.Or(cmp.Compare(x[0].port, y[0].port), cmp.Compare(x[0].dlci, y[0].dlci))
-	})
 	return out
 }
 
@@ -338,7 +291,7 @@ func (f *FrameRelaySwitch) build(circuits [][2]frEndpoint, old *frTable) *frTabl
 
 // addEnd records the end from, whose frames go to the end to.
 func (t *frTable) addEnd(from, to frEndpoint, delivered *atomic.Uint64) {
-	k, _ := frKey(from.port, from.dlci) // parseEnd checked the port
+	k, _ := frKey(from.port, from.dlci) // app checked the port
 	hi, lo := q922Address(to.dlci)
 	t.ends[k] = frEnd{farPort: to.port, hi: hi, lo: lo &^ 0x01, delivered: delivered}
 	if t.ports[from.port] == nil {

@@ -122,26 +122,20 @@ func (a *App) Call(method, path, body string) (CallResult, error) {
 	return CallResult{Status: status, Body: string(resp)}, nil
 }
 
-// errorBody is the part of the API's error body that the window reads.
-type errorBody struct {
-	Message string `json:"message"`
-	Code    string `json:"code"`
-	Field   string `json:"field"`
-}
-
 // answerError is the error of an API answer that is not a success, read
 // from its body: the code and field the API gave, never one made up here.
 func answerError(r CallResult) error {
-	var e errorBody
+	var e pageError // the API error body, whose status the window does not need
 	if err := json.Unmarshal([]byte(r.Body), &e); err != nil || e.Code == "" || e.Message == "" {
 		return app.Errorf(app.EINTERNAL, "%s", app.InternalMessage)
 	}
 	return &app.Error{Code: e.Code, Message: e.Message, Field: e.Field}
 }
 
-// pageError is a failed binding as the page receives it: the message, the
-// app code and, when the fault is in one field, its path. It has no HTTP
-// status: no HTTP answer was made.
+// pageError is an error as the page receives it from a binding, and the
+// part of the API's error body the window reads: the message, the app code
+// and, when the fault is in one field, its path. It has no HTTP status: a
+// binding's own failure made no HTTP answer.
 type pageError struct {
 	Message string `json:"message"`
 	Code    string `json:"code"`

@@ -3,14 +3,12 @@
 
 import { writable } from 'svelte/store';
 import * as api from '../api';
+import { notify } from './notices';
 import type { NodeType, NodeTypeInfo } from '../types';
 
 /** Each node type's console types and lifecycle; empty until loaded. */
 export const nodeTypes = writable<ReadonlyMap<NodeType, NodeTypeInfo>>(new Map());
-/** Why the node types could not be loaded, or null. */
-export const nodeTypesError = writable<string | null>(null);
-
-export function setNodeTypes(list: readonly NodeTypeInfo[]): void {
+function setNodeTypes(list: readonly NodeTypeInfo[]): void {
   nodeTypes.set(new Map(list.map((t) => [t.node_type, t])));
 }
 
@@ -18,8 +16,7 @@ export function setNodeTypes(list: readonly NodeTypeInfo[]): void {
 export async function loadNodeTypes(): Promise<void> {
   try {
     setNodeTypes(await api.listNodeTypes());
-    nodeTypesError.set(null);
   } catch (err) {
-    nodeTypesError.set(api.toAppError(err).message);
+    notify('error', `Node types could not be loaded, so console choices and start/stop are hidden: ${api.toAppError(err).message}. Reload the page once nodedesk answers.`);
   }
 }
