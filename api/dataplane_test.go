@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 )
@@ -50,7 +51,11 @@ func (ts *testServer) link(t *testing.T, pid, x string, a int, y string, b int) 
 // pings reports whether h gets ICMP echo replies from ip within limit.
 func (h *labHost) pings(ip string, limit time.Duration) bool {
 	h.con.t.Helper()
-	return h.con.run("ping "+ip+" -c 2", "ttl=", limit) // a reply: "icmp_seq=1 ttl=64 time=0.3 ms"
+	if !h.con.run("ping "+ip+" -c 2", "ttl=", limit) { // a reply: "icmp_seq=1 ttl=64 time=0.3 ms"
+		return false
+	}
+	h.con.expect(h.name+">", false, 5*time.Second) // the last reply, so none is read as the next command's
+	return true
 }
 
 // silent reports whether h gets no reply from ip in two tries.
@@ -241,3 +246,139 @@ func TestDataPlane_DirectLink(t *testing.T) {
 }
 
 func readFile(path string) ([]byte, error) { return os.ReadFile(path) }
+
+// swPort is one entry of a switch's ports_mapping.
+func swPort(n int, kind string, vlan int, ethertype string) map[string]any {
+	p := map[string]any{"name": fmt.Sprintf("Ethernet%d", n), "port_number": n, "type": kind, "vlan": vlan}
+	if kind == "qinq" {
+		p["ethertype"] = ethertype
+	}
+	return p
+}
+
+// capturedICMP reads a finished capture and returns the VLAN tags (tag
+// protocol identifier and VLAN id, outer first) of its ICMP frames.
+func capturedICMP(t *testing.T, path string) [][]layers.Dot1Q {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := pcapgo.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("capture %s is not a pcap file: %v", path, err)
+	}
+	var tagged [][]layers.Dot1Q
+	for {
+		data, _, err := r.ReadPacketData()
+		if err != nil {
+			return tagged
+		}
+		p := gopacket.NewPacket(data, layers.LayerTypeEthernet, gopacket.Default)
+		if p.Layer(layers.LayerTypeICMPv4) == nil {
+			continue
+		}
+		var tags []layers.Dot1Q
+		for _, l := range p.Layers() {
+			if q, ok := l.(*layers.Dot1Q); ok {
+				tags = append(tags, *q)
+			}
+		}
+		tagged = append(tagged, tags)
+	}
+}
+
+// tpids lists the tag protocol identifiers of a frame's tags, outer first,
+// with their VLAN ids: "0x88a8/100 0x8100/10". gopacket decodes every tag
+// as Dot1Q and records the type that follows each one, so the outer TPID
+// is read from the Ethernet header.
+func tagString(outer layers.EthernetType, tags []layers.Dot1Q) string {
+	s, tpid := "", outer
+	for i, q := range tags {
+		if i > 0 {
+			s += " "
+		}
+		s += fmt.Sprintf("0x%04x/%d", uint16(tpid), q.VLANIdentifier)
+		tpid = q.Type
+	}
+	return s
+}
+
+func TestDataPlane_Dot1QTrunk(t *testing.T) {
+	mustHaveVPCS(t)
+	ts := newVPCSServer(t)
+	pid := ts.mustCreateProject("lab")
+	// Two switches, a dot1q trunk between their ports 2 (native VLAN 1):
+	// pc1 on VLAN 10 of sw1, pc2 on VLAN 10 and pc3 on VLAN 20 of sw2.
+	edge := func() string {
+		return mustCreateSwitch(ts, t, pid, []any{swPort(0, "access", 10, ""), swPort(1, "access", 20, ""), swPort(2, "dot1q", 1, "")})
+	}
+	sw1, sw2 := edge(), edge()
+	trunk := ts.link(t, pid, sw1, 2, sw2, 2)
+	pc1 := ts.startHost(t, pid, "pc1", "10.0.0.1")
+	pc2 := ts.startHost(t, pid, "pc2", "10.0.0.2")
+	pc3 := ts.startHost(t, pid, "pc3", "10.0.0.3")
+	ts.link(t, pid, pc1.id, 0, sw1, 0)
+	ts.link(t, pid, pc2.id, 0, sw2, 0)
+	ts.link(t, pid, pc3.id, 0, sw2, 1)
+
+	lpath := "/v2/projects/" + pid + "/links/" + trunk
+	c := ts.do("POST", lpath+"/start_capture", map[string]any{"capture_file_name": "trunk.pcap"}).want(t, 201).json(t)
+	if !pc1.pings("10.0.0.2", 20*time.Second) {
+		t.Fatalf("pc1 cannot ping pc2 across the trunk:\n%s", printable(pc1.con.seen.String()))
+	}
+	if !pc1.silent("10.0.0.3") {
+		t.Fatal("a host on VLAN 10 reached one on VLAN 20 across the trunk")
+	}
+	ts.do("POST", lpath+"/stop_capture", nil).want(t, 201)
+
+	frames := capturedICMP(t, c["capture_file_path"].(string))
+	if len(frames) < 2 {
+		t.Fatalf("the trunk's capture holds %d ICMP frames, want the pings'", len(frames))
+	}
+	for _, tags := range frames {
+		if got := tagString(layers.EthernetTypeDot1Q, tags); len(tags) != 1 || got != "0x8100/10" {
+			t.Fatalf("an ICMP frame on the trunk has tags %q, want one 802.1Q tag of VLAN 10", got)
+		}
+	}
+}
+
+func TestDataPlane_QinQ(t *testing.T) {
+	mustHaveVPCS(t)
+	ts := newVPCSServer(t)
+	pid := ts.mustCreateProject("lab")
+	// A customer's VLAN 10 crosses a provider network in service VLAN 100:
+	// pc1 - cust1 (access 10, trunk) - pe1 (qinq 100 0x88A8, trunk) ==
+	// pe2 (trunk, qinq 100 0x88A8) - cust2 (trunk, access 10) - pc2.
+	cust := func() string {
+		return mustCreateSwitch(ts, t, pid, []any{swPort(0, "access", 10, ""), swPort(1, "dot1q", 1, "")})
+	}
+	pe := func() string {
+		return mustCreateSwitch(ts, t, pid, []any{swPort(0, "qinq", 100, "0x88A8"), swPort(1, "dot1q", 1, "")})
+	}
+	cust1, pe1, pe2, cust2 := cust(), pe(), pe(), cust()
+	ts.link(t, pid, cust1, 1, pe1, 0)
+	core := ts.link(t, pid, pe1, 1, pe2, 1)
+	ts.link(t, pid, pe2, 0, cust2, 1)
+	pc1 := ts.startHost(t, pid, "pc1", "10.0.0.1")
+	pc2 := ts.startHost(t, pid, "pc2", "10.0.0.2")
+	ts.link(t, pid, pc1.id, 0, cust1, 0)
+	ts.link(t, pid, pc2.id, 0, cust2, 0)
+
+	lpath := "/v2/projects/" + pid + "/links/" + core
+	c := ts.do("POST", lpath+"/start_capture", map[string]any{"capture_file_name": "core.pcap"}).want(t, 201).json(t)
+	if !pc1.pings("10.0.0.2", 20*time.Second) {
+		t.Fatalf("pc1 cannot ping pc2 through the Q-in-Q tunnel:\n%s", printable(pc1.con.seen.String()))
+	}
+	ts.do("POST", lpath+"/stop_capture", nil).want(t, 201)
+
+	frames := capturedICMP(t, c["capture_file_path"].(string))
+	if len(frames) < 2 {
+		t.Fatalf("the core link's capture holds %d ICMP frames, want the pings'", len(frames))
+	}
+	for _, tags := range frames {
+		if got := tagString(0x88a8, tags); len(tags) != 2 || got != "0x88a8/100 0x8100/10" {
+			t.Fatalf("an ICMP frame in the provider core has tags %q, want the outer 0x88A8 tag of VLAN 100 over the customer's 802.1Q tag of VLAN 10", got)
+		}
+	}
+}

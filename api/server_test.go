@@ -43,6 +43,7 @@ type testOptions struct {
 	auth      *Credentials
 	timeouts  Timeouts
 	runner    *vpcs.Runner // nil: statuses change alone
+	fabric    bool         // carry frames even without a runner (always with one)
 }
 
 func mustOpenServer(tb testing.TB) *testServer {
@@ -85,6 +86,8 @@ func (ts *testServer) open() {
 	})
 	if ts.opts.runner != nil {
 		ts.opts.runner.OnExit(ts.svc.OnProcessExit)
+	}
+	if ts.opts.runner != nil || ts.opts.fabric {
 		// Servers that run VPCS carry their frames too.
 		ts.fabric = dataplane.NewFabric("127.0.0.1", slog.New(slog.NewTextHandler(io.Discard, nil)))
 		if err := ts.fabric.Attach(context.Background(), ts.svc, ts.events); err != nil {

@@ -182,24 +182,60 @@ func (f *Fabric) putNode(d *draft, n *app.Node) {
 		eng.Configure(n)
 		return
 	}
-	// A process-run node with a UDP pair has an endpoint while it runs:
-	// nodedesk's end binds the pair's remote port and sends to its local.
-	at := end{n.ID, 0}
-	running := n.Active() && len(n.UDPPorts) == 2
-	old := d.r().udp[at]
-	if old != nil && (!running || old.local != n.UDPPorts[1] || old.remote != n.UDPPorts[0]) {
-		old.close()
-		delete(d.w().udp, at)
-		old = nil
+	want := udpEndpoints(n, f.host)
+	for at, u := range d.r().udp {
+		if at.node == n.ID && u.peer != want[at] {
+			u.close()
+			delete(d.w().udp, at)
+		}
 	}
-	if running && old == nil {
-		u, err := f.openUDP(at, n.UDPPorts[1], n.UDPPorts[0])
+	for at, p := range want {
+		if d.r().udp[at] != nil {
+			continue
+		}
+		u, err := f.openUDP(at, p)
 		if err != nil {
-			f.log.Error("dataplane: a node's frames cannot be carried", "node", n.Name, "err", err)
-			return
+			f.log.Error("dataplane: a port's frames cannot be carried", "node", n.Name, "port", at.port, "err", err)
+			continue
 		}
 		d.w().udp[at] = u
 	}
+}
+
+// udpPeer is what a UDP endpoint binds (local, on host) and talks to
+// (remote).
+type udpPeer struct {
+	local        int
+	bind, remote string
+}
+
+// udpEndpoints lists the ports of n that are UDP endpoints, as n now is:
+// a running process-run node's one port (nodedesk's end of its UDP pair
+// binds the pair's remote port and sends to its local one, on host), and
+// each UDP tunnel of a cloud (bound to its lport, talking to rhost:rport;
+// bound on host when rhost is a loopback address, else on every address:
+// the socket is connected, so only rhost:rport is heard).
+func udpEndpoints(n *app.Node, host string) map[end]udpPeer {
+	want := map[end]udpPeer{}
+	if n.Type == app.Cloud {
+		for i, p := range n.Properties.CloudPorts { // port i is entry i, as GNS3 numbers them
+			if p.Type != "udp" {
+				continue
+			}
+			bind := ""
+			if ip := net.ParseIP(p.RHost); p.RHost == "localhost" || (ip != nil && ip.IsLoopback()) {
+				bind = host
+			}
+			want[end{n.ID, i}] = udpPeer{local: p.LPort, bind: bind,
+				remote: net.JoinHostPort(p.RHost, strconv.Itoa(p.RPort))}
+		}
+		return want
+	}
+	if n.Active() && len(n.UDPPorts) == 2 {
+		want[end{n.ID, 0}] = udpPeer{local: n.UDPPorts[1], bind: host,
+			remote: net.JoinHostPort(host, strconv.Itoa(n.UDPPorts[0]))}
+	}
+	return want
 }
 
 func (f *Fabric) dropNode(d *draft, id string) {
@@ -320,23 +356,26 @@ func (f *Fabric) Close() {
 // machine, a GNS3 compute) tomorrow. Datagrams from any other address are
 // dropped.
 type udpPort struct {
-	at            end
-	conn          *net.UDPConn
-	local, remote int
-	done          chan struct{}
-	once          sync.Once
+	at   end
+	conn *net.UDPConn
+	peer udpPeer
+	done chan struct{}
+	once sync.Once
 }
 
-func (f *Fabric) openUDP(at end, local, remote int) (*udpPort, error) {
-	laddr := &net.UDPAddr{IP: net.ParseIP(f.host), Port: local}
-	raddr := &net.UDPAddr{IP: net.ParseIP(f.host), Port: remote}
+func (f *Fabric) openUDP(at end, p udpPeer) (*udpPort, error) {
+	raddr, err := net.ResolveUDPAddr("udp", p.remote)
+	if err != nil {
+		return nil, app.Errorf(app.EINVALID, "UDP peer %s cannot be reached: %v", p.remote, err)
+	}
+	laddr := &net.UDPAddr{IP: net.ParseIP(p.bind), Port: p.local}
 	conn, err := net.DialUDP("udp", laddr, raddr) // connected: the kernel drops other senders
 	if err != nil {
-		return nil, app.Errorf(app.ECONFLICT, "UDP port %s is taken by another program: %v", strconv.Itoa(local), err)
+		return nil, app.Errorf(app.ECONFLICT, "UDP port %d is taken by another program: %v", p.local, err)
 	}
 	_ = conn.SetReadBuffer(1 << 20)
 	_ = conn.SetWriteBuffer(1 << 20)
-	u := &udpPort{at: at, conn: conn, local: local, remote: remote, done: make(chan struct{})}
+	u := &udpPort{at: at, conn: conn, peer: p, done: make(chan struct{})}
 	go f.read(u)
 	return u, nil
 }
