@@ -195,6 +195,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		<-ctx.Done()
 	} else {
 		door := desktop.New(srv, events, nil, logger)
+		door.FollowCapture = fabric.FollowCapture // OpenCapture feeds Wireshark from the data plane
 		if err := runWindow(ctx, door, srv.UI, logger); err != nil {
 			logger.Warn(err.Error() + "; serving the API headless until Ctrl+C")
 			<-ctx.Done()

@@ -8,17 +8,21 @@
 // operations is written once, in api/openapi.json (the page's typed client
 // is generated from it), and the window and REST clients share every step:
 // contract check, service call, rendering, error codes. The other bindings
-// are the window's own actions: Ready and OpenConsole. desktop imports app
-// only; main gives it the API server as its Caller.
+// are the window's own actions: Ready, OpenConsole and OpenCapture.
+// desktop imports app only; main gives it the API server as its Caller and
+// the data plane's capture stream as FollowCapture.
 package desktop
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -36,7 +40,8 @@ type Caller interface {
 type Emitter func(ctx context.Context, name string, data ...any)
 
 // App is bound to the window. Wails binds every exported method of App to
-// the page, so App has exactly the page's three (Call, Ready, OpenConsole);
+// the page, so App has exactly the page's four (Call, Ready, OpenConsole,
+// OpenCapture);
 // the window's lifecycle is the package function Start, and its settings
 // are fields.
 type App struct {
@@ -48,6 +53,14 @@ type App struct {
 	// Terminal runs a console command in the user's terminal; nil uses
 	// x-terminal-emulator.
 	Terminal func(args ...string) error
+	// FollowCapture writes a link's capture file to w from its start and
+	// then as it grows, until the capture stops or ctx ends (the data
+	// plane's Fabric.FollowCapture); it fails with app.ECONFLICT when the
+	// link is not capturing. Nil: OpenCapture only gives the file's path.
+	FollowCapture func(ctx context.Context, linkID string, w io.Writer) error
+	// Wireshark starts a packet viewer reading a pcap stream from stdin;
+	// nil runs `wireshark -k -i -` (see Viewer).
+	Wireshark Viewer
 
 	mu  sync.Mutex
 	ctx context.Context
@@ -209,4 +222,164 @@ func (a *App) OpenConsole(pid, nid string) error {
 			"No terminal could be opened (%v). Install one (for example `sudo apt-get install xterm`), or connect yourself: telnet %s %d", err, host, *n.Console)
 	}
 	return nil
+}
+
+// Viewer starts a packet viewer that reads a pcap stream from stdin, and
+// returns once it runs; exited is closed when it has ended. It owns stdin
+// and closes it (also when it fails). It fails with an error wrapping
+// exec.ErrNotFound when the viewer is not installed.
+type Viewer func(stdin io.ReadCloser) (exited <-chan struct{}, err error)
+
+// runWireshark is the Viewer of the desktop: `wireshark -k -i -`, as GNS3
+// opens a live capture (-k: capture at once, -i -: from stdin).
+func runWireshark(stdin io.ReadCloser) (<-chan struct{}, error) {
+	defer stdin.Close() // the child has its own copy; ours must go, so that writes fail once it exits
+	path, err := exec.LookPath("wireshark")
+	if err != nil {
+		return nil, err // wraps exec.ErrNotFound
+	}
+	cmd := exec.Command(path, "-k", "-i", "-")
+	cmd.Stdin = stdin
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	return exited, nil
+}
+
+// CaptureView is what OpenCapture did: Opened when Wireshark shows the
+// link's capture live; otherwise Reason says why not and what to do, and
+// Path is the capture file to open instead.
+type CaptureView struct {
+	Opened   bool   `json:"opened"`
+	FileName string `json:"file_name"`
+	Path     string `json:"path"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// captureLink is what OpenCapture reads of a link.
+type captureLink struct {
+	Capturing bool    `json:"capturing"`
+	FileName  *string `json:"capture_file_name"`
+	FilePath  *string `json:"capture_file_path"`
+}
+
+// OpenCapture opens Wireshark on a link's running capture, fed from the
+// capture stream (the file from its start, then as it grows) until the
+// capture stops, when Wireshark keeps what it got. When Wireshark cannot
+// be started (not installed, or no data plane to stream from), the view is
+// not Opened and names the file to open instead. It fails with the API's
+// error when the link cannot be read, and with app.ECONFLICT when the link
+// is not capturing.
+func (a *App) OpenCapture(pid, lid string) (CaptureView, error) {
+	r, err := a.Call(http.MethodGet, "/v2/projects/"+url.PathEscape(pid)+"/links/"+url.PathEscape(lid), "")
+	if err != nil {
+		return CaptureView{}, err
+	}
+	if r.Status != http.StatusOK {
+		return CaptureView{}, answerError(r)
+	}
+	var l captureLink
+	if err := json.Unmarshal([]byte(r.Body), &l); err != nil {
+		a.logger.Error("desktop: reading a link", "err", err)
+		return CaptureView{}, app.Errorf(app.EINTERNAL, "%s", app.InternalMessage)
+	}
+	if !l.Capturing || l.FilePath == nil {
+		return CaptureView{}, notCapturing()
+	}
+	v := CaptureView{Path: *l.FilePath}
+	if l.FileName != nil {
+		v.FileName = *l.FileName
+	}
+	if a.FollowCapture == nil {
+		v.Reason = fmt.Sprintf("This nodedesk has no capture stream to feed Wireshark; open %s in Wireshark yourself", v.Path)
+		return v, nil
+	}
+	if err := a.openViewer(lid); err != nil {
+		if app.ErrorCode(err) == app.ECONFLICT {
+			return CaptureView{}, err
+		}
+		if errors.Is(err, exec.ErrNotFound) {
+			v.Reason = fmt.Sprintf("Wireshark is not installed: install it (sudo apt-get install wireshark) and try again, or open %s in a capture viewer", v.Path)
+		} else {
+			a.logger.Warn("desktop: starting Wireshark", "err", err)
+			v.Reason = fmt.Sprintf("Wireshark could not be started (%v); open %s in a capture viewer yourself", err, v.Path)
+		}
+		return v, nil
+	}
+	v.Opened = true
+	return v, nil
+}
+
+func notCapturing() error {
+	return app.Errorf(app.ECONFLICT, "This link is not capturing; start a capture first, then open it in Wireshark")
+}
+
+// openViewer feeds a viewer's stdin from the capture stream of link lid.
+// The stream is started first, so that a capture that stopped meanwhile is
+// an app.ECONFLICT and no viewer is started; then the viewer. The stream
+// ends when the capture stops (the viewer reads the end of its input and
+// keeps what it got), when the viewer exits, or when the window closes.
+func (a *App) openViewer(lid string) error {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(a.context())
+	started := make(chan struct{})
+	ended := make(chan error, 1)
+	go func() {
+		defer cancel()
+		err := a.FollowCapture(ctx, lid, &firstWrite{w: pw, started: started})
+		_ = pw.Close() // the viewer reads the end of the capture
+		ended <- err
+	}()
+	select {
+	case <-started:
+	case err := <-ended:
+		_ = pr.Close()
+		if err == nil || app.ErrorCode(err) == app.ECONFLICT {
+			return notCapturing()
+		}
+		return err
+	}
+	run := a.Wireshark
+	if run == nil {
+		run = runWireshark
+	}
+	exited, err := run(pr)
+	if err != nil {
+		_ = pr.Close() // the viewer should have; a second Close is harmless
+		cancel()
+		return err
+	}
+	go func() {
+		select {
+		case <-exited: // the user closed it: stop streaming
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return nil
+}
+
+// firstWrite tells when the stream has begun: started is closed when the
+// first Write is called (before it completes, as a pipe may block until
+// the viewer reads).
+type firstWrite struct {
+	w       io.Writer
+	started chan struct{}
+	once    bool
+}
+
+func (f *firstWrite) Write(p []byte) (int, error) {
+	if !f.once {
+		f.once = true
+		close(f.started)
+	}
+	return f.w.Write(p)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -331,5 +332,235 @@ func TestBindingsGenerated(t *testing.T) {
 			}
 		}
 		return nil
+	})
+}
+
+// capturingLink makes a project with two VPCS linked, through the door,
+// and starts capturing the link; it answers the ids and the capture file.
+func capturingLink(t *testing.T, door *desktop.App) (pid, lid, path string) {
+	t.Helper()
+	_, p := call(t, door, "POST", "/v2/projects", map[string]any{"name": "cap"})
+	pid = p["project_id"].(string)
+	var ends []any
+	for x := range 2 {
+		_, n := call(t, door, "POST", "/v2/projects/"+pid+"/templates/19021f99-e36f-394d-b4a1-8aaa902ab9cc", map[string]any{"x": x * 100, "y": 0})
+		ends = append(ends, map[string]any{"node_id": n["node_id"], "adapter_number": 0, "port_number": 0})
+	}
+	status, l := call(t, door, "POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": ends})
+	if status != 201 {
+		t.Fatalf("link: %d %v", status, l)
+	}
+	lid = l["link_id"].(string)
+	status, l = call(t, door, "POST", "/v2/projects/"+pid+"/links/"+lid+"/start_capture", map[string]any{})
+	if status != 201 || l["capturing"] != true {
+		t.Fatalf("start capture: %d %v", status, l)
+	}
+	return pid, lid, l["capture_file_path"].(string)
+}
+
+// fakeViewer stands for Wireshark: it reads its stdin to the end.
+type fakeViewer struct {
+	mu     sync.Mutex
+	got    bytes.Buffer
+	eof    chan struct{} // closed at the end of stdin
+	exited chan struct{} // close it to "quit Wireshark"
+	calls  int
+}
+
+func newFakeViewer() *fakeViewer {
+	return &fakeViewer{eof: make(chan struct{}), exited: make(chan struct{})}
+}
+
+func (v *fakeViewer) run(stdin io.ReadCloser) (<-chan struct{}, error) {
+	v.mu.Lock()
+	v.calls++
+	v.mu.Unlock()
+	go func() {
+		defer close(v.eof)
+		defer stdin.Close()
+		buf := make([]byte, 4096)
+		for {
+			n, err := stdin.Read(buf)
+			v.mu.Lock()
+			v.got.Write(buf[:n])
+			v.mu.Unlock()
+			if err != nil {
+				return
+			}
+			select {
+			case <-v.exited:
+				return // quit: stops reading
+			default:
+			}
+		}
+	}()
+	return v.exited, nil
+}
+
+func (v *fakeViewer) read() string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.got.String()
+}
+
+// TestOpenCapture: the window opens Wireshark on a running capture and
+// feeds it the capture stream until the capture stops; without Wireshark
+// it names the file; a link that does not capture is a conflict.
+func TestOpenCapture(t *testing.T) {
+	t.Run("OK", func(t *testing.T) {
+		door, _ := newDoor(t)
+		pid, lid, path := capturingLink(t, door)
+		more := make(chan struct{})
+		followed := make(chan string, 1)
+		door.FollowCapture = func(ctx context.Context, linkID string, w io.Writer) error {
+			followed <- linkID
+			if _, err := w.Write([]byte("header|")); err != nil {
+				return err
+			}
+			<-more // frames arrive later
+			_, err := w.Write([]byte("frame"))
+			return err // the capture stopped
+		}
+		v := newFakeViewer()
+		door.Wireshark = v.run
+		got, err := door.OpenCapture(pid, lid)
+		if err != nil || !got.Opened || got.Path != path || got.FileName != filepath.Base(path) || got.Reason != "" {
+			t.Fatalf("OpenCapture = %+v, %v", got, err)
+		}
+		close(more)
+		select {
+		case <-v.eof:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the viewer never read the end of the stream after the capture stopped")
+		}
+		if got := <-followed; v.read() != "header|frame" || got != lid {
+			t.Errorf("the viewer read %q of link %q", v.read(), got)
+		}
+	})
+
+	t.Run("ViewerQuits", func(t *testing.T) {
+		door, _ := newDoor(t)
+		pid, lid, _ := capturingLink(t, door)
+		stopped := make(chan struct{})
+		door.FollowCapture = func(ctx context.Context, _ string, w io.Writer) error {
+			defer close(stopped)
+			_, _ = w.Write([]byte("header"))
+			<-ctx.Done() // no frames: only the viewer quitting ends the stream
+			return nil
+		}
+		v := newFakeViewer()
+		door.Wireshark = v.run
+		if got, err := door.OpenCapture(pid, lid); err != nil || !got.Opened {
+			t.Fatalf("OpenCapture = %+v, %v", got, err)
+		}
+		close(v.exited)
+		select {
+		case <-stopped:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the stream went on after the viewer quit")
+		}
+	})
+
+	t.Run("NotInstalled", func(t *testing.T) {
+		door, _ := newDoor(t)
+		pid, lid, path := capturingLink(t, door)
+		stopped := make(chan struct{}, 2)
+		door.FollowCapture = func(ctx context.Context, _ string, w io.Writer) error {
+			defer func() { stopped <- struct{}{} }()
+			_, _ = w.Write([]byte("header"))
+			<-ctx.Done()
+			return nil
+		}
+		door.Wireshark = func(stdin io.ReadCloser) (<-chan struct{}, error) {
+			stdin.Close()
+			return nil, fmt.Errorf("exec: %q: %w", "wireshark", exec.ErrNotFound)
+		}
+		got, err := door.OpenCapture(pid, lid)
+		if err != nil || got.Opened || got.Path != path ||
+			!strings.Contains(got.Reason, "Wireshark is not installed") || !strings.Contains(got.Reason, "apt-get install wireshark") || !strings.Contains(got.Reason, path) {
+			t.Fatalf("OpenCapture = %+v, %v", got, err)
+		}
+		select {
+		case <-stopped:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the stream went on with no viewer")
+		}
+		door.Wireshark = func(stdin io.ReadCloser) (<-chan struct{}, error) {
+			stdin.Close()
+			return nil, errors.New("no display")
+		}
+		if got, err := door.OpenCapture(pid, lid); err != nil || got.Opened || !strings.Contains(got.Reason, "could not be started (no display)") {
+			t.Errorf("viewer fails: %+v, %v", got, err)
+		}
+		door.FollowCapture = nil
+		if got, err := door.OpenCapture(pid, lid); err != nil || got.Opened || got.Path != path || got.Reason == "" {
+			t.Errorf("no capture stream: %+v, %v", got, err)
+		}
+	})
+
+	// The default viewer runs `wireshark -k -i -` from PATH; here a script
+	// of that name keeps its arguments and what it read.
+	t.Run("WiresharkOnPath", func(t *testing.T) {
+		door, _ := newDoor(t)
+		pid, lid, path := capturingLink(t, door)
+		door.FollowCapture = func(ctx context.Context, _ string, w io.Writer) error {
+			_, err := w.Write([]byte("pcap bytes"))
+			return err
+		}
+		bin := t.TempDir()
+		out := filepath.Join(t.TempDir(), "out")
+		script := "#!/bin/sh\necho \"$@\" > " + out + ".args\ncat > " + out + ".tmp && mv " + out + ".tmp " + out + "\n"
+		if err := os.WriteFile(filepath.Join(bin, "wireshark"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+		if got, err := door.OpenCapture(pid, lid); err != nil || !got.Opened {
+			t.Fatalf("OpenCapture = %+v, %v", got, err)
+		}
+		var read []byte
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if b, err := os.ReadFile(out); err == nil {
+				read = b
+				break
+			}
+		}
+		args, _ := os.ReadFile(out + ".args")
+		if string(read) != "pcap bytes" || strings.TrimSpace(string(args)) != "-k -i -" {
+			t.Errorf("wireshark %s read %q", args, read)
+		}
+
+		t.Setenv("PATH", t.TempDir()) // no wireshark
+		got, err := door.OpenCapture(pid, lid)
+		if err != nil || got.Opened || !strings.Contains(got.Reason, "Wireshark is not installed") || got.Path != path {
+			t.Errorf("no wireshark on PATH: %+v, %v", got, err)
+		}
+	})
+
+	t.Run("ErrNotCapturing", func(t *testing.T) {
+		door, _ := newDoor(t)
+		pid, lid, _ := capturingLink(t, door)
+		v := newFakeViewer()
+		door.Wireshark = v.run
+		// The capture stopped between the link's answer and the stream.
+		door.FollowCapture = func(context.Context, string, io.Writer) error {
+			return app.Errorf(app.ECONFLICT, "Link %s is not capturing; start a capture first", lid)
+		}
+		if _, err := door.OpenCapture(pid, lid); app.ErrorCode(err) != app.ECONFLICT {
+			t.Errorf("stream refused: %v", err)
+		}
+		if status, _ := call(t, door, "POST", "/v2/projects/"+pid+"/links/"+lid+"/stop_capture", nil); status != 201 {
+			t.Fatalf("stop capture: %d", status)
+		}
+		_, err := door.OpenCapture(pid, lid)
+		if app.ErrorCode(err) != app.ECONFLICT || !strings.Contains(app.ErrorMessage(err), "start a capture first") {
+			t.Errorf("not capturing: %v", err)
+		}
+		if v.calls != 0 {
+			t.Errorf("the viewer was started %d times for a link that does not capture", v.calls)
+		}
+		_, err = door.OpenCapture(pid, "00000000-0000-4000-8000-000000000000")
+		if app.ErrorCode(err) != app.ENOTFOUND {
+			t.Errorf("missing link: %v", err)
+		}
 	})
 }

@@ -14,6 +14,24 @@ export namespace desktop {
 	        this.body = source["body"];
 	    }
 	}
+	export class CaptureView {
+	    opened: boolean;
+	    file_name: string;
+	    path: string;
+	    reason?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new CaptureView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.opened = source["opened"];
+	        this.file_name = source["file_name"];
+	        this.path = source["path"];
+	        this.reason = source["reason"];
+	    }
+	}
 
 }
 

@@ -4,6 +4,8 @@ import {desktop} from '../models';
 
 export function Call(arg1:string,arg2:string,arg3:string):Promise<desktop.CallResult>;
 
+export function OpenCapture(arg1:string,arg2:string):Promise<desktop.CaptureView>;
+
 export function OpenConsole(arg1:string,arg2:string):Promise<void>;
 
 export function Ready():Promise<string>;

@@ -6,6 +6,10 @@ export function Call(arg1, arg2, arg3) {
   return window['go']['desktop']['App']['Call'](arg1, arg2, arg3);
 }
 
+export function OpenCapture(arg1, arg2) {
+  return window['go']['desktop']['App']['OpenCapture'](arg1, arg2);
+}
+
 export function OpenConsole(arg1, arg2) {
   return window['go']['desktop']['App']['OpenConsole'](arg1, arg2);
 }
