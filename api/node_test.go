@@ -296,7 +296,7 @@ func TestNodeUpdate_Invalid(t *testing.T) {
 		{"console out of range", "vpcs", ctrl("vpcs"), map[string]any{"console": 70000}, "console"},
 		{"console privileged", "vpcs", ctrl("vpcs"), map[string]any{"console": 80}, "Console port 80"},
 		{"console_type not in enum", "vpcs", ctrl("vpcs"), map[string]any{"console_type": "spice"}, "console_type"},
-		{"console_type none is not the spec's", "vpcs", ctrl("vpcs"), map[string]any{"console_type": "none"}, "console_type"},
+		{"console_type none: a VPCS cannot be without a console", "vpcs", ctrl("vpcs"), map[string]any{"console_type": "none"}, "console_type"},
 		{"vpcs console_type vnc", "vpcs", ctrl("vpcs"), map[string]any{"console_type": "vnc"}, "telnet"},
 		{"vpcs compute console_type vnc", "vpcs", compute("vpcs"), map[string]any{"console_type": "vnc"}, "console_type"},
 		{"switch console", "ethernet_switch", ctrl("ethernet_switch"), map[string]any{"console": 6000}, "no console"},

@@ -69,7 +69,8 @@ var kinds = []struct {
 		folder: "builtin", hostSide: true, props: natProps}},
 	{EthernetHub, nodeKind{nameFormat: "Hub{0}", symbol: ":/symbols/hub.svg", consoles: noConsole, lifecycle: AlwaysRunning,
 		props: hubProps, computeView: []string{"ports_mapping"}}},
-	{EthernetSwitch, nodeKind{nameFormat: "Switch{0}", symbol: ":/symbols/ethernet_switch.svg", consoles: noConsole, lifecycle: AlwaysRunning,
+	// The switch's telnet console is nodedesk's own shell (MAC table, counters).
+	{EthernetSwitch, nodeKind{nameFormat: "Switch{0}", symbol: ":/symbols/ethernet_switch.svg", consoles: []ConsoleType{ConsoleNone, ConsoleTelnet}, lifecycle: AlwaysRunning,
 		props: switchProps, computeView: []string{"ports_mapping"}}},
 	{FrameRelaySwitch, nodeKind{nameFormat: "FRSW{0}", symbol: ":/symbols/frame_relay_switch.svg", consoles: noConsole, lifecycle: AlwaysRunning,
 		props: frameRelayProps, computeView: []string{"mappings"}}},

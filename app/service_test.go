@@ -386,7 +386,8 @@ func TestService_UpdateNode_Console(t *testing.T) {
 			{"VPCSConsoleTypeNull", app.VPCS, app.NodeUpdate{ConsoleType: app.Null[app.ConsoleType]()}},
 			{"VPCSConsoleTypeVNC", app.VPCS, app.NodeUpdate{ConsoleType: app.Some(app.ConsoleVNC)}},
 			{"SwitchConsole", app.EthernetSwitch, setConsole(7000)},
-			{"SwitchConsoleType", app.EthernetSwitch, app.NodeUpdate{ConsoleType: app.Some(app.ConsoleTelnet)}},
+			{"SwitchConsoleTypeVNC", app.EthernetSwitch, app.NodeUpdate{ConsoleType: app.Some(app.ConsoleVNC)}},
+			{"HubConsoleType", app.EthernetHub, app.NodeUpdate{ConsoleType: app.Some(app.ConsoleTelnet)}},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -398,6 +399,27 @@ func TestService_UpdateNode_Console(t *testing.T) {
 					t.Errorf("rejected update changed the node:\n got %+v\nwant %+v", got, n)
 				}
 			})
+		}
+	})
+
+	t.Run("SwitchTelnetConsole", func(t *testing.T) {
+		// A switch has no console until it is given one; telnet gets a
+		// port, null frees it.
+		svc, _ := newService(t)
+		p := mustCreateProject(t, svc, "lab")
+		sw := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.EthernetSwitch})
+		if sw.ConsoleType != app.ConsoleNone || sw.Console != 0 {
+			t.Fatalf("new switch console = %d %q; want none", sw.Console, sw.ConsoleType)
+		}
+		got, err := svc.UpdateNode(ctx, ref(sw), app.NodeUpdate{ConsoleType: app.Some(app.ConsoleTelnet)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.ConsoleType != app.ConsoleTelnet || got.Console < app.ConsolePortMin || got.Console > app.ConsolePortMax {
+			t.Fatalf("switch console = %d %q; want telnet on a port of the range", got.Console, got.ConsoleType)
+		}
+		if got, err = svc.UpdateNode(ctx, ref(sw), app.NodeUpdate{ConsoleType: app.Null[app.ConsoleType]()}); err != nil || got.Console != 0 {
+			t.Fatalf("console type null: %v, console %d", err, got.Console)
 		}
 	})
 

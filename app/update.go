@@ -49,7 +49,7 @@ func (u NodeUpdate) apply(n *Node) (*Node, error) {
 			ct = u.ConsoleType.Value
 		}
 		if !c.Type.allowsConsole(ct) {
-			return nil, Invalid("console_type", "A %s node cannot have console type %s; allowed: %s",
+			return nil, Invalid("console_type", "A %s node cannot have console_type %s; allowed: %s",
 				c.Type, consoleTypeName(ct), c.Type.consoleTypeNames())
 		}
 		c.ConsoleType = ct

@@ -29,6 +29,8 @@ const (
 type EthernetSwitch struct {
 	mu    sync.RWMutex
 	ports []swPort             // by engine port; replaced whole by Configure
+	names []string             // port names, by engine port (for the console)
+	stats []*portStats         // counters, by engine port; kept by Configure
 	gen   uint64               // counts Configure calls
 	macs  map[uint64]*macEntry // by macKey(VLAN, MAC); entries change under the read lock
 	swept int64                // Out.Now of the last sweep of aged entries
@@ -59,6 +61,25 @@ type macEntry struct {
 // fresh reports whether e has not aged out at now.
 func (e *macEntry) fresh(now int64) bool { return now-e.seen.Load() < int64(MACAging) }
 
+// portStats counts one port's traffic; atomics, as frames of several
+// ports are switched at once under the read lock.
+type portStats struct {
+	inFrames, inBytes, outFrames, outBytes, dropped atomic.Uint64
+}
+
+// PortCounters is what one switch port received, sent and dropped since
+// the switch was created or its counters cleared, as its console shows it.
+type PortCounters struct {
+	Name      string // the port's name in ports_mapping
+	Mode      string // access, dot1q or qinq; "off" for an invalid entry
+	VLAN      int
+	InFrames  uint64
+	InBytes   uint64
+	OutFrames uint64
+	OutBytes  uint64
+	Dropped   uint64 // frames refused on the way in (a Q-in-Q port takes only tagged ones) or out
+}
+
 // portKind is how a switch port admits and sends frames.
 type portKind uint8
 
@@ -68,6 +89,11 @@ const (
 	portDot1Q                  // 802.1Q trunk: every VLAN, its native VLAN untagged
 	portQinQ                   // Q-in-Q tunnel: all it receives goes into one VLAN
 )
+
+// String is the port kind as ports_mapping writes it.
+func (k portKind) String() string {
+	return [...]string{portOff: "off", portAccess: "access", portDot1Q: "dot1q", portQinQ: "qinq"}[k]
+}
 
 // swPort is one configured switch port.
 type swPort struct {
@@ -215,8 +241,12 @@ func (s *EthernetSwitch) switchFrame(port int, frame []byte, out *Out) (uint64, 
 	if port < 0 || port >= len(s.ports) {
 		return 0, false
 	}
+	st := s.stats[port]
+	st.inFrames.Add(1)
+	st.inBytes.Add(uint64(len(frame)))
 	f, ok := s.ports[port].ingress(frame)
 	if !ok {
+		st.dropped.Add(1)
 		return 0, false
 	}
 	srcMAC := frame[macLen:typeOffset]
@@ -263,9 +293,15 @@ func (s *EthernetSwitch) forward(in int, f *switched, out *Out) {
 // carry their VLAN, and Configure forgets them when that changes, so p
 // always carries f's VLAN here.
 func (s *EthernetSwitch) emit(p int, f *switched, out *Out) {
-	if b := f.egress(s.ports[p], out); b != nil {
-		out.Emit(p, b)
+	st := s.stats[p]
+	b := f.egress(s.ports[p], out)
+	if b == nil {
+		st.dropped.Add(1)
+		return
 	}
+	out.Emit(p, b)
+	st.outFrames.Add(1)
+	st.outBytes.Add(uint64(len(b)))
 }
 
 // learn adds the address key, heard on port at now, unless Configure ran
@@ -302,8 +338,9 @@ func (s *EthernetSwitch) sweep(now int64) {
 // outside 1..4094, unknown ethertype) makes a port that is off.
 func (s *EthernetSwitch) Configure(n *app.Node) {
 	ports := make([]swPort, len(n.Properties.SwitchPorts))
+	names := make([]string, len(ports))
 	for i, p := range n.Properties.SwitchPorts {
-		ports[i] = newSwPort(p)
+		ports[i], names[i] = newSwPort(p), p.Name
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -312,7 +349,37 @@ func (s *EthernetSwitch) Configure(n *app.Node) {
 		p := int(e.port.Load())
 		return p >= len(ports) || !ports[p].sameDomain(old[p])
 	})
-	s.ports, s.gen = ports, s.gen+1
+	stats := make([]*portStats, len(ports))
+	copy(stats, s.stats) // a port keeps its counters; a new port starts at 0
+	for i := range stats {
+		if stats[i] == nil {
+			stats[i] = new(portStats)
+		}
+	}
+	s.ports, s.names, s.stats, s.gen = ports, names, stats, s.gen+1
+}
+
+// Counters returns each port's counters, by engine port.
+func (s *EthernetSwitch) Counters() []PortCounters {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	c := make([]PortCounters, len(s.ports))
+	for i, p := range s.ports {
+		st := s.stats[i]
+		c[i] = PortCounters{Name: s.names[i], Mode: p.kind.String(), VLAN: int(p.vlan),
+			InFrames: st.inFrames.Load(), InBytes: st.inBytes.Load(),
+			OutFrames: st.outFrames.Load(), OutBytes: st.outBytes.Load(), Dropped: st.dropped.Load()}
+	}
+	return c
+}
+
+// ClearCounters sets every port's counters to 0.
+func (s *EthernetSwitch) ClearCounters() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.stats {
+		s.stats[i] = new(portStats)
+	}
 }
 
 // MACTable returns the addresses the switch knows at now (Out.Now's

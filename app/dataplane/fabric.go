@@ -64,6 +64,12 @@ type Fabric struct {
 	// Dropped counts frames dropped for exceeding the per-frame bounds.
 	Dropped atomic.Uint64
 
+	// ConsoleHost is the address the consoles nodedesk serves itself (the
+	// Ethernet switch's) listen on; empty means host. Set it before
+	// Attach or Load.
+	ConsoleHost string
+	consoles    map[string]*nodeConsole // node id -> its console; under mu
+
 	workers sync.Pool
 }
 
@@ -180,6 +186,7 @@ func (f *Fabric) putNode(d *draft, n *app.Node) {
 			d.w().engines[n.ID] = eng
 		}
 		eng.Configure(n)
+		f.setConsole(n, eng)
 		return
 	}
 	want := udpEndpoints(n, f.host)
@@ -238,7 +245,57 @@ func udpEndpoints(n *app.Node, host string) map[end]udpPeer {
 	return want
 }
 
+// nodeConsole is a console nodedesk serves for a node.
+type nodeConsole struct {
+	srv  *consoleServer
+	port int
+	name *consoleName
+}
+
+// hasShell is an Engine with a console shell (the Ethernet switch).
+type hasShell interface {
+	shell(name *consoleName) shell
+}
+
+// setConsole serves the telnet console of n, whose engine is eng, while n
+// has console type telnet and a console port; it follows a port change,
+// and a rename shows in the prompt. It runs under mu.
+func (f *Fabric) setConsole(n *app.Node, eng Engine) {
+	sh, ok := eng.(hasShell)
+	port := n.Console
+	if !ok || n.ConsoleType != app.ConsoleTelnet {
+		port = 0
+	}
+	c := f.consoles[n.ID]
+	if c != nil && c.port != port {
+		c.srv.close()
+		delete(f.consoles, n.ID)
+		c = nil
+	}
+	if c != nil {
+		c.name.Store(&n.Name)
+	}
+	if c != nil || port == 0 {
+		return
+	}
+	name := new(consoleName)
+	name.Store(&n.Name)
+	srv, err := listenConsole(cmp.Or(f.ConsoleHost, f.host), port, sh.shell(name), f.log)
+	if err != nil {
+		f.log.Error("dataplane: console not served", "node", n.Name, "port", port, "err", err)
+		return
+	}
+	if f.consoles == nil {
+		f.consoles = map[string]*nodeConsole{}
+	}
+	f.consoles[n.ID] = &nodeConsole{srv: srv, port: port, name: name}
+}
+
 func (f *Fabric) dropNode(d *draft, id string) {
+	if c := f.consoles[id]; c != nil {
+		c.srv.close()
+		delete(f.consoles, id)
+	}
 	if _, ok := d.r().engines[id]; ok {
 		delete(d.w().engines, id)
 	}
@@ -342,6 +399,10 @@ func (f *Fabric) Close() {
 	t := f.topo.Load()
 	for _, u := range t.udp {
 		u.close()
+	}
+	for id, c := range f.consoles {
+		c.srv.close()
+		delete(f.consoles, id)
 	}
 	for _, w := range t.links {
 		if c := w.capture.Swap(nil); c != nil {

@@ -1632,6 +1632,11 @@ export interface components {
          */
         ConsoleType: "vnc" | "telnet" | "http" | null;
         /**
+         * @description Console protocol of a controller node; null or "none" (what the GNS3 desktop GUI sends) means no console. Output never shows "none".
+         * @enum {string|null}
+         */
+        ConsoleTypeInput: "vnc" | "telnet" | "http" | "none" | null;
+        /**
          * @description Run state of a node.
          * @enum {string}
          */
@@ -1701,7 +1706,7 @@ export interface components {
             console_auto_start?: boolean;
             /** @description Host to connect to for the console. Read-only; accepted and ignored on input. */
             console_host?: string;
-            console_type?: components["schemas"]["ConsoleType"];
+            console_type?: components["schemas"]["ConsoleTypeInput"];
             /** @description Adapter customisations. */
             custom_adapters?: components["schemas"]["CustomAdapter"][];
             /** @description Name of the first port, or null. */
@@ -1754,7 +1759,7 @@ export interface components {
             console_auto_start?: boolean;
             /** @description Host to connect to for the console. Read-only; accepted and ignored on input. */
             console_host?: string;
-            console_type?: components["schemas"]["ConsoleType"];
+            console_type?: components["schemas"]["ConsoleTypeInput"];
             /** @description Adapter customisations. */
             custom_adapters?: components["schemas"]["CustomAdapter"][];
             /** @description Name of the first port, or null. */
@@ -2008,10 +2013,10 @@ export interface components {
             /** @description Console TCP port, or null to keep the current one. */
             console?: number | null;
             /**
-             * @description Console protocol.
+             * @description Console protocol. "none" (what the GNS3 desktop GUI sends) means no console, which a VPCS cannot have.
              * @enum {string}
              */
-            console_type?: "telnet";
+            console_type?: "telnet" | "none";
             /** @description VPCS name; null keeps the current name. */
             name?: string | null;
             /** @description Content of the startup script. */
@@ -2104,10 +2109,10 @@ export interface components {
             /** @description Console TCP port; allocated when absent or null. */
             console?: number | null;
             /**
-             * @description Console protocol.
+             * @description Console protocol. "none" (what the GNS3 desktop GUI sends) means no console, which a VPCS cannot have.
              * @enum {string}
              */
-            console_type?: "telnet";
+            console_type?: "telnet" | "none";
             /** @description Content of the startup script. */
             startup_script?: string | null;
         };
