@@ -3,7 +3,7 @@ import * as api from './api';
 import { AppError, backoff, toAppError, useEnv, type Env } from './api';
 import type { Bindings } from './transport';
 import type { LiveEvent } from './types';
-import { project, vpcs } from './testdata';
+import { link, project, vpcs } from './testdata';
 
 type FetchCall = { url: string; method: string; body: unknown; contentType: string | null };
 
@@ -79,6 +79,36 @@ describe('api over REST (browser)', () => {
     useEnv({ fetch, location: LOCATION });
     await expect(api.listProjects()).rejects.toMatchObject({ status: 502, code: 'internal', message: 'nodedesk answered 502 Bad Gateway' });
     await expect(api.listProjects()).rejects.toMatchObject({ status: 0, code: 'unreachable', message: expect.stringMatching(/Cannot reach nodedesk.*still running/) });
+  });
+
+  it('sends link filter, capture and suspend calls to their routes', async () => {
+    const l = link('l1', ['a', 0], ['b', 0]);
+    const capturing = { ...l, capturing: true, capture_file_name: 'a_to_b.pcap', capture_file_path: '/p/captures/a_to_b.pcap' };
+    const { fetch, calls } = fakeFetch(json([]), json(capturing, 201), json(l, 201), json({ ...l, suspend: true }));
+    useEnv({ fetch, location: LOCATION });
+    await api.listLinkFilters('p1', 'l1');
+    await api.startCapture('p1', 'l1', { data_link_type: 'DLT_EN10MB' });
+    await api.stopCapture('p1', 'l1');
+    await api.updateLink('p1', 'l1', { suspend: true, filters: { packet_loss: [30] } });
+    expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual([
+      'GET /v2/projects/p1/links/l1/available_filters',
+      'POST /v2/projects/p1/links/l1/start_capture',
+      'POST /v2/projects/p1/links/l1/stop_capture',
+      'PUT /v2/projects/p1/links/l1',
+    ]);
+    expect(calls[1].body).toEqual({ data_link_type: 'DLT_EN10MB' });
+    expect(calls[3].body).toEqual({ suspend: true, filters: { packet_loss: [30] } });
+  });
+
+  it('gives the capture file and its pcap stream in a browser', async () => {
+    const l = link('l 1', ['a', 0], ['b', 0]);
+    const capturing = { ...l, capturing: true, capture_file_name: 'a_to_b.pcap', capture_file_path: '/p/captures/a_to_b.pcap' };
+    const { fetch } = fakeFetch(json(capturing), json(l));
+    useEnv({ fetch, location: LOCATION });
+    expect(await api.openCapture('p1', 'l 1')).toEqual({
+      kind: 'file', fileName: 'a_to_b.pcap', path: '/p/captures/a_to_b.pcap', url: 'http://127.0.0.1:3080/v2/projects/p1/links/l%201/pcap',
+    });
+    await expect(api.openCapture('p1', 'l 1')).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/not capturing; start a capture/) });
   });
 
   it('gives the telnet command of a console in a browser', async () => {
@@ -285,6 +315,22 @@ describe('api in the Wails window', () => {
     useEnv(w.env);
     expect(await api.openConsole('p1', 'n1')).toEqual({ kind: 'opened' });
     expect(w.App.OpenConsole).toHaveBeenCalledWith('p1', 'n1');
+  });
+
+  it('opens a capture in Wireshark through the binding, or gives the file and why not', async () => {
+    const view = { opened: true, file_name: 'a_to_b.pcap', path: '/p/captures/a_to_b.pcap' };
+    const OpenCapture = vi.fn(async () => view);
+    const w = fakeWindow({}, { OpenCapture });
+    useEnv(w.env);
+    expect(await api.openCapture('p1', 'l1')).toEqual({ kind: 'opened', fileName: 'a_to_b.pcap', path: '/p/captures/a_to_b.pcap' });
+    expect(OpenCapture).toHaveBeenCalledWith('p1', 'l1');
+    const reason = 'Wireshark is not installed: install it (sudo apt-get install wireshark) and try again, or open /p/captures/a_to_b.pcap in a capture viewer';
+    OpenCapture.mockResolvedValueOnce({ ...view, opened: false, reason } as never);
+    expect(await api.openCapture('p1', 'l1')).toEqual({ kind: 'file', fileName: 'a_to_b.pcap', path: '/p/captures/a_to_b.pcap', url: null, reason });
+    expect(api.pcapUrl('p1', 'l1')).toBeNull();
+    OpenCapture.mockRejectedValueOnce(new Error('{"message":"This link is not capturing; start a capture first, then open it in Wireshark","code":"conflict"}'));
+    await expect(api.openCapture('p1', 'l1')).rejects.toMatchObject({ code: 'conflict', status: 0 });
+    expect(w.fetch).not.toHaveBeenCalled();
   });
 
   it('delivers only the subscribed project\'s events from the "notification" event', () => {

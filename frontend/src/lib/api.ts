@@ -11,7 +11,7 @@ import { AppError, errorFromAnswer, toAppError, unreachable } from './errors';
 import { subscribe as follow } from './live';
 import { connect, type Connection, type Env, type Transport } from './transport';
 import type {
-  LinkCreate, LinkUpdate, LiveEvent, LiveState, Node, NodeAction, NodeDuplicate, NodeUpdate, ProjectCreate,
+  Link, LinkCaptureStart, LinkCreate, LinkUpdate, LiveEvent, LiveState, Node, NodeAction, NodeDuplicate, NodeUpdate, ProjectCreate,
   ProjectUpdate, TemplateNodeCreate,
 } from './types';
 
@@ -122,6 +122,58 @@ export const updateLink = (pid: string, lid: string, body: LinkUpdate) =>
   answer(client().PUT('/v2/projects/{project_id}/links/{link_id}', { ...onLink(pid, lid), body }));
 export const deleteLink = (pid: string, lid: string) =>
   done(client().DELETE('/v2/projects/{project_id}/links/{link_id}', onLink(pid, lid)));
+
+/** listLinkFilters lists the filters a link can take, as the server describes them. */
+export const listLinkFilters = (pid: string, lid: string) =>
+  answer(client().GET('/v2/projects/{project_id}/links/{link_id}/available_filters', onLink(pid, lid)));
+/** startCapture starts capturing a link's frames; an empty body takes the server's file name and format. */
+export const startCapture = (pid: string, lid: string, body: LinkCaptureStart = {}) =>
+  answer(client().POST('/v2/projects/{project_id}/links/{link_id}/start_capture', { ...onLink(pid, lid), body }));
+export const stopCapture = (pid: string, lid: string) =>
+  answer(client().POST('/v2/projects/{project_id}/links/{link_id}/stop_capture', onLink(pid, lid)));
+
+/** pcapUrl is where a browser reads a link's running capture as a pcap
+ * stream (GET …/pcap: the file so far, then as it grows, until the capture
+ * stops); null in the window, whose page does not reach the REST server. */
+export function pcapUrl(pid: string, lid: string): string | null {
+  const c = conn();
+  if (c.transport === 'window') return null;
+  const base = c.env.location ? `${c.env.location.protocol}//${c.env.location.host}` : '';
+  return `${base}/v2/projects/${encodeURIComponent(pid)}/links/${encodeURIComponent(lid)}/pcap`;
+}
+
+/** What openCapture did: opened Wireshark on the capture (window), or
+ * gives the capture file to open, and in a browser the pcap stream's URL;
+ * reason says why Wireshark was not opened, when it was tried. */
+export type CaptureResult =
+  | { kind: 'opened'; fileName: string; path: string }
+  | { kind: 'file'; fileName: string; path: string; url: string | null; reason?: string };
+
+function notCapturing(): AppError {
+  return new AppError('This link is not capturing; start a capture first', 0, 'conflict');
+}
+
+/** openCapture opens a link's running capture in Wireshark, fed by the
+ * capture stream (window, when Wireshark is installed), or answers the
+ * file to open instead (a browser, or a window without Wireshark). */
+export async function openCapture(pid: string, lid: string): Promise<CaptureResult> {
+  const app = conn().app;
+  if (!app) {
+    const l: Link = await answer(client().GET('/v2/projects/{project_id}/links/{link_id}', onLink(pid, lid)));
+    if (!l.capturing || !l.capture_file_path) throw notCapturing();
+    return { kind: 'file', fileName: l.capture_file_name ?? '', path: l.capture_file_path, url: pcapUrl(pid, lid) };
+  }
+  if (typeof app.OpenCapture !== 'function') throw new AppError('This nodedesk window has no OpenCapture binding; update nodedesk', 0, 'internal');
+  let v: Awaited<ReturnType<typeof app.OpenCapture>>;
+  try {
+    v = await app.OpenCapture(pid, lid);
+  } catch (err) {
+    throw toAppError(err);
+  }
+  return v.opened
+    ? { kind: 'opened', fileName: v.file_name, path: v.path }
+    : { kind: 'file', fileName: v.file_name, path: v.path, url: null, reason: v.reason || undefined };
+}
 
 export const listTemplates = () => answer(client().GET('/v2/templates'));
 /** listNodeTypes is what differs between node types (consoles, lifecycle). */

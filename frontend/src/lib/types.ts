@@ -32,6 +32,11 @@ export type Link = S['Link'];
 export type LinkEnd = S['LinkEnd'];
 export type LinkCreate = S['LinkCreate'];
 export type LinkUpdate = S['LinkUpdate'];
+/** A filter a link can take, as GET …/available_filters describes it. */
+export type LinkFilter = S['LinkFilter'];
+export type LinkCaptureStart = S['LinkCaptureStart'];
+/** A capture format: DLT_EN10MB, DLT_FRELAY… */
+export type DataLinkType = NonNullable<LinkCaptureStart['data_link_type']>;
 export type Template = S['Template'];
 export type TemplateNodeCreate = S['TemplateNodeCreate'];
 export type NodeDuplicate = S['NodeDuplicate'];

@@ -2,7 +2,7 @@
 
 import { writable } from 'svelte/store';
 import * as api from '../api';
-import type { Link, LinkEnd } from '../types';
+import type { Link, LinkCaptureStart, LinkEnd, LinkUpdate } from '../types';
 
 export const links = writable<readonly Link[]>([]);
 
@@ -35,4 +35,25 @@ export async function addLink(pid: string, a: LinkEnd, b: LinkEnd): Promise<Link
 export async function deleteLink(pid: string, id: string): Promise<void> {
   await api.deleteLink(pid, id);
   removeLink(id);
+}
+
+/** saveLink changes a link (suspend, filters) and keeps the answer. */
+export async function saveLink(pid: string, id: string, body: LinkUpdate): Promise<Link> {
+  const l = await api.updateLink(pid, id, body);
+  upsertLink(l);
+  return l;
+}
+
+/** startCapture starts capturing a link's frames and keeps the answer. */
+export async function startCapture(pid: string, id: string, body: LinkCaptureStart): Promise<Link> {
+  const l = await api.startCapture(pid, id, body);
+  upsertLink(l);
+  return l;
+}
+
+/** stopCapture stops a link's capture (the file stays) and keeps the answer. */
+export async function stopCapture(pid: string, id: string): Promise<Link> {
+  const l = await api.stopCapture(pid, id);
+  upsertLink(l);
+  return l;
 }
