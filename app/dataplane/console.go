@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"nodedesk/app/telnet"
 )
 
 // A node's telnet console served by nodedesk itself: today the Ethernet
@@ -67,7 +69,10 @@ func (c *consoleServer) accept() {
 		go func() {
 			defer c.wg.Done()
 			defer c.untrack(conn)
-			c.run(newTelnet(conn))
+			tc, err := telnet.NewConn(conn)
+			if err == nil {
+				c.run(shellInput{tc})
+			}
 		}()
 	}
 }
@@ -103,129 +108,19 @@ func (c *consoleServer) close() {
 	c.wg.Wait()
 }
 
-// Telnet (RFC 854) as far as a line-oriented shell needs it: the server
-// says it echoes and suppresses go-ahead, so that the client sends each
-// key as typed (character mode, as VPCS's console works and as a terminal
-// in a web page needs); the client's negotiation is read and ignored.
-const (
-	telnetIAC  = 255
-	telnetDont = 254
-	telnetDo   = 253
-	telnetWont = 252
-	telnetWill = 251
-	telnetSB   = 250
-	telnetSE   = 240
-	optEcho    = 1
-	optSGA     = 3
-)
+// shellInput is what a console client types, as the shell reads it:
+// Ctrl-C erases the line (Ctrl-U) rather than ending the session, as it
+// does on a switch.
+type shellInput struct{ *telnet.Conn }
 
-// telnet is a console session's connection with telnet's commands taken
-// out of what the client sends. No maintained Go telnet server exists;
-// this is the small part a shell needs.
-type telnet struct {
-	conn  net.Conn
-	state int  // where in a command the last byte left us
-	cr    bool // the last data byte was a carriage return
-	buf   []byte
-}
-
-// The states of telnet's reader.
-const (
-	tnData = iota
-	tnIAC
-	tnOption // after WILL, WONT, DO, DONT: one option byte
-	tnSub    // inside SB ... IAC SE
-	tnSubIAC
-)
-
-func newTelnet(conn net.Conn) *telnet {
-	_, _ = conn.Write([]byte{telnetIAC, telnetWill, optEcho, telnetIAC, telnetWill, optSGA})
-	return &telnet{conn: conn, buf: make([]byte, 512)}
-}
-
-// Read returns what the client typed: telnet commands removed, CR NUL and
-// CR LF read as one Enter, and Ctrl-C read as "erase the line" (Ctrl-U)
-// rather than the end of the session.
-func (t *telnet) Read(p []byte) (int, error) {
-	for {
-		n, err := t.conn.Read(t.buf[:min(len(t.buf), len(p))])
-		out := 0
-		for _, b := range t.buf[:n] {
-			if b, ok := t.data(b); ok {
-				p[out] = b
-				out++
-			}
-		}
-		if out > 0 || err != nil {
-			return out, err
+func (s shellInput) Read(p []byte) (int, error) {
+	n, err := s.Conn.Read(p)
+	for i, b := range p[:n] {
+		if b == 3 {
+			p[i] = 0x15
 		}
 	}
-}
-
-// data runs one byte of the client's through the reader; ok means it is a
-// byte the shell reads.
-func (t *telnet) data(b byte) (byte, bool) {
-	switch t.state {
-	case tnIAC:
-		t.state = tnData
-		switch b {
-		case telnetIAC:
-			return b, true
-		case telnetWill, telnetWont, telnetDo, telnetDont:
-			t.state = tnOption
-		case telnetSB:
-			t.state = tnSub
-		}
-		return 0, false
-	case tnOption:
-		t.state = tnData
-		return 0, false
-	case tnSub:
-		if b == telnetIAC {
-			t.state = tnSubIAC
-		}
-		return 0, false
-	case tnSubIAC:
-		t.state = tnSub
-		if b == telnetSE {
-			t.state = tnData
-		}
-		return 0, false
-	}
-	if b == telnetIAC {
-		t.state = tnIAC
-		return 0, false
-	}
-	wasCR := t.cr
-	t.cr = b == '\r'
-	switch {
-	case wasCR && (b == 0 || b == '\n'):
-		return 0, false
-	case b == 3: // Ctrl-C
-		return 0x15, true
-	}
-	return b, true
-}
-
-// Write sends p to the client, doubling any IAC byte as telnet wants.
-func (t *telnet) Write(p []byte) (int, error) {
-	for i := 0; i < len(p); {
-		j := i
-		for j < len(p) && p[j] != telnetIAC {
-			j++
-		}
-		if _, err := t.conn.Write(p[i:j]); err != nil {
-			return i, err
-		}
-		if j < len(p) {
-			if _, err := t.conn.Write([]byte{telnetIAC, telnetIAC}); err != nil {
-				return j, err
-			}
-			j++
-		}
-		i = j
-	}
-	return len(p), nil
+	return n, err
 }
 
 // consoleName is a node's name as its console prompt shows it; it

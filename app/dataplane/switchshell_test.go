@@ -7,35 +7,6 @@ import (
 	"time"
 )
 
-func TestTelnet_Data(t *testing.T) {
-	tests := []struct {
-		name string
-		in   []byte
-		want string
-	}{
-		{"plain", []byte("show vlan\r\n"), "show vlan\r"},
-		{"CR NUL is one Enter", []byte("help\r\x00"), "help\r"},
-		{"negotiation dropped", []byte{255, 253, 1, 'a', 255, 251, 31, 'b'}, "ab"},
-		{"subnegotiation dropped", []byte{'x', 255, 250, 31, 0, 80, 0, 24, 255, 240, 'y'}, "xy"},
-		{"escaped IAC is data", []byte{255, 255}, "\xff"},
-		{"Ctrl-C erases the line", []byte("abc\x03"), "abc\x15"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var tn telnet
-			var got []byte
-			for _, b := range tt.in {
-				if d, ok := tn.data(b); ok {
-					got = append(got, d)
-				}
-			}
-			if string(got) != tt.want {
-				t.Errorf("read %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
 func TestSwitchShell_Commands(t *testing.T) {
 	s := newEthSwitch(swAccess(10), swAccess(20), swDot1Q(1))
 	out := NewOut(8, 4*MaxFrame)

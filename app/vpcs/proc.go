@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"nodedesk/app"
+	"nodedesk/app/telnet"
 )
 
 // proc is one running simulator and its console.
@@ -109,7 +110,7 @@ func (pr *proc) exitDetail() string {
 
 // output sends terminal output to every client and keeps its tail.
 func (pr *proc) output(b []byte) {
-	msg := escapeIAC(b)
+	msg := telnet.EscapeIAC(b)
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	pr.tail = append(pr.tail, b...)

@@ -1,0 +1,39 @@
+package telnet
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestFilter(t *testing.T) {
+	tests := []struct {
+		name string
+		in   [][]byte // split across reads
+		want string
+	}{
+		{"plain", [][]byte{[]byte("show ip")}, "show ip"},
+		{"CR LF is Enter", [][]byte{[]byte("ping\r\n")}, "ping\r"},
+		{"CR NUL is Enter", [][]byte{[]byte("ping\r\x00")}, "ping\r"},
+		{"CR LF split across reads", [][]byte{[]byte("a\r"), []byte("\nb")}, "a\rb"},
+		{"negotiation dropped", [][]byte{{iac, do, optEcho, 'x', iac, will, 31}}, "x"},
+		{"subnegotiation dropped", [][]byte{{iac, sb, 31, 0, 80, 0, 24, iac, se, 'y'}}, "y"},
+		{"IAC split across reads", [][]byte{{'a', iac}, {dont, optSGA, 'b'}}, "ab"},
+		{"escaped 0xFF", [][]byte{{iac, iac}}, "\xff"},
+		{"other command", [][]byte{{iac, 241, 'z'}}, "z"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var f Filter
+			var got []byte
+			for _, part := range tt.in {
+				got = f.Data(got, part)
+			}
+			if string(got) != tt.want {
+				t.Errorf("filter = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if got := EscapeIAC([]byte{'a', iac, 'b'}); !bytes.Equal(got, []byte{'a', iac, iac, 'b'}) {
+		t.Errorf("EscapeIAC = %v", got)
+	}
+}
