@@ -27,6 +27,9 @@ const (
 	maxHops = 16
 	// maxDeliveries bounds the frames one input frame may become.
 	maxDeliveries = 256
+	// maxDelayed bounds the frames one link holds back for its delay
+	// filter; more are dropped, as a router's full queue drops them.
+	maxDelayed = 4096
 	// outSlots and outArena size each hop's Out.
 	outSlots = 128
 	outArena = 4 * (MaxFrame + 8)
@@ -111,7 +114,8 @@ type wire struct {
 	ends    [2]end
 	filter  atomic.Pointer[Filter] // nil: every frame passes
 	capture atomic.Pointer[Capture]
-	capPath string // the capture file being written, if any
+	capPath string       // the capture file being written, if any
+	delayed atomic.Int32 // frames waiting for the delay filter
 }
 
 // wireEnd is what a port's frames meet: a wire, and the end across it.
@@ -557,8 +561,14 @@ func (w *worker) arrive(t *topology, we *wireEnd, frame []byte, hop int) {
 // later delivers a delayed frame (the delay filter) on a timer, with a
 // copy: the caller's buffer is reused as soon as it returns.
 func (f *Fabric) later(we *wireEnd, frame []byte, d time.Duration) {
+	if we.w.delayed.Add(1) > maxDelayed {
+		we.w.delayed.Add(-1)
+		f.Dropped.Add(1)
+		return
+	}
 	c := append([]byte(nil), frame...)
 	time.AfterFunc(d, func() {
+		defer we.w.delayed.Add(-1)
 		w := f.workers.Get().(*worker)
 		defer f.workers.Put(w)
 		w.budget, w.now = maxDeliveries, time.Now()

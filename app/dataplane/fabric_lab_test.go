@@ -2,6 +2,7 @@ package dataplane
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -130,5 +131,35 @@ func TestFabric_FrameRelayWithLMI(t *testing.T) {
 	}
 	if n < 5 { // two data frames, the unmapped one, two enquiries and their answers
 		t.Errorf("capture holds %d frames, want the data frames and the LMI exchanges", n)
+	}
+}
+
+// A flood into a link with a long delay holds back a bounded number of
+// frames: the rest are dropped, as a full queue drops them.
+func TestFabric_DelayQueueBounded(t *testing.T) {
+	f := NewFabric("127.0.0.1", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	defer f.Close()
+	r1, r2 := newRouter(t, "R1"), newRouter(t, "R2")
+	l := &app.Link{ID: "l", LinkType: "ethernet", Filters: map[string]json.RawMessage{"delay": json.RawMessage(`[2000, 0]`)}, Nodes: []app.LinkEnd{
+		{NodeID: r1.node.ID}, {NodeID: r2.node.ID}}}
+	f.Load([]*app.Node{r1.node, r2.node}, []*app.Link{l})
+	w := f.topo.Load().links["l"]
+
+	frame := make([]byte, 64)
+	deadline := time.Now().Add(5 * time.Second)
+	for i := 0; i < 3*maxDelayed && time.Now().Before(deadline) && f.Dropped.Load() == 0; i++ {
+		if _, err := r1.conn.WriteToUDP(frame, r1.lab); err != nil {
+			t.Fatal(err)
+		}
+		if i%100 == 99 {
+			time.Sleep(time.Millisecond) // let the reader keep up: the kernel would drop instead
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
+	if got := w.delayed.Load(); got > maxDelayed {
+		t.Fatalf("the link holds %d delayed frames, more than its bound %d", got, maxDelayed)
+	}
+	if f.Dropped.Load() == 0 {
+		t.Fatalf("no frame dropped after %d held back: the delay queue is not bounded", w.delayed.Load())
 	}
 }
