@@ -214,12 +214,19 @@ func showInterfaces(s *EthernetSwitch, w io.Writer, args []string) error {
 	if len(args) > 0 {
 		return fmt.Errorf("show interfaces takes no arguments")
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "Port\tMode\tVLAN\tIn frames\tIn bytes\tOut frames\tOut bytes\tDropped\t")
-	for _, c := range s.Counters() {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Name, c.Mode, c.VLAN, c.InFrames, c.InBytes, c.OutFrames, c.OutBytes, c.Dropped)
+	counters := s.Counters()
+	width := len("Port")
+	for _, c := range counters {
+		width = max(width, len(c.Name))
 	}
-	return tw.Flush()
+	// Names and modes to the left, numbers to the right.
+	fmt.Fprintf(w, "%-*s  %-6s  %4s  %10s  %12s  %10s  %12s  %7s\n", width, "Port", "Mode", "VLAN",
+		"In frames", "In bytes", "Out frames", "Out bytes", "Dropped")
+	for _, c := range counters {
+		fmt.Fprintf(w, "%-*s  %-6s  %4d  %10d  %12d  %10d  %12d  %7d\n", width, c.Name, c.Mode, c.VLAN,
+			c.InFrames, c.InBytes, c.OutFrames, c.OutBytes, c.Dropped)
+	}
+	return nil
 }
 
 func showVLANs(s *EthernetSwitch, w io.Writer, args []string) error {
