@@ -42,6 +42,14 @@ function installFakeWails() {
     Ready: () => 'ready',
     Call: call,
     OpenConsole: () => null, // the real one starts x-terminal-emulator
+    // The real one starts Wireshark on the capture stream; here, as on a
+    // machine without Wireshark, it names the file.
+    OpenCapture: async (pid, lid) => {
+      const l = JSON.parse((await call('GET', `/v2/projects/${pid}/links/${lid}`)).body);
+      if (!l.capturing) throw new Error(JSON.stringify({ message: 'This link is not capturing; start a capture first, then open it in Wireshark', code: 'conflict' }));
+      const reason = `Wireshark is not installed: install it (sudo apt-get install wireshark) and try again, or open ${l.capture_file_path} in a capture viewer`;
+      return { opened: false, file_name: l.capture_file_name, path: l.capture_file_path, reason };
+    },
   };
   const App = {};
   for (const [name, fn] of Object.entries(routes)) {
@@ -157,6 +165,34 @@ describe('nodedesk UI in the desktop window (bindings)', { timeout: 60_000 }, ()
     await page.getByTestId('toast-info').filter({ hasText: 'Opened the console of host-a' }).waitFor();
     assert.ok((await calls()).includes('OpenConsole'));
     assert.equal(await page.getByTestId('console-dialog').count(), 0);
+  });
+
+  test('captures a link and asks the window to open it in Wireshark', async () => {
+    const { body: projects } = await rest('GET', '/projects');
+    const pid = projects.find((p) => p.name === 'window lab').project_id;
+    const { body: nodes } = await rest('GET', `/projects/${pid}/nodes`);
+    const { body: templates } = await rest('GET', '/templates');
+    const vpcs = templates.find((t) => t.template_type === 'vpcs').template_id;
+    const other = (await rest('POST', `/projects/${pid}/templates/${vpcs}`, { x: nodes[0].x + 300, y: nodes[0].y })).body;
+    const { body: link } = await rest('POST', `/projects/${pid}/links`, {
+      nodes: [{ node_id: nodes[0].node_id, adapter_number: 0, port_number: 0 }, { node_id: other.node_id, adapter_number: 0, port_number: 0 }],
+    });
+    const edge = page.locator(`.svelte-flow__edge[data-id="${link.link_id}"]`);
+    await edge.waitFor({ state: 'attached' });
+    const box = await edge.locator('path').first().boundingBox();
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await page.getByTestId('capture-start').click();
+    await page.getByTestId('capture-status').waitFor();
+    const { body: capturing } = await rest('GET', `/projects/${pid}/links/${link.link_id}`);
+    assert.equal(await page.getByTestId('capture-path').textContent(), capturing.capture_file_path);
+    assert.equal(await page.getByTestId('capture-download').count(), 0, 'the window has no pcap URL to give');
+    await page.getByTestId('capture-open').click();
+    await page.getByTestId('capture-reason').filter({ hasText: 'Wireshark is not installed' }).waitFor();
+    const last = await page.evaluate(() => window.__calls.filter((c) => c.name === 'OpenCapture').at(-1));
+    assert.deepEqual(last.args, [pid, link.link_id]);
+    await page.getByTestId('capture-stop').click();
+    await page.getByTestId('capture-start').waitFor();
+    assert.equal((await rest('GET', `/projects/${pid}/links/${link.link_id}`)).body.capturing, false);
   });
 
   test('never used fetch or a websocket of its own, and raised no page errors', async () => {
