@@ -78,6 +78,9 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"POST", "/v2/projects/{project_id}/links/{link_id}/stop_capture", s.handleLinkCaptureStop},
 		{"GET", "/v2/projects/{project_id}/links/{link_id}/pcap", s.handleLinkPcap},
 		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/links", s.handleNodeLinks},
+		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/console/ws", s.handleConsoleWS("")},
+		{"POST", "/v2/projects/{project_id}/nodes/{node_id}/console/reset", s.handleConsoleReset},
+		{"POST", "/v2/projects/{project_id}/nodes/console/reset", s.handleProjectConsoleReset},
 		{"POST", "/v2/projects/{project_id}/nodes/{node_id}/duplicate", s.handleNodeDuplicate},
 
 		{"GET", "/v2/projects/{project_id}/nodes", s.handleNodeList},
@@ -101,6 +104,7 @@ func (s *Server) routes() (*mux.Router, error) {
 			route{"GET", base + "/{node_id}", s.handleComputeNodeGet(t)},
 			route{"PUT", base + "/{node_id}", s.handleComputeNodeUpdate(t)},
 			route{"DELETE", base + "/{node_id}", s.handleComputeNodeDelete(t)},
+			route{"GET", base + "/{node_id}/console/ws", s.handleConsoleWS(t)},
 		)
 		for _, a := range app.Actions {
 			routes = append(routes, route{"POST", base + "/{node_id}/" + string(a), s.handleComputeNodeAction(t, a)})

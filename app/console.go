@@ -1,6 +1,11 @@
 package app
 
-import "context"
+import (
+	"context"
+	"net"
+	"slices"
+	"strconv"
+)
 
 // Console ports. Every node that has a console owns one TCP port of this
 // machine, unique across all projects. A new node gets the lowest free port
@@ -85,4 +90,83 @@ func (s *Service) ConsolePorts(ctx context.Context) ([]int, error) {
 		return err
 	})
 	return ports, err
+}
+
+// ConsoleServer serves node consoles: the VPCS runner, the data plane
+// (the Ethernet switch's shell). ResetConsole drops the clients of one
+// node's console, so that a stuck session can start afresh.
+type ConsoleServer interface {
+	ResetConsole(nodeID string)
+}
+
+// AddConsoleServer makes s reset the consoles c serves. Call it while
+// wiring, before the API serves.
+func (s *Service) AddConsoleServer(c ConsoleServer) {
+	s.consoleMu.Lock()
+	defer s.consoleMu.Unlock()
+	s.consoleServers = append(s.consoleServers, c)
+}
+
+// ConsoleAddress returns a node and the address (host:port) its telnet
+// console answers on now, for a client that relays it (the console
+// websocket). Codes: ENOTFOUND; ECONFLICT when the node has no telnet
+// console or is not started.
+func (s *Service) ConsoleAddress(ctx context.Context, ref NodeRef) (*Node, string, error) {
+	n, err := s.FindNode(ctx, ref)
+	if err != nil {
+		return nil, "", err
+	}
+	if n.ConsoleType != ConsoleTelnet || n.Console == 0 {
+		return nil, "", Errorf(ECONFLICT, "%s has no telnet console; give it console type telnet first", n.Name)
+	}
+	if n.Status != Started {
+		return nil, "", Errorf(ECONFLICT, "%s is %s; start it to use its console", n.Name, n.Status)
+	}
+	return n, net.JoinHostPort(DialHost(s.c.ConsoleHost), strconv.Itoa(n.Console)), nil
+}
+
+// DialHost is the address a client on this machine dials to reach host,
+// an address nodedesk listens on: the loopback address when host is every
+// interface (0.0.0.0, ::) or empty.
+func DialHost(host string) string {
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		return "127.0.0.1"
+	}
+	return host
+}
+
+// ResetConsole drops the clients of a node's console. Codes: ENOTFOUND.
+func (s *Service) ResetConsole(ctx context.Context, ref NodeRef) error {
+	n, err := s.FindNode(ctx, ref)
+	if err != nil {
+		return err
+	}
+	s.resetConsoles(n.ID)
+	return nil
+}
+
+// ResetConsoles drops the clients of the console of every node of a
+// project. Codes: ENOTFOUND.
+func (s *Service) ResetConsoles(ctx context.Context, projectID string) error {
+	nodes, err := s.FindNodes(ctx, projectID)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(nodes))
+	for i, n := range nodes {
+		ids[i] = n.ID
+	}
+	s.resetConsoles(ids...)
+	return nil
+}
+
+func (s *Service) resetConsoles(ids ...string) {
+	s.consoleMu.Lock()
+	servers := slices.Clone(s.consoleServers)
+	s.consoleMu.Unlock()
+	for _, c := range servers {
+		for _, id := range ids {
+			c.ResetConsole(id)
+		}
+	}
 }

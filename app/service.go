@@ -48,6 +48,9 @@ type Service struct {
 	hints nameHints
 	// nodeLocks holds one *sync.Mutex per node for lifecycle calls.
 	nodeLocks sync.Map
+	// consoleServers are reset by ResetConsole (console.go).
+	consoleMu      sync.Mutex
+	consoleServers []ConsoleServer
 }
 
 // NewService returns a Service for c.
@@ -61,7 +64,11 @@ func NewService(c Config) *Service {
 	if c.ConsoleHost == "" {
 		c.ConsoleHost = "127.0.0.1"
 	}
-	return &Service{c: c}
+	s := &Service{c: c}
+	if cs, ok := c.Runner.(ConsoleServer); ok { // the runner serves its nodes' consoles
+		s.consoleServers = append(s.consoleServers, cs)
+	}
+	return s
 }
 
 // NodeRef names a node by its project and id, as a request path does. Type,

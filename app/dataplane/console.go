@@ -96,6 +96,15 @@ func (c *consoleServer) untrack(conn net.Conn) {
 	_ = conn.Close()
 }
 
+// reset ends every session; the console keeps listening.
+func (c *consoleServer) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for conn := range c.sessions {
+		_ = conn.Close()
+	}
+}
+
 // close stops listening, ends every session and waits for them.
 func (c *consoleServer) close() {
 	c.mu.Lock()

@@ -295,6 +295,16 @@ func (f *Fabric) setConsole(n *app.Node, eng Engine) {
 	f.consoles[n.ID] = &nodeConsole{srv: srv, port: port, name: name}
 }
 
+// ResetConsole ends every session of the console the fabric serves for a
+// node, if any (app.ConsoleServer).
+func (f *Fabric) ResetConsole(nodeID string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if c := f.consoles[nodeID]; c != nil {
+		c.srv.reset()
+	}
+}
+
 func (f *Fabric) dropNode(d *draft, id string) {
 	if c := f.consoles[id]; c != nil {
 		c.srv.close()
@@ -576,11 +586,12 @@ func (f *Fabric) later(we *wireEnd, frame []byte, d time.Duration) {
 	})
 }
 
-// Attach makes f follow every committed change of svc from now on, and
-// loads the labs svc already holds. Call it before the API serves, so
+// Attach makes f follow every committed change of svc from now on, serve
+// svc's console resets, and load the labs svc already holds. Call it before the API serves, so
 // that no change is missed or applied twice.
 func (f *Fabric) Attach(ctx context.Context, svc *app.Service, events *app.Broker) error {
 	events.OnPublish(f.Apply)
+	svc.AddConsoleServer(f)
 	projects, err := svc.FindProjects(ctx)
 	if err != nil {
 		return err

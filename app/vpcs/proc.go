@@ -150,6 +150,15 @@ func (pr *proc) accept(ln net.Listener) {
 	}
 }
 
+// resetClients disconnects every client of the console.
+func (pr *proc) resetClients() {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	for c := range pr.clients {
+		c.close()
+	}
+}
+
 func (pr *proc) drop(c *client) {
 	pr.mu.Lock()
 	delete(pr.clients, c)

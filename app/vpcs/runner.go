@@ -201,6 +201,15 @@ func (r *Runner) Stop(nodeID string) error {
 	return nil
 }
 
+// ResetConsole disconnects every telnet client of a node's console (the
+// process and its listeners stay): a stuck session starts afresh. A node
+// that does not run has no client.
+func (r *Runner) ResetConsole(nodeID string) {
+	if p, err := r.get(nodeID); err == nil {
+		p.resetClients()
+	}
+}
+
 // Suspend pauses a node's process (SIGSTOP).
 func (r *Runner) Suspend(nodeID string) error { return r.signal(nodeID, syscall.SIGSTOP) }
 

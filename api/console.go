@@ -1,0 +1,138 @@
+package api
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/gorilla/mux"
+
+	"nodedesk/app"
+)
+
+// A node's console over a websocket, as GNS3 2.2 serves it to its web UI:
+// the websocket is relayed to the node's telnet console. What the client
+// sends (text or binary messages) goes to the console; what the console
+// writes comes back as binary messages. Each websocket is one telnet
+// client of the console, so several may share it.
+
+// consoleDial bounds connecting to a node's telnet console.
+const consoleDial = 5 * time.Second
+
+// maxConsoleMessage bounds one message from a console client (typing,
+// pasting): 1 MiB.
+const maxConsoleMessage = 1 << 20
+
+// handleConsoleWS relays a websocket to the console of the node of type t
+// ("" for the controller path). A node that is unknown, has no telnet
+// console or is not started is refused before the upgrade.
+func (s *Server) handleConsoleWS(t app.NodeType) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := requireWebSocket(r); err != nil {
+			return err
+		}
+		n, addr, err := s.svc.ConsoleAddress(r.Context(), nodeRef(r, t))
+		if err != nil {
+			return err
+		}
+		tc, err := net.DialTimeout("tcp", addr, consoleDial)
+		if err != nil {
+			return app.Errorf(app.ECONFLICT, "The console of %s does not answer at %s (%v); reset its console or restart the node", n.Name, addr, err)
+		}
+		defer tc.Close()
+		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+		// Accept refuses a page of another origin (cross-site websocket
+		// hijacking); the guard has already checked Host and credentials.
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return nil // Accept has answered the client
+		}
+		defer c.CloseNow()
+		c.SetReadLimit(maxConsoleMessage)
+		s.relayConsole(r.Context(), c, tc)
+		return nil
+	}
+}
+
+// requireWebSocket refuses a plain HTTP request to a websocket endpoint,
+// saying what to do instead.
+func requireWebSocket(r *http.Request) error {
+	if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		return nil
+	}
+	return app.Errorf(app.EINVALID, "%s is a WebSocket endpoint; connect with a WebSocket client", r.URL.Path)
+}
+
+// relayConsole copies between the websocket c and the telnet connection
+// tc until either ends, the request's context ends or the server shuts
+// down.
+func (s *Server) relayConsole(ctx context.Context, c *websocket.Conn, tc net.Conn) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { // the server shutting down ends the relay
+		select {
+		case <-s.closing:
+		case <-ctx.Done():
+		}
+		cancel()
+		_ = tc.Close()
+	}()
+	go func() { // client -> console
+		defer cancel()
+		for {
+			_, b, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			if _, err := tc.Write(b); err != nil {
+				return
+			}
+		}
+	}()
+	buf := make([]byte, 32<<10)
+	for { // console -> client
+		n, err := tc.Read(buf)
+		if n > 0 {
+			wctx, wcancel := context.WithTimeout(ctx, writeWait)
+			werr := c.Write(wctx, websocket.MessageBinary, buf[:n])
+			wcancel()
+			if werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			if ctx.Err() == nil { // the console ended the session (node stopped, console reset)
+				c.Close(websocket.StatusNormalClosure, "the console closed the connection")
+			}
+			return
+		}
+	}
+}
+
+// handleConsoleReset drops the clients of one node's console (204).
+func (s *Server) handleConsoleReset(w http.ResponseWriter, r *http.Request) error {
+	if _, err := s.body(r); err != nil {
+		return err
+	}
+	if err := s.svc.ResetConsole(r.Context(), nodeRef(r, "")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// handleProjectConsoleReset drops the clients of every console of a
+// project (204).
+func (s *Server) handleProjectConsoleReset(w http.ResponseWriter, r *http.Request) error {
+	if _, err := s.body(r); err != nil {
+		return err
+	}
+	if err := s.svc.ResetConsoles(r.Context(), mux.Vars(r)["project_id"]); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
