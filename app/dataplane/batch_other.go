@@ -2,14 +2,20 @@
 
 package dataplane
 
-import "net"
+import (
+	"cmp"
+	"errors"
+	"net"
+	"syscall"
+)
 
-// batch reads and writes datagrams on one connected UDP socket, one per
-// system call where recvmmsg and sendmmsg are missing.
+// batch reads datagrams from one connected UDP socket, one per system call
+// where recvmmsg is missing.
 type batch struct {
 	conn *net.UDPConn
 	bufs [][]byte
 	lens []int
+	tx   sender
 }
 
 func (b *batch) init() error { return nil }
@@ -24,12 +30,24 @@ func (b *batch) recv() (int, error) {
 	return 1, nil
 }
 
-// send writes frames in order; it returns the first error.
-func (b *batch) send(frames [][]byte) error {
+// send writes frames to b's socket (see sender.send).
+func (b *batch) send(frames [][]byte) error { return b.tx.send(b.conn, nil, frames) }
+
+// sender writes datagrams to connected UDP sockets, one per system call
+// where sendmmsg is missing.
+type sender struct{}
+
+// send writes frames in order to conn; a frame the kernel refuses is
+// dropped and the others are still sent. It returns the first error.
+func (s *sender) send(conn *net.UDPConn, _ syscall.RawConn, frames [][]byte) error {
+	var first error
 	for _, f := range frames {
-		if _, err := b.conn.Write(f); err != nil {
-			return err
+		if _, err := conn.Write(f); err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return err
+			}
+			first = cmp.Or(first, err)
 		}
 	}
-	return nil
+	return first
 }

@@ -128,9 +128,12 @@ func newHotFabric(tb testing.TB, mode string) *hotFabric {
 	return hf
 }
 
-// carry gives frame to the fabric as the reader of port from does.
+// carry gives frame to the fabric as the reader of port from does, when
+// it read one datagram.
 func (hf *hotFabric) carry(from end, frame []byte) {
+	hf.w.now = time.Now()
 	hf.w.input(from, frame)
+	hf.w.flush()
 }
 
 // TestFabric_ZeroAllocs: carrying a frame from a UDP endpoint through a

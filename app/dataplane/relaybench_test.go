@@ -1,3 +1,5 @@
+//go:build linux
+
 package dataplane
 
 // The data-plane benchmark (make bench-dataplane, part of make bench): the
