@@ -304,7 +304,7 @@ func (p *relayProc) offer(size int, rate float64, d time.Duration) (sent, got ui
 type relayCell struct {
 	cpu      time.Duration // the relay's CPU time in the fixed-rate windows
 	frames   uint64        // frames delivered in them
-	offered  float64       // the fixed rate reached (frames/s)
+	offered  float64       // the lowest fixed rate delivered in a round (frames/s)
 	pingCPU  time.Duration // the relay's CPU time during the round trips
 	pings    int
 	rtts     []time.Duration
@@ -369,11 +369,12 @@ func pingRound(modes []string, procs map[string]*relayProc, cells map[string]*re
 func (p *relayProc) measure(c *relayCell, size int, rate float64, window time.Duration) {
 	// CPU per frame at a fixed rate.
 	before := p.cpu()
-	t0 := time.Now()
 	_, got := p.offer(size, rate, window)
 	c.cpu += p.cpu() - before
 	c.frames += got
-	c.offered = float64(got) / time.Since(t0).Seconds()
+	if r := float64(got) / window.Seconds(); c.offered == 0 || r < c.offered {
+		c.offered = r // the lowest rate delivered in a round
+	}
 
 	// Frames/s at under 1% loss: raise the offered rate by half until
 	// loss, twice in a row, reaches 1%, then bisect.
