@@ -18,7 +18,7 @@ APT_TEST  := xvfb xauth imagemagick chromium
 FUZZTIME ?= 60s
 CRASH_KILLS ?= 200
 
-.PHONY: run test build server frontend deps deps-apt deps-apt-test deps-go deps-npm vet fmt-check fuzz crash bench
+.PHONY: run test build server frontend deps deps-apt deps-apt-test deps-go deps-npm vet fmt-check fuzz crash bench bench-dataplane
 
 run: build
 	./$(BIN) --listen $(LISTEN)
@@ -86,6 +86,14 @@ crash: deps
 # The load benchmark: nodedesk against its ceilings on this machine, one
 # table of ratios (BENCH_BIG=1 adds the 10,000- and 100,000-node rows); then
 # the UI at size: 1,000 nodes and 1,000 links opened and dragged in chromium.
-bench: deps deps-apt-test server
+bench: deps deps-apt-test server bench-dataplane
 	NODEDESK_BENCH=1 NODEDESK_BENCH_BIG=$(BENCH_BIG) $(GO) test -count=1 -run '^TestLoadTable$$' -v -timeout 30m .
 	cd frontend && NODEDESK_BIN=$(CURDIR)/$(SERVER) npm run perf
+
+# The data-plane benchmark: CPU per frame, frames/s at <1% loss and round
+# trip through nodedesk's relay and Ethernet switch against a bare Go UDP
+# relay measured in the same run (one table of ratios), after the hot
+# path's allocations per frame (go test -bench: allocs/op must be 0).
+bench-dataplane: deps-go
+	$(GO) test -count=1 -run '^$$' -bench '^BenchmarkFabricInput$$' -benchtime 20000x ./app/dataplane
+	NODEDESK_BENCH=1 $(GO) test -count=1 -run '^TestRelayTable$$' -v -timeout 20m ./app/dataplane

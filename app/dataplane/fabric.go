@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"nodedesk/app"
@@ -33,6 +34,10 @@ const (
 	// outSlots and outArena size each hop's Out.
 	outSlots = 128
 	outArena = 4 * (MaxFrame + 8)
+	// txArena is how many bytes of frames a worker holds for its UDP
+	// endpoints before it writes them; a batch of input frames is written
+	// at once, at least batchSize frames per system call to each endpoint.
+	txArena = 64 << 10
 )
 
 // engines makes the forwarding engine of each node type nodedesk forwards
@@ -433,6 +438,7 @@ func (f *Fabric) Close() {
 type udpPort struct {
 	at   end
 	conn *net.UDPConn
+	rc   syscall.RawConn // conn's, for batched writes
 	peer udpPeer
 	done chan struct{}
 	once sync.Once
@@ -450,8 +456,18 @@ func (f *Fabric) openUDP(at end, p udpPeer) (*udpPort, error) {
 	}
 	_ = conn.SetReadBuffer(1 << 20)
 	_ = conn.SetWriteBuffer(1 << 20)
-	u := &udpPort{at: at, conn: conn, peer: p, done: make(chan struct{})}
-	go f.read(u)
+	rc, err := conn.SyscallConn()
+	if err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	rx, err := newBatch(conn, batchSize, MaxFrame+1)
+	if err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	u := &udpPort{at: at, conn: conn, rc: rc, peer: p, done: make(chan struct{})}
+	go f.read(u, rx)
 	return u, nil
 }
 
@@ -462,15 +478,16 @@ func (u *udpPort) close() {
 	})
 }
 
-// read carries what one UDP endpoint receives, until it is closed. A
-// datagram larger than MaxFrame (a giant) is dropped; the kernel refuses
-// other senders of a connected socket.
-func (f *Fabric) read(u *udpPort) {
-	buf := make([]byte, MaxFrame+1)
+// read carries what one UDP endpoint receives, until it is closed: all the
+// datagrams that have queued, read with one system call, then their
+// frames written together (worker.flush). A datagram larger than MaxFrame
+// (a giant) is dropped; the kernel refuses other senders of a connected
+// socket.
+func (f *Fabric) read(u *udpPort, rx *batch) {
 	w := f.workers.Get().(*worker)
 	defer f.workers.Put(w)
 	for {
-		n, err := u.conn.Read(buf)
+		n, err := rx.recv()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return
@@ -482,21 +499,38 @@ func (f *Fabric) read(u *udpPort) {
 				continue // ICMP port unreachable from a peer that is not up yet
 			}
 		}
-		if n == 0 || n > MaxFrame {
-			continue
+		w.now = time.Now()
+		for i := range n {
+			if frame := rx.frame(i); len(frame) > 0 && len(frame) <= MaxFrame {
+				w.input(u.at, frame)
+			}
 		}
-		w.input(u.at, buf[:n])
+		w.flush()
 	}
 }
 
-// worker carries one input frame through the lab, without allocating: one
-// Out and one scratch buffer per hop.
+// worker carries input frames through the lab, without allocating: one
+// Out and one scratch buffer per hop. What it sends to UDP endpoints waits
+// in tx until flush writes it, so that the frames of a batch read together
+// leave together.
 type worker struct {
 	f       *Fabric
 	outs    [maxHops]*Out
 	scratch [maxHops + 1][]byte
 	budget  int
-	now     time.Time
+	now     time.Time // when the frames being carried were read
+
+	tx     []byte    // txArena bytes: the frames queued
+	txUsed int       // bytes of tx in use
+	txq    []txFrame // the frames queued, in order
+	txSend [][]byte  // flush's frames for one endpoint
+	sender sender    // writes them
+}
+
+// txFrame is one frame queued for a UDP endpoint.
+type txFrame struct {
+	u     *udpPort
+	frame []byte
 }
 
 func newWorker(f *Fabric) *worker {
@@ -507,13 +541,50 @@ func newWorker(f *Fabric) *worker {
 	for i := range w.scratch {
 		w.scratch[i] = make([]byte, MaxFrame)
 	}
+	w.tx = make([]byte, txArena)
+	w.txq = make([]txFrame, 0, 2*batchSize)
+	w.txSend = make([][]byte, 0, 2*batchSize)
 	return w
 }
 
-// input carries a frame that entered the lab at port from.
+// input carries a frame that entered the lab at port from, read at w.now.
+// What it sends to UDP endpoints leaves at the next flush.
 func (w *worker) input(from end, frame []byte) {
-	w.budget, w.now = maxDeliveries, time.Now()
+	w.budget = maxDeliveries
 	w.send(w.f.topo.Load(), from, frame, 0)
+}
+
+// queue holds a copy of frame for u until flush; it flushes first when
+// there is no room.
+func (w *worker) queue(u *udpPort, frame []byte) {
+	if len(w.txq) == cap(w.txq) || w.txUsed+len(frame) > len(w.tx) {
+		w.flush()
+	}
+	b := w.tx[w.txUsed : w.txUsed+len(frame) : w.txUsed+len(frame)]
+	copy(b, frame)
+	w.txUsed += len(frame)
+	w.txq = append(w.txq, txFrame{u, b})
+}
+
+// flush writes the queued frames, each endpoint's in the order queued and
+// with as few system calls as it takes. Errors are those of a datagram
+// lost on the way (the peer is not up): ignored, as the network would.
+func (w *worker) flush() {
+	for len(w.txq) > 0 {
+		u, rest := w.txq[0].u, w.txq[:0]
+		w.txSend = w.txSend[:0]
+		for _, q := range w.txq {
+			if q.u == u {
+				w.txSend = append(w.txSend, q.frame)
+			} else {
+				rest = append(rest, q)
+			}
+		}
+		_ = w.sender.send(u.conn, u.rc, w.txSend)
+		clear(w.txq[len(rest):])
+		w.txq = rest
+	}
+	w.txUsed = 0
 }
 
 // send carries a frame leaving port from across its link, then into what
@@ -549,7 +620,7 @@ func (w *worker) arrive(t *topology, we *wireEnd, frame []byte, hop int) {
 		c.Write(w.now, frame)
 	}
 	if u := t.udp[we.far]; u != nil {
-		_, _ = u.conn.Write(frame)
+		w.queue(u, frame)
 		return
 	}
 	eng := t.engines[we.far.node]
@@ -583,12 +654,13 @@ func (f *Fabric) later(we *wireEnd, frame []byte, d time.Duration) {
 		defer f.workers.Put(w)
 		w.budget, w.now = maxDeliveries, time.Now()
 		w.arrive(f.topo.Load(), we, c, 0)
+		w.flush()
 	})
 }
 
 // Attach makes f follow every committed change of svc from now on, serve
-// svc's console resets, and load the labs svc already holds. Call it before the API serves, so
-// that no change is missed or applied twice.
+// svc's console resets, and load the labs svc already holds. Call it
+// before the API serves, so that no change is missed or applied twice.
 func (f *Fabric) Attach(ctx context.Context, svc *app.Service, events *app.Broker) error {
 	events.OnPublish(f.Apply)
 	svc.AddConsoleServer(f)
