@@ -85,10 +85,13 @@ crash: deps
 
 # The load benchmark: nodedesk against its ceilings on this machine, one
 # table of ratios (BENCH_BIG=1 adds the 10,000- and 100,000-node rows); then
-# the UI at size: 1,000 nodes and 1,000 links opened and dragged in chromium.
-bench: deps deps-apt-test server bench-dataplane
+# the UI at size: 1,000 nodes and 1,000 links opened and dragged in chromium;
+# last the data plane (it fails, after printing its table, when a target is
+# missed, so it runs after the others).
+bench: deps deps-apt-test server
 	NODEDESK_BENCH=1 NODEDESK_BENCH_BIG=$(BENCH_BIG) $(GO) test -count=1 -run '^TestLoadTable$$' -v -timeout 30m .
 	cd frontend && NODEDESK_BIN=$(CURDIR)/$(SERVER) npm run perf
+	$(MAKE) bench-dataplane
 
 # The data-plane benchmark: CPU per frame, frames/s at <1% loss and round
 # trip through nodedesk's relay and Ethernet switch against a bare Go UDP
