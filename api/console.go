@@ -34,13 +34,9 @@ func (s *Server) handleConsoleWS(t app.NodeType) handlerFunc {
 		if err := requireWebSocket(r); err != nil {
 			return err
 		}
-		n, addr, err := s.svc.ConsoleAddress(r.Context(), nodeRef(r, t))
+		tc, err := s.DialConsole(r.Context(), nodeRef(r, t))
 		if err != nil {
 			return err
-		}
-		tc, err := net.DialTimeout("tcp", addr, consoleDial)
-		if err != nil {
-			return app.Errorf(app.ECONFLICT, "The console of %s does not answer at %s (%v); reset its console or restart the node", n.Name, addr, err)
 		}
 		defer tc.Close()
 		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
@@ -55,6 +51,23 @@ func (s *Server) handleConsoleWS(t app.NodeType) handlerFunc {
 		s.relayConsole(r.Context(), c, tc)
 		return nil
 	}
+}
+
+// DialConsole connects to the telnet console of a node (ref.Type "" for
+// any type) as one more client of it: what the websocket relays, and what
+// the window door can relay too. Codes: ENOTFOUND; ECONFLICT when the node
+// has no telnet console, is not started or its console does not answer.
+func (s *Server) DialConsole(ctx context.Context, ref app.NodeRef) (net.Conn, error) {
+	n, addr, err := s.svc.ConsoleAddress(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	d := net.Dialer{Timeout: consoleDial}
+	tc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, app.Errorf(app.ECONFLICT, "The console of %s does not answer at %s (%v); reset its console or restart the node", n.Name, addr, err)
+	}
+	return tc, nil
 }
 
 // requireWebSocket refuses a plain HTTP request to a websocket endpoint,
