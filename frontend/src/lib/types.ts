@@ -57,10 +57,11 @@ export type NodeProperties = Partial<
 /** A node as the controller answers it, its properties typed as above. */
 export type Node = Omit<S['Node'], 'properties'> & { properties: NodeProperties };
 
-/** The lifecycle actions: the contract's /v2/projects/{project_id}/nodes/<action>. */
+/** The lifecycle actions: the contract's /v2/projects/{project_id}/nodes/<action>
+ * (one segment: console/reset is not a lifecycle action). */
 export type NodeAction = ProjectNodesAction<keyof paths>;
 type ProjectNodesAction<P> = P extends `/v2/projects/{project_id}/nodes/${infer A}`
-  ? A extends `{${string}` ? never : A
+  ? A extends `{${string}` | `${string}/${string}` ? never : A
   : never;
 
 /** allOf lists every value of T, in the order given: it fails to compile
