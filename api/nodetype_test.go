@@ -88,6 +88,9 @@ func TestErrorBody(t *testing.T) {
 			map[string]any{"name": "e1", "port_number": 1, "type": "access", "vlan": vlan}}
 	}
 	ctrl := "/v2/projects/" + pid + "/nodes/"
+	link := "/v2/projects/" + pid + "/links/" + ts.do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{
+		map[string]any{"node_id": sw, "adapter_number": 0, "port_number": 0},
+		map[string]any{"node_id": pc["node_id"], "adapter_number": 0, "port_number": 0}}}).want(t, 201).json(t)["link_id"].(string)
 	tests := []struct {
 		name, method, path string
 		body               any
@@ -101,6 +104,9 @@ func TestErrorBody(t *testing.T) {
 		{"SchemaTopLevel", "PUT", ctrl + sw, map[string]any{"x": "left"}, 400, "invalid", "x"},
 		{"ConsoleRange", "PUT", ctrl + pc["node_id"].(string), map[string]any{"console": 80}, 400, "invalid", "console"},
 		{"Mappings", "PUT", ctrl + fr, map[string]any{"properties": map[string]any{"mappings": map[string]any{"1:101": "2:2000"}}}, 400, "invalid", "properties.mappings"},
+		{"FilterValue", "PUT", link, map[string]any{"filters": map[string]any{"delay": []any{100, -5}}}, 400, "invalid", "filters.delay.1"},
+		{"FilterArity", "PUT", link, map[string]any{"filters": map[string]any{"packet_loss": []any{1, 2}}}, 400, "invalid", "filters.packet_loss"},
+		{"FilterUnknown", "PUT", link, map[string]any{"filters": map[string]any{"bpf": []any{"icmp"}}}, 400, "invalid", "filters.bpf"},
 		{"NameTaken", "PUT", ctrl + sw, map[string]any{"name": pc["name"]}, 409, "conflict", "name"},
 		{"NotFound", "GET", ctrl + "00000000-0000-4000-8000-000000000000", nil, 404, "not_found", ""},
 		{"NoRoute", "GET", "/v2/nothing", nil, 404, "not_found", ""},

@@ -136,9 +136,9 @@ func lookupFilter(name string) (*FilterInfo, error) {
 	}
 	known := filterNames()
 	if name == "bpf" {
-		return nil, Invalid("filters", "nodedesk does not support the bpf link filter; remove it and use %s", known)
+		return nil, Invalid("filters.bpf", "nodedesk does not support the bpf link filter; remove it and use %s", known)
 	}
-	return nil, Invalid("filters", "Unknown link filter %q; use %s", name, known)
+	return nil, Invalid("filters."+name, "Unknown link filter %q; use %s", name, known)
 }
 
 // filterNames lists the supported filter types, as "a, b, c or d".
@@ -185,13 +185,13 @@ func castFilterValues(info *FilterInfo, raw json.RawMessage) ([]filterValue, err
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&items); err != nil || items == nil {
-		return nil, Invalid("filters", "Filter %s takes an array of numbers, such as %s", info.Type, info.example)
+		return nil, Invalid("filters."+info.Type, "Filter %s takes an array of numbers, such as %s", info.Type, info.example)
 	}
 	vals := make([]filterValue, len(items))
 	for i, item := range items {
 		v, ok := castFilterValue(item)
 		if !ok {
-			return nil, Invalid("filters", "Filter %s takes whole numbers, such as %s; %s is not one", info.Type, info.example, describeJSON(item))
+			return nil, Invalid(fmt.Sprintf("filters.%s.%d", info.Type, i), "Filter %s takes whole numbers, such as %s; %s is not one", info.Type, info.example, describeJSON(item))
 		}
 		vals[i] = v
 	}
@@ -229,9 +229,9 @@ func checkFilterArity(info *FilterInfo, n int) error {
 		return nil
 	}
 	if hi == 1 {
-		return Invalid("filters", "Filter %s takes one value, such as %s; it was given %d", info.Type, info.example, n)
+		return Invalid("filters."+info.Type, "Filter %s takes one value, such as %s; it was given %d", info.Type, info.example, n)
 	}
-	return Invalid("filters", "Filter %s takes %d to %d values, such as %s; it was given %d", info.Type, lo, hi, info.example, n)
+	return Invalid("filters."+info.Type, "Filter %s takes %d to %d values, such as %s; it was given %d", info.Type, lo, hi, info.example, n)
 }
 
 // checkFilterValue checks the i-th value of a filter against its
@@ -239,10 +239,10 @@ func checkFilterArity(info *FilterInfo, n int) error {
 func checkFilterValue(info *FilterInfo, i int, v filterValue) (int, error) {
 	p := info.Parameters[i]
 	if v.empty {
-		return 0, Invalid("filters", "Filter %s: give %s as a number from %d to %d, not an empty string", info.Type, p.Name, p.Minimum, p.Maximum)
+		return 0, Invalid(fmt.Sprintf("filters.%s.%d", info.Type, i), "Filter %s: give %s as a number from %d to %d, not an empty string", info.Type, p.Name, p.Minimum, p.Maximum)
 	}
 	if v.n < float64(p.Minimum) || v.n > float64(p.Maximum) {
-		return 0, Invalid("filters", "Filter %s: %s must be from %d to %d (%s); send a value in that range instead of %s",
+		return 0, Invalid(fmt.Sprintf("filters.%s.%d", info.Type, i), "Filter %s: %s must be from %d to %d (%s); send a value in that range instead of %s",
 			info.Type, p.Name, p.Minimum, p.Maximum, p.Unit, strconv.FormatFloat(v.n, 'f', -1, 64))
 	}
 	return int(v.n), nil
