@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -535,4 +536,41 @@ func TestLinks_NAT(t *testing.T) {
 	links := "/v2/projects/" + pid + "/links"
 	ts.do("POST", links, map[string]any{"nodes": []any{end(nat["node_id"].(string), 0, 0), end(cloud["node_id"].(string), 0, 0)}}).want(t, 409)
 	ts.do("POST", links, map[string]any{"nodes": []any{end(nat["node_id"].(string), 0, 0), end(pc["node_id"].(string), 0, 0)}}).want(t, 201)
+}
+
+// TestLinks_LabelPosition: the GNS3 desktop GUI moves a link end's label
+// only when it gets x and y, and fails on a null; a new link's labels have
+// text and style only, as GNS3's do.
+func TestLinks_LabelPosition(t *testing.T) {
+	ts := mustOpenServer(t)
+	pid := ts.mustCreateProject("lab")
+	a := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})["node_id"].(string)
+	b := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})["node_id"].(string)
+	l := ts.link(t, pid, a, 0, b, 0)
+	path := "/v2/projects/" + pid + "/links/" + l
+	label := func(body map[string]any, i int) map[string]any {
+		return body["nodes"].([]any)[i].(map[string]any)["label"].(map[string]any)
+	}
+	keys := func(m map[string]any) string {
+		var k []string
+		for key := range m {
+			k = append(k, key)
+		}
+		slices.Sort(k)
+		return strings.Join(k, ",")
+	}
+	got := ts.do("GET", path, nil).want(t, 200).json(t)
+	if k := keys(label(got, 0)); k != "style,text" {
+		t.Errorf("a new link's label has %s, want style,text", k)
+	}
+	end := func(node string, lbl map[string]any) map[string]any {
+		return map[string]any{"node_id": node, "adapter_number": 0, "port_number": 0, "label": lbl}
+	}
+	got = ts.do("PUT", path, map[string]any{"nodes": []any{
+		end(a, map[string]any{"text": "e0", "x": 10, "y": nil, "rotation": 30}),
+		end(b, map[string]any{"text": "e0", "x": 10, "y": -5, "rotation": nil}),
+	}}).want(t, 200).json(t)
+	if l0, l1 := label(got, 0), label(got, 1); keys(l0) != "rotation,text" || keys(l1) != "text,x,y" || l1["y"] != float64(-5) || l0["rotation"] != float64(30) {
+		t.Errorf("labels after a half position and a null rotation: %v, %v", l0, l1)
+	}
 }

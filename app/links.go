@@ -32,7 +32,35 @@ type LinkEnd struct {
 	NodeID        string `json:"node_id"`
 	AdapterNumber int    `json:"adapter_number"`
 	PortNumber    int    `json:"port_number"`
-	Label         *Label `json:"label,omitempty"`
+	Label         *LinkLabel `json:"label,omitempty"`
+}
+
+// LinkLabel is the text beside one end of a link. GNS3 gives a new link's
+// ends only text and style and lets the client place them; a client that
+// places or turns one sends numbers. A position is x and y together: the
+// GNS3 desktop GUI moves a label only when it gets both, and fails on a
+// null, so a position with either missing is left out whole, and so is a
+// null rotation.
+type LinkLabel struct {
+	Text     string  `json:"text"`
+	Style    *string `json:"style,omitempty"`
+	X        *int    `json:"x,omitempty"`
+	Y        *int    `json:"y,omitempty"`
+	Rotation *int    `json:"rotation,omitempty"`
+}
+
+// UnmarshalJSON reads a label, dropping a half-given position.
+func (l *LinkLabel) UnmarshalJSON(b []byte) error {
+	type plain LinkLabel
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	if p.X == nil || p.Y == nil {
+		p.X, p.Y = nil, nil
+	}
+	*l = LinkLabel(p)
+	return nil
 }
 
 // LinkUpdate is a request for a new link or a change to one. On a change,
@@ -84,7 +112,7 @@ func (s *Service) CreateLink(ctx context.Context, projectID string, u LinkUpdate
 			l.LinkType = port.LinkType
 			e.NodeID = ends[i].ID
 			if e.Label == nil {
-				e.Label = &Label{Text: fmt.Sprintf("%d/%d", e.AdapterNumber, e.PortNumber), Style: ptr(defaultLinkLabelStyle)}
+				e.Label = &LinkLabel{Text: fmt.Sprintf("%d/%d", e.AdapterNumber, e.PortNumber), Style: ptr(defaultLinkLabelStyle)}
 			}
 			l.Nodes = append(l.Nodes, e)
 		}

@@ -1722,6 +1722,19 @@ export interface components {
             /** @description Rotation in degrees. */
             rotation?: number;
         };
+        /** @description Text label beside one end of a link. A new link's ends get text and style only; x and y are given together or not at all (a null or a lone one is dropped), rotation only as a number. */
+        LinkLabel: {
+            /** @description Label text. */
+            text: string;
+            /** @description SVG style of the label. */
+            style?: string | null;
+            /** @description Horizontal position; null or absent lets the client place the label. */
+            x?: number | null;
+            /** @description Vertical position; null or absent lets the client place the label. */
+            y?: number | null;
+            /** @description Rotation in degrees. */
+            rotation?: number | null;
+        };
         /** @description A port of a controller node. */
         Port: {
             /** @description Port name. */
@@ -2347,7 +2360,7 @@ export interface components {
             adapter_number: number;
             /** @description Port number on the adapter. */
             port_number: number;
-            label?: components["schemas"]["Label"];
+            label?: components["schemas"]["LinkLabel"];
         };
         /** @description A link between two node ports, as returned by the controller. */
         Link: {
