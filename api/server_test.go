@@ -75,11 +75,15 @@ func (ts *testServer) open() {
 	}
 	ts.events = app.NewBroker()
 	var runner app.Runner
+	// Without processes, ports are allocated as if this machine ran
+	// nothing else (the tests name them); with VPCS, ports other programs
+	// hold are skipped, as nodedesk does.
+	portFree := func(string, int) bool { return true }
 	if ts.opts.runner != nil {
-		runner = ts.opts.runner
+		runner, portFree = ts.opts.runner, nil
 	}
 	ts.svc = app.NewService(app.Config{
-		Store: appStore, Events: ts.events, Runner: runner, DataDir: filepath.Dir(ts.dbPath),
+		Store: appStore, Events: ts.events, Runner: runner, DataDir: filepath.Dir(ts.dbPath), PortFree: portFree,
 		HostInterfaces: func() []app.HostInterface {
 			return []app.HostInterface{{Name: "eth0", Type: "ethernet"}, {Name: "lo", Special: true, Type: "ethernet"}}
 		},

@@ -36,13 +36,13 @@ type NodeKey struct {
 // claimConsole makes sure n owns its console port, inside tx: a port another
 // node owns is a conflict that names that node; a node whose console type
 // needs a port and has none gets the lowest free one.
-func claimConsole(tx Tx, n *Node) error {
+func (s *Service) claimConsole(tx Tx, n *Node) error {
 	if n.ConsoleType == ConsoleNone {
 		n.Console = 0
 		return nil
 	}
 	if n.Console == 0 {
-		port, err := freeConsolePort(tx)
+		port, err := s.freeConsolePort(tx)
 		if err != nil {
 			return err
 		}
@@ -67,14 +67,16 @@ func claimConsole(tx Tx, n *Node) error {
 		n.Console, name, where)
 }
 
-// freeConsolePort returns the lowest console port of the range no node owns.
-func freeConsolePort(tx Tx) (int, error) {
+// freeConsolePort returns the lowest console port of the range that no
+// node owns and no other program of this machine holds (a port taken
+// later still fails the node's start with a conflict that says so).
+func (s *Service) freeConsolePort(tx Tx) (int, error) {
 	for p := ConsolePortMin; p <= ConsolePortMax; p++ {
 		_, ok, err := tx.ConsoleOwner(p)
 		if err != nil {
 			return 0, err
 		}
-		if !ok {
+		if !ok && s.c.PortFree("tcp", p) {
 			return p, nil
 		}
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"net"
+	"strconv"
 	"strings"
 )
 
@@ -21,4 +22,28 @@ func SystemInterfaces() []HostInterface {
 		out = append(out, HostInterface{Name: i.Name, Special: i.Flags&net.FlagLoopback != 0, Type: t})
 	}
 	return out
+}
+
+// TestBind reports whether a port is free on this machine by binding it
+// for a moment, as GNS3 does when it allocates: a TCP console port on
+// consoleHost (where consoles listen), a UDP link port on 127.0.0.1 (where
+// nodes and the data plane exchange frames).
+func TestBind(consoleHost string) func(network string, port int) bool {
+	return func(network string, port int) bool {
+		switch network {
+		case "tcp":
+			ln, err := net.Listen("tcp", net.JoinHostPort(consoleHost, strconv.Itoa(port)))
+			if err != nil {
+				return false
+			}
+			_ = ln.Close()
+		case "udp":
+			c, err := net.ListenPacket("udp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+			if err != nil {
+				return false
+			}
+			_ = c.Close()
+		}
+		return true
+	}
 }

@@ -29,9 +29,9 @@ type Link struct {
 // LinkEnd is one end of a link: a port of a node, as listed in the node's
 // ports array, with the label drawn beside it.
 type LinkEnd struct {
-	NodeID        string `json:"node_id"`
-	AdapterNumber int    `json:"adapter_number"`
-	PortNumber    int    `json:"port_number"`
+	NodeID        string     `json:"node_id"`
+	AdapterNumber int        `json:"adapter_number"`
+	PortNumber    int        `json:"port_number"`
 	Label         *LinkLabel `json:"label,omitempty"`
 }
 

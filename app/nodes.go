@@ -80,7 +80,7 @@ func (s *Service) addNode(tx Tx, n *Node, want string, labelFollowsName bool) er
 	if labelFollowsName {
 		n.Label.Text = name
 	}
-	if err := claimConsole(tx, n); err != nil {
+	if err := s.claimConsole(tx, n); err != nil {
 		return err
 	}
 	if err := tx.PutNode(n); err != nil {
@@ -168,7 +168,7 @@ func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*N
 			s.hints.forget(after.ProjectID) // the old name is free again
 		}
 		if after.Console != before.Console || after.ConsoleType != before.ConsoleType {
-			if err := claimConsole(tx, after); err != nil {
+			if err := s.claimConsole(tx, after); err != nil {
 				return err
 			}
 		}

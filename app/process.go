@@ -54,8 +54,9 @@ func (s *Service) OnProcessExit(projectID, nodeID, detail string) {
 }
 
 // claimProcessResources gives n a MAC offset and a UDP port pair if it has
-// none yet, inside tx.
-func claimProcessResources(tx Tx, n *Node) error {
+// none yet, inside tx. A pair has two ports no node owns and no other
+// program of this machine holds.
+func (s *Service) claimProcessResources(tx Tx, n *Node) error {
 	if n.Properties.MACOffset == nil {
 		used := map[int]bool{}
 		nodes, err := tx.Nodes(n.ProjectID)
@@ -86,7 +87,7 @@ func claimProcessResources(tx Tx, n *Node) error {
 			if err != nil {
 				return err
 			}
-			if !a && !b {
+			if !a && !b && s.c.PortFree("udp", p) && s.c.PortFree("udp", p+1) {
 				n.UDPPorts = []int{p, p + 1}
 				return nil
 			}

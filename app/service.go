@@ -33,6 +33,11 @@ type Config struct {
 	NewID func() string
 	// Runner runs process-backed nodes (VPCS); nil: statuses change alone.
 	Runner Runner
+	// PortFree reports whether a port of this machine is free for a node
+	// to take ("tcp" for console ports, "udp" for link ports), so that
+	// allocation skips ports other programs hold; nil means
+	// TestBind(ConsoleHost).
+	PortFree func(network string, port int) bool
 }
 
 // Service is every use case of nodedesk. The REST API and the desktop window
@@ -63,6 +68,9 @@ func NewService(c Config) *Service {
 	}
 	if c.ConsoleHost == "" {
 		c.ConsoleHost = "127.0.0.1"
+	}
+	if c.PortFree == nil {
+		c.PortFree = TestBind(c.ConsoleHost)
 	}
 	s := &Service{c: c}
 	if cs, ok := c.Runner.(ConsoleServer); ok { // the runner serves its nodes' consoles

@@ -2,8 +2,11 @@ package app_test
 
 import (
 	"context"
+	"net"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -44,9 +47,12 @@ func newService(tb testing.TB) (*app.Service, *app.Broker) {
 		Events:         b,
 		DataDir:        tb.TempDir(),
 		HostInterfaces: hostInterfaces,
+		PortFree:       everyPortFree, // allocation as if this machine ran nothing else
 	})
 	return svc, b
 }
+
+func everyPortFree(string, int) bool { return true }
 
 func mustCreateProject(tb testing.TB, svc *app.Service, name string) *app.Project {
 	tb.Helper()
@@ -876,5 +882,57 @@ func TestService_UpdateNode_FrameRelayMappings(t *testing.T) {
 				t.Errorf("stored mappings = %v; want %v", got, want)
 			}
 		})
+	}
+}
+
+// TestService_AllocationSkipsHostPorts: a port another program of this
+// machine holds is not allocated, for consoles and for link ports.
+func TestService_AllocationSkipsHostPorts(t *testing.T) {
+	ctx := context.Background()
+	busy := map[string]bool{"tcp/5000": true, "udp/20001": true}
+	svc := app.NewService(app.Config{
+		Store: mustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces, Runner: &fakeRunner{},
+		PortFree: func(network string, port int) bool { return !busy[network+"/"+strconv.Itoa(port)] },
+	})
+	p := mustCreateProject(t, svc, "lab")
+	n := mustCreateVPCS(t, svc, p.ID)
+	if n.Console != 5001 {
+		t.Errorf("console %d, want 5001: 5000 is held by another program", n.Console)
+	}
+	started, err := svc.NodeAction(ctx, app.NodeRef{ProjectID: p.ID, NodeID: n.ID}, app.Start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(started.UDPPorts, []int{20002, 20003}) {
+		t.Errorf("UDP ports %v, want 20002-20003: 20001 is held by another program", started.UDPPorts)
+	}
+	// A port the client pins is the client's choice, held or not.
+	got, err := svc.UpdateNode(ctx, app.NodeRef{ProjectID: p.ID, NodeID: n.ID}, app.NodeUpdate{Console: app.Some(5000)})
+	if err == nil && got.Console != 5000 {
+		t.Errorf("pinned console %d, want 5000", got.Console)
+	}
+}
+
+func TestTestBind(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	free := app.TestBind("127.0.0.1")
+	if free("tcp", port) {
+		t.Error("a port with a listener reads as free")
+	}
+	ln.Close()
+	if !free("tcp", port) {
+		t.Error("a closed port reads as taken")
+	}
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	if free("udp", pc.LocalAddr().(*net.UDPAddr).Port) {
+		t.Error("a bound UDP port reads as free")
 	}
 }

@@ -142,7 +142,7 @@ func (s *Service) startProcess(ref NodeRef) (*Node, error) {
 			return err
 		}
 		before := n.Properties.MACOffset != nil && len(n.UDPPorts) == 2
-		if err := claimProcessResources(tx, n); err != nil || before {
+		if err := s.claimProcessResources(tx, n); err != nil || before {
 			return cmp.Or(err, errUnchanged)
 		}
 		return tx.PutNode(n) // nothing a client sees changed: no event
