@@ -75,12 +75,15 @@ func (ts *testServer) open() {
 	}
 	ts.events = app.NewBroker()
 	var runner app.Runner
-	// Without processes, ports are allocated as if this machine ran
-	// nothing else (the tests name them); with VPCS, ports other programs
-	// hold are skipped, as nodedesk does.
+	// Without processes or a data plane, ports are allocated as if this
+	// machine ran nothing else (the tests name them); with them, ports
+	// other programs hold are skipped, as nodedesk does.
 	portFree := func(string, int) bool { return true }
 	if ts.opts.runner != nil {
-		runner, portFree = ts.opts.runner, nil
+		runner = ts.opts.runner
+	}
+	if ts.opts.runner != nil || ts.opts.fabric {
+		portFree = nil
 	}
 	ts.svc = app.NewService(app.Config{
 		Store: appStore, Events: ts.events, Runner: runner, DataDir: filepath.Dir(ts.dbPath), PortFree: portFree,
