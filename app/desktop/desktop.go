@@ -8,9 +8,10 @@
 // operations is written once, in api/openapi.json (the page's typed client
 // is generated from it), and the window and REST clients share every step:
 // contract check, service call, rendering, error codes. The other bindings
-// are the window's own actions: Ready, OpenConsole and OpenCapture.
+// are the window's own actions: Ready, OpenConsole, OpenCapture and the
+// console sessions (ConsoleOpen, ConsoleWrite, ConsoleClose).
 // desktop imports app only; main gives it the API server as its Caller and
-// the data plane's capture stream as FollowCapture.
+// DialConsole, and the data plane's capture stream as FollowCapture.
 package desktop
 
 import (
@@ -20,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -40,8 +42,9 @@ type Caller interface {
 type Emitter func(ctx context.Context, name string, data ...any)
 
 // App is bound to the window. Wails binds every exported method of App to
-// the page, so App has exactly the page's four (Call, Ready, OpenConsole,
-// OpenCapture);
+// the page, so App has exactly the page's methods (Call, Ready,
+// OpenConsole, OpenCapture, and the console sessions' ConsoleOpen,
+// ConsoleWrite and ConsoleClose: console.go);
 // the window's lifecycle is the package function Start, and its settings
 // are fields.
 type App struct {
@@ -61,9 +64,14 @@ type App struct {
 	// Wireshark starts a packet viewer reading a pcap stream from stdin;
 	// nil runs `wireshark -k -i -` (see Viewer).
 	Wireshark Viewer
+	// DialConsole connects to a node's telnet console as one more client
+	// of it (the API server's DialConsole); the console sessions relay it
+	// to the page. Nil: the window has no console tabs.
+	DialConsole func(ctx context.Context, ref app.NodeRef) (net.Conn, error)
 
-	mu  sync.Mutex
-	ctx context.Context
+	mu   sync.Mutex
+	ctx  context.Context
+	cons consoles
 }
 
 // New returns the window's door.
@@ -163,8 +171,11 @@ func FormatError(err error) any {
 }
 
 // Ready is what the page calls once it has mounted; it logs the fact, so
-// that a desktop test can see that the page inside the window loaded.
+// that a desktop test can see that the page inside the window loaded. A
+// page that loads anew has no console sessions: those of the page before
+// it are closed.
 func (a *App) Ready() string {
+	a.closeConsoles()
 	a.logger.Info("desktop: page loaded")
 	return "ready"
 }

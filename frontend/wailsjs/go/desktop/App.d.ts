@@ -4,6 +4,12 @@ import {desktop} from '../models';
 
 export function Call(arg1:string,arg2:string,arg3:string):Promise<desktop.CallResult>;
 
+export function ConsoleClose(arg1:string):Promise<void>;
+
+export function ConsoleOpen(arg1:string,arg2:string,arg3:string):Promise<void>;
+
+export function ConsoleWrite(arg1:string,arg2:string):Promise<void>;
+
 export function OpenCapture(arg1:string,arg2:string):Promise<desktop.CaptureView>;
 
 export function OpenConsole(arg1:string,arg2:string):Promise<void>;

@@ -6,6 +6,18 @@ export function Call(arg1, arg2, arg3) {
   return window['go']['desktop']['App']['Call'](arg1, arg2, arg3);
 }
 
+export function ConsoleClose(arg1) {
+  return window['go']['desktop']['App']['ConsoleClose'](arg1);
+}
+
+export function ConsoleOpen(arg1, arg2, arg3) {
+  return window['go']['desktop']['App']['ConsoleOpen'](arg1, arg2, arg3);
+}
+
+export function ConsoleWrite(arg1, arg2) {
+  return window['go']['desktop']['App']['ConsoleWrite'](arg1, arg2);
+}
+
 export function OpenCapture(arg1, arg2) {
   return window['go']['desktop']['App']['OpenCapture'](arg1, arg2);
 }
