@@ -98,15 +98,15 @@ describe('link traffic from the UI', { timeout: 120_000 }, () => {
     assert.equal(await page.getByTestId('filters-apply').isDisabled(), true, 'nothing left to apply');
   });
 
-  test('a bad value shows the server\'s error by its filter, and nothing is stored', async () => {
+  test('a bad value shows the server\'s error by its input, and nothing is stored', async () => {
     await page.getByTestId('filter-packet_loss-0').fill('300');
     await page.getByTestId('filters-apply').click();
-    await page.getByTestId('error-filter-packet_loss').filter({ hasText: 'from 0 to 100' }).waitFor();
+    await page.getByTestId('error-filters-packet_loss-0').filter({ hasText: 'from 0 to 100' }).waitFor();
     assert.equal(await page.getByTestId('filter-packet_loss-0').getAttribute('aria-invalid'), 'true');
     assert.deepEqual((await getLink()).filters, { packet_loss: [30] });
     await page.getByTestId('filters-revert').click();
     assert.equal(await page.getByTestId('filter-packet_loss-0').inputValue(), '30');
-    assert.equal(await page.getByTestId('error-filter-packet_loss').count(), 0);
+    assert.equal(await page.getByTestId('error-filters-packet_loss-0').count(), 0);
   });
 
   test('follows a change made by another client', async () => {
