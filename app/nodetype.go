@@ -52,6 +52,10 @@ type nodeKind struct {
 	// hostSide types (cloud, NAT) stand for the host network: two of them
 	// cannot be linked together, only to nodes of the lab.
 	hostSide bool
+	// traffic says what nodedesk does with the frames of a node of the
+	// type, for the user (the node's panel): which types forward is the
+	// data plane's (app/dataplane), and its tests hold this text to it.
+	traffic string
 	// computeView lists what the type's compute view shows besides name,
 	// node_id, project_id and status: controller fields and property keys.
 	// nil: the type has no compute view.
@@ -63,35 +67,64 @@ var kinds = []struct {
 	t NodeType
 	k nodeKind
 }{
-	{Cloud, nodeKind{nameFormat: "Cloud{0}", symbol: ":/symbols/cloud.svg", consoles: noConsole, lifecycle: AlwaysRunning,
+	{Cloud, nodeKind{nameFormat: "Cloud{0}", symbol: ":/symbols/cloud.svg",
+		traffic:  "Its UDP tunnels carry frames to the peers they name; its Ethernet and TAP interfaces do not carry frames yet.",
+		consoles: noConsole, lifecycle: AlwaysRunning,
 		folder: "builtin", hostSide: true, props: cloudProps, computeView: []string{"node_directory", "interfaces", "ports_mapping"}}},
-	{NAT, nodeKind{nameFormat: "NAT{0}", symbol: ":/symbols/nat.svg", consoles: noConsole, lifecycle: AlwaysRunning,
+	{NAT, nodeKind{nameFormat: "NAT{0}", symbol: ":/symbols/nat.svg",
+		traffic:  "It does not carry frames yet: no traffic reaches the host network through it.",
+		consoles: noConsole, lifecycle: AlwaysRunning,
 		folder: "builtin", hostSide: true, props: natProps}},
-	{EthernetHub, nodeKind{nameFormat: "Hub{0}", symbol: ":/symbols/hub.svg", consoles: noConsole, lifecycle: AlwaysRunning,
+	{EthernetHub, nodeKind{nameFormat: "Hub{0}", symbol: ":/symbols/hub.svg",
+		traffic:  "It repeats each frame to all its other linked ports, from the moment it exists.",
+		consoles: noConsole, lifecycle: AlwaysRunning,
 		props: hubProps, computeView: []string{"ports_mapping"}}},
 	// The switch's telnet console is nodedesk's own shell (MAC table, counters).
-	{EthernetSwitch, nodeKind{nameFormat: "Switch{0}", symbol: ":/symbols/ethernet_switch.svg", consoles: []ConsoleType{ConsoleNone, ConsoleTelnet}, lifecycle: AlwaysRunning,
+	{EthernetSwitch, nodeKind{nameFormat: "Switch{0}", symbol: ":/symbols/ethernet_switch.svg",
+		traffic:  "It switches frames between its ports, per VLAN, from the moment it exists.",
+		consoles: []ConsoleType{ConsoleNone, ConsoleTelnet}, lifecycle: AlwaysRunning,
 		props: switchProps, computeView: []string{"ports_mapping"}}},
-	{FrameRelaySwitch, nodeKind{nameFormat: "FRSW{0}", symbol: ":/symbols/frame_relay_switch.svg", consoles: noConsole, lifecycle: AlwaysRunning,
+	{FrameRelaySwitch, nodeKind{nameFormat: "FRSW{0}", symbol: ":/symbols/frame_relay_switch.svg",
+		traffic:  "It switches frames between its DLCI circuits and answers LMI, from the moment it exists.",
+		consoles: noConsole, lifecycle: AlwaysRunning,
 		props: frameRelayProps, computeView: []string{"mappings"}}},
-	{ATMSwitch, nodeKind{nameFormat: "ATMSW{0}", symbol: ":/symbols/atm_switch.svg", consoles: noConsole, lifecycle: AlwaysRunning,
+	{ATMSwitch, nodeKind{nameFormat: "ATMSW{0}", symbol: ":/symbols/atm_switch.svg",
+		traffic:  "nodedesk does not forward ATM cells: no traffic crosses it.",
+		consoles: noConsole, lifecycle: AlwaysRunning,
 		props: atmProps}},
-	{Docker, nodeKind{nameFormat: "Docker{0}", symbol: ":/symbols/docker_guest.svg", consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
+	{Docker, nodeKind{nameFormat: "Docker{0}", symbol: ":/symbols/docker_guest.svg",
+		traffic:  notRun,
+		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
 		props: genericProps}},
-	{Dynamips, nodeKind{nameFormat: "R{0}", symbol: ":/symbols/router.svg", consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
+	{Dynamips, nodeKind{nameFormat: "R{0}", symbol: ":/symbols/router.svg",
+		traffic:  notRun,
+		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
 		props: genericProps}},
-	{VPCS, nodeKind{nameFormat: "PC{0}", symbol: ":/symbols/vpcs_guest.svg", consoles: []ConsoleType{ConsoleTelnet}, lifecycle: ProcessRun,
+	{VPCS, nodeKind{nameFormat: "PC{0}", symbol: ":/symbols/vpcs_guest.svg",
+		traffic:  "Its frames cross its link while it runs.",
+		consoles: []ConsoleType{ConsoleTelnet}, lifecycle: ProcessRun,
 		folder: "vpcs", props: vpcsProps,
 		computeView: []string{"command_line", "console", "console_type", "node_directory", "startup_script", "startup_script_path"}}},
-	{VirtualBox, nodeKind{nameFormat: "VBox{0}", symbol: ":/symbols/vbox_guest.svg", consoles: anyConsole(ConsoleNone), lifecycle: ProcessRun,
+	{VirtualBox, nodeKind{nameFormat: "VBox{0}", symbol: ":/symbols/vbox_guest.svg",
+		traffic:  notRun,
+		consoles: anyConsole(ConsoleNone), lifecycle: ProcessRun,
 		props: genericProps}},
-	{VMware, nodeKind{nameFormat: "VMware{0}", symbol: ":/symbols/vmware_guest.svg", consoles: anyConsole(ConsoleNone), lifecycle: ProcessRun,
+	{VMware, nodeKind{nameFormat: "VMware{0}", symbol: ":/symbols/vmware_guest.svg",
+		traffic:  notRun,
+		consoles: anyConsole(ConsoleNone), lifecycle: ProcessRun,
 		props: genericProps}},
-	{IOU, nodeKind{nameFormat: "IOU{0}", symbol: ":/symbols/multilayer_switch.svg", consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
+	{IOU, nodeKind{nameFormat: "IOU{0}", symbol: ":/symbols/multilayer_switch.svg",
+		traffic:  notRun,
+		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
 		props: genericProps}},
-	{QEMU, nodeKind{nameFormat: "QEMU{0}", symbol: ":/symbols/qemu_guest.svg", consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
+	{QEMU, nodeKind{nameFormat: "QEMU{0}", symbol: ":/symbols/qemu_guest.svg",
+		traffic:  notRun,
+		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
 		props: genericProps}},
 }
+
+// notRun is the traffic of the types nodedesk stores but does not run.
+const notRun = "nodedesk does not run this emulator: no traffic reaches it."
 
 // byType indexes kinds.
 var byType = func() map[NodeType]*nodeKind {
@@ -213,6 +246,8 @@ type NodeTypeInfo struct {
 	// DefaultName and Symbol are what a new node of the type gets.
 	DefaultName string `json:"default_name_format"`
 	Symbol      string `json:"symbol"`
+	// Traffic says what nodedesk does with the frames of such a node.
+	Traffic string `json:"traffic"`
 }
 
 // NodeTypeInfos describes every node type, in the spec's order.
@@ -226,7 +261,7 @@ func NodeTypeInfos() []NodeTypeInfo {
 			}
 		}
 		out[i] = NodeTypeInfo{Type: e.t, ConsoleTypes: cts, Lifecycle: e.k.lifecycle, Properties: e.k.props.keys,
-			ComputeView: e.k.computeView != nil, DefaultName: e.k.nameFormat, Symbol: e.k.symbol}
+			ComputeView: e.k.computeView != nil, DefaultName: e.k.nameFormat, Symbol: e.k.symbol, Traffic: e.k.traffic}
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -161,5 +162,17 @@ func TestFabric_DelayQueueBounded(t *testing.T) {
 	}
 	if f.Dropped.Load() == 0 {
 		t.Fatalf("no frame dropped after %d held back: the delay queue is not bounded", w.delayed.Load())
+	}
+}
+
+// TestEngines_TrafficText: the node-type table tells the user which types
+// forward from the moment they exist; that is true of the types this
+// package has an engine for, and of no other.
+func TestEngines_TrafficText(t *testing.T) {
+	for _, info := range app.NodeTypeInfos() {
+		_, forwards := engines[info.Type]
+		if says := strings.Contains(info.Traffic, "from the moment it exists"); says != forwards {
+			t.Errorf("%s: traffic %q, but an engine forwards for it: %v", info.Type, info.Traffic, forwards)
+		}
 	}
 }

@@ -2509,6 +2509,8 @@ export interface components {
             compute_view: boolean;
             default_name_format: string;
             symbol: string;
+            /** @description What nodedesk does with the frames of a node of this type, for the user. */
+            traffic: string;
         };
         /** @description A capture to start. */
         LinkCaptureStart: {
