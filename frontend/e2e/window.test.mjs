@@ -38,9 +38,44 @@ function installFakeWails() {
     });
     return { status: res.status, body: await res.text() };
   }
+  // The console sessions: the door relays a node's console and emits its
+  // output as "console:<id>" events ({data: base64} … {closed, reason});
+  // here, through the server's console websocket.
+  const consoleListeners = new Map();
+  const emitConsole = (id, ev) => consoleListeners.get(`console:${id}`)?.forEach((cb) => cb(ev));
+  const sessions = new Map();
+  window.__consoleSessions = sessions;
+  function consoleOpen(id, pid, nid) {
+    return new Promise((resolve, reject) => {
+      const ws = new RealWS(`ws://${location.host}/v2/projects/${pid}/nodes/${nid}/console/ws`);
+      ws.binaryType = 'arraybuffer';
+      let open = false;
+      ws.onopen = () => {
+        open = true;
+        sessions.set(id, ws);
+        resolve(null);
+      };
+      ws.onmessage = (m) => emitConsole(id, { data: btoa(String.fromCharCode(...new Uint8Array(m.data))) });
+      ws.onclose = () => {
+        sessions.delete(id);
+        if (!open) reject(new Error(JSON.stringify({ message: 'The node is not started; start it to reach its console', code: 'conflict' })));
+        else emitConsole(id, { closed: true, reason: 'the console closed the connection' });
+      };
+    });
+  }
   const routes = {
     Ready: () => 'ready',
     Call: call,
+    ConsoleOpen: consoleOpen,
+    ConsoleWrite: (id, data) => {
+      if (!sessions.has(id)) throw new Error(JSON.stringify({ message: `Console session ${id} has ended`, code: 'not_found' }));
+      sessions.get(id).send(data);
+      return null;
+    },
+    ConsoleClose: (id) => {
+      sessions.get(id)?.close();
+      return null;
+    },
     OpenConsole: () => null, // the real one starts x-terminal-emulator
     // The real one starts Wireshark on the capture stream; here, as on a
     // machine without Wireshark, it names the file.
@@ -83,6 +118,11 @@ function installFakeWails() {
   let started = false;
   window.runtime = {
     EventsOn(name, cb) {
+      if (name.startsWith('console:')) {
+        if (!consoleListeners.has(name)) consoleListeners.set(name, new Set());
+        consoleListeners.get(name).add(cb);
+        return () => consoleListeners.get(name)?.delete(cb);
+      }
       if (name !== 'notification') throw new Error(`unexpected event ${name}`);
       listeners.add(cb);
       if (!started) {
@@ -159,12 +199,41 @@ describe('nodedesk UI in the desktop window (bindings)', { timeout: 60_000 }, ()
     await node('host-a').waitFor({ timeout: 1000 });
   });
 
-  test('opens the console through the binding', async () => {
+  test('opens the console in a terminal through the binding', async () => {
     await node('host-a').click();
-    await page.getByTestId('node-console').click();
+    await page.getByTestId('node-console-external').click();
     await page.getByTestId('toast-info').filter({ hasText: 'Opened the console of host-a' }).waitFor();
     assert.ok((await calls()).includes('OpenConsole'));
     assert.equal(await page.getByTestId('console-dialog').count(), 0);
+  });
+
+  test('opens a console tab through the console session bindings', async () => {
+    const { body: projects } = await rest('GET', '/projects');
+    const pid = projects.find((p) => p.name === 'window lab').project_id;
+    const { body: sw } = await rest('POST', `/projects/${pid}/nodes`, { node_type: 'ethernet_switch', name: 'WSw', console_type: 'telnet', x: 400, y: 300 });
+    await node('WSw').click();
+    await page.getByTestId('node-console').click();
+    const tab = page.locator('[data-testid="console-tab"][data-name="WSw"][data-state="connected"]');
+    await tab.waitFor();
+    const screen = () => page.evaluate((id) => {
+      const b = document.querySelector(`[data-testid="console-terminal"][data-node="${id}"] .screen`)?.xterm?.buffer.active;
+      let s = '';
+      for (let i = 0; b && i < b.length; i++) s += b.getLine(i)?.translateToString(true) + '\n';
+      return s;
+    }, sw.node_id);
+    for (let i = 0; i < 50 && !(await screen()).includes('WSw> '); i++) await page.waitForTimeout(100);
+    await page.locator(`[data-testid="console-terminal"][data-node="${sw.node_id}"] .xterm`).click();
+    await page.keyboard.type('show vlan');
+    await page.keyboard.press('Enter');
+    for (let i = 0; i < 50 && !(await screen()).includes('VLAN'); i++) await page.waitForTimeout(100);
+    assert.match(await screen(), /VLAN\s+Ports/);
+    const names = await calls();
+    assert.ok(names.includes('ConsoleOpen') && names.includes('ConsoleWrite'));
+    // Closing the tab ends the session.
+    await page.getByTestId('console-tab-close').click();
+    await page.getByTestId('console-dock').waitFor({ state: 'detached' });
+    assert.ok((await calls()).includes('ConsoleClose'));
+    await rest('DELETE', `/projects/${pid}/nodes/${sw.node_id}`);
   });
 
   test('captures a link and asks the window to open it in Wireshark', async () => {

@@ -108,7 +108,7 @@ describe('nodedesk UI workflows', { timeout: 120_000 }, () => {
     await until(async () => (await node(page, 'PC1').getAttribute('data-status')) === 'started', WAIT, 'PC1 started');
     assert.equal((await getNode(ids.pc1)).status, 'started');
     const { console: port } = await getNode(ids.pc1);
-    await page.getByTestId('node-console').click();
+    await page.getByTestId('node-console-external').click();
     assert.equal(await page.getByTestId('console-command').textContent(), `telnet 127.0.0.1 ${port}`);
     await page.keyboard.press('Escape');
     await page.getByTestId('console-dialog').waitFor({ state: 'detached' });

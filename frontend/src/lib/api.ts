@@ -7,6 +7,7 @@
 // never learn which: every function answers with the contract's shapes and
 // every failure is an AppError carrying the server's code and field.
 
+import { openConsoleLink, type ConsoleHandlers, type ConsoleLink } from './consolelink';
 import { AppError, errorFromAnswer, toAppError, unreachable } from './errors';
 import { subscribe as follow } from './live';
 import { connect, type Connection, type Env, type Transport } from './transport';
@@ -213,6 +214,10 @@ export async function openConsole(pid: string, nid: string): Promise<ConsoleResu
     return { ...consoleCommand(await getNode(pid, nid)), reason: err.message };
   }
 }
+
+/** consoleLink connects to a node's console: the API's websocket in a
+ * browser, the door's console session in the window. */
+export const consoleLink = (pid: string, nid: string, h: ConsoleHandlers): Promise<ConsoleLink> => openConsoleLink(conn(), pid, nid, h);
 
 /** subscribe follows live events: a project's node.* and link.* events, or
  * with pid null the project.* events. 'resync' means events may have been

@@ -23,6 +23,16 @@ describe('canvas keys', () => {
     expect(commandForKey(k('x'))).toBeNull();
     expect(commandForKey(k('Delete', { ctrlKey: true }))).toBeNull();
   });
+  it('console keys: Alt+Enter opens (not from a field), Alt+PageDown/PageUp move and Alt+Shift+W closes, from a terminal too', () => {
+    expect(commandForKey(k('Enter', { altKey: true }))).toEqual({ kind: 'openConsole' });
+    expect(commandForKey(k('Enter', { altKey: true, inField: true }))).toBeNull();
+    expect(commandForKey(k('PageDown', { altKey: true, inField: true }))).toEqual({ kind: 'moveConsole', delta: 1 });
+    expect(commandForKey(k('PageUp', { altKey: true }))).toEqual({ kind: 'moveConsole', delta: -1 });
+    expect(commandForKey(k('W', { altKey: true, shiftKey: true, inField: true }))).toEqual({ kind: 'closeConsole' });
+    expect(commandForKey(k('w', { altKey: true }))).toBeNull();
+    expect(commandForKey(k('PageDown', { altKey: true, ctrlKey: true }))).toBeNull();
+    expect(commandForKey(k('Enter'))).toBeNull();
+  });
   it('knows which elements take typing', () => {
     expect(isEditable({ tagName: 'INPUT', type: 'text' } as unknown as EventTarget)).toBe(true);
     expect(isEditable({ tagName: 'INPUT', type: 'checkbox' } as unknown as EventTarget)).toBe(false);

@@ -4,7 +4,10 @@ export type KeyCommand =
   | { kind: 'delete' }
   | { kind: 'selectAll' }
   | { kind: 'escape' }
-  | { kind: 'nudge'; dx: number; dy: number };
+  | { kind: 'nudge'; dx: number; dy: number }
+  | { kind: 'openConsole' }
+  | { kind: 'moveConsole'; delta: 1 | -1 }
+  | { kind: 'closeConsole' };
 
 export interface KeyInput {
   key: string;
@@ -19,8 +22,24 @@ export interface KeyInput {
 export const NUDGE = 10;
 export const NUDGE_FINE = 1;
 
+/** The console keys, as the UI shows them. */
+export const CONSOLE_KEYS = {
+  open: 'Alt+Enter',
+  next: 'Alt+PageDown',
+  previous: 'Alt+PageUp',
+  close: 'Alt+Shift+W',
+} as const;
+
 export function commandForKey(k: KeyInput): KeyCommand | null {
   if (k.key === 'Escape') return { kind: 'escape' };
+  // The console keys work from a terminal too (its input is a text
+  // field): Alt with keys consoles hardly use, and no browser takes.
+  if (k.altKey && !k.ctrlKey && !k.metaKey) {
+    if (k.key === 'PageDown') return { kind: 'moveConsole', delta: 1 };
+    if (k.key === 'PageUp') return { kind: 'moveConsole', delta: -1 };
+    if (k.shiftKey && (k.key === 'W' || k.key === 'w')) return { kind: 'closeConsole' };
+    if (!k.shiftKey && k.key === 'Enter' && !k.inField) return { kind: 'openConsole' };
+  }
   if (k.inField || k.altKey) return null;
   if ((k.ctrlKey || k.metaKey) && (k.key === 'a' || k.key === 'A')) return { kind: 'selectAll' };
   if (k.ctrlKey || k.metaKey) return null;

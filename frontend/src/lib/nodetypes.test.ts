@@ -4,7 +4,7 @@ import { NODE_TYPES, type NodeType, type NodeTypeInfo } from './types';
 
 const info = (over: Partial<NodeTypeInfo>): NodeTypeInfo => ({
   node_type: 'qemu', console_types: ['telnet', 'vnc', 'http', null], lifecycle: 'process', properties: null,
-  compute_view: false, default_name_format: 'QEMU{0}', symbol: ':/symbols/qemu_guest.svg', ...over,
+  compute_view: false, default_name_format: 'QEMU{0}', symbol: ':/symbols/qemu_guest.svg', traffic: '', ...over,
 });
 
 describe('node types', () => {

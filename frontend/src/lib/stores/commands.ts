@@ -9,6 +9,7 @@ import { deleteLink } from './links';
 import { actOnNodes, deleteNodes, duplicateNodes, nodes } from './nodes';
 import { failed, notify } from './notices';
 import { clearSelection, selectNodes, selectedLink, selectedNodes } from './selection';
+import { nodeView, openConsoleTab } from './consoles';
 
 const PAST: Record<NodeAction, string> = { start: 'Started', stop: 'Stopped', suspend: 'Suspended', reload: 'Reloaded' };
 
@@ -73,4 +74,29 @@ export async function openConsole(pid: string, nid: string): Promise<ConsoleResu
     failed('Could not open the console', err);
     return null;
   }
+}
+
+/** openConsoles opens a console tab for each of the nodes that has a
+ * telnet console (a stopped one's tab connects when it starts); the last
+ * one opened is shown. */
+export function openConsoles(ids: readonly string[]): void {
+  const all = get(nodes);
+  const ok = ids.filter((id) => nodeView(all.get(id))?.telnet);
+  if (ok.length === 0) {
+    if (ids.length > 0) notify('info', ids.length === 1 ? `${names(ids)} has no telnet console` : 'None of these nodes has a telnet console');
+    return;
+  }
+  for (const id of ok) openConsoleTab(id);
+}
+
+/** consoleToAll opens a console tab for every started node with a telnet
+ * console, as GNS3's "Console to all" does. */
+export function consoleToAll(): void {
+  const started = [...get(nodes).values()].filter((n) => n.status === 'started' && nodeView(n)?.telnet);
+  if (started.length === 0) {
+    notify('info', 'No started node has a telnet console; start some first');
+    return;
+  }
+  for (const n of started) openConsoleTab(n.node_id, { focus: false });
+  openConsoleTab(started[0].node_id);
 }

@@ -1,0 +1,246 @@
+// The console tabs of the project shown: one per node, each with its link
+// to the node's console (consolelink.ts, over the page's door) and the
+// machine that decides when to connect (consoletabs.ts). The tabs follow
+// their nodes' live status: a tab says when its node stops and reconnects
+// by itself when it starts again. A node whose console_auto_start is set
+// gets a tab when it starts.
+
+import { get, writable } from 'svelte/store';
+import * as api from '../api';
+import type { ConsoleLink } from '../consolelink';
+import { initial, step, tabLabel, type NodeView, type TabEffect, type TabEvent, type TabMachine, type TabPhase } from '../consoletabs';
+import type { Node } from '../types';
+import { nodes } from './nodes';
+
+/** A console tab as the views see it. */
+export interface ConsoleTab {
+  nid: string;
+  phase: TabPhase;
+  label: string;
+  note: string;
+}
+
+/** Where a tab's output goes: its terminal, once mounted. */
+export interface ConsoleSink {
+  write(bytes: Uint8Array): void;
+  /** note writes a line of the page's own (dim) into the terminal. */
+  note(text: string): void;
+}
+
+/** How much output waits for a terminal that is not mounted yet. */
+const BACKLOG = 1 << 20;
+
+interface Ctl {
+  nid: string;
+  m: TabMachine;
+  link: ConsoleLink | null;
+  /** Counts connection attempts, so that a late answer of an old one is ignored. */
+  gen: number;
+  timer: ReturnType<typeof setTimeout> | null;
+  sink: ConsoleSink | null;
+  backlog: Uint8Array[];
+  backlogSize: number;
+  /** Whether the tab was connected before (a new connection is a reconnection). */
+  wasConnected: boolean;
+}
+
+export const consoleTabs = writable<ConsoleTab[]>([]);
+/** The node whose tab is shown. */
+export const activeConsole = writable<string | null>(null);
+/** Bumped to ask the active tab's terminal for the keyboard focus. */
+export const focusConsole = writable(0);
+
+const tabs = new Map<string, Ctl>();
+let pid: string | null = null;
+
+function publish(): void {
+  consoleTabs.set([...tabs.values()].map((c) => ({ nid: c.nid, phase: c.m.phase, label: tabLabel(c.m), note: c.m.note })));
+}
+
+/** nodeView is what a tab's machine knows of a node. */
+export function nodeView(n: Node | undefined): NodeView | null {
+  if (!n) return null;
+  return { status: n.status, telnet: n.console_type === 'telnet' && n.console !== null };
+}
+
+function output(c: Ctl, bytes: Uint8Array): void {
+  if (c.sink) return c.sink.write(bytes);
+  if (c.backlogSize + bytes.length > BACKLOG) return; // nobody reads it yet: the oldest is kept
+  c.backlog.push(bytes);
+  c.backlogSize += bytes.length;
+}
+
+function note(c: Ctl, text: string): void {
+  if (c.sink) c.sink.note(text);
+}
+
+function dispatch(c: Ctl, e: TabEvent): void {
+  if (tabs.get(c.nid) !== c) return; // closed meanwhile
+  const before = c.m;
+  const { next, effects } = step(c.m, e);
+  c.m = next;
+  for (const f of effects) run(c, f);
+  if (before.phase === 'connected' && next.phase !== 'connected') {
+    const name = get(nodes).get(c.nid)?.name ?? 'the node';
+    note(c, next.phase === 'retrying' ? `${name}: connection lost (${next.note}); reconnecting…` : `${name} ${next.note}; the console reconnects when it starts`);
+  }
+  if (before.phase !== 'connected' && next.phase === 'connected') {
+    if (c.wasConnected) note(c, 'reconnected');
+    c.wasConnected = true;
+  }
+  if (before !== next) publish();
+}
+
+function run(c: Ctl, f: TabEffect): void {
+  switch (f.kind) {
+    case 'disconnect':
+      c.gen++;
+      c.link?.close();
+      c.link = null;
+      return;
+    case 'schedule':
+      if (c.timer !== null) clearTimeout(c.timer);
+      c.timer = setTimeout(() => {
+        c.timer = null;
+        dispatch(c, { kind: 'retry' });
+      }, f.ms);
+      return;
+    case 'connect': {
+      if (c.timer !== null) clearTimeout(c.timer);
+      c.timer = null;
+      c.link?.close();
+      c.link = null;
+      const gen = ++c.gen;
+      const p = pid;
+      if (p === null) return;
+      api
+        .consoleLink(p, c.nid, {
+          onData: (b) => {
+            if (c.gen === gen) output(c, b);
+          },
+          onClose: (reason) => {
+            if (c.gen !== gen) return;
+            c.link = null;
+            dispatch(c, { kind: 'dropped', reason });
+          },
+        })
+        .then(
+          (link) => {
+            if (c.gen !== gen || tabs.get(c.nid) !== c) return link.close();
+            c.link = link;
+            dispatch(c, { kind: 'opened' });
+          },
+          (err: unknown) => {
+            if (c.gen !== gen) return;
+            dispatch(c, { kind: 'failed', message: api.toAppError(err).message });
+          },
+        );
+      return;
+    }
+  }
+}
+
+let stopFollowing: (() => void) | null = null;
+
+/** followConsoles keeps the tabs of project p in step with its nodes, and
+ * opens the tab of a node whose console_auto_start is set when it starts.
+ * Returns the function that closes every tab and stops. */
+export function followConsoles(p: string): () => void {
+  closeAllConsoles();
+  stopFollowing?.();
+  pid = p;
+  const seen = new Map<string, Node['status']>();
+  const unsub = nodes.subscribe((m) => {
+    for (const c of [...tabs.values()]) {
+      const v = nodeView(m.get(c.nid));
+      const cur = c.m.node;
+      if (v === null ? cur !== null : cur === null || v.status !== cur.status || v.telnet !== cur.telnet) {
+        dispatch(c, { kind: 'node', node: v });
+      }
+    }
+    for (const n of m.values()) {
+      const was = seen.get(n.node_id);
+      if (was !== undefined && was !== 'started' && n.status === 'started' && n.console_auto_start && !tabs.has(n.node_id)) {
+        openConsoleTab(n.node_id, { focus: false });
+      }
+      seen.set(n.node_id, n.status);
+    }
+  });
+  const stop = () => {
+    unsub();
+    closeAllConsoles();
+    if (stopFollowing === stop) {
+      stopFollowing = null;
+      pid = null;
+    }
+  };
+  stopFollowing = stop;
+  return stop;
+}
+
+/** openConsoleTab opens node nid's console tab (or shows it, when open)
+ * and makes it the active one. */
+export function openConsoleTab(nid: string, opts: { focus?: boolean } = {}): void {
+  let c = tabs.get(nid);
+  if (!c) {
+    c = { nid, m: initial(), link: null, gen: 0, timer: null, sink: null, backlog: [], backlogSize: 0, wasConnected: false };
+    tabs.set(nid, c);
+    publish();
+    dispatch(c, { kind: 'node', node: nodeView(get(nodes).get(nid)) });
+  }
+  activeConsole.set(nid);
+  if (opts.focus !== false) focusConsole.update((n) => n + 1);
+}
+
+/** closeConsoleTab closes a tab and its link; the next tab becomes active. */
+export function closeConsoleTab(nid: string): void {
+  const c = tabs.get(nid);
+  if (!c) return;
+  const keys = [...tabs.keys()];
+  const i = keys.indexOf(nid);
+  tabs.delete(nid);
+  if (c.timer !== null) clearTimeout(c.timer);
+  c.gen++;
+  c.link?.close();
+  c.link = null;
+  if (get(activeConsole) === nid) {
+    const rest = keys.filter((k) => k !== nid);
+    activeConsole.set(rest.length === 0 ? null : rest[Math.min(i, rest.length - 1)]);
+  }
+  publish();
+}
+
+export function closeAllConsoles(): void {
+  for (const nid of [...tabs.keys()]) closeConsoleTab(nid);
+  activeConsole.set(null);
+}
+
+/** sendToConsole types data into a tab's console, when it is connected. */
+export function sendToConsole(nid: string, data: string): void {
+  const c = tabs.get(nid);
+  if (c?.link && c.m.phase === 'connected') c.link.send(data);
+}
+
+/** attachTerminal makes sink the tab's terminal: the output that waited
+ * for it first. Returns the function that detaches it. */
+export function attachTerminal(nid: string, sink: ConsoleSink): () => void {
+  const c = tabs.get(nid);
+  if (!c) return () => {};
+  c.sink = sink;
+  for (const b of c.backlog) sink.write(b);
+  c.backlog = [];
+  c.backlogSize = 0;
+  return () => {
+    if (c.sink === sink) c.sink = null;
+  };
+}
+
+/** focusCanvas gives the keyboard back to the canvas (Escape in a terminal). */
+export function focusCanvas(): void {
+  document.querySelector<HTMLElement>('[data-testid="canvas"]')?.focus();
+}
+
+/** Exposed for tests: the tab's machine. */
+export function tabMachine(nid: string): TabMachine | undefined {
+  return tabs.get(nid)?.m;
+}
