@@ -16,7 +16,11 @@ import (
 // TestDesktop builds the real window binary, starts it under Xvfb, and
 // checks that the REST API answers while the window is open and that the
 // page inside the window has loaded (it calls the Ready binding once
-// mounted, which nodedesk logs). It keeps a screenshot in build/artifacts.
+// mounted, which nodedesk logs). Then, as a user would with mouse and keys
+// (xdotool), it opens the project, selects its switch and opens its
+// console in a tab (Alt+Enter), which the window reaches through its
+// console-session bindings, and types `show vlan` there. It keeps
+// screenshots in build/artifacts (desktop.png, desktop-console.png).
 // Run by `make test` (go test -tags desktoptest -run TestDesktop .).
 func TestDesktop(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "nodedesk-desktop")
@@ -81,7 +85,57 @@ func TestDesktop(t *testing.T) {
 	_, body = call(t, "GET", url+"/v2/projects", nil)
 	_ = json.Unmarshal(body, &projects)
 	if len(projects) != 1 {
-		t.Errorf("projects %v", projects)
+		t.Fatalf("projects %v", projects)
 	}
+	consoleTab(t, p, disp, url, projects[0]["project_id"].(string))
 	p.stop(t) // SIGTERM closes the window: exit 0
+}
+
+// consoleTab opens a switch's console in a tab of the real window, with
+// the mouse and keys as a user would, types into it and keeps a
+// screenshot.
+func consoleTab(t *testing.T, p *proc, disp, url, pid string) {
+	t.Helper()
+	if _, err := exec.LookPath("xdotool"); err != nil {
+		t.Fatalf("xdotool: %v (make test installs it)", err)
+	}
+	status, body := call(t, "POST", url+"/v2/projects/"+pid+"/nodes", map[string]any{"node_type": "ethernet_switch", "name": "Sw1", "console_type": "telnet", "x": 0, "y": 0})
+	if status != 201 {
+		t.Fatalf("create a switch: %d %s", status, body)
+	}
+	xdo := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("xdotool", args...)
+		cmd.Env = append(os.Environ(), "DISPLAY="+disp)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("xdotool %s: %v %s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	win := strings.Fields(xdo("search", "--sync", "--onlyvisible", "--name", "nodedesk"))[0]
+	xdo("windowfocus", "--sync", win)
+	// The project is the first (and only) one in the sidebar.
+	xdo("mousemove", "--window", win, "110", "95", "click", "1")
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(p.stderr.String(), "desktop: console opened") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no console tab opened in the window\n%s", p.stderr)
+		}
+		time.Sleep(time.Second)  // the project's canvas shows Sw1
+		xdo("key", "ctrl+a")     // select every node (Sw1)
+		xdo("key", "alt+Return") // open the selection's consoles in tabs
+		time.Sleep(time.Second)
+	}
+	time.Sleep(time.Second) // the terminal has the focus and the prompt
+	xdo("type", "--delay", "50", "show vlan")
+	xdo("key", "Return")
+	time.Sleep(2 * time.Second)
+	shot := filepath.Join("build", "artifacts", "desktop-console.png")
+	if out, err := exec.Command("import", "-display", disp, "-window", "root", shot).CombinedOutput(); err != nil {
+		t.Errorf("screenshot: %v %s", err, out)
+	} else {
+		abs, _ := filepath.Abs(shot)
+		t.Logf("screenshot of the console tab: %s", abs)
+	}
 }
