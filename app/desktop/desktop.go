@@ -352,11 +352,15 @@ func (a *App) openViewer(lid string) error {
 	select {
 	case <-started:
 	case err := <-ended:
-		_ = pr.Close()
-		if err == nil || app.ErrorCode(err) == app.ECONFLICT {
-			return notCapturing()
+		select {
+		case <-started: // it began and has ended already: the viewer reads what it wrote
+		default:
+			_ = pr.Close()
+			if err == nil || app.ErrorCode(err) == app.ECONFLICT {
+				return notCapturing()
+			}
+			return err
 		}
-		return err
 	}
 	run := a.Wireshark
 	if run == nil {
