@@ -14,7 +14,7 @@ DESKTOP_TAGS := desktop,production,webkit2_41
 # VPCS nodes: the vpcs simulator. To test: Xvfb and ImageMagick (the window
 # test and its screenshot) and Chromium (the browser tests).
 APT_BUILD := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev vpcs
-APT_TEST  := xvfb xauth imagemagick chromium
+APT_TEST  := xvfb xauth imagemagick chromium xdotool
 FUZZTIME ?= 60s
 CRASH_KILLS ?= 200
 
