@@ -171,7 +171,7 @@ describe('link traffic from the UI', { timeout: 120_000 }, () => {
     const sw = (await rest('POST', `/projects/${pid}/templates/${tid('ethernet_switch')}`, { x: 0, y: 200 })).body;
     const nat = (await rest('POST', `/projects/${pid}/templates/${tid('nat')}`, { x: 360, y: 200 })).body;
     await page.locator(`[data-testid="canvas-node"][data-name="${sw.name}"]`).click();
-    assert.match(await page.getByTestId('node-traffic').textContent(), /^Always running: it switches frames/);
+    assert.match(await page.getByTestId('node-traffic').textContent(), /^Always running\. It switches frames between its ports, per VLAN/);
     await page.locator(`[data-testid="canvas-node"][data-name="${nat.name}"]`).click();
     assert.match(await page.getByTestId('node-traffic').textContent(), /does not carry frames yet/);
   });

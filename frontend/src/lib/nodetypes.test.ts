@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alwaysRunningNote, consoleChoice, consoleChoices, consoleValue, hasConsole, runnable, typeInfo } from './nodetypes';
+import { consoleChoice, consoleChoices, consoleValue, hasConsole, runnable, typeInfo } from './nodetypes';
 import { NODE_TYPES, type NodeType, type NodeTypeInfo } from './types';
 
 const info = (over: Partial<NodeTypeInfo>): NodeTypeInfo => ({
@@ -8,15 +8,6 @@ const info = (over: Partial<NodeTypeInfo>): NodeTypeInfo => ({
 });
 
 describe('node types', () => {
-  it('says what an always-running node does with traffic, claiming forwarding only where it happens', () => {
-    for (const t of ['ethernet_switch', 'ethernet_hub', 'frame_relay_switch'] as const) {
-      expect(alwaysRunningNote(t)).toMatch(/^Always running: it (switches|repeats) .* from the moment it exists\.$/);
-    }
-    expect(alwaysRunningNote('nat')).toMatch(/does not carry frames yet/);
-    expect(alwaysRunningNote('cloud')).toMatch(/Ethernet and TAP interfaces do not carry frames yet/);
-    for (const t of ['nat', 'cloud', 'atm_switch'] as const) expect(alwaysRunningNote(t)).not.toMatch(/^Always running: it /);
-  });
-
   it('shows every type of the API', () => {
     for (const t of NODE_TYPES) expect(typeInfo(t).title).not.toBe('');
     expect(() => typeInfo('toaster' as NodeType)).toThrow();

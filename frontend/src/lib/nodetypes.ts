@@ -20,33 +20,6 @@ export interface TypeLook {
   icon: IconKind;
 }
 
-/** alwaysRunningNote says what a node that is always running (lifecycle
- * always_running, GET /v2/node_types) does with traffic, as nodedesk's data
- * plane carries it today: switches, hubs and Frame Relay switches forward
- * from creation; a cloud's UDP tunnels carry frames but its host
- * interfaces do not yet, nor does NAT (issue 15); nothing else forwards. */
-export function alwaysRunningNote(t: NodeType): string {
-  switch (t) {
-    case 'ethernet_switch':
-      return 'Always running: it switches frames between its ports, per VLAN, from the moment it exists.';
-    case 'ethernet_hub':
-      return 'Always running: it repeats each frame to all its other ports from the moment it exists.';
-    case 'frame_relay_switch':
-      return 'Always running: it switches frames between its DLCI circuits, and answers LMI, from the moment it exists.';
-    case 'cloud':
-      return 'Always running. Its UDP tunnels carry frames from the moment they exist; its Ethernet and TAP interfaces do not carry frames yet.';
-    case 'nat':
-      return 'Always running, but it does not carry frames yet: links to it are kept, and no traffic reaches the host network.';
-    case 'atm_switch':
-      return 'Always running, but nodedesk does not forward ATM cells: no traffic crosses it.';
-    case 'vpcs': case 'qemu': case 'docker': case 'dynamips': case 'iou': case 'virtualbox': case 'vmware':
-      // Process-run today (start and stop apply); said only if the server ever made them always running.
-      return 'Always running: start and stop do not apply to it.';
-    default:
-      return assertNever(t, 'node type');
-  }
-}
-
 /** typeInfo is how a node type is shown. */
 export function typeInfo(t: NodeType): TypeLook {
   switch (t) {
