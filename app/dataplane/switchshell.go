@@ -250,11 +250,42 @@ func showVLANs(s *EthernetSwitch, w io.Writer, args []string) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "VLAN\tPorts")
 	for _, v := range vlans {
-		fmt.Fprintf(tw, "%d\t%s\n", v, strings.Join(byVLAN[v], ", "))
+		for i, line := range wrapList(byVLAN[v], 48) { // narrow terminals: a few ports a line
+			if i == 0 {
+				fmt.Fprintf(tw, "%d\t%s\n", v, line)
+			} else {
+				fmt.Fprintf(tw, "\t%s\n", line)
+			}
+		}
 	}
 	_ = tw.Flush()
 	if len(trunks) > 0 {
 		fmt.Fprintf(w, "Trunks (802.1Q, every VLAN tagged but their native one): %s\n", strings.Join(trunks, ", "))
 	}
 	return nil
+}
+
+// wrapList joins items with ", " into lines of at most width characters
+// (an item longer than width gets a line of its own).
+func wrapList(items []string, width int) []string {
+	var lines []string
+	line := ""
+	for i, it := range items {
+		if i < len(items)-1 {
+			it += ","
+		}
+		switch {
+		case line == "":
+			line = it
+		case len(line)+1+len(it) <= width:
+			line += " " + it
+		default:
+			lines = append(lines, line)
+			line = it
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }

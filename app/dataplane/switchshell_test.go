@@ -74,3 +74,11 @@ func TestSwitchShell_Complete(t *testing.T) {
 		}
 	}
 }
+
+func TestWrapList(t *testing.T) {
+	got := wrapList([]string{"Ethernet0", "Ethernet1", "Ethernet2", "Ethernet3", "Ethernet4", "Ethernet5"}, 32)
+	want := []string{"Ethernet0, Ethernet1, Ethernet2,", "Ethernet3, Ethernet4, Ethernet5"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("wrapList = %q, want %q", got, want)
+	}
+}
