@@ -82,3 +82,15 @@ export function restClient(base) {
     return { status: res.status, body: text ? JSON.parse(text) : null };
   };
 }
+
+/** until polls fn until it returns a truthy value, for at most ms, and
+ * returns that value; past ms it throws, naming what it waited for. */
+export async function until(fn, ms, what = 'condition') {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -7,22 +7,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchBrowser, restClient, startServer } from './harness.mjs';
+import { launchBrowser, restClient, startServer, until as untilIn } from './harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ARTIFACTS = path.join(here, 'artifacts');
 const WAIT = 5_000;
-
-/** until polls fn until it returns a truthy value, for at most ms. */
-async function until(fn, ms = WAIT, what = 'condition') {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = (fn, ms = WAIT, what = 'condition') => untilIn(fn, ms, what);
 
 describe('nodedesk UI workflows', { timeout: 120_000 }, () => {
   let server;
