@@ -209,10 +209,7 @@ func (a *App) OpenConsole(pid, nid string) error {
 	if n.Console == nil || n.ConsoleType == nil {
 		return app.Invalid("console", "%s has no console; give it a console type first", n.Name)
 	}
-	host := n.ConsoleHost
-	if host == "" || host == "0.0.0.0" || host == "::" {
-		host = "127.0.0.1"
-	}
+	host := app.DialHost(n.ConsoleHost)
 	if *n.ConsoleType != "telnet" {
 		return app.Errorf(app.ECONFLICT, "The window opens telnet consoles only; connect to the %s console of %s at %s port %d yourself",
 			*n.ConsoleType, n.Name, host, *n.Console)
