@@ -76,7 +76,7 @@ func TestNodeFiles(t *testing.T) {
 	}
 	for _, c := range []struct {
 		method, path string
-		want        int
+		want         int
 	}{
 		{"GET", `..%5C..%5C..%5Cnodedesk.db`, 403}, // ..\..\..\nodedesk.db
 		{"POST", `..%5Cescaped`, 403},
