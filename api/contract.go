@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -165,7 +166,11 @@ func collectLeaves(e *jsonschema.ValidationError, out, fields *[]string) {
 			}
 		}
 		*out = append(*out, msg)
-		*fields = append(*fields, strings.Join(e.InstanceLocation, "."))
+		loc := e.InstanceLocation
+		if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok && len(ap.Properties) > 0 {
+			loc = append(slices.Clone(loc), ap.Properties[0]) // the field at fault is the unknown key
+		}
+		*fields = append(*fields, strings.Join(loc, "."))
 		return
 	}
 	for _, c := range e.Causes {

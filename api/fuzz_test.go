@@ -22,6 +22,7 @@ type fuzzFixture struct {
 	pid     string
 	ids     []string
 	link    string
+	drawing string
 	handler http.Handler
 }
 
@@ -32,6 +33,7 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 		fx.ids = append(fx.ids, ts.mustCreateNode(fx.pid, map[string]any{"node_type": typ})["node_id"].(string))
 	}
 	fx.link = ts.do("POST", "/v2/projects/"+fx.pid+"/links", map[string]any{"nodes": []any{end(fx.ids[0], 0, 0), end(fx.ids[2], 0, 0)}}).want(f, 201).json(f)["link_id"].(string)
+	fx.drawing = ts.do("POST", "/v2/projects/"+fx.pid+"/drawings", map[string]any{"svg": "<svg></svg>"}).want(f, 201).json(f)["drawing_id"].(string)
 	return fx
 }
 
@@ -71,7 +73,7 @@ func (fx *fuzzFixture) serve(t *testing.T, method, path string, body []byte) {
 
 var fuzzMethods = []string{"GET", "PUT", "POST", "DELETE", "PATCH"}
 
-// fuzzPaths are route shapes; {p}, {n}, {l}, {t} become the fixture's ids
+// fuzzPaths are route shapes; {p}, {n}, {l}, {d}, {t} become the fixture's ids
 // (or the fuzzer's own segment, by index).
 var fuzzPaths = []string{
 	"/v2/projects/{p}/nodes/{n}",
@@ -90,6 +92,10 @@ var fuzzPaths = []string{
 	"/v2/projects/{p}/nodes/{n}/start",
 	"/v2/compute/projects",
 	"/v2/version",
+	"/v2/projects/{p}/drawings",
+	"/v2/projects/{p}/drawings/{d}",
+	"/v2/projects/{p}/nodes/{n}/files/startup.vpc",
+	"/v2/iou_license",
 }
 
 func FuzzRoutes(f *testing.F) {
@@ -115,6 +121,10 @@ func FuzzRoutes(f *testing.F) {
 		{2, 8, "", `{"name": "p", "project_id": "not-a-uuid"}`},
 		{3, 0, "zzzz", ``},
 		{4, 15, "", `{}`},
+		{2, 16, "", `{"drawing_id": "0b7d4c3e-1f2a-4b5c-8d9e-0f1a2b3c4d5e", "svg": "<svg/>", "rotation": 360}`},
+		{1, 17, "", `{"x": 1, "rotation": -360, "locked": true}`},
+		{2, 18, "", "ip dhcp\n"},
+		{1, 19, "", `{"iourc_content": "[license]", "license_check": false}`},
 	}
 	for _, s := range seeds {
 		f.Add(uint8(s.method), uint8(s.path), s.seg, []byte(s.body))
@@ -128,7 +138,7 @@ func FuzzRoutes(f *testing.F) {
 		if seg != "" {
 			nid = seg
 		}
-		p := strings.NewReplacer("{p}", fx.pid, "{n}", nid, "{l}", fx.link, "{t}", builtinTemplateIDs["VPCS"]).Replace(tmpl)
+		p := strings.NewReplacer("{p}", fx.pid, "{n}", nid, "{l}", fx.link, "{d}", fx.drawing, "{t}", builtinTemplateIDs["VPCS"]).Replace(tmpl)
 		fx.serve(t, fuzzMethods[int(method)%len(fuzzMethods)], p, body)
 	})
 }

@@ -140,8 +140,8 @@ func (s *Server) handleComputeImages(w http.ResponseWriter, r *http.Request) err
 }
 
 // handleEmptyList and handleEmptyObject answer the start-up calls of the
-// GNS3 web UI for features nodedesk does not have (appliances, drawings,
-// snapshots, settings, statistics, the GNS3 VM), so that it starts.
+// GNS3 web UI for features nodedesk does not have (appliances, snapshots,
+// settings, statistics), so that it starts.
 func (s *Server) handleEmptyList(w http.ResponseWriter, r *http.Request) error {
 	if id, ok := mux.Vars(r)["project_id"]; ok {
 		if _, err := s.svc.FindProjectByID(r.Context(), id); err != nil {
@@ -157,8 +157,69 @@ func (s *Server) handleEmptyObject(w http.ResponseWriter, r *http.Request) error
 	return nil
 }
 
+// handleGNS3VM answers the GNS3 VM settings. nodedesk has no GNS3 VM: the
+// answer is GNS3's defaults, the VM disabled, so that clients' preferences
+// open.
 func (s *Server) handleGNS3VM(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, map[string]any{"enable": false, "engine": "none", "vmname": nil, "headless": false,
-		"when_exit": "keep", "port": 80, "ram": 2048, "vcpus": 1})
+	writeJSON(w, http.StatusOK, map[string]any{"vmname": nil, "when_exit": "stop", "headless": false, "enable": false,
+		"engine": "vmware", "allocate_vcpus_ram": true, "ram": 2048, "vcpus": 1, "port": 80})
+	return nil
+}
+
+// gns3VMEngine is one engine that can run the GNS3 VM, as GNS3 lists it.
+type gns3VMEngine struct {
+	EngineID        string `json:"engine_id"`
+	Name            string `json:"name"`
+	Description     string `json:"description"`
+	SupportWhenExit bool   `json:"support_when_exit"`
+	SupportHeadless bool   `json:"support_headless"`
+	SupportRAM      bool   `json:"support_ram"`
+}
+
+// handleGNS3VMEngines lists the engines GNS3 lists on this platform
+// (Hyper-V only on Windows), with what each supports, so that the GNS3
+// desktop GUI's GNS3 VM preferences open. nodedesk runs none of them, and
+// each description says so.
+func (s *Server) handleGNS3VMEngines(w http.ResponseWriter, r *http.Request) error {
+	const none = " nodedesk has no GNS3 VM: its nodes run on this machine, so this setting is not used."
+	vmware := "VMware Workstation / Player"
+	if runtime.GOOS == "darwin" {
+		vmware = "VMware Fusion"
+	}
+	engines := []gns3VMEngine{
+		{EngineID: "vmware", Name: vmware, Description: "Runs the GNS3 VM in " + vmware + "." + none,
+			SupportWhenExit: true, SupportHeadless: true, SupportRAM: true},
+		{EngineID: "virtualbox", Name: "VirtualBox", Description: "Runs the GNS3 VM in VirtualBox." + none,
+			SupportWhenExit: true, SupportHeadless: true, SupportRAM: true},
+		{EngineID: "remote", Name: "Remote", Description: "Uses another GNS3 server as the GNS3 VM." + none},
+	}
+	if runtime.GOOS == "windows" {
+		engines = append(engines, gns3VMEngine{EngineID: "hyper-v", Name: "Hyper-V",
+			Description: "Runs the GNS3 VM in Hyper-V." + none, SupportWhenExit: true, SupportRAM: true})
+	}
+	writeJSON(w, http.StatusOK, engines)
+	return nil
+}
+
+func (s *Server) handleIOULicenseGet(w http.ResponseWriter, r *http.Request) error {
+	l, err := s.svc.IOULicense(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, l)
+	return nil
+}
+
+// handleIOULicenseUpdate answers 201, as GNS3 does.
+func (s *Server) handleIOULicenseUpdate(w http.ResponseWriter, r *http.Request) error {
+	in, _, err := readBody[app.IOULicenseUpdate](s, r)
+	if err != nil {
+		return err
+	}
+	l, err := s.svc.UpdateIOULicense(r.Context(), in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, l)
 	return nil
 }

@@ -53,6 +53,9 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"GET", "/v2/statistics", s.handleEmptyObject},
 		{"GET", "/v2/appliances", s.handleEmptyList},
 		{"GET", "/v2/gns3vm", s.handleGNS3VM},
+		{"GET", "/v2/gns3vm/engines", s.handleGNS3VMEngines},
+		{"GET", "/v2/iou_license", s.handleIOULicenseGet},
+		{"PUT", "/v2/iou_license", s.handleIOULicenseUpdate},
 
 		{"GET", "/v2/projects", s.handleProjectList},
 		{"POST", "/v2/projects", s.handleProjectCreate},
@@ -62,7 +65,11 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"POST", "/v2/projects/{project_id}/open", s.handleProjectOpen},
 		{"POST", "/v2/projects/{project_id}/close", s.handleProjectClose},
 		{"GET", "/v2/projects/{project_id}/stats", s.handleProjectStats},
-		{"GET", "/v2/projects/{project_id}/drawings", s.handleEmptyList},
+		{"GET", "/v2/projects/{project_id}/drawings", s.handleDrawingList},
+		{"POST", "/v2/projects/{project_id}/drawings", s.handleDrawingCreate},
+		{"GET", "/v2/projects/{project_id}/drawings/{drawing_id}", s.handleDrawingGet},
+		{"PUT", "/v2/projects/{project_id}/drawings/{drawing_id}", s.handleDrawingUpdate},
+		{"DELETE", "/v2/projects/{project_id}/drawings/{drawing_id}", s.handleDrawingDelete},
 		{"GET", "/v2/projects/{project_id}/snapshots", s.handleEmptyList},
 		{"GET", "/v2/projects/{project_id}/notifications", s.handleNotificationStream},
 		{"GET", "/v2/projects/{project_id}/notifications/ws", s.handleNotificationWS},
@@ -82,6 +89,8 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"POST", "/v2/projects/{project_id}/nodes/{node_id}/console/reset", s.handleConsoleReset},
 		{"POST", "/v2/projects/{project_id}/nodes/console/reset", s.handleProjectConsoleReset},
 		{"POST", "/v2/projects/{project_id}/nodes/{node_id}/duplicate", s.handleNodeDuplicate},
+		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/files/{path}", s.handleNodeFileGet},
+		{"POST", "/v2/projects/{project_id}/nodes/{node_id}/files/{path}", s.handleNodeFileWrite},
 
 		{"GET", "/v2/projects/{project_id}/nodes", s.handleNodeList},
 		{"POST", "/v2/projects/{project_id}/nodes", s.handleNodeCreate},
@@ -118,8 +127,10 @@ func (s *Server) routes() (*mux.Router, error) {
 			return nil, err
 		}
 		h := rt.h
-		// A symbol id (":/symbols/computer.svg") spans path segments.
+		// A symbol id (":/symbols/computer.svg") and a node file's path
+		// (configs/startup.vpc) span path segments.
 		path := strings.Replace(rt.path, "{symbol_id}", "{symbol_id:.+}", 1)
+		path = strings.Replace(path, "{path}", "{path:.+}", 1)
 		r.Path(path).Methods(rt.method).HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if err := h(w, r); err != nil {
 				s.writeError(w, r, err)

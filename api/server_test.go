@@ -238,7 +238,9 @@ func templateRegexp(tmpl string) *regexp.Regexp {
 	}
 	segs := strings.Split(tmpl, "/")
 	for i, seg := range segs {
-		if strings.HasPrefix(seg, "{") {
+		if seg == "{path}" { // a node file's path spans segments
+			segs[i] = ".+"
+		} else if strings.HasPrefix(seg, "{") {
 			segs[i] = "[^/]+"
 		} else {
 			segs[i] = regexp.QuoteMeta(seg)
@@ -282,6 +284,9 @@ func (ts *testServer) checkContract(method, path string, r response) {
 		if !ok && !crossCutting[r.status] {
 			ts.tb.Errorf("%s %s answered %d, which openapi.json does not document: %s", method, path, r.status, r.body)
 			return
+		}
+		if ok && resp["content"] == nil && len(r.body) == 0 {
+			return // documented without a body (GNS3's 201 of a node file write)
 		}
 		if ok {
 			schema = schemaRef(resp)

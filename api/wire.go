@@ -196,6 +196,10 @@ func (s *Server) eventJSON(e app.Event) any {
 		return linkJSONOf(p)
 	case *app.Project:
 		return s.projectJSON(p)
+	case *app.Drawing:
+		return drawingJSONOf(p, true)
+	case *app.DrawingChanged:
+		return drawingJSONOf(p.Drawing, p.SVGChanged)
 	default:
 		return p
 	}

@@ -21,6 +21,9 @@ const (
 	EventLinkCreated    EventAction = "link.created"
 	EventLinkUpdated    EventAction = "link.updated"
 	EventLinkDeleted    EventAction = "link.deleted"
+	EventDrawingCreated EventAction = "drawing.created"
+	EventDrawingUpdated EventAction = "drawing.updated"
+	EventDrawingDeleted EventAction = "drawing.deleted"
 )
 
 // ProjectWide reports whether a is about a project itself (the controller
@@ -28,8 +31,9 @@ const (
 func (a EventAction) ProjectWide() bool { return strings.HasPrefix(string(a), "project.") }
 
 // Event is a change committed to the store, published once after commit.
-// Payload is the *Node, *Link or *Project as it is after the change
-// (before, for deletes).
+// Payload is the *Node, *Link, *Drawing or *Project as it is after the
+// change (before, for deletes); a drawing.updated carries a
+// *DrawingChanged.
 type Event struct {
 	Action    EventAction
 	ProjectID string

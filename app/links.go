@@ -320,7 +320,8 @@ type Stats struct {
 	Nodes, Links, Drawings, Snapshots int
 }
 
-// ProjectStats counts a project's nodes and links. Codes: ENOTFOUND.
+// ProjectStats counts a project's nodes, links and drawings (nodedesk
+// keeps no snapshots). Codes: ENOTFOUND.
 func (s *Service) ProjectStats(ctx context.Context, projectID string) (Stats, error) {
 	var st Stats
 	err := s.view(func(tx Tx) error {
@@ -333,7 +334,11 @@ func (s *Service) ProjectStats(ctx context.Context, projectID string) (Stats, er
 			return err
 		}
 		ls, err := tx.Links(p.ID)
-		st.Nodes, st.Links = len(ns), len(ls)
+		if err != nil {
+			return err
+		}
+		ds, err := tx.Drawings(p.ID)
+		st.Nodes, st.Links, st.Drawings = len(ns), len(ls), len(ds)
 		return err
 	})
 	return st, err

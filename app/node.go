@@ -127,7 +127,7 @@ func (n *Node) StartupScriptPath() *string {
 	if n.Type != VPCS || n.Properties.StartupScript == nil {
 		return nil
 	}
-	p := "startup.vpc"
+	p := VPCSScriptFile
 	return &p
 }
 

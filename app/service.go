@@ -243,6 +243,12 @@ func (t *countingTx) DeleteLink(projectID, linkID string) error {
 	t.writes++
 	return t.Tx.DeleteLink(projectID, linkID)
 }
+func (t *countingTx) PutDrawing(d *Drawing) error { t.writes++; return t.Tx.PutDrawing(d) }
+func (t *countingTx) DeleteDrawing(projectID, drawingID string) error {
+	t.writes++
+	return t.Tx.DeleteDrawing(projectID, drawingID)
+}
+func (t *countingTx) PutIOULicense(l *IOULicense) error { t.writes++; return t.Tx.PutIOULicense(l) }
 
 // view runs fn in a read-only transaction.
 func (s *Service) view(fn func(tx Tx) error) error { return s.c.Store.View(fn) }

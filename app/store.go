@@ -21,7 +21,8 @@ type Tx interface {
 	Projects() ([]*Project, error)
 	// PutProject creates or replaces a project, assigning Seq to a new one.
 	PutProject(p *Project) error
-	// DeleteProject removes a project and all of its nodes and links.
+	// DeleteProject removes a project and all of its nodes, links and
+	// drawings.
 	DeleteProject(id string) error
 
 	// Node returns the node of a project, or nil.
@@ -47,6 +48,21 @@ type Tx interface {
 	DeleteLink(projectID, linkID string) error
 	// LinkOnPort returns the id of the link attached to a port, if any.
 	LinkOnPort(projectID, nodeID string, adapter, port int) (string, bool, error)
+
+	// Drawing returns the drawing of a project, or nil.
+	Drawing(projectID, drawingID string) (*Drawing, error)
+	// Drawings returns a project's drawings in creation order.
+	Drawings(projectID string) ([]*Drawing, error)
+	// PutDrawing creates or replaces a drawing, assigning Seq to a new one.
+	PutDrawing(d *Drawing) error
+	// DeleteDrawing removes a drawing.
+	DeleteDrawing(projectID, drawingID string) error
+
+	// IOULicense returns the IOU license settings, or nil if none were
+	// ever saved.
+	IOULicense() (*IOULicense, error)
+	// PutIOULicense saves the IOU license settings.
+	PutIOULicense(l *IOULicense) error
 
 	// ConsoleOwner returns the node that owns a console port, if any.
 	ConsoleOwner(port int) (NodeKey, bool, error)

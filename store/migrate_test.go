@@ -148,3 +148,60 @@ func TestMigrate_V2(t *testing.T) {
 		return nil
 	})
 }
+
+// TestMigrate_V3 opens a store as schema 3 wrote it (no drawings, no
+// settings) and finds it upgraded: records intact, drawings and the IOU
+// license setting usable, version raised.
+func TestMigrate_V3(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v3.db")
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &app.Project{ID: "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee", Name: "old", Seq: 1}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts, bucketUDP, bucketActive} {
+			if _, err := tx.CreateBucket(b); err != nil {
+				return err
+			}
+		}
+		raw, _ := json.Marshal(p)
+		if err := tx.Bucket(bucketProjects).Put(uuidKey(p.ID), raw); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketMeta).Put(keySchemaVersion, binary.BigEndian.AppendUint64(nil, 3))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s := mustOpenAt(t, path)
+	d := &app.Drawing{ID: "dddddddd-0000-4000-8000-000000000001", ProjectID: p.ID, SVG: "<svg></svg>"}
+	mustUpdate(t, s, func(tx app.Tx) error {
+		if ds, err := tx.Drawings(p.ID); err != nil || len(ds) != 0 {
+			t.Errorf("drawings after migration: %v, %v", ds, err)
+		}
+		if l, err := tx.IOULicense(); err != nil || l != nil {
+			t.Errorf("IOU license after migration: %v, %v", l, err)
+		}
+		return errors.Join(tx.PutDrawing(d), tx.PutIOULicense(&app.IOULicense{LicenseCheck: true}))
+	})
+	mustView(t, s, func(tx app.Tx) error {
+		if got, err := tx.Project(p.ID); err != nil || got == nil || got.Name != "old" {
+			t.Errorf("project after migration: %v, %v", got, err)
+		}
+		if got, err := tx.Drawing(p.ID, d.ID); err != nil || got == nil {
+			t.Errorf("drawing after migration: %v, %v", got, err)
+		}
+		return nil
+	})
+	if err := s.db.View(func(tx *bolt.Tx) error {
+		if v := binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keySchemaVersion)); v != schemaVersion {
+			t.Errorf("schema version %d after migration, want %d", v, schemaVersion)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

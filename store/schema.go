@@ -17,12 +17,15 @@ var (
 	bucketPorts    = []byte("link_ports") // project uuid + node uuid + adapter uint16 + port uint16 -> link uuid (schema 2)
 	bucketUDP      = []byte("udp_ports")  // UDP port uint16 BE -> project uuid + node uuid (schema 3)
 	bucketActive   = []byte("active")     // project uuid + node uuid of process-bound nodes not stopped -> empty (schema 3)
+	bucketDrawings = []byte("drawings")   // project uuid (16) + drawing uuid (16) -> JSON app.Drawing (schema 4)
+	bucketSettings = []byte("settings")   // setting name -> JSON (schema 4)
 
 	keySchemaVersion = []byte("schema_version")
+	keyIOULicense    = []byte("iou_license") // in settings: JSON app.IOULicense
 )
 
 // allBuckets is every bucket a store of the current schema has.
-var allBuckets = [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts, bucketUDP, bucketActive}
+var allBuckets = [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts, bucketUDP, bucketActive, bucketDrawings, bucketSettings}
 
 // uuidKey encodes a canonical UUID string as its 16 bytes.
 func uuidKey(id string) []byte {
@@ -51,6 +54,11 @@ func nameKey(projectID, name string) []byte {
 // linkKey is the key of a link: project id then link id.
 func linkKey(projectID, linkID string) []byte {
 	return append(uuidKey(projectID), uuidKey(linkID)...)
+}
+
+// drawingKey is the key of a drawing: project id then drawing id.
+func drawingKey(projectID, drawingID string) []byte {
+	return append(uuidKey(projectID), uuidKey(drawingID)...)
 }
 
 // portKey is the key of a port in the link_ports index; a node's ports

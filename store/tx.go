@@ -80,7 +80,7 @@ func (t *tx) DeleteProject(id string) error {
 			return err
 		}
 	}
-	for _, b := range [][]byte{bucketLinks, bucketPorts} {
+	for _, b := range [][]byte{bucketLinks, bucketPorts, bucketDrawings} {
 		if err := deletePrefix(t.bucket(b), prefix); err != nil {
 			return err
 		}
@@ -185,6 +185,54 @@ func (t *tx) DeleteLink(projectID, linkID string) error {
 		}
 	}
 	return links.Delete(key)
+}
+
+func (t *tx) Drawing(projectID, drawingID string) (*app.Drawing, error) {
+	return decode[app.Drawing](t.bucket(bucketDrawings).Get(drawingKey(projectID, drawingID)))
+}
+
+func (t *tx) Drawings(projectID string) ([]*app.Drawing, error) {
+	prefix := uuidKey(projectID)
+	ds := []*app.Drawing{}
+	c := t.bucket(bucketDrawings).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		d, err := decode[app.Drawing](v)
+		if err != nil {
+			return nil, err
+		}
+		ds = append(ds, d)
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i].Seq < ds[j].Seq })
+	return ds, nil
+}
+
+// PutDrawing writes d; a new drawing gets the next sequence number, a
+// changed one keeps its own.
+func (t *tx) PutDrawing(d *app.Drawing) error {
+	b := t.bucket(bucketDrawings)
+	key := drawingKey(d.ProjectID, d.ID)
+	if d.Seq == 0 {
+		if old, err := decode[app.Drawing](b.Get(key)); err != nil {
+			return err
+		} else if old != nil {
+			d.Seq = old.Seq
+		} else if d.Seq, err = b.NextSequence(); err != nil {
+			return err
+		}
+	}
+	return put(b, key, d)
+}
+
+func (t *tx) DeleteDrawing(projectID, drawingID string) error {
+	return t.bucket(bucketDrawings).Delete(drawingKey(projectID, drawingID))
+}
+
+func (t *tx) IOULicense() (*app.IOULicense, error) {
+	return decode[app.IOULicense](t.bucket(bucketSettings).Get(keyIOULicense))
+}
+
+func (t *tx) PutIOULicense(l *app.IOULicense) error {
+	return put(t.bucket(bucketSettings), keyIOULicense, l)
 }
 
 func (t *tx) LinkOnPort(projectID, nodeID string, adapter, port int) (string, bool, error) {

@@ -130,7 +130,7 @@ func (r *Runner) Start(p app.Process) (string, error) {
 }
 
 // scriptName is the startup script VPCS runs, in the node's folder.
-const scriptName = "startup.vpc"
+const scriptName = app.VPCSScriptFile
 
 // writeScript prepares the node's folder: startup.vpc holds the script,
 // or is removed if the node has none.

@@ -236,11 +236,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the drawings of a project. */
+        /** List the drawings of a project, in creation order. */
         get: operations["listDrawings"];
         put?: never;
-        post?: never;
+        /** Add a drawing to a project's canvas. */
+        post: operations["createDrawing"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/drawings/{drawing_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a drawing. */
+        get: operations["getDrawing"];
+        /** Change a drawing. Answers 201, as GNS3 does. */
+        put: operations["updateDrawing"];
+        post?: never;
+        /** Delete a drawing; a locked drawing is refused. */
+        delete: operations["deleteDrawing"];
         options?: never;
         head?: never;
         patch?: never;
@@ -447,6 +467,24 @@ export interface paths {
         put?: never;
         /** Make a copy of a node. */
         post: operations["duplicateNode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/nodes/{node_id}/files/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a file of the node's folder. A VPCS node's startup.vpc is its startup_script. */
+        get: operations["getNodeFile"];
+        put?: never;
+        /** Write a file of the node's folder from the raw request body (at most 1 MiB). Writing a VPCS node's startup.vpc sets its startup_script. */
+        post: operations["writeNodeFile"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1377,6 +1415,41 @@ export interface paths {
         /** Get the settings of the GNS3 VM. */
         get: operations["getGNS3VM"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/gns3vm/engines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the engines that can run the GNS3 VM, as GNS3 does. */
+        get: operations["listGNS3VMEngines"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/iou_license": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the IOU license settings. */
+        get: operations["getIOULicense"];
+        /** Change the IOU license settings. Answers 201, as GNS3 does. */
+        put: operations["updateIOULicense"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2535,6 +2608,119 @@ export interface components {
                 unit?: string;
             }[];
         };
+        /** @description A shape, note or image on a project's canvas, as GNS3 returns it. In a drawing.updated notification, svg is left out when it did not change. */
+        Drawing: {
+            /** @description Drawing UUID. */
+            drawing_id: components["schemas"]["UUID"];
+            /** @description Project UUID. */
+            project_id: components["schemas"]["UUID"];
+            /** @description The drawing: an SVG document, or the name of an image file of the project, kept as given. */
+            svg: string;
+            /** @description X position on the canvas. */
+            x: number;
+            /** @description Y position on the canvas. */
+            y: number;
+            /** @description Stacking order: higher is drawn above. */
+            z: number;
+            /** @description Whether the drawing is locked: a locked drawing cannot be moved in the GUI nor deleted. */
+            locked: boolean;
+            /** @description Rotation in degrees, from -359 to 360. */
+            rotation: number;
+        };
+        /** @description Body for creating a drawing; every field is optional. */
+        DrawingCreate: {
+            /** @description UUID of the new drawing, chosen by the client (the GNS3 desktop GUI does); a drawing of the project with this id is returned as it is. Default: a new UUID. */
+            drawing_id?: components["schemas"]["UUID"];
+            /** @description Project UUID. Read-only; accepted and ignored on input. */
+            project_id?: components["schemas"]["UUID"];
+            /** @description The drawing: an SVG document, or the name of an image file of the project, kept as given. Default: <svg></svg>. */
+            svg?: string;
+            /** @description X position on the canvas. Default: 0. */
+            x?: number;
+            /** @description Y position on the canvas. Default: 0. */
+            y?: number;
+            /** @description Stacking order: higher is drawn above. Default: 2 (above nodes). */
+            z?: number;
+            /** @description Whether the drawing is locked: a locked drawing cannot be moved in the GUI nor deleted. Default: false. */
+            locked?: boolean;
+            /** @description Rotation in degrees, from -359 to 360. Default: 0. */
+            rotation?: number;
+        };
+        /** @description Body for changing a drawing; every field is optional, and a client may send back what it read. */
+        DrawingUpdate: {
+            /** @description Drawing UUID. Read-only; accepted and ignored on input. */
+            drawing_id?: components["schemas"]["UUID"];
+            /** @description Project UUID. Read-only; accepted and ignored on input. */
+            project_id?: components["schemas"]["UUID"];
+            /** @description The drawing: an SVG document, or the name of an image file of the project, kept as given. */
+            svg?: string;
+            /** @description X position on the canvas. */
+            x?: number;
+            /** @description Y position on the canvas. */
+            y?: number;
+            /** @description Stacking order: higher is drawn above. */
+            z?: number;
+            /** @description Whether the drawing is locked: a locked drawing cannot be moved in the GUI nor deleted. */
+            locked?: boolean;
+            /** @description Rotation in degrees, from -359 to 360. */
+            rotation?: number;
+        };
+        /** @description The IOU license settings, as GNS3 keeps them. nodedesk runs no IOU node; it keeps them so that the GNS3 desktop GUI's preferences load and save. */
+        IOULicense: {
+            /** @description Content of the iourc file. Default: empty. */
+            iourc_content: string;
+            /** @description Whether IOU nodes check the license. Default: true. */
+            license_check: boolean;
+        };
+        /** @description Body for changing the IOU license settings; every field is optional. */
+        IOULicenseUpdate: {
+            /** @description Content of the iourc file. */
+            iourc_content?: string;
+            /** @description Whether IOU nodes check the license. */
+            license_check?: boolean;
+        };
+        /** @description A virtualization engine that can run the GNS3 VM, as GNS3 lists them. nodedesk has no GNS3 VM; the list lets the GNS3 desktop GUI's preferences open. */
+        GNS3VMEngine: {
+            /** @description Engine identifier (vmware, virtualbox, remote, hyper-v). */
+            engine_id: string;
+            /** @description Name to show. */
+            name: string;
+            /** @description What the engine is, as HTML. */
+            description: string;
+            /** @description Whether the engine can stop, suspend or keep the VM when GNS3 exits. */
+            support_when_exit: boolean;
+            /** @description Whether the engine can run the VM without a window. */
+            support_headless: boolean;
+            /** @description Whether the VM's RAM and vCPUs can be set. */
+            support_ram: boolean;
+        };
+        /** @description Settings of the GNS3 VM, as GNS3 answers them. nodedesk has no GNS3 VM: it answers GNS3's defaults, with the VM disabled. */
+        GNS3VMSettings: {
+            /** @description Whether the GNS3 VM is used. */
+            enable: boolean;
+            /** @description Name of the VM, or null. */
+            vmname: string | null;
+            /**
+             * @description What happens to the VM when GNS3 exits.
+             * @enum {string}
+             */
+            when_exit: "stop" | "suspend" | "keep";
+            /** @description Whether the VM runs without a window. */
+            headless: boolean;
+            /**
+             * @description Engine running the VM, or null.
+             * @enum {string|null}
+             */
+            engine: "vmware" | "virtualbox" | null;
+            /** @description Whether the VM's vCPUs and RAM are set from vcpus and ram. */
+            allocate_vcpus_ram: boolean;
+            /** @description RAM of the VM, in MB. */
+            ram: number;
+            /** @description Number of vCPUs of the VM. */
+            vcpus: number;
+            /** @description Port of the GNS3 server in the VM. */
+            port: number;
+        };
     };
     responses: never;
     parameters: {
@@ -2552,6 +2738,10 @@ export interface components {
         Emulator: string;
         /** @description A symbol id such as ":/symbols/computer.svg", URL-encoded. */
         SymbolId: string;
+        /** @description Drawing UUID. */
+        DrawingId: string;
+        /** @description Path of a file inside the node's folder, relative to it; it may span several segments (configs/startup.vpc). */
+        FilePath: string;
     };
     requestBodies: never;
     headers: never;
@@ -3120,11 +3310,178 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"][];
+                    "application/json": components["schemas"]["Drawing"][];
                 };
             };
             /** @description The resource does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createDrawing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DrawingCreate"];
+            };
+        };
+        responses: {
+            /** @description Drawing created (or, for a drawing_id the project has, that drawing). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Drawing"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDrawing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Drawing UUID. */
+                drawing_id: components["parameters"]["DrawingId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Drawing found. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Drawing"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateDrawing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Drawing UUID. */
+                drawing_id: components["parameters"]["DrawingId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DrawingUpdate"];
+            };
+        };
+        responses: {
+            /** @description Drawing updated. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Drawing"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteDrawing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Drawing UUID. */
+                drawing_id: components["parameters"]["DrawingId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Drawing deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The drawing is locked. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3870,6 +4227,125 @@ export interface operations {
                 };
             };
             /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getNodeFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Path of a file inside the node's folder, relative to it; it may span several segments (configs/startup.vpc). */
+                path: components["parameters"]["FilePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's bytes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path leaves the node's folder. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The project, the node or the file does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    writeNodeFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Path of a file inside the node's folder, relative to it; it may span several segments (configs/startup.vpc). */
+                path: components["parameters"]["FilePath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description File written; no body, as GNS3 answers. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path leaves the node's folder. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The node keeps no files. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6925,7 +7401,80 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"];
+                    "application/json": components["schemas"]["GNS3VMSettings"];
+                };
+            };
+        };
+    };
+    listGNS3VMEngines: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GNS3VMEngine"][];
+                };
+            };
+        };
+    };
+    getIOULicense: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IOULicense"];
+                };
+            };
+        };
+    };
+    updateIOULicense: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IOULicenseUpdate"];
+            };
+        };
+        responses: {
+            /** @description Settings saved. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IOULicense"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

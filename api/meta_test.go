@@ -1,0 +1,61 @@
+package api
+
+import (
+	"testing"
+)
+
+// TestGNS3VM: the GNS3 VM settings and engines as GNS3 answers them, so
+// that the GNS3 desktop GUI's GNS3 VM preferences open (it reads
+// allocate_vcpus_ram, and support_* of each engine).
+func TestGNS3VM(t *testing.T) {
+	ts := mustOpenServer(t)
+	vm := ts.do("GET", "/v2/gns3vm", nil).want(t, 200).json(t)
+	if vm["enable"] != false || vm["allocate_vcpus_ram"] != true || vm["engine"] != "vmware" || vm["when_exit"] != "stop" || vm["vmname"] != nil {
+		t.Errorf("gns3vm %v", vm)
+	}
+	engines := ts.do("GET", "/v2/gns3vm/engines", nil).want(t, 200).list(t)
+	var ids []string
+	for _, e := range engines {
+		ids = append(ids, e["engine_id"].(string))
+	}
+	if len(ids) < 3 || ids[0] != "vmware" || ids[1] != "virtualbox" || ids[2] != "remote" {
+		t.Fatalf("engines %v, want vmware, virtualbox, remote first", ids)
+	}
+	if r := engines[2]; r["support_ram"] != false || r["support_headless"] != false || r["support_when_exit"] != false {
+		t.Errorf("remote engine %v supports nothing in GNS3", r)
+	}
+	ts.do("PUT", "/v2/gns3vm/engines", map[string]any{}).want(t, 405)
+}
+
+// TestIOULicense: GNS3's settings before any is saved, a partial PUT
+// answered 201 with the whole settings, kept across a restart.
+func TestIOULicense(t *testing.T) {
+	ts := mustOpenServer(t)
+	if l := ts.do("GET", "/v2/iou_license", nil).want(t, 200).json(t); l["iourc_content"] != "" || l["license_check"] != true {
+		t.Errorf("default IOU license %v", l)
+	}
+	// The GUI's save: both fields.
+	iourc := "[license]\nnodedesk = 0123456789abcdef;\n"
+	l := ts.do("PUT", "/v2/iou_license", map[string]any{"iourc_content": iourc, "license_check": true}).want(t, 201).json(t)
+	if l["iourc_content"] != iourc || l["license_check"] != true {
+		t.Errorf("after PUT: %v", l)
+	}
+	l = ts.do("PUT", "/v2/iou_license", map[string]any{"license_check": false}).want(t, 201).json(t)
+	if l["iourc_content"] != iourc || l["license_check"] != false {
+		t.Errorf("a partial PUT changed more than its field: %v", l)
+	}
+	ts.do("PUT", "/v2/iou_license", map[string]any{"license_check": false}).want(t, 201) // no change
+	for body, field := range map[string]string{
+		`{"license_check": "yes"}`: "license_check",
+		`{"iourc_content": null}`:  "iourc_content",
+		`{"iourc": ""}`:            "iourc",
+	} {
+		if r := ts.do("PUT", "/v2/iou_license", body).want(t, 400).json(t); r["field"] != field {
+			t.Errorf("%s: field %v, want %s", body, r["field"], field)
+		}
+	}
+	ts.restart()
+	if l := ts.do("GET", "/v2/iou_license", nil).want(t, 200).json(t); l["iourc_content"] != iourc || l["license_check"] != false {
+		t.Errorf("after restart: %v", l)
+	}
+}

@@ -1,0 +1,65 @@
+package store
+
+import (
+	"testing"
+
+	"nodedesk/app"
+)
+
+func TestTx_Drawings(t *testing.T) {
+	s := mustOpenStore(t)
+	p, other := mustPutProject(t, s, "lab"), mustPutProject(t, s, "other")
+	first := &app.Drawing{ID: "dddddddd-0000-4000-8000-000000000002", ProjectID: p.ID, SVG: "<svg></svg>", Z: 2}
+	second := &app.Drawing{ID: "dddddddd-0000-4000-8000-000000000001", ProjectID: p.ID, SVG: "<svg/>", Rotation: 90}
+	elsewhere := &app.Drawing{ID: "dddddddd-0000-4000-8000-000000000003", ProjectID: other.ID, SVG: "x.png"}
+	for _, d := range []*app.Drawing{first, second, elsewhere} {
+		mustUpdate(t, s, func(tx app.Tx) error { return tx.PutDrawing(d) })
+	}
+	// A change keeps the drawing's place in creation order.
+	moved := *first
+	moved.Seq, moved.X = 0, 100
+	mustUpdate(t, s, func(tx app.Tx) error { return tx.PutDrawing(&moved) })
+	mustView(t, s, func(tx app.Tx) error {
+		ds, err := tx.Drawings(p.ID)
+		if err != nil || len(ds) != 2 || ds[0].ID != first.ID || ds[1].ID != second.ID || ds[0].X != 100 {
+			t.Errorf("Drawings = %+v (%v), want first (moved) then second", ds, err)
+		}
+		if d, _ := tx.Drawing(p.ID, elsewhere.ID); d != nil {
+			t.Error("a drawing of another project is found in this one")
+		}
+		return nil
+	})
+	mustUpdate(t, s, func(tx app.Tx) error { return tx.DeleteDrawing(p.ID, second.ID) })
+	mustUpdate(t, s, func(tx app.Tx) error { return tx.DeleteProject(p.ID) })
+	mustView(t, s, func(tx app.Tx) error {
+		if ds, _ := tx.Drawings(p.ID); len(ds) != 0 {
+			t.Errorf("a deleted project's drawings remain: %+v", ds)
+		}
+		if d, _ := tx.Drawing(other.ID, elsewhere.ID); d == nil || d.SVG != "x.png" {
+			t.Errorf("another project's drawing = %+v, want it kept", d)
+		}
+		return nil
+	})
+}
+
+func TestTx_IOULicense(t *testing.T) {
+	path := t.TempDir() + "/nodedesk.db"
+	s := mustOpenAt(t, path)
+	mustView(t, s, func(tx app.Tx) error {
+		if l, err := tx.IOULicense(); l != nil || err != nil {
+			t.Errorf("IOULicense of a new store = %+v, %v; want none", l, err)
+		}
+		return nil
+	})
+	mustUpdate(t, s, func(tx app.Tx) error {
+		return tx.PutIOULicense(&app.IOULicense{IOURCContent: "[license]\nhost = 0123;\n"})
+	})
+	s.Close()
+	s = mustOpenAt(t, path)
+	mustView(t, s, func(tx app.Tx) error {
+		if l, err := tx.IOULicense(); err != nil || l == nil || l.IOURCContent != "[license]\nhost = 0123;\n" || l.LicenseCheck {
+			t.Errorf("IOULicense after reopening = %+v, %v", l, err)
+		}
+		return nil
+	})
+}
