@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"sync"
@@ -234,4 +235,41 @@ func TestDataPlane_BroadcastStorm(t *testing.T) {
 	if got := dst.receive(500*time.Millisecond, 5*time.Second); !holds(got, "calm") || len(got) > 256 {
 		t.Fatalf("after the storm, one broadcast brought %d frames", len(got))
 	}
+}
+
+// TestCloudTunnelPorts: a tunnel's lport is a host port: two tunnels never
+// share one, and one held elsewhere is refused when it is given.
+func TestCloudTunnelPorts(t *testing.T) {
+	ts := mustOpenServerWith(t, testOptions{fabric: true})
+	pid := ts.mustCreateProject("lab")
+	a := newUDPPeer(t)
+	cloud := ts.cloudTunnels(t, pid, a) // the fabric binds a.lport now
+	tunnel := func(n, lport int) map[string]any {
+		return map[string]any{"name": fmt.Sprintf("udp%d", n), "port_number": n, "type": "udp", "lport": lport, "rhost": "127.0.0.1", "rport": 9}
+	}
+	create := func(ports ...any) response {
+		return ts.do("POST", "/v2/projects/"+pid+"/nodes", map[string]any{"node_type": "cloud", "properties": map[string]any{"ports_mapping": ports}})
+	}
+	held := newUDPPeer(t) // its conn's port is held by this test
+	heldPort := held.conn.LocalAddr().(*net.UDPAddr).Port
+	free := newUDPPeer(t).lport
+	for _, tc := range []struct {
+		name   string
+		r      response
+		status int
+		field  string
+	}{
+		{"two tunnels of one cloud", create(tunnel(0, free), tunnel(1, free)), 400, "properties.ports_mapping.1.lport"},
+		{"another cloud's tunnel", create(tunnel(0, a.lport)), 409, "properties.ports_mapping.0.lport"},
+		{"another program's port", create(tunnel(0, heldPort)), 409, "properties.ports_mapping.0.lport"},
+	} {
+		e := tc.r.want(t, tc.status).json(t)
+		if e["field"] != tc.field {
+			t.Errorf("%s: field %v, want %s (%v)", tc.name, e["field"], tc.field, e["message"])
+		}
+	}
+	// A cloud keeps its own tunnel through an edit.
+	path := "/v2/projects/" + pid + "/nodes/" + cloud
+	ts.do("PUT", path, map[string]any{"name": "Uplink"}).want(t, 200)
+	ts.do("PUT", path, map[string]any{"properties": map[string]any{"ports_mapping": []any{a.port(0), tunnel(1, free)}}}).want(t, 200)
 }

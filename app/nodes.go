@@ -80,6 +80,9 @@ func (s *Service) addNode(tx Tx, n *Node, want string, labelFollowsName bool) er
 	if labelFollowsName {
 		n.Label.Text = name
 	}
+	if err := s.claimTunnelPorts(tx, nil, n); err != nil {
+		return err
+	}
 	if err := s.claimConsole(tx, n); err != nil {
 		return err
 	}
@@ -173,6 +176,9 @@ func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*N
 			}
 		}
 		if err := checkLinkedPorts(tx, after); err != nil {
+			return err
+		}
+		if err := s.claimTunnelPorts(tx, before, after); err != nil {
 			return err
 		}
 		if unchanged(before, after) {

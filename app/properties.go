@@ -260,6 +260,9 @@ func (u *CloudUpdate) apply(p *Properties) error {
 		if err := checkPortNumbers(u.PortsMapping.Value, func(p CloudPort) int { return p.PortNumber }); err != nil {
 			return err
 		}
+		if err := checkTunnelPorts(u.PortsMapping.Value); err != nil {
+			return err
+		}
 		p.CloudPorts = u.PortsMapping.Value
 	}
 	if u.Interfaces.Set {
