@@ -12,7 +12,7 @@ import { AppError, errorFromAnswer, toAppError, unreachable } from './errors';
 import { subscribe as follow } from './live';
 import { connect, type Connection, type Env, type Transport } from './transport';
 import type {
-  Link, LinkCaptureStart, LinkCreate, LinkUpdate, LiveEvent, LiveState, Node, NodeAction, NodeDuplicate, NodeUpdate, ProjectCreate,
+  Drawing, DrawingCreate, DrawingUpdate, Link, LinkCaptureStart, LinkCreate, LinkUpdate, LiveEvent, LiveState, Node, NodeAction, NodeDuplicate, NodeUpdate, ProjectCreate,
   ProjectUpdate, TemplateNodeCreate,
 } from './types';
 
@@ -175,6 +175,16 @@ export async function openCapture(pid: string, lid: string): Promise<CaptureResu
     ? { kind: 'opened', fileName: v.file_name, path: v.path }
     : { kind: 'file', fileName: v.file_name, path: v.path, url: null, reason: v.reason || undefined };
 }
+
+const onDrawing = (project_id: string, drawing_id: string) => ({ params: { path: { project_id, drawing_id } } });
+export const listDrawings = (pid: string) => answer(client().GET('/v2/projects/{project_id}/drawings', inProject(pid)));
+export const createDrawing = (pid: string, body: DrawingCreate): Promise<Drawing> =>
+  answer(client().POST('/v2/projects/{project_id}/drawings', { ...inProject(pid), body }));
+/** updateDrawing changes a drawing (the server answers 201, as GNS3). */
+export const updateDrawing = (pid: string, did: string, body: DrawingUpdate): Promise<Drawing> =>
+  answer(client().PUT('/v2/projects/{project_id}/drawings/{drawing_id}', { ...onDrawing(pid, did), body }));
+export const deleteDrawing = (pid: string, did: string) =>
+  done(client().DELETE('/v2/projects/{project_id}/drawings/{drawing_id}', onDrawing(pid, did)));
 
 export const listTemplates = () => answer(client().GET('/v2/templates'));
 /** listNodeTypes is what differs between node types (consoles, lifecycle). */

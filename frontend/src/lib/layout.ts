@@ -3,7 +3,8 @@
 
 import type { NodeHandle } from '@xyflow/svelte';
 import { portName } from './ports';
-import type { Link, Node } from './types';
+import type { Picture } from './drawing';
+import type { Drawing, Link, Node } from './types';
 
 export interface XY { x: number; y: number }
 
@@ -76,6 +77,60 @@ export function toFlowNodes(
 }
 
 const samePos = (a: XY, b: XY) => a.x === b.x && a.y === b.y;
+
+/** What a drawing on the canvas carries: the drawing and its picture. */
+export interface DrawingData extends Record<string, unknown> { drawing: Drawing; picture: Picture }
+
+export interface DrawingFlowNode {
+  id: string;
+  type: 'drawing';
+  position: XY;
+  data: DrawingData;
+  selected?: boolean;
+  dragging?: boolean;
+  draggable?: boolean;
+  zIndex?: number;
+  width?: number;
+  height?: number;
+  measured?: { width?: number; height?: number };
+  [k: string]: unknown;
+}
+
+/** Anything on the canvas: a node or a drawing. */
+export type CanvasNode = FlowNode | DrawingFlowNode;
+
+export const isTopology = (n: CanvasNode): n is FlowNode => n.type === 'topology';
+export const isDrawing = (n: CanvasNode): n is DrawingFlowNode => n.type === 'drawing';
+
+/** A drawing's box is at least this big, so that a line can be grabbed. */
+const MIN_DRAWING = 8;
+
+/** toDrawingNodes builds the canvas drawings, stacked by their z among the
+ * nodes (whose zIndex is their z). A locked drawing cannot be dragged. A
+ * drawing that has not changed is the same object as in prev (keeping a
+ * resize or drag in progress). */
+export function toDrawingNodes(
+  list: readonly Drawing[],
+  prev: readonly CanvasNode[],
+  selected: ReadonlySet<string>,
+  parse: (svg: string) => Picture,
+): DrawingFlowNode[] {
+  const old = new Map<string, DrawingFlowNode>();
+  for (const f of prev) if (isDrawing(f)) old.set(f.id, f);
+  return list.map((d) => {
+    const before = old.get(d.drawing_id);
+    const sel = selected.has(d.drawing_id);
+    if (before && before.data.drawing === d && before.selected === sel) return before;
+    const picture = before && before.data.drawing.svg === d.svg ? before.data.picture : parse(d.svg);
+    const width = Math.max(MIN_DRAWING, picture.width);
+    const height = Math.max(MIN_DRAWING, picture.height);
+    const position = before?.dragging ? before.position : { x: d.x, y: d.y };
+    return {
+      id: d.drawing_id, type: 'drawing', position, data: { drawing: d, picture }, selected: sel, zIndex: d.z,
+      draggable: !d.locked, width, height, measured: { width, height },
+    };
+  });
+}
 
 /** toFlowEdges builds the canvas edges of links whose two nodes exist.
  * An edge that has not changed is the same object as in prev, so that the

@@ -4,7 +4,10 @@
 import type { Connection, Env, WebSocketLike } from './transport';
 import type { LiveEvent, LiveState } from './types';
 
-const PROJECT_ACTIONS = new Set(['node.created', 'node.updated', 'node.deleted', 'link.created', 'link.updated', 'link.deleted']);
+const PROJECT_ACTIONS = new Set([
+  'node.created', 'node.updated', 'node.deleted', 'link.created', 'link.updated', 'link.deleted',
+  'drawing.created', 'drawing.updated', 'drawing.deleted',
+]);
 const GLOBAL_ACTIONS = new Set(['project.created', 'project.updated', 'project.deleted', 'project.opened', 'project.closed']);
 
 /** The delays between reconnection attempts, in ms. */
@@ -82,7 +85,7 @@ function subscribeRest(env: Env, pid: string | null, handler: Handler, onState?:
   };
 }
 
-/** subscribe follows live events: a project's node.* and link.* events, or
+/** subscribe follows live events: a project's node.*, link.* and drawing.* events, or
  * with pid null the project.* events. 'resync' means events may have been
  * missed. Returns the function that stops following. */
 export function subscribe(c: Connection, pid: string | null, handler: Handler, onState?: OnState): () => void {

@@ -37,6 +37,11 @@ export type LinkFilter = S['LinkFilter'];
 export type LinkCaptureStart = S['LinkCaptureStart'];
 /** A capture format: DLT_EN10MB, DLT_FRELAY… */
 export type DataLinkType = NonNullable<LinkCaptureStart['data_link_type']>;
+export type Drawing = S['Drawing'];
+export type DrawingCreate = S['DrawingCreate'];
+export type DrawingUpdate = S['DrawingUpdate'];
+/** A drawing as drawing.* events carry it: drawing.updated leaves out svg when it did not change. */
+export type DrawingEvent = Omit<Drawing, 'svg'> & { svg?: string };
 export type Template = S['Template'];
 export type TemplateNodeCreate = S['TemplateNodeCreate'];
 export type NodeDuplicate = S['NodeDuplicate'];
@@ -89,6 +94,7 @@ export const NODE_TYPES = allOf<NodeType>()([
 export type LiveEvent =
   | { action: 'node.created' | 'node.updated' | 'node.deleted'; event: Node }
   | { action: 'link.created' | 'link.updated' | 'link.deleted'; event: Link }
+  | { action: 'drawing.created' | 'drawing.updated' | 'drawing.deleted'; event: DrawingEvent }
   | { action: 'project.created' | 'project.updated' | 'project.deleted' | 'project.opened' | 'project.closed'; event: Project }
   /** Events may have been missed (a reconnect, or a lagging subscriber): reload. */
   | { action: 'resync' };

@@ -5,10 +5,11 @@ import { get } from 'svelte/store';
 import * as api from '../api';
 import type { ConsoleResult } from '../api';
 import type { NodeAction } from '../types';
+import { deleteDrawing } from './drawings';
 import { deleteLink } from './links';
 import { actOnNodes, deleteNodes, duplicateNodes, nodes } from './nodes';
 import { failed, notify } from './notices';
-import { clearSelection, selectNodes, selectedLink, selectedNodes } from './selection';
+import { clearSelection, selectDrawings, selectNodes, selectedDrawings, selectedLink, selectedNodes } from './selection';
 import { nodeView, openConsoleTab } from './consoles';
 
 const PAST: Record<NodeAction, string> = { start: 'Started', stop: 'Stopped', suspend: 'Suspended', reload: 'Reloaded' };
@@ -19,15 +20,28 @@ function names(ids: readonly string[]): string {
   return ns.length <= 2 ? ns.join(' and ') : `${ns[0]} and ${ns.length - 1} more`;
 }
 
+/** deleteDrawings deletes drawings; one the server keeps (a locked one: 409)
+ * stays selected, and its error is the notice. */
+export async function deleteDrawings(pid: string, ids: readonly string[]): Promise<void> {
+  const results = await Promise.allSettled(ids.map((id) => deleteDrawing(pid, id)));
+  const kept = ids.filter((_, i) => results[i].status === 'rejected');
+  const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
+  selectDrawings(kept);
+  if (errors.length > 0) failed(ids.length === 1 ? 'Could not delete the drawing' : `Could not delete ${errors.length} of ${ids.length} drawings`, errors[0]);
+  else notify('success', ids.length === 1 ? 'Deleted the drawing' : `Deleted ${ids.length} drawings`);
+}
+
 /** deleteSelection deletes the selected nodes (their links go with them on
- * the server), or the selected link. */
+ * the server) and drawings, or the selected link. */
 export async function deleteSelection(pid: string): Promise<void> {
   const ids = [...get(selectedNodes)];
   const link = get(selectedLink);
+  const drawn = [...get(selectedDrawings)];
+  if (drawn.length > 0) await deleteDrawings(pid, drawn);
   if (ids.length > 0) {
     const label = names(ids);
     const errors = await deleteNodes(pid, ids);
-    clearSelection();
+    selectNodes([]);
     if (errors.length > 0) failed(`Could not delete ${errors.length === ids.length ? label : 'some nodes'}`, errors[0]);
     else notify('success', `Deleted ${label}`);
   } else if (link) {

@@ -84,6 +84,7 @@ export function applyProjectEvent(e: LiveEvent): void {
       return;
     case 'node.created': case 'node.updated': case 'node.deleted':
     case 'link.created': case 'link.updated': case 'link.deleted':
+    case 'drawing.created': case 'drawing.updated': case 'drawing.deleted':
       return;
     default:
       assertNever(e, 'event');

@@ -1,9 +1,10 @@
-// The project shown: loads its nodes and links and follows its events.
+// The project shown: loads its nodes, links and drawings and follows its events.
 
 import { get, writable } from 'svelte/store';
 import * as api from '../api';
 import { assertNever } from '../assert';
 import type { LiveEvent, LiveState } from '../types';
+import { removeDrawing, setDrawings, upsertDrawing } from './drawings';
 import { removeLink, setLinks, upsertLink } from './links';
 import { removeNode, setNodes, upsertNode } from './nodes';
 import { clearSelection } from './selection';
@@ -16,7 +17,7 @@ export const liveState = writable<LiveState>('live');
 let stop: (() => void) | null = null;
 let shown: string | null = null;
 
-/** applyTopologyEvent folds a node or link event into the stores. */
+/** applyTopologyEvent folds a node, link or drawing event into the stores. */
 export function applyTopologyEvent(e: LiveEvent): void {
   switch (e.action) {
     case 'node.created':
@@ -33,6 +34,13 @@ export function applyTopologyEvent(e: LiveEvent): void {
     case 'link.deleted':
       removeLink(e.event.link_id);
       return;
+    case 'drawing.created':
+    case 'drawing.updated':
+      upsertDrawing(e.event);
+      return;
+    case 'drawing.deleted':
+      removeDrawing(e.event.drawing_id);
+      return;
     case 'resync':
       if (shown) void reload(shown);
       return;
@@ -46,11 +54,12 @@ export function applyTopologyEvent(e: LiveEvent): void {
 
 async function reload(pid: string): Promise<void> {
   try {
-    // Both lists land together, so that the canvas draws the topology once.
-    const [ns, ls] = await Promise.all([api.listNodes(pid), api.listLinks(pid)]);
+    // The lists land together, so that the canvas draws the topology once.
+    const [ns, ls, ds] = await Promise.all([api.listNodes(pid), api.listLinks(pid), api.listDrawings(pid)]);
     if (shown !== pid) return; // another project is shown meanwhile
     setNodes(ns);
     setLinks(ls);
+    setDrawings(ds);
     topologyState.set('ready');
   } catch (err) {
     if (shown === pid) topologyState.set({ error: api.toAppError(err).message });
@@ -65,6 +74,7 @@ export function showProject(pid: string | null): void {
   shown = pid;
   setNodes([]);
   setLinks([]);
+  setDrawings([]);
   clearSelection();
   if (pid === null) {
     topologyState.set('idle');

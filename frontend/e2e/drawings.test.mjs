@@ -1,0 +1,146 @@
+// Drawings on the canvas: one written over REST (GNS3's own SVG, and a
+// hostile one) shows, safely; another client's changes follow live; a note
+// is added, edited, moved, locked and deleted from the UI, with the
+// server's state checked over REST.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchBrowser, restClient, startServer, until as untilIn } from './harness.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const ARTIFACTS = path.join(here, 'artifacts');
+const WAIT = 5_000;
+const until = (fn, ms = WAIT, what = 'condition') => untilIn(fn, ms, what);
+
+const RECT = '<svg height="100" width="200"><rect fill="#ff0000" fill-opacity="1.0" height="100" stroke="#000000" stroke-width="2" width="200" /></svg>';
+const HOSTILE = '<svg width="50" height="50" onload="window.__pwned=1"><script>window.__pwned=2</script>'
+  + '<rect width="50" height="50" onclick="window.__pwned=3" fill="#00ff00"/><image href="javascript:window.__pwned=4"/>'
+  + '<foreignObject><img xmlns="http://www.w3.org/1999/xhtml" src="x" onerror="window.__pwned=5"/></foreignObject></svg>';
+
+describe('drawings on the canvas', { timeout: 120_000 }, () => {
+  let server;
+  let browser;
+  let page;
+  let rest;
+  let pid;
+  let rectId;
+  let hostileId;
+  let noteId;
+  const pageErrors = [];
+  const drawingsOnServer = async () => (await rest('GET', `/projects/${pid}/drawings`)).body;
+  const onCanvas = (id) => page.locator(`.svelte-flow__node[data-id="${id}"]`);
+
+  before(async () => {
+    server = await startServer();
+    rest = restClient(server.url);
+    pid = (await rest('POST', '/projects', { name: 'drawing lab' })).body.project_id;
+    const r = await rest('POST', `/projects/${pid}/drawings`, { svg: RECT, x: 20, y: 20, z: 0 });
+    assert.equal(r.status, 201);
+    rectId = r.body.drawing_id;
+    hostileId = (await rest('POST', `/projects/${pid}/drawings`, { svg: HOSTILE, x: 300, y: 20 })).body.drawing_id;
+    browser = await launchBrowser();
+    page = await browser.context.newPage();
+    page.setDefaultTimeout(WAIT);
+    page.on('pageerror', (e) => pageErrors.push(e));
+    page.on('dialog', (d) => d.dismiss());
+    await page.goto(`${server.url}/#/projects/${pid}`, { waitUntil: 'domcontentloaded' });
+    await onCanvas(rectId).waitFor();
+  });
+
+  after(async () => {
+    if (page) {
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: path.join(ARTIFACTS, 'drawings.png') }).catch(() => {});
+    }
+    await browser?.close();
+    await server?.stop();
+  });
+
+  test('a drawing made over REST shows, and a hostile one runs nothing', async () => {
+    const rect = onCanvas(rectId).locator('rect');
+    assert.equal(await rect.getAttribute('fill'), '#ff0000');
+    const box = await onCanvas(rectId).boundingBox();
+    assert.ok(Math.abs(box.width - 200) < 2 && Math.abs(box.height - 100) < 2, JSON.stringify(box));
+    const hostile = onCanvas(hostileId);
+    await hostile.waitFor();
+    assert.equal(await hostile.locator('rect').getAttribute('fill'), '#00ff00');
+    assert.equal(await hostile.locator('script, image, foreignObject, img, [onload], [onclick]').count(), 0);
+    await hostile.click();
+    assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  });
+
+  test('follows another client: created, moved, deleted', async () => {
+    const made = (await rest('POST', `/projects/${pid}/drawings`, {
+      svg: '<svg height="4" width="200"><line stroke="#000000" stroke-width="2" x1="0" x2="200" y1="0" y2="0" /></svg>', x: 40, y: 300,
+    })).body;
+    await onCanvas(made.drawing_id).locator('line').waitFor({ state: 'attached' }); // level: no height
+    const before = await onCanvas(made.drawing_id).boundingBox();
+    assert.equal((await rest('PUT', `/projects/${pid}/drawings/${made.drawing_id}`, { x: 140 })).status, 201);
+    await until(async () => (await onCanvas(made.drawing_id).boundingBox()).x > before.x + 90, WAIT, 'the line to move');
+    assert.equal((await onCanvas(made.drawing_id).locator('line').count()), 1, 'its svg is kept when the event leaves it out');
+    assert.equal((await rest('DELETE', `/projects/${pid}/drawings/${made.drawing_id}`)).status, 204);
+    await onCanvas(made.drawing_id).waitFor({ state: 'detached' });
+  });
+
+  test('adds a note from the toolbar and edits its text', async () => {
+    const known = new Set((await drawingsOnServer()).map((d) => d.drawing_id));
+    await page.getByTestId('draw-text').click();
+    await page.getByTestId('drawing-hint').waitFor();
+    const canvas = await page.getByTestId('canvas').boundingBox();
+    await page.mouse.click(canvas.x + 520, canvas.y + 420);
+    const note = await until(async () => (await drawingsOnServer()).find((d) => !known.has(d.drawing_id)), WAIT, 'the note on the server');
+    noteId = note.drawing_id;
+    assert.match(note.svg, /<text[^>]*>Note<\/text>/);
+    const panel = page.getByTestId('drawing-panel');
+    await panel.waitFor();
+    await page.getByTestId('drawing-text').fill('Core <site> A');
+    await page.getByTestId('drawing-save').click();
+    await until(async () => (await rest('GET', `/projects/${pid}/drawings/${noteId}`)).body.svg.includes('Core &lt;site&gt; A'), WAIT, 'the text on the server');
+    await until(async () => (await onCanvas(noteId).locator('text').textContent()).includes('Core <site> A'), WAIT, 'the text on the canvas');
+  });
+
+  test('moves the note with one PUT at the end of the drag', async () => {
+    const was = (await rest('GET', `/projects/${pid}/drawings/${noteId}`)).body;
+    let puts = 0;
+    const count = (req) => { if (req.method() === 'PUT' && req.url().includes(`/drawings/${noteId}`)) puts++; };
+    page.on('request', count);
+    const b = await onCanvas(noteId).boundingBox();
+    await page.mouse.move(b.x + 10, b.y + 8);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(b.x + 10 + i * 12, b.y + 8 + i * 6);
+    await page.mouse.up();
+    const now = await until(async () => {
+      const d = (await rest('GET', `/projects/${pid}/drawings/${noteId}`)).body;
+      return d.x !== was.x ? d : null;
+    }, WAIT, 'the moved note on the server');
+    // Stored where it shows (the view is at zoom 1: no node to fit to).
+    const shown = await onCanvas(noteId).boundingBox();
+    assert.ok(now.x - was.x > 80 && now.y - was.y > 30, JSON.stringify({ was, now }));
+    assert.ok(Math.abs(now.x - was.x - (shown.x - b.x)) <= 2 && Math.abs(now.y - was.y - (shown.y - b.y)) <= 2, JSON.stringify({ was, now, b, shown }));
+    page.off('request', count);
+    assert.equal(puts, 1);
+  });
+
+  test('a locked note is not deleted: the server\'s 409 shows; unlocked, Delete removes it', async () => {
+    await onCanvas(noteId).click();
+    await page.getByTestId('drawing-lock').check();
+    await until(async () => (await rest('GET', `/projects/${pid}/drawings/${noteId}`)).body.locked, WAIT, 'locked on the server');
+    await onCanvas(noteId).click();
+    await page.keyboard.press('Delete');
+    await page.getByTestId('toast-error').filter({ hasText: /lock/i }).waitFor();
+    assert.equal((await rest('GET', `/projects/${pid}/drawings/${noteId}`)).status, 200);
+    await page.getByTestId('drawing-lock').uncheck();
+    await until(async () => !(await rest('GET', `/projects/${pid}/drawings/${noteId}`)).body.locked, WAIT, 'unlocked on the server');
+    await onCanvas(noteId).click();
+    await page.keyboard.press('Delete');
+    await onCanvas(noteId).waitFor({ state: 'detached' });
+    assert.equal((await rest('GET', `/projects/${pid}/drawings/${noteId}`)).status, 404);
+  });
+
+  test('raised no page errors', () => {
+    assert.deepEqual(pageErrors.map(String), []);
+  });
+});
