@@ -72,6 +72,26 @@ describe('drawings on the canvas', { timeout: 120_000 }, () => {
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
   });
 
+  test('resizes a rectangle by its corner: the svg\'s size changes on the server', async () => {
+    await onCanvas(rectId).click({ position: { x: 100, y: 50 } });
+    await page.getByTestId('drawing-panel').waitFor();
+    const corner = onCanvas(rectId).locator('.svelte-flow__resize-control.handle.bottom.right');
+    const c = await corner.boundingBox();
+    await page.mouse.move(c.x + c.width / 2, c.y + c.height / 2);
+    await page.mouse.down();
+    for (let i = 1; i <= 5; i++) await page.mouse.move(c.x + c.width / 2 + i * 10, c.y + c.height / 2 + i * 6);
+    await page.mouse.up();
+    const d = await until(async () => {
+      const got = (await rest('GET', `/projects/${pid}/drawings/${rectId}`)).body;
+      return got.svg !== RECT ? got : null;
+    }, WAIT, 'the resized rectangle on the server');
+    const w = Number(/<svg height="(\d+)" width="(\d+)"/.exec(d.svg)?.[2]);
+    const h = Number(/<svg height="(\d+)" width="(\d+)"/.exec(d.svg)?.[1]);
+    assert.ok(w > 230 && w < 270 && h > 115 && h < 145, d.svg);
+    assert.match(d.svg, new RegExp(`<rect width="${w}" height="${h}" fill="#ff0000"`));
+    assert.deepEqual([d.x, d.y], [20, 20]);
+  });
+
   test('follows another client: created, moved, deleted', async () => {
     const made = (await rest('POST', `/projects/${pid}/drawings`, {
       svg: '<svg height="4" width="200"><line stroke="#000000" stroke-width="2" x1="0" x2="200" y1="0" y2="0" /></svg>', x: 40, y: 300,
