@@ -116,7 +116,10 @@ describe('drawings on the canvas', { timeout: 120_000 }, () => {
     assert.match(note.svg, /<text[^>]*>Note<\/text>/);
     const panel = page.getByTestId('drawing-panel');
     await panel.waitFor();
-    await page.getByTestId('drawing-text').fill('Core <site> A');
+    await onCanvas(noteId).dblclick();
+    await until(() => page.evaluate(() => document.activeElement?.dataset?.testid === 'drawing-text'), WAIT, 'the text field focused');
+    await page.keyboard.type('Core <site> A'); // replaces the selected text
+    assert.equal(await page.getByTestId('drawing-text').inputValue(), 'Core <site> A');
     await page.getByTestId('drawing-save').click();
     await until(async () => (await rest('GET', `/projects/${pid}/drawings/${noteId}`)).body.svg.includes('Core &lt;site&gt; A'), WAIT, 'the text on the server');
     await until(async () => (await onCanvas(noteId).locator('text').textContent()).includes('Core <site> A'), WAIT, 'the text on the canvas');

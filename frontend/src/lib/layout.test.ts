@@ -108,3 +108,28 @@ describe('minimap', () => {
     expect(far).toEqual({ x: 5, y: 5, width: 110, height: 110, scale: 1 });
   });
 });
+
+import { toDrawingNodes } from './layout';
+import type { Drawing } from './types';
+
+describe('drawings on the canvas', () => {
+  const drawing = (id: string, over: Partial<Drawing> = {}): Drawing => ({
+    drawing_id: id, project_id: 'p', svg: `<svg width="200" height="4">${id}</svg>`, x: 10, y: 20, z: 2, locked: false, rotation: 0, ...over,
+  });
+  const parse = (svg: string) => ({ width: svg.includes('200') ? 200 : 0, height: 4, shapes: [], dropped: false });
+
+  it('places drawings by x, y and z; a locked one cannot be dragged; a thin one can still be grabbed', () => {
+    const [a, b] = toDrawingNodes([drawing('a'), drawing('b', { z: 0, locked: true })], [], new Set(['b']), parse);
+    expect(a).toMatchObject({ id: 'a', type: 'drawing', position: { x: 10, y: 20 }, zIndex: 2, draggable: true, width: 200, height: 8, selected: false });
+    expect(b).toMatchObject({ zIndex: 0, draggable: false, selected: true });
+  });
+
+  it('keeps an unchanged drawing, and its picture while its svg is the same', () => {
+    const d = drawing('a');
+    const first = toDrawingNodes([d], [], new Set(), parse);
+    expect(toDrawingNodes([d], first, new Set(), parse)[0]).toBe(first[0]);
+    const moved = toDrawingNodes([{ ...d, x: 99 }], first, new Set(), () => { throw new Error('parsed again'); });
+    expect(moved[0].position).toEqual({ x: 99, y: 20 });
+    expect(moved[0].data.picture).toBe(first[0].data.picture);
+  });
+});

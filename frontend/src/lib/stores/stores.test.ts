@@ -83,3 +83,20 @@ describe('selection', () => {
     expect(get(selectedNodes)).toBe(before);
   });
 });
+
+import { drawings, setDrawings } from './drawings';
+
+describe('drawings follow live events', () => {
+  const d = { drawing_id: 'd1', project_id: 'p', svg: '<svg></svg>', x: 0, y: 0, z: 2, locked: false, rotation: 0 };
+
+  it('adds, updates (keeping the svg an update leaves out) and deletes', () => {
+    setDrawings([]);
+    applyTopologyEvent({ action: 'drawing.created', event: d });
+    applyTopologyEvent({ action: 'drawing.updated', event: { ...d, svg: undefined, x: 40 } });
+    expect(get(drawings).get('d1')).toEqual({ ...d, x: 40 });
+    applyTopologyEvent({ action: 'drawing.updated', event: { ...d, drawing_id: 'unknown', svg: undefined } });
+    expect(get(drawings).has('unknown')).toBe(false);
+    applyTopologyEvent({ action: 'drawing.deleted', event: d });
+    expect(get(drawings).size).toBe(0);
+  });
+});
