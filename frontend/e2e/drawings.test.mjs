@@ -147,7 +147,22 @@ describe('drawings on the canvas', { timeout: 120_000 }, () => {
     assert.equal(puts, 1);
   });
 
-  test('a locked note is not deleted: the server\'s 409 shows; unlocked, Delete removes it', async () => {
+  test('arrow keys nudge the note; a bad rotation shows the server\'s error by its field', async () => {
+    const was = (await rest('GET', `/projects/${pid}/drawings/${noteId}`)).body;
+    await onCanvas(noteId).click();
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+    await until(async () => (await rest('GET', `/projects/${pid}/drawings/${noteId}`)).body.x === was.x + 30, WAIT, 'the nudged note on the server');
+    await page.getByTestId('drawing-rotation').fill('999');
+    await page.getByTestId('drawing-save').click();
+    await page.getByTestId('error-rotation').waitFor();
+    assert.equal((await rest('GET', `/projects/${pid}/drawings/${noteId}`)).body.rotation, 0);
+    await page.getByTestId('drawing-rotation').fill('15');
+    await page.getByTestId('drawing-save').click();
+    await until(async () => (await rest('GET', `/projects/${pid}/drawings/${noteId}`)).body.rotation === 15, WAIT, 'the rotation on the server');
+    await page.getByTestId('error-rotation').waitFor({ state: 'detached' });
+  });
+
+    test('a locked note is not deleted: the server\'s 409 shows; unlocked, Delete removes it', async () => {
     await onCanvas(noteId).click();
     await page.getByTestId('drawing-lock').check();
     await until(async () => (await rest('GET', `/projects/${pid}/drawings/${noteId}`)).body.locked, WAIT, 'locked on the server');

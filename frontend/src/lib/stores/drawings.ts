@@ -4,7 +4,8 @@
 import { derived, get, writable } from 'svelte/store';
 import * as api from '../api';
 import { newPicture, serializePicture, type ShapeTag } from '../drawing';
-import type { XY } from '../layout';
+import { nudged, type XY } from '../layout';
+import { failed } from './notices';
 import type { Drawing, DrawingEvent, DrawingUpdate } from '../types';
 
 export const drawings = writable<ReadonlyMap<string, Drawing>>(new Map());
@@ -65,4 +66,34 @@ export async function moveDrawing(pid: string, did: string, body: DrawingUpdate)
 export async function deleteDrawing(pid: string, did: string): Promise<void> {
   await api.deleteDrawing(pid, did);
   removeDrawing(did);
+}
+
+let nudging = new Map<string, XY>(); // drawing → where it was before the burst
+let nudgeTimer: ReturnType<typeof setTimeout> | null = null;
+
+/** nudgeDrawings moves unlocked drawings by (dx, dy) at once and saves
+ * them shortly after the last key press (one PUT each for a burst). */
+export function nudgeDrawings(pid: string, ids: Iterable<string>, dx: number, dy: number): void {
+  const all = get(drawings);
+  for (const id of ids) {
+    const d = all.get(id);
+    if (!d || d.locked) continue;
+    if (!nudging.has(id)) nudging.set(id, { x: d.x, y: d.y });
+    upsertDrawing({ ...d, ...nudged(d, dx, dy) });
+  }
+  if (nudgeTimer) clearTimeout(nudgeTimer);
+  nudgeTimer = setTimeout(() => {
+    const batch = nudging;
+    nudging = new Map();
+    nudgeTimer = null;
+    for (const [id, from] of batch) {
+      const now = get(drawings).get(id);
+      if (!now) continue;
+      saveDrawing(pid, id, { x: now.x, y: now.y }).catch((err) => {
+        const cur = get(drawings).get(id);
+        if (cur) upsertDrawing({ ...cur, ...from });
+        failed('Could not move the drawing', err);
+      });
+    }
+  }, 300);
 }
