@@ -162,17 +162,20 @@ describe('drawings on the canvas', { timeout: 120_000 }, () => {
     await page.getByTestId('error-rotation').waitFor({ state: 'detached' });
   });
 
-    test('a locked note is not deleted: the server\'s 409 shows; unlocked, Delete removes it', async () => {
+  test('a locked note is not deleted: the server\'s 409 shows; unlocked, Delete removes it', async () => {
     await onCanvas(noteId).click();
     await page.getByTestId('drawing-lock').check();
     await until(async () => (await rest('GET', `/projects/${pid}/drawings/${noteId}`)).body.locked, WAIT, 'locked on the server');
     await onCanvas(noteId).click();
+    await page.locator(`.svelte-flow__node.selected[data-id="${noteId}"]`).waitFor();
     await page.keyboard.press('Delete');
     await page.getByTestId('toast-error').filter({ hasText: /lock/i }).waitFor();
     assert.equal((await rest('GET', `/projects/${pid}/drawings/${noteId}`)).status, 200);
     await page.getByTestId('drawing-lock').uncheck();
     await until(async () => !(await rest('GET', `/projects/${pid}/drawings/${noteId}`)).body.locked, WAIT, 'unlocked on the server');
+    await page.getByTestId('drawing-locked').waitFor({ state: 'detached' });
     await onCanvas(noteId).click();
+    await page.locator(`.svelte-flow__node.selected[data-id="${noteId}"]`).waitFor();
     await page.keyboard.press('Delete');
     await onCanvas(noteId).waitFor({ state: 'detached' });
     assert.equal((await rest('GET', `/projects/${pid}/drawings/${noteId}`)).status, 404);
