@@ -200,6 +200,8 @@ func (s *Server) eventJSON(e app.Event) any {
 		return drawingJSONOf(p, true)
 	case *app.DrawingChanged:
 		return drawingJSONOf(p.Drawing, p.SVGChanged)
+	case *app.Snapshot:
+		return snapshotJSONOf(p)
 	default:
 		return p
 	}
