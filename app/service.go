@@ -253,6 +253,11 @@ func (t *countingTx) DeleteSnapshot(projectID, snapshotID string) error {
 	t.writes++
 	return t.Tx.DeleteSnapshot(projectID, snapshotID)
 }
+func (t *countingTx) PutTemplate(tp *Template) error { t.writes++; return t.Tx.PutTemplate(tp) }
+func (t *countingTx) DeleteTemplate(id string) error {
+	t.writes++
+	return t.Tx.DeleteTemplate(id)
+}
 func (t *countingTx) PutIOULicense(l *IOULicense) error { t.writes++; return t.Tx.PutIOULicense(l) }
 
 // view runs fn in a read-only transaction.

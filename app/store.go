@@ -67,6 +67,16 @@ type Tx interface {
 	// DeleteSnapshot removes a snapshot.
 	DeleteSnapshot(projectID, snapshotID string) error
 
+	// Template returns a user template, or nil.
+	Template(id string) (*Template, error)
+	// Templates returns the user templates in creation order.
+	Templates() ([]*Template, error)
+	// PutTemplate creates or replaces a user template, assigning Seq to a
+	// new one.
+	PutTemplate(t *Template) error
+	// DeleteTemplate removes a user template.
+	DeleteTemplate(id string) error
+
 	// IOULicense returns the IOU license settings, or nil if none were
 	// ever saved.
 	IOULicense() (*IOULicense, error)

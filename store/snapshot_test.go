@@ -43,3 +43,31 @@ func TestTx_Snapshots(t *testing.T) {
 		return nil
 	})
 }
+
+func TestTx_Templates(t *testing.T) {
+	path := t.TempDir() + "/nodedesk.db"
+	s := mustOpenAt(t, path)
+	b := &app.Template{ID: "7e7e7e7e-0000-4000-8000-000000000002", Name: "b", Type: app.VPCS}
+	a := &app.Template{ID: "7e7e7e7e-0000-4000-8000-000000000001", Name: "a", Type: app.EthernetSwitch}
+	mustUpdate(t, s, func(tx app.Tx) error { return tx.PutTemplate(b) })
+	mustUpdate(t, s, func(tx app.Tx) error { return tx.PutTemplate(a) })
+	changed := *b
+	changed.Seq, changed.Name = 0, "b2"
+	mustUpdate(t, s, func(tx app.Tx) error { return tx.PutTemplate(&changed) })
+	s.Close()
+	s = mustOpenAt(t, path)
+	mustView(t, s, func(tx app.Tx) error {
+		ts, err := tx.Templates()
+		if err != nil || len(ts) != 2 || ts[0].Name != "b2" || ts[1].Name != "a" {
+			t.Errorf("Templates = %+v, %v; want b2 (changed, first created) then a", ts, err)
+		}
+		return nil
+	})
+	mustUpdate(t, s, func(tx app.Tx) error { return tx.DeleteTemplate(a.ID) })
+	mustView(t, s, func(tx app.Tx) error {
+		if got, _ := tx.Template(a.ID); got != nil {
+			t.Error("a deleted template remains")
+		}
+		return nil
+	})
+}

@@ -253,6 +253,41 @@ func (t *tx) DeleteSnapshot(projectID, snapshotID string) error {
 	return t.bucket(bucketSnapshots).Delete(append(uuidKey(projectID), uuidKey(snapshotID)...))
 }
 
+func (t *tx) Template(id string) (*app.Template, error) {
+	return decode[app.Template](t.bucket(bucketTemplates).Get(uuidKey(id)))
+}
+
+func (t *tx) Templates() ([]*app.Template, error) {
+	var ts []*app.Template
+	err := t.bucket(bucketTemplates).ForEach(func(_, v []byte) error {
+		tp, err := decode[app.Template](v)
+		ts = append(ts, tp)
+		return err
+	})
+	sort.Slice(ts, func(i, j int) bool { return ts[i].Seq < ts[j].Seq })
+	return ts, err
+}
+
+// PutTemplate writes tp; a new template gets the next sequence number, a
+// changed one keeps its own.
+func (t *tx) PutTemplate(tp *app.Template) error {
+	b := t.bucket(bucketTemplates)
+	if tp.Seq == 0 {
+		if old, err := decode[app.Template](b.Get(uuidKey(tp.ID))); err != nil {
+			return err
+		} else if old != nil {
+			tp.Seq = old.Seq
+		} else if tp.Seq, err = b.NextSequence(); err != nil {
+			return err
+		}
+	}
+	return put(b, uuidKey(tp.ID), tp)
+}
+
+func (t *tx) DeleteTemplate(id string) error {
+	return t.bucket(bucketTemplates).Delete(uuidKey(id))
+}
+
 func (t *tx) IOULicense() (*app.IOULicense, error) {
 	return decode[app.IOULicense](t.bucket(bucketSettings).Get(keyIOULicense))
 }
