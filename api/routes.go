@@ -68,6 +68,7 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"DELETE", "/v2/projects/{project_id}", s.handleProjectDelete},
 		{"POST", "/v2/projects/{project_id}/open", s.handleProjectOpen},
 		{"POST", "/v2/projects/{project_id}/close", s.handleProjectClose},
+		{"POST", "/v2/projects/{project_id}/duplicate", s.handleProjectDuplicate},
 		{"GET", "/v2/projects/{project_id}/stats", s.handleProjectStats},
 		{"GET", "/v2/projects/{project_id}/drawings", s.handleDrawingList},
 		{"POST", "/v2/projects/{project_id}/drawings", s.handleDrawingCreate},
