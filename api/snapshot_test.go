@@ -140,6 +140,13 @@ func TestSnapshots(t *testing.T) {
 	// The restored link carries nothing to a deleted node: its ports are
 	// used again, and the nodes can be started.
 	ts.do("POST", base+"/links", map[string]any{"nodes": []any{end(l.pc1, 0, 0), end(l.sw, 0, 2)}}).want(t, 409)
+	// A new node's name is allocated against the restored names.
+	fresh := ts.do("POST", base+"/templates/19021f99-e36f-394d-b4a1-8aaa902ab9cc", map[string]any{"x": 0, "y": 0}).want(t, 201).json(t)
+	for _, n := range after.nodes {
+		if n["name"] == fresh["name"] {
+			t.Errorf("a new node is named %v, as a restored one is", fresh["name"])
+		}
+	}
 	ts.do("POST", base+"/nodes/start", nil).want(t, 204)
 	ts.do("POST", base+"/nodes/stop", nil).want(t, 204)
 

@@ -172,6 +172,26 @@ func (s *Service) DeleteSnapshot(ctx context.Context, projectID, snapshotID stri
 // taken since gets the lowest free port instead; one whose UDP ports were
 // taken gets new ones at its next start. Codes: ENOTFOUND, ECONFLICT.
 func (s *Service) RestoreSnapshot(ctx context.Context, projectID, snapshotID string) (*Project, error) {
+	// Hold the lifecycle lock of each node, so that no start is half done
+	// (process running, status not yet recorded) while the check is made.
+	var ids []string
+	if err := s.view(func(tx Tx) error {
+		p, err := findProject(tx, projectID)
+		if err != nil {
+			return err
+		}
+		nodes, err := tx.Nodes(p.ID)
+		for _, n := range nodes {
+			ids = append(ids, n.ID)
+		}
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	slices.Sort(ids) // one order for every caller that holds several
+	for _, id := range ids {
+		defer s.lockNode(id)()
+	}
 	var after *Project
 	err := s.update(func(tx Tx, emit emitFunc) error {
 		p, snap, err := findSnapshot(tx, projectID, snapshotID)
@@ -195,6 +215,7 @@ func (s *Service) RestoreSnapshot(ctx context.Context, projectID, snapshotID str
 		if err := s.clearProject(tx, emit, p.ID, current); err != nil {
 			return err
 		}
+		s.hints.forget(p.ID) // the project's names change
 		nodes, links, drawings := frozen(snap.Nodes, snap.Links, snap.Drawings)
 		if err := s.putRecords(tx, emit, nodes, links, drawings); err != nil {
 			return err
