@@ -109,3 +109,23 @@ func (s *Server) handleComputeProjectCreate(w http.ResponseWriter, r *http.Reque
 	writeJSON(w, http.StatusCreated, map[string]any{"name": p.Name, "project_id": p.ID, "variables": p.Variables})
 	return nil
 }
+
+// handleProjectDuplicate is "Save as": 201 with the copy, as GNS3 answers.
+// path, which the GNS3 desktop GUI sends for a local server, is accepted
+// and ignored: nodedesk keeps every project in its data folder.
+func (s *Server) handleProjectDuplicate(w http.ResponseWriter, r *http.Request) error {
+	in, _, err := readBody[struct {
+		Name              app.Field[string] `json:"name"`
+		ResetMACAddresses bool              `json:"reset_mac_addresses"`
+	}](s, r)
+	if err != nil {
+		return err
+	}
+	p, err := s.svc.DuplicateProject(r.Context(), mux.Vars(r)["project_id"],
+		app.ProjectDuplicate{Name: in.Name, ResetMACAddresses: in.ResetMACAddresses})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, s.projectJSON(p))
+	return nil
+}

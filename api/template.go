@@ -9,8 +9,11 @@ import (
 )
 
 func (s *Server) handleTemplateList(w http.ResponseWriter, r *http.Request) error {
-	ts := s.svc.FindTemplates(r.Context())
-	out := make([]templateJSON, len(ts))
+	ts, err := s.svc.FindTemplates(r.Context())
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, len(ts))
 	for i, t := range ts {
 		out[i] = templateJSONOf(t)
 	}
@@ -24,6 +27,50 @@ func (s *Server) handleTemplateGet(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	writeJSON(w, http.StatusOK, templateJSONOf(*t))
+	return nil
+}
+
+func (s *Server) handleTemplateCreate(w http.ResponseWriter, r *http.Request) error {
+	in, _, err := readBody[app.TemplateSettings](s, r)
+	if err != nil {
+		return err
+	}
+	t, err := s.svc.CreateTemplate(r.Context(), in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, templateJSONOf(*t))
+	return nil
+}
+
+// handleTemplateUpdate answers 200, as GNS3 does.
+func (s *Server) handleTemplateUpdate(w http.ResponseWriter, r *http.Request) error {
+	in, _, err := readBody[app.TemplateSettings](s, r)
+	if err != nil {
+		return err
+	}
+	t, err := s.svc.UpdateTemplate(r.Context(), mux.Vars(r)["template_id"], in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, templateJSONOf(*t))
+	return nil
+}
+
+func (s *Server) handleTemplateDelete(w http.ResponseWriter, r *http.Request) error {
+	if err := s.svc.DeleteTemplate(r.Context(), mux.Vars(r)["template_id"]); err != nil {
+		return err
+	}
+	noContent(w)
+	return nil
+}
+
+func (s *Server) handleTemplateDuplicate(w http.ResponseWriter, r *http.Request) error {
+	t, err := s.svc.DuplicateTemplate(r.Context(), mux.Vars(r)["template_id"])
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, templateJSONOf(*t))
 	return nil
 }
 

@@ -169,21 +169,17 @@ func linkJSONOf(l *app.Link) linkJSON {
 		CaptureFileName: l.CaptureFileName, CaptureFilePath: l.CaptureFilePath}
 }
 
-// templateJSON is a template as GNS3 lists it.
-type templateJSON struct {
-	Builtin           bool         `json:"builtin"`
-	Category          string       `json:"category"`
-	ComputeID         *string      `json:"compute_id"`
-	DefaultNameFormat string       `json:"default_name_format"`
-	Name              string       `json:"name"`
-	Symbol            string       `json:"symbol"`
-	TemplateID        string       `json:"template_id"`
-	TemplateType      app.NodeType `json:"template_type"`
-}
-
-func templateJSONOf(t app.Template) templateJSON {
-	return templateJSON{Builtin: true, Category: t.Category, DefaultNameFormat: t.DefaultNameFormat,
-		Name: t.Name, Symbol: t.Symbol, TemplateID: t.ID, TemplateType: t.Type}
+// templateJSONOf is a template as GNS3 lists it: the common keys, and a
+// user template's own settings beside them.
+func templateJSONOf(t app.Template) map[string]any {
+	out := make(map[string]any, len(t.Settings)+8)
+	for k, v := range t.Settings {
+		out[k] = v
+	}
+	out["builtin"], out["category"], out["compute_id"] = t.Builtin, t.Category, t.ComputeID
+	out["default_name_format"], out["name"], out["symbol"] = t.DefaultNameFormat, t.Name, t.Symbol
+	out["template_id"], out["template_type"] = t.ID, t.Type
+	return out
 }
 
 // eventJSON is the wire form of an event's payload: the same body the REST
@@ -200,6 +196,8 @@ func (s *Server) eventJSON(e app.Event) any {
 		return drawingJSONOf(p, true)
 	case *app.DrawingChanged:
 		return drawingJSONOf(p.Drawing, p.SVGChanged)
+	case *app.Snapshot:
+		return snapshotJSONOf(p)
 	default:
 		return p
 	}

@@ -24,6 +24,9 @@ const (
 	EventDrawingCreated EventAction = "drawing.created"
 	EventDrawingUpdated EventAction = "drawing.updated"
 	EventDrawingDeleted EventAction = "drawing.deleted"
+	// EventSnapshotRestored follows the changes of a restore; GNS3's GUI
+	// reloads the project when it hears it.
+	EventSnapshotRestored EventAction = "snapshot.restored"
 )
 
 // ProjectWide reports whether a is about a project itself (the controller

@@ -248,6 +248,16 @@ func (t *countingTx) DeleteDrawing(projectID, drawingID string) error {
 	t.writes++
 	return t.Tx.DeleteDrawing(projectID, drawingID)
 }
+func (t *countingTx) PutSnapshot(s *Snapshot) error { t.writes++; return t.Tx.PutSnapshot(s) }
+func (t *countingTx) DeleteSnapshot(projectID, snapshotID string) error {
+	t.writes++
+	return t.Tx.DeleteSnapshot(projectID, snapshotID)
+}
+func (t *countingTx) PutTemplate(tp *Template) error { t.writes++; return t.Tx.PutTemplate(tp) }
+func (t *countingTx) DeleteTemplate(id string) error {
+	t.writes++
+	return t.Tx.DeleteTemplate(id)
+}
 func (t *countingTx) PutIOULicense(l *IOULicense) error { t.writes++; return t.Tx.PutIOULicense(l) }
 
 // view runs fn in a read-only transaction.

@@ -21,8 +21,8 @@ type Tx interface {
 	Projects() ([]*Project, error)
 	// PutProject creates or replaces a project, assigning Seq to a new one.
 	PutProject(p *Project) error
-	// DeleteProject removes a project and all of its nodes, links and
-	// drawings.
+	// DeleteProject removes a project and all of its nodes, links,
+	// drawings and snapshots.
 	DeleteProject(id string) error
 
 	// Node returns the node of a project, or nil.
@@ -57,6 +57,25 @@ type Tx interface {
 	PutDrawing(d *Drawing) error
 	// DeleteDrawing removes a drawing.
 	DeleteDrawing(projectID, drawingID string) error
+
+	// Snapshot returns the snapshot of a project, or nil.
+	Snapshot(projectID, snapshotID string) (*Snapshot, error)
+	// Snapshots returns a project's snapshots (in no particular order).
+	Snapshots(projectID string) ([]*Snapshot, error)
+	// PutSnapshot creates or replaces a snapshot.
+	PutSnapshot(s *Snapshot) error
+	// DeleteSnapshot removes a snapshot.
+	DeleteSnapshot(projectID, snapshotID string) error
+
+	// Template returns a user template, or nil.
+	Template(id string) (*Template, error)
+	// Templates returns the user templates in creation order.
+	Templates() ([]*Template, error)
+	// PutTemplate creates or replaces a user template, assigning Seq to a
+	// new one.
+	PutTemplate(t *Template) error
+	// DeleteTemplate removes a user template.
+	DeleteTemplate(id string) error
 
 	// IOULicense returns the IOU license settings, or nil if none were
 	// ever saved.

@@ -1,16 +1,32 @@
 package app
 
-import "context"
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+)
 
 // Template is a recipe for a node, as GNS3 clients list and use them. The
-// builtin templates have GNS3's fixed ids, so scripts that name them work.
+// builtin templates have GNS3's fixed ids, so scripts that name them work;
+// user templates are kept in the store. Its JSON tags are the store's
+// record format.
 type Template struct {
-	ID                string
-	Name              string
-	Type              NodeType
-	Category          string // router, switch, guest or firewall
-	DefaultNameFormat string
-	Symbol            string
+	ID                string   `json:"template_id"`
+	Name              string   `json:"name"`
+	Type              NodeType `json:"template_type"`
+	Category          string   `json:"category"` // router, switch, guest or firewall
+	DefaultNameFormat string   `json:"default_name_format"`
+	Symbol            string   `json:"symbol"`
+	Builtin           bool     `json:"builtin"`
+	ComputeID         *string  `json:"compute_id"`
+	// Settings are the type's own settings of a user template, kept as
+	// given (console_type, console_auto_start, ports_mapping, ...): a node
+	// made from the template gets them.
+	Settings map[string]json.RawMessage `json:"settings,omitempty"`
+	// Seq orders user templates by creation; the store assigns it.
+	Seq uint64 `json:"seq"`
 }
 
 // builtinTemplates are GNS3's builtin templates; their ids are GNS3's
@@ -26,31 +42,280 @@ var builtinTemplates = []Template{
 }
 
 func builtin(id, name string, t NodeType, category string) Template {
-	return Template{ID: id, Name: name, Type: t, Category: category,
+	return Template{ID: id, Name: name, Type: t, Category: category, Builtin: true,
 		DefaultNameFormat: t.kind().nameFormat, Symbol: t.kind().symbol}
 }
 
-// FindTemplates returns the templates, builtins first.
-func (s *Service) FindTemplates(ctx context.Context) []Template {
-	return append([]Template(nil), builtinTemplates...)
+// templateCategories are GNS3's categories; old clients send their index.
+var templateCategories = []string{"router", "switch", "guest", "firewall"}
+
+// templateKeys are the keys a template has beside its type's settings.
+var templateKeys = []string{"template_id", "template_type", "name", "category", "default_name_format", "symbol", "builtin", "compute_id"}
+
+// nodeKeys are the settings of a template that are fields of the node it
+// makes; the other settings are the node's properties.
+var nodeKeys = []string{"console_type", "console_auto_start", "symbol", "port_name_format", "port_segment_size", "first_port_name", "custom_adapters"}
+
+func templateNotFound(id string) error {
+	return Errorf(ENOTFOUND, "Template ID %s doesn't exist", id)
+}
+
+// FindTemplates returns the templates: builtins first, then user
+// templates in creation order.
+func (s *Service) FindTemplates(ctx context.Context) ([]Template, error) {
+	out := append([]Template(nil), builtinTemplates...)
+	err := s.view(func(tx Tx) error {
+		ts, err := tx.Templates()
+		for _, t := range ts {
+			out = append(out, *t)
+		}
+		return err
+	})
+	return out, err
 }
 
 // FindTemplateByID returns one template. Codes: ENOTFOUND.
 func (s *Service) FindTemplateByID(ctx context.Context, id string) (*Template, error) {
-	cid, _ := canonicalID(id)
+	var t *Template
+	err := s.view(func(tx Tx) (err error) {
+		t, err = findTemplate(tx, id)
+		return err
+	})
+	return t, err
+}
+
+func findTemplate(tx Tx, id string) (*Template, error) {
+	cid, ok := canonicalID(id)
+	if !ok {
+		return nil, templateNotFound(id)
+	}
 	for _, t := range builtinTemplates {
 		if t.ID == cid {
 			return &t, nil
 		}
 	}
-	return nil, Errorf(ENOTFOUND, "Template ID %s doesn't exist", id)
+	t, err := tx.Template(cid)
+	if err == nil && t == nil {
+		err = templateNotFound(id)
+	}
+	return t, err
+}
+
+// TemplateSettings is a template as a client sends it: GNS3's keys, the
+// common ones and the type's own, at the top level.
+type TemplateSettings map[string]json.RawMessage
+
+// str reads a string key; a key absent or null is "".
+func (ts TemplateSettings) str(key string) (string, bool, error) {
+	raw, ok := ts[key]
+	if !ok || string(raw) == "null" {
+		return "", false, nil
+	}
+	var v string
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", false, Invalid(key, "%s must be a string", key)
+	}
+	return v, true, nil
+}
+
+// apply sets t's common fields from ts and merges the rest into its
+// settings, as GNS3 updates a template (keys given replace, others stay).
+func (ts TemplateSettings) apply(t *Template) error {
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"name", &t.Name}, {"default_name_format", &t.DefaultNameFormat}, {"symbol", &t.Symbol}} {
+		v, ok, err := ts.str(f.key)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if v == "" {
+				return Invalid(f.key, "A template's %s cannot be empty", f.key)
+			}
+			*f.dst = v
+		}
+	}
+	if raw, ok := ts["category"]; ok {
+		var i int
+		if json.Unmarshal(raw, &i) == nil && i >= 0 && i < len(templateCategories) {
+			t.Category = templateCategories[i]
+		} else if c, _, err := ts.str("category"); err == nil && slices.Contains(templateCategories, c) {
+			t.Category = c
+		} else {
+			return Invalid("category", "A template's category is one of %s", strings.Join(templateCategories, ", "))
+		}
+	}
+	if t.Settings == nil {
+		t.Settings = map[string]json.RawMessage{}
+	}
+	for k, v := range ts {
+		if !slices.Contains(templateKeys, k) {
+			t.Settings[k] = v
+		}
+	}
+	_, err := t.nodeCreate(TemplateUse{})
+	return err
+}
+
+// CreateTemplate adds a user template. name and template_type are
+// required; default_name_format, symbol and category default to the
+// type's. A template_id that exists already is a conflict, as in GNS3.
+// Codes: EINVALID, ECONFLICT.
+func (s *Service) CreateTemplate(ctx context.Context, ts TemplateSettings) (*Template, error) {
+	id := s.c.NewID()
+	if v, ok, err := ts.str("template_id"); err != nil {
+		return nil, err
+	} else if ok {
+		if id, ok = canonicalID(v); !ok {
+			return nil, Invalid("template_id", "Template ID %s is not a valid UUID", v)
+		}
+	}
+	typ, ok, err := ts.str("template_type")
+	if err != nil {
+		return nil, err
+	}
+	if !ok || !slices.Contains(NodeTypes, NodeType(typ)) {
+		return nil, Invalid("template_type", "A template needs a template_type, one of the node types")
+	}
+	if name, _, _ := ts.str("name"); name == "" {
+		return nil, Invalid("name", "A template needs a name")
+	}
+	t := &Template{ID: id, Type: NodeType(typ), Category: "router",
+		DefaultNameFormat: cmp.Or(NodeType(typ).kind().nameFormat, "{name}-{0}"), Symbol: NodeType(typ).kind().symbol}
+	for _, b := range builtinTemplates {
+		if b.Type == t.Type {
+			t.Category = b.Category
+		}
+	}
+	if c, ok, err := ts.str("compute_id"); err != nil {
+		return nil, err
+	} else if ok {
+		t.ComputeID = &c
+	}
+	if err := ts.apply(t); err != nil {
+		return nil, err
+	}
+	return t, s.putNewTemplate(t)
+}
+
+func (s *Service) putNewTemplate(t *Template) error {
+	return s.update(func(tx Tx, emit emitFunc) error {
+		if existing, err := findTemplate(tx, t.ID); err == nil && existing != nil {
+			return Conflict("template_id", "Template ID '%s' already exists", t.ID)
+		} else if ErrorCode(err) != ENOTFOUND {
+			return err
+		}
+		return tx.PutTemplate(t)
+	})
+}
+
+// UpdateTemplate changes a user template; template_id, template_type,
+// compute_id and builtin are ignored, as in GNS3. Builtin templates cannot
+// be changed. Codes: EINVALID, ENOTFOUND, ECONFLICT (builtin).
+func (s *Service) UpdateTemplate(ctx context.Context, id string, ts TemplateSettings) (*Template, error) {
+	var after *Template
+	err := s.update(func(tx Tx, emit emitFunc) error {
+		before, err := findTemplate(tx, id)
+		if err != nil {
+			return err
+		}
+		if before.Builtin {
+			return Errorf(ECONFLICT, "Template ID %s cannot be changed because it is a builtin; duplicate it as a template of your own instead", before.ID)
+		}
+		c := *before
+		c.Settings = make(map[string]json.RawMessage, len(before.Settings))
+		for k, v := range before.Settings {
+			c.Settings[k] = v
+		}
+		if err := ts.apply(&c); err != nil {
+			return err
+		}
+		after = &c
+		if unchanged(before, after) {
+			return errUnchanged
+		}
+		return tx.PutTemplate(after)
+	})
+	return after, err
+}
+
+// DeleteTemplate removes a user template. Codes: ENOTFOUND, ECONFLICT
+// (builtin).
+func (s *Service) DeleteTemplate(ctx context.Context, id string) error {
+	return s.update(func(tx Tx, emit emitFunc) error {
+		t, err := findTemplate(tx, id)
+		if err != nil {
+			return err
+		}
+		if t.Builtin {
+			return Errorf(ECONFLICT, "Template ID %s cannot be deleted because it is a builtin", t.ID)
+		}
+		return tx.DeleteTemplate(t.ID)
+	})
+}
+
+// DuplicateTemplate copies a user template under a new id, with the same
+// name, as GNS3 does. Codes: ENOTFOUND, ECONFLICT (builtin).
+func (s *Service) DuplicateTemplate(ctx context.Context, id string) (*Template, error) {
+	t, err := s.FindTemplateByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if t.Builtin {
+		return nil, Errorf(ECONFLICT, "Template ID %s cannot be duplicated because it is a builtin", t.ID)
+	}
+	c := *t
+	c.ID, c.Seq = s.c.NewID(), 0
+	return &c, s.putNewTemplate(&c)
 }
 
 // TemplateUse places a node made from a template.
 type TemplateUse struct {
 	X, Y      int
 	Name      Field[string] // default: the template's name format
-	ComputeID Field[string] // default: local
+	ComputeID Field[string] // default: the template's compute, else local
+}
+
+// nodeCreate is the request for a node made from t: its name format
+// ("{name}" is the template's name), symbol, and settings — the node's own
+// fields (console_type, ...) and, for the rest, its properties.
+func (t *Template) nodeCreate(u TemplateUse) (NodeCreate, error) {
+	c := NodeCreate{Type: t.Type, TemplateID: Some(t.ID)}
+	if t.ComputeID != nil && *t.ComputeID != "" {
+		c.ComputeID = *t.ComputeID
+	}
+	if u.ComputeID.has() && (t.Builtin || c.ComputeID == "") {
+		c.ComputeID = u.ComputeID.Value
+	}
+	node, props := map[string]json.RawMessage{}, map[string]json.RawMessage{}
+	for k, v := range t.Settings {
+		if slices.Contains(nodeKeys, k) {
+			node[k] = v
+		} else {
+			props[k] = v
+		}
+	}
+	if len(node) > 0 {
+		raw, _ := json.Marshal(node)
+		if err := json.Unmarshal(raw, &c.NodeUpdate); err != nil {
+			return c, Invalid("", "Invalid template settings for a %s node: %v", t.Type, err)
+		}
+	}
+	if len(props) > 0 {
+		raw, _ := json.Marshal(props)
+		p, err := DecodeProperties(t.Type, raw)
+		if err != nil {
+			return c, err
+		}
+		c.Properties = p
+	}
+	c.Name = Some(strings.ReplaceAll(t.DefaultNameFormat, "{name}", t.Name))
+	if u.Name.has() {
+		c.Name = u.Name
+	}
+	c.X, c.Y, c.Symbol = Some(u.X), Some(u.Y), Some(t.Symbol)
+	return c, nil
 }
 
 // CreateNodeFromTemplate adds a node made from a template at (x, y).
@@ -60,14 +325,9 @@ func (s *Service) CreateNodeFromTemplate(ctx context.Context, projectID, templat
 	if err != nil {
 		return nil, err
 	}
-	c := NodeCreate{Type: t.Type, TemplateID: Some(t.ID)}
-	if u.ComputeID.has() {
-		c.ComputeID = u.ComputeID.Value
+	c, err := t.nodeCreate(u)
+	if err != nil {
+		return nil, err
 	}
-	c.Name = Some(t.DefaultNameFormat)
-	if u.Name.has() {
-		c.Name = u.Name
-	}
-	c.X, c.Y, c.Symbol = Some(u.X), Some(u.Y), Some(t.Symbol)
 	return s.CreateNode(ctx, projectID, c)
 }

@@ -10,7 +10,7 @@ import (
 
 // schemaVersion is the layout this nodedesk writes. Raise it only together
 // with a new entry in migrations.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // migrations[i] turns a store of schema version i+1 into version i+2. The
 // list is append-only; a store newer than schemaVersion is refused.
@@ -54,6 +54,15 @@ var migrations = []func(tx *bolt.Tx) error{
 	// 3 -> 4: the drawings of the canvas, and the controller's settings.
 	func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketDrawings, bucketSettings} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+	// 4 -> 5: project snapshots, and user templates.
+	func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketSnapshots, bucketTemplates} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}

@@ -8,24 +8,26 @@ import (
 
 // Buckets, one per kind and one per index. Keys are fixed-width bytes.
 var (
-	bucketMeta     = []byte("meta")       // "schema_version" -> uint64 BE
-	bucketProjects = []byte("projects")   // project uuid (16) -> JSON app.Project
-	bucketNodes    = []byte("nodes")      // project uuid (16) + node uuid (16) -> JSON app.Node
-	bucketConsoles = []byte("consoles")   // console port uint16 BE -> project uuid + node uuid
-	bucketNames    = []byte("node_names") // project uuid (16) + node name -> node uuid (16)
-	bucketLinks    = []byte("links")      // project uuid (16) + link uuid (16) -> JSON app.Link (schema 2)
-	bucketPorts    = []byte("link_ports") // project uuid + node uuid + adapter uint16 + port uint16 -> link uuid (schema 2)
-	bucketUDP      = []byte("udp_ports")  // UDP port uint16 BE -> project uuid + node uuid (schema 3)
-	bucketActive   = []byte("active")     // project uuid + node uuid of process-bound nodes not stopped -> empty (schema 3)
-	bucketDrawings = []byte("drawings")   // project uuid (16) + drawing uuid (16) -> JSON app.Drawing (schema 4)
-	bucketSettings = []byte("settings")   // setting name -> JSON (schema 4)
+	bucketMeta      = []byte("meta")       // "schema_version" -> uint64 BE
+	bucketProjects  = []byte("projects")   // project uuid (16) -> JSON app.Project
+	bucketNodes     = []byte("nodes")      // project uuid (16) + node uuid (16) -> JSON app.Node
+	bucketConsoles  = []byte("consoles")   // console port uint16 BE -> project uuid + node uuid
+	bucketNames     = []byte("node_names") // project uuid (16) + node name -> node uuid (16)
+	bucketLinks     = []byte("links")      // project uuid (16) + link uuid (16) -> JSON app.Link (schema 2)
+	bucketPorts     = []byte("link_ports") // project uuid + node uuid + adapter uint16 + port uint16 -> link uuid (schema 2)
+	bucketUDP       = []byte("udp_ports")  // UDP port uint16 BE -> project uuid + node uuid (schema 3)
+	bucketActive    = []byte("active")     // project uuid + node uuid of process-bound nodes not stopped -> empty (schema 3)
+	bucketDrawings  = []byte("drawings")   // project uuid (16) + drawing uuid (16) -> JSON app.Drawing (schema 4)
+	bucketSettings  = []byte("settings")   // setting name -> JSON (schema 4)
+	bucketSnapshots = []byte("snapshots")  // project uuid (16) + snapshot uuid (16) -> JSON app.Snapshot (schema 5)
+	bucketTemplates = []byte("templates")  // template uuid (16) -> JSON app.Template, user templates (schema 5)
 
 	keySchemaVersion = []byte("schema_version")
 	keyIOULicense    = []byte("iou_license") // in settings: JSON app.IOULicense
 )
 
 // allBuckets is every bucket a store of the current schema has.
-var allBuckets = [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts, bucketUDP, bucketActive, bucketDrawings, bucketSettings}
+var allBuckets = [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts, bucketUDP, bucketActive, bucketDrawings, bucketSettings, bucketSnapshots, bucketTemplates}
 
 // uuidKey encodes a canonical UUID string as its 16 bytes.
 func uuidKey(id string) []byte {

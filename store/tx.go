@@ -80,7 +80,7 @@ func (t *tx) DeleteProject(id string) error {
 			return err
 		}
 	}
-	for _, b := range [][]byte{bucketLinks, bucketPorts, bucketDrawings} {
+	for _, b := range [][]byte{bucketLinks, bucketPorts, bucketDrawings, bucketSnapshots} {
 		if err := deletePrefix(t.bucket(b), prefix); err != nil {
 			return err
 		}
@@ -225,6 +225,67 @@ func (t *tx) PutDrawing(d *app.Drawing) error {
 
 func (t *tx) DeleteDrawing(projectID, drawingID string) error {
 	return t.bucket(bucketDrawings).Delete(drawingKey(projectID, drawingID))
+}
+
+func (t *tx) Snapshot(projectID, snapshotID string) (*app.Snapshot, error) {
+	return decode[app.Snapshot](t.bucket(bucketSnapshots).Get(append(uuidKey(projectID), uuidKey(snapshotID)...)))
+}
+
+func (t *tx) Snapshots(projectID string) ([]*app.Snapshot, error) {
+	prefix := uuidKey(projectID)
+	ss := []*app.Snapshot{}
+	c := t.bucket(bucketSnapshots).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		s, err := decode[app.Snapshot](v)
+		if err != nil {
+			return nil, err
+		}
+		ss = append(ss, s)
+	}
+	return ss, nil
+}
+
+func (t *tx) PutSnapshot(s *app.Snapshot) error {
+	return put(t.bucket(bucketSnapshots), append(uuidKey(s.ProjectID), uuidKey(s.ID)...), s)
+}
+
+func (t *tx) DeleteSnapshot(projectID, snapshotID string) error {
+	return t.bucket(bucketSnapshots).Delete(append(uuidKey(projectID), uuidKey(snapshotID)...))
+}
+
+func (t *tx) Template(id string) (*app.Template, error) {
+	return decode[app.Template](t.bucket(bucketTemplates).Get(uuidKey(id)))
+}
+
+func (t *tx) Templates() ([]*app.Template, error) {
+	var ts []*app.Template
+	err := t.bucket(bucketTemplates).ForEach(func(_, v []byte) error {
+		tp, err := decode[app.Template](v)
+		ts = append(ts, tp)
+		return err
+	})
+	sort.Slice(ts, func(i, j int) bool { return ts[i].Seq < ts[j].Seq })
+	return ts, err
+}
+
+// PutTemplate writes tp; a new template gets the next sequence number, a
+// changed one keeps its own.
+func (t *tx) PutTemplate(tp *app.Template) error {
+	b := t.bucket(bucketTemplates)
+	if tp.Seq == 0 {
+		if old, err := decode[app.Template](b.Get(uuidKey(tp.ID))); err != nil {
+			return err
+		} else if old != nil {
+			tp.Seq = old.Seq
+		} else if tp.Seq, err = b.NextSequence(); err != nil {
+			return err
+		}
+	}
+	return put(b, uuidKey(tp.ID), tp)
+}
+
+func (t *tx) DeleteTemplate(id string) error {
+	return t.bucket(bucketTemplates).Delete(uuidKey(id))
 }
 
 func (t *tx) IOULicense() (*app.IOULicense, error) {

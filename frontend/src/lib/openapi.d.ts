@@ -178,6 +178,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/projects/{project_id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Copy a project ("Save as"): settings, nodes, links, drawings and snapshots under new ids, links re-pointed, node names kept, new console ports. The copy is closed, with auto_open, auto_close and auto_start off, as GNS3 does. */
+        post: operations["duplicateProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/projects/{project_id}/stats": {
         parameters: {
             query?: never;
@@ -273,10 +290,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the snapshots of a project. */
+        /** List the snapshots of a project, oldest first (then by name). */
         get: operations["listSnapshots"];
         put?: never;
-        post?: never;
+        /** Take a snapshot of a project: its settings, nodes, links and drawings as they are now. */
+        post: operations["createSnapshot"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1262,7 +1280,8 @@ export interface paths {
         /** List templates. */
         get: operations["listTemplates"];
         put?: never;
-        post?: never;
+        /** Add a user template. */
+        post: operations["createTemplate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1278,8 +1297,27 @@ export interface paths {
         };
         /** Get a template. */
         get: operations["getTemplate"];
-        put?: never;
+        /** Change a user template; builtin templates cannot be changed. */
+        put: operations["updateTemplate"];
         post?: never;
+        /** Delete a user template; builtin templates cannot be deleted. */
+        delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/templates/{template_id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Copy a user template under a new id (same name, as GNS3); builtin templates cannot be duplicated. */
+        post: operations["duplicateTemplate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1536,6 +1574,40 @@ export interface paths {
         get: operations["streamLinkCapture"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/snapshots/{snapshot_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a snapshot. */
+        delete: operations["deleteSnapshot"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/snapshots/{snapshot_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the project's settings (but its name), nodes, links and drawings with the snapshot's, in one step; clients hear each change, then snapshot.restored. Answers 201 with the project, as GNS3 does. */
+        post: operations["restoreSnapshot"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2408,7 +2480,8 @@ export interface components {
             symbol: string;
             /** @description Whether the template ships with the server and cannot be changed. */
             builtin: boolean;
-            console_type?: components["schemas"]["ConsoleType"];
+            /** @description Console type of new nodes, as the template keeps it (GNS3 templates write "none" for no console). */
+            console_type?: string | null;
             /** @description Type-specific properties given to new nodes. */
             properties?: Record<string, unknown>;
         } & {
@@ -2721,6 +2794,113 @@ export interface components {
             /** @description Port of the GNS3 server in the VM. */
             port: number;
         };
+        /** @description A snapshot of a project: its settings, nodes, links and drawings at one moment, kept by the server. */
+        Snapshot: {
+            /** @description Snapshot UUID. */
+            snapshot_id: components["schemas"]["UUID"];
+            /** @description Project UUID. */
+            project_id: components["schemas"]["UUID"];
+            /** @description Snapshot name, unique in its project. */
+            name: string;
+            /** @description When the snapshot was taken: seconds since the Unix epoch (UTC). */
+            created_at: number;
+            /** @description GNS3's sentence naming the snapshot and its date. */
+            description: string;
+            /** @description The file name GNS3 would keep the snapshot in (name.gns3snapshot); nodedesk keeps snapshots in its store. */
+            filename: string;
+        };
+        /** @description Body for taking a snapshot. */
+        SnapshotCreate: {
+            /** @description Snapshot name, unique in its project. */
+            name: string;
+        };
+        /** @description Body for a user template: the common keys, and the type's own settings beside them (console_type, console_auto_start, ports_mapping, ...), which nodes made from it get. */
+        TemplateCreate: {
+            /** @description UUID of the new template. Default: a new UUID. */
+            template_id?: components["schemas"]["UUID"];
+            template_type: components["schemas"]["NodeType"];
+            /** @description Template name. */
+            name: string;
+            /** @description Compute that runs nodes made from the template, or null to choose one at creation. */
+            compute_id: string | null;
+            /** @description Name pattern of new nodes; {0} is replaced by a number, {name} by the template's name. Default: the type's. */
+            default_name_format?: string;
+            /** @description Symbol of new nodes. Default: the type's. */
+            symbol?: string;
+            /** @description Group the template is listed under. Default: the type's. */
+            category?: number | ("router" | "switch" | "guest" | "firewall");
+            /** @description Read-only; accepted and ignored on input. */
+            builtin?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A change to a user template: the keys given replace the template's, the others stay. */
+        TemplateUpdate: {
+            /** @description Ignored, as GNS3 does. */
+            template_id?: components["schemas"]["UUID"];
+            /** @description Ignored, as GNS3 does. */
+            template_type?: string;
+            /** @description Template name. */
+            name?: string;
+            /** @description Ignored, as GNS3 does. */
+            compute_id?: string | null;
+            /** @description Name pattern of new nodes; {0} is replaced by a number, {name} by the template's name. Default: the type's. */
+            default_name_format?: string;
+            /** @description Symbol of new nodes. Default: the type's. */
+            symbol?: string;
+            /** @description Group the template is listed under. Default: the type's. */
+            category?: number | ("router" | "switch" | "guest" | "firewall");
+            /** @description Read-only; accepted and ignored on input. */
+            builtin?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Body for duplicating a project ("Save as"): GNS3's project-creation keys, of which only name is used, and reset_mac_addresses. */
+        ProjectDuplicate: {
+            /** @description Close the project when the last client leaves. Accepted and ignored on duplicate. */
+            auto_close?: boolean;
+            /** @description Open the project when the server starts. Accepted and ignored on duplicate. */
+            auto_open?: boolean;
+            /** @description Start all nodes when the project opens. Accepted and ignored on duplicate. */
+            auto_start?: boolean;
+            /** @description Grid size for drawings, in pixels. Accepted and ignored on duplicate. */
+            drawing_grid_size?: number;
+            /** @description Project file name. Read-only; ignored on input. */
+            filename?: string;
+            /** @description Grid size for nodes, in pixels. Accepted and ignored on duplicate. */
+            grid_size?: number;
+            /** @description Name of the copy; null: the project's. A name another project has becomes name-1, name-2, ... */
+            name: string | null;
+            /** @description Project directory. Accepted and ignored on input. */
+            path?: string | null;
+            /** @description Project UUID; generated when absent. Accepted and ignored on duplicate. */
+            project_id?: components["schemas"]["UUID"] | null;
+            /** @description Height of the drawing area. Accepted and ignored on duplicate. */
+            scene_height?: number;
+            /** @description Width of the drawing area. Accepted and ignored on duplicate. */
+            scene_width?: number;
+            /** @description Show the grid in the GUI. Accepted and ignored on duplicate. */
+            show_grid?: boolean;
+            /** @description Show interface labels in the GUI. Accepted and ignored on duplicate. */
+            show_interface_labels?: boolean;
+            /** @description Show layer numbers in the GUI. Accepted and ignored on duplicate. */
+            show_layers?: boolean;
+            /** @description Snap nodes to the grid. Accepted and ignored on duplicate. */
+            snap_to_grid?: boolean;
+            /**
+             * @description Whether the project is open. Read-only; ignored on input.
+             * @enum {string}
+             */
+            status?: "opened" | "closed";
+            /** @description Supplier of the project, or null. Accepted and ignored on duplicate. */
+            supplier?: components["schemas"]["Supplier"] | null;
+            /** @description Project variables, or null. Accepted and ignored on duplicate. */
+            variables?: components["schemas"]["Variable"][] | null;
+            /** @description Zoom level in percent. Accepted and ignored on duplicate. */
+            zoom?: number;
+            /** @description Give the copy's VPCS nodes new MAC addresses. Default: false (as GNS3's handler). */
+            reset_mac_addresses?: boolean;
+        };
     };
     responses: never;
     parameters: {
@@ -2742,6 +2922,8 @@ export interface components {
         DrawingId: string;
         /** @description Path of a file inside the node's folder, relative to it; it may span several segments (configs/startup.vpc). */
         FilePath: string;
+        /** @description Snapshot UUID. */
+        SnapshotId: string;
     };
     requestBodies: never;
     headers: never;
@@ -3189,6 +3371,60 @@ export interface operations {
             };
         };
     };
+    duplicateProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectDuplicate"];
+            };
+        };
+        responses: {
+            /** @description Project duplicated. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No console port is free for the copy's nodes. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getProjectStats: {
         parameters: {
             query?: never;
@@ -3509,11 +3745,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnyObject"][];
+                    "application/json": components["schemas"]["Snapshot"][];
                 };
             };
             /** @description The resource does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SnapshotCreate"];
+            };
+        };
+        responses: {
+            /** @description Snapshot taken. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Snapshot"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The project has a snapshot of that name. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7195,6 +7485,48 @@ export interface operations {
             };
         };
     };
+    createTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplateCreate"];
+            };
+        };
+        responses: {
+            /** @description Template created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A template with this template_id exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getTemplate: {
         parameters: {
             query?: never;
@@ -7218,6 +7550,140 @@ export interface operations {
             };
             /** @description The resource does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Template UUID. */
+                template_id: components["parameters"]["TemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplateUpdate"];
+            };
+        };
+        responses: {
+            /** @description Template updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The template is a builtin. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Template UUID. */
+                template_id: components["parameters"]["TemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Template deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The template is a builtin. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    duplicateTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Template UUID. */
+                template_id: components["parameters"]["TemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Template created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The template is a builtin. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7656,6 +8122,81 @@ export interface operations {
                 };
             };
             /** @description The link is not capturing. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Snapshot UUID. */
+                snapshot_id: components["parameters"]["SnapshotId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Snapshot deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Snapshot UUID. */
+                snapshot_id: components["parameters"]["SnapshotId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Snapshot restored. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A node of the project is running; stop it first. */
             409: {
                 headers: {
                     [name: string]: unknown;

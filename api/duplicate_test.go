@@ -1,0 +1,118 @@
+package api
+
+import (
+	"testing"
+)
+
+// TestProjectDuplicate is the GNS3 desktop GUI's "Save as": the copy has
+// new ids everywhere, links re-pointed to its own nodes, the same names,
+// new console ports, its own snapshots, and nothing running; the original
+// is untouched and can go without the copy.
+func TestProjectDuplicate(t *testing.T) {
+	ts := mustOpenServer(t)
+	l := ts.mustCreateLab()
+	base := "/v2/projects/" + l.pid
+	ts.do("POST", base+"/links", map[string]any{"nodes": []any{end(l.pc1, 0, 0), end(l.sw, 0, 1)}}).want(t, 201)
+	ts.do("POST", base+"/links", map[string]any{"nodes": []any{end(l.pc2, 0, 0), end(l.sw, 0, 2)}}).want(t, 201)
+	ts.do("POST", base+"/drawings", map[string]any{"svg": "<svg/>", "x": 5}).want(t, 201)
+	ts.do("PUT", base, map[string]any{"grid_size": 50, "auto_open": true}).want(t, 200)
+	ts.do("POST", base+"/snapshots", map[string]any{"name": "s1"}).want(t, 201)
+	ts.do("POST", base+"/nodes/"+l.pc1+"/start", nil).want(t, 200)
+	orig := ts.state(t, l.pid)
+	ctl, _ := ts.wsListen(t, "/v2/notifications/ws")
+
+	// The GUI's body for a local server; the name is taken, so it gets -1.
+	p := ts.do("POST", base+"/duplicate", map[string]any{"name": "lab", "path": "/somewhere/lab", "reset_mac_addresses": false}).want(t, 201).json(t)
+	if p["project_id"] == l.pid || p["name"] != "lab-1" || p["status"] != "closed" || p["grid_size"] != 50.0 || p["auto_open"] != false {
+		t.Errorf("copy %v", p)
+	}
+	if e := ctl(); e.Action != "project.created" || e.Event["project_id"] != p["project_id"] {
+		t.Errorf("event %v, want project.created of the copy", e)
+	}
+	cid := p["project_id"].(string)
+	cp := ts.state(t, cid)
+
+	// Nodes: same names and settings, new ids and console ports.
+	if len(cp.nodes) != len(orig.nodes) {
+		t.Fatalf("%d nodes in the copy, want %d", len(cp.nodes), len(orig.nodes))
+	}
+	byName := map[string]map[string]any{}
+	for _, n := range orig.nodes {
+		byName[n["name"].(string)] = n
+	}
+	consoles := map[any]bool{}
+	for _, n := range orig.nodes {
+		if n["console"] != nil {
+			consoles[n["console"]] = true
+		}
+	}
+	newOf := map[any]any{} // original node id -> copy's
+	for i, n := range cp.nodes {
+		o := byName[n["name"].(string)]
+		if o == nil || o["name"] != orig.nodes[i]["name"] {
+			t.Fatalf("copy's node %d is %v, want %v", i, n["name"], orig.nodes[i]["name"])
+		}
+		newOf[o["node_id"]] = n["node_id"]
+		if n["node_id"] == o["node_id"] || n["project_id"] != cid || n["node_type"] != o["node_type"] || n["x"] != o["x"] {
+			t.Errorf("copy's node %v of %v", n, o)
+		}
+		if n["console"] != nil {
+			if consoles[n["console"]] {
+				t.Errorf("copy's node %s has console %v, which another node owns", n["name"], n["console"])
+			}
+			consoles[n["console"]] = true
+		}
+		if n["node_type"] == "vpcs" && n["status"] != "stopped" {
+			t.Errorf("copy's %s is %v, want stopped", n["name"], n["status"])
+		}
+	}
+	// Links: new ids, ends on the copy's nodes at the same ports.
+	if len(cp.links) != 2 {
+		t.Fatalf("copy's links %v", cp.links)
+	}
+	for i, lk := range cp.links {
+		o := orig.links[i]
+		if lk["link_id"] == o["link_id"] || lk["project_id"] != cid {
+			t.Errorf("copy's link %v", lk)
+		}
+		for j, e := range lk["nodes"].([]any) {
+			oe := o["nodes"].([]any)[j].(map[string]any)
+			if e.(map[string]any)["node_id"] != newOf[oe["node_id"]] || e.(map[string]any)["port_number"] != oe["port_number"] {
+				t.Errorf("copy's link end %v, want the copy of %v", e, oe)
+			}
+		}
+	}
+	if len(cp.drawings) != 1 || cp.drawings[0]["drawing_id"] == orig.drawings[0]["drawing_id"] || cp.drawings[0]["x"] != 5.0 {
+		t.Errorf("copy's drawings %v", cp.drawings)
+	}
+	snaps := ts.do("GET", "/v2/projects/"+cid+"/snapshots", nil).want(t, 200).list(t)
+	origSnaps := ts.do("GET", base+"/snapshots", nil).want(t, 200).list(t)
+	if len(snaps) != 1 || snaps[0]["name"] != "s1" || snaps[0]["snapshot_id"] == origSnaps[0]["snapshot_id"] || snaps[0]["project_id"] != cid {
+		t.Errorf("copy's snapshots %v", snaps)
+	}
+
+	// The copy works on its own: a port of its own switch is used, its
+	// snapshot restores there, and the original can go.
+	ts.do("POST", "/v2/projects/"+cid+"/links", map[string]any{"nodes": []any{end(newOf[l.pc1].(string), 0, 0), end(newOf[l.sw].(string), 0, 5)}}).want(t, 409)
+	ts.do("POST", "/v2/projects/"+cid+"/snapshots/"+snaps[0]["snapshot_id"].(string)+"/restore", nil).want(t, 201)
+	if after := ts.state(t, cid); len(after.nodes) != len(orig.nodes) || len(after.links) != 2 {
+		t.Errorf("copy after restoring its snapshot: %d nodes, %d links", len(after.nodes), len(after.links))
+	}
+	if now := ts.state(t, l.pid); len(now.nodes) != len(orig.nodes) || now.nodes[0]["node_id"] != orig.nodes[0]["node_id"] {
+		t.Error("the original changed")
+	}
+	ts.do("POST", base+"/nodes/stop", nil).want(t, 204)
+	ts.do("DELETE", base, nil).want(t, 204)
+	if got := ts.do("GET", "/v2/projects/"+cid+"/links", nil).want(t, 200).list(t); len(got) != 2 {
+		t.Errorf("the copy's links after the original went: %v", got)
+	}
+	// A name of its own, or null for the project's.
+	if got := ts.do("POST", "/v2/projects/"+cid+"/duplicate", map[string]any{"name": "mine"}).want(t, 201).json(t); got["name"] != "mine" {
+		t.Errorf("copy named %v", got["name"])
+	}
+	if got := ts.do("POST", "/v2/projects/"+cid+"/duplicate", map[string]any{"name": nil}).want(t, 201).json(t); got["name"] != "lab-1-1" {
+		t.Errorf("copy of lab-1 named %v, want lab-1-1 (GNS3 appends -1 to the name taken)", got["name"])
+	}
+	ts.do("POST", "/v2/projects/5e9f3c1a-0000-4000-8000-000000000001/duplicate", map[string]any{"name": "x"}).want(t, 404)
+	ts.do("POST", "/v2/projects/"+cid+"/duplicate", map[string]any{"name": ""}).want(t, 400)
+}

@@ -1,0 +1,108 @@
+package api
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestUserTemplates creates, lists, changes, duplicates and deletes user
+// templates as the GNS3 desktop GUI does, refuses to change builtins, and
+// makes nodes from a user template with its settings; templates survive a
+// restart.
+func TestUserTemplates(t *testing.T) {
+	ts := mustOpenServer(t)
+	builtins := ts.do("GET", "/v2/templates", nil).want(t, 200).list(t)
+
+	// The GUI's VPCS template: the common keys and the type's settings.
+	vpcs := ts.do("POST", "/v2/templates", map[string]any{"template_type": "vpcs", "name": "My PC", "compute_id": "local",
+		"default_name_format": "{name}-{0}", "category": 2, "console_type": "none", "console_auto_start": true,
+		"base_script_file": "vpcs_base_config.txt", "symbol": ":/symbols/computer.svg"}).want(t, 201).json(t)
+	for k, v := range map[string]any{"template_type": "vpcs", "name": "My PC", "compute_id": "local", "builtin": false,
+		"category": "guest", "console_type": "none", "console_auto_start": true, "symbol": ":/symbols/computer.svg"} {
+		if vpcs[k] != v {
+			t.Errorf("created template %s = %v, want %v", k, vpcs[k], v)
+		}
+	}
+	vid := vpcs["template_id"].(string)
+	// The type's defaults for what is left out.
+	sw := ts.do("POST", "/v2/templates", map[string]any{"template_type": "ethernet_switch", "name": "Core", "compute_id": nil,
+		"ports_mapping": []any{map[string]any{"name": "Ethernet0", "port_number": 0, "type": "access", "vlan": 10},
+			map[string]any{"name": "Ethernet1", "port_number": 1, "type": "dot1q", "vlan": 1}}}).want(t, 201).json(t)
+	if sw["default_name_format"] != "Switch{0}" || sw["category"] != "switch" || sw["symbol"] != ":/symbols/ethernet_switch.svg" || sw["compute_id"] != nil {
+		t.Errorf("switch template %v", sw)
+	}
+	swid := sw["template_id"].(string)
+
+	for _, c := range []struct {
+		name, field string
+		body        map[string]any
+		status      int
+	}{
+		{"no name", "name", map[string]any{"template_type": "vpcs", "compute_id": "local"}, 400},
+		{"no type", "template_type", map[string]any{"name": "x", "compute_id": "local"}, 400},
+		{"bad category", "category", map[string]any{"name": "x", "template_type": "vpcs", "compute_id": "local", "category": "toaster"}, 400},
+		{"id taken", "template_id", map[string]any{"name": "x", "template_type": "vpcs", "compute_id": "local", "template_id": vid}, 409},
+		{"builtin id", "template_id", map[string]any{"name": "x", "template_type": "vpcs", "compute_id": "local", "template_id": builtins[0]["template_id"]}, 409},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := ts.do("POST", "/v2/templates", c.body).want(t, c.status).json(t)
+			if r["field"] != c.field && !strings.Contains(r["message"].(string), "'"+c.field+"'") {
+				t.Errorf("field %v, want %s: %v", r["field"], c.field, r["message"])
+			}
+		})
+	}
+
+	// Change: keys given replace, the others stay; template_type is ignored.
+	upd := ts.do("PUT", "/v2/templates/"+vid, map[string]any{"name": "Host", "console_type": "telnet", "template_type": "qemu"}).want(t, 200).json(t)
+	if upd["name"] != "Host" || upd["console_type"] != "telnet" || upd["console_auto_start"] != true || upd["template_type"] != "vpcs" {
+		t.Errorf("updated %v", upd)
+	}
+	if got := ts.do("GET", "/v2/templates/"+vid, nil).want(t, 200).json(t); got["name"] != "Host" {
+		t.Errorf("GET after PUT %v", got)
+	}
+
+	// Builtins cannot be changed, deleted or duplicated.
+	bid := builtins[0]["template_id"].(string)
+	for _, c := range []struct{ method, path string }{
+		{"PUT", "/v2/templates/" + bid}, {"DELETE", "/v2/templates/" + bid}, {"POST", "/v2/templates/" + bid + "/duplicate"},
+	} {
+		if r := ts.do(c.method, c.path, map[string]any{"name": "mine"}).want(t, 409).json(t); !strings.Contains(r["message"].(string), "builtin") {
+			t.Errorf("%s %s: %v", c.method, c.path, r)
+		}
+	}
+
+	// Duplicate: a new id, the same settings and name.
+	dup := ts.do("POST", "/v2/templates/"+vid+"/duplicate", nil).want(t, 201).json(t)
+	if dup["template_id"] == vid || dup["name"] != "Host" || dup["console_auto_start"] != true || dup["builtin"] != false {
+		t.Errorf("duplicate %v", dup)
+	}
+	list := ts.do("GET", "/v2/templates", nil).want(t, 200).list(t)
+	if len(list) != len(builtins)+3 || list[len(builtins)]["template_id"] != vid || list[len(list)-1]["template_id"] != dup["template_id"] {
+		t.Errorf("list %v", list)
+	}
+
+	// Nodes made from user templates get their settings.
+	pid := ts.mustCreateProject("lab")
+	n := ts.do("POST", "/v2/projects/"+pid+"/templates/"+vid, map[string]any{"x": 10, "y": 20}).want(t, 201).json(t)
+	if n["name"] != "Host-1" || n["node_type"] != "vpcs" || n["console_type"] != "telnet" || n["console_auto_start"] != true ||
+		n["symbol"] != ":/symbols/computer.svg" || n["template_id"] != vid || n["x"] != 10.0 {
+		t.Errorf("node from user template %v", n)
+	}
+	s := ts.do("POST", "/v2/projects/"+pid+"/templates/"+swid, map[string]any{"x": 0, "y": 0}).want(t, 201).json(t)
+	ports := s["properties"].(map[string]any)["ports_mapping"].([]any)
+	if s["name"] != "Switch1" || len(ports) != 2 || ports[0].(map[string]any)["vlan"] != 10.0 || ports[1].(map[string]any)["type"] != "dot1q" {
+		t.Errorf("switch from user template %v", s)
+	}
+
+	// Survive a restart; deleted ones go.
+	ts.restart()
+	if got := ts.do("GET", "/v2/templates/"+swid, nil).want(t, 200).json(t); len(got["ports_mapping"].([]any)) != 2 {
+		t.Errorf("after restart %v", got)
+	}
+	ts.do("DELETE", "/v2/templates/"+dup["template_id"].(string), nil).want(t, 204)
+	ts.do("DELETE", "/v2/templates/"+dup["template_id"].(string), nil).want(t, 404)
+	ts.do("POST", "/v2/projects/"+pid+"/templates/"+dup["template_id"].(string), map[string]any{"x": 0, "y": 0}).want(t, 404)
+	if got := ts.do("GET", "/v2/templates", nil).want(t, 200).list(t); len(got) != len(builtins)+2 {
+		t.Errorf("after delete: %d templates", len(got))
+	}
+}

@@ -1,0 +1,314 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Snapshot is a project's records as they were at one moment: its
+// settings, nodes, links and drawings, kept in the store. Restoring it
+// puts those records back in one transaction. Its JSON tags are the store's
+// record format.
+//
+// What a snapshot holds is what the store holds: a VPCS node's startup
+// script is a property of the node, so it is in; files written into a node
+// folder by other means (and capture files) are not.
+type Snapshot struct {
+	ID        string `json:"snapshot_id"`
+	ProjectID string `json:"project_id"`
+	Name      string `json:"name"`
+	// CreatedAt is seconds since the Unix epoch (UTC), as GNS3 gives it.
+	CreatedAt int64      `json:"created_at"`
+	Project   *Project   `json:"project"`
+	Nodes     []*Node    `json:"nodes"`
+	Links     []*Link    `json:"links"`
+	Drawings  []*Drawing `json:"drawings"`
+}
+
+// Description is GNS3's sentence for a snapshot taken without one.
+func (s *Snapshot) Description() string {
+	return fmt.Sprintf("Snapshot '%s' taken on %s", s.Name,
+		time.Unix(s.CreatedAt, 0).UTC().Format("2006-01-02 at 15:04:05"))
+}
+
+// Filename is the file GNS3 would keep the snapshot in; nodedesk keeps it
+// in the store and gives the name for clients that show it.
+func (s *Snapshot) Filename() string { return s.Name + ".gns3snapshot" }
+
+func snapshotNotFound(id string) error {
+	return Errorf(ENOTFOUND, "Snapshot ID %s doesn't exist", id)
+}
+
+// frozen returns copies of a project's records as a snapshot keeps them:
+// process-run nodes stopped (a restored node has no process) and links
+// not capturing (a restored link has no capture running).
+func frozen(nodes []*Node, links []*Link, drawings []*Drawing) ([]*Node, []*Link, []*Drawing) {
+	ns := make([]*Node, len(nodes))
+	for i, n := range nodes {
+		c := *n
+		if c.Type.Lifecycle() == ProcessRun {
+			c.Status = Stopped
+		}
+		ns[i] = &c
+	}
+	ls := make([]*Link, len(links))
+	for i, l := range links {
+		c := *l
+		c.Capturing = false
+		ls[i] = &c
+	}
+	ds := make([]*Drawing, len(drawings))
+	for i, d := range drawings {
+		c := *d
+		ds[i] = &c
+	}
+	return ns, ls, ds
+}
+
+// CreateSnapshot keeps the project's records as they are now under name,
+// which no other snapshot of the project has. Codes: EINVALID, ENOTFOUND,
+// ECONFLICT (name taken).
+func (s *Service) CreateSnapshot(ctx context.Context, projectID, name string) (*Snapshot, error) {
+	if strings.TrimSpace(name) == "" {
+		return nil, Invalid("name", "A snapshot needs a name")
+	}
+	id := s.c.NewID()
+	var snap *Snapshot
+	err := s.update(func(tx Tx, emit emitFunc) error {
+		p, err := findProject(tx, projectID)
+		if err != nil {
+			return err
+		}
+		existing, err := tx.Snapshots(p.ID)
+		if err != nil {
+			return err
+		}
+		for _, o := range existing {
+			if o.Name == name {
+				return Conflict("name", "The snapshot name %s already exists in project %s; choose another name", name, p.Name)
+			}
+		}
+		nodes, err := tx.Nodes(p.ID)
+		if err != nil {
+			return err
+		}
+		links, err := tx.Links(p.ID)
+		if err != nil {
+			return err
+		}
+		drawings, err := tx.Drawings(p.ID)
+		if err != nil {
+			return err
+		}
+		snap = &Snapshot{ID: id, ProjectID: p.ID, Name: name, CreatedAt: time.Now().Unix(), Project: p}
+		snap.Nodes, snap.Links, snap.Drawings = frozen(nodes, links, drawings)
+		return tx.PutSnapshot(snap)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+// FindSnapshots returns a project's snapshots, oldest first (then by
+// name), as GNS3 lists them. Codes: ENOTFOUND.
+func (s *Service) FindSnapshots(ctx context.Context, projectID string) ([]*Snapshot, error) {
+	var out []*Snapshot
+	err := s.view(func(tx Tx) error {
+		p, err := findProject(tx, projectID)
+		if err != nil {
+			return err
+		}
+		out, err = tx.Snapshots(p.ID)
+		return err
+	})
+	slices.SortStableFunc(out, func(a, b *Snapshot) int {
+		if a.CreatedAt != b.CreatedAt {
+			return int(a.CreatedAt - b.CreatedAt)
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out, err
+}
+
+func findSnapshot(tx Tx, projectID, snapshotID string) (*Project, *Snapshot, error) {
+	p, err := findProject(tx, projectID)
+	if err != nil {
+		return nil, nil, err
+	}
+	sid, ok := canonicalID(snapshotID)
+	if !ok {
+		return nil, nil, snapshotNotFound(snapshotID)
+	}
+	snap, err := tx.Snapshot(p.ID, sid)
+	if err == nil && snap == nil {
+		err = snapshotNotFound(snapshotID)
+	}
+	return p, snap, err
+}
+
+// DeleteSnapshot forgets a snapshot. Codes: ENOTFOUND.
+func (s *Service) DeleteSnapshot(ctx context.Context, projectID, snapshotID string) error {
+	return s.update(func(tx Tx, emit emitFunc) error {
+		_, snap, err := findSnapshot(tx, projectID, snapshotID)
+		if err != nil {
+			return err
+		}
+		return tx.DeleteSnapshot(snap.ProjectID, snap.ID)
+	})
+}
+
+// RestoreSnapshot replaces the project's settings, nodes, links and
+// drawings with the snapshot's, in one transaction, and announces each
+// change (links, nodes and drawings deleted, then the snapshot's created,
+// then project.updated and snapshot.restored) so that open clients follow.
+// The project keeps its name, status and id.
+//
+// It is refused while a node of the project runs a process (stop it
+// first). A restored node whose console port a node of another project has
+// taken since gets the lowest free port instead; one whose UDP ports were
+// taken gets new ones at its next start. Codes: ENOTFOUND, ECONFLICT.
+func (s *Service) RestoreSnapshot(ctx context.Context, projectID, snapshotID string) (*Project, error) {
+	// Hold the lifecycle lock of each node, so that no start is half done
+	// (process running, status not yet recorded) while the check is made.
+	var ids []string
+	if err := s.view(func(tx Tx) error {
+		p, err := findProject(tx, projectID)
+		if err != nil {
+			return err
+		}
+		nodes, err := tx.Nodes(p.ID)
+		for _, n := range nodes {
+			ids = append(ids, n.ID)
+		}
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	slices.Sort(ids) // one order for every caller that holds several
+	for _, id := range ids {
+		defer s.lockNode(id)()
+	}
+	var after *Project
+	err := s.update(func(tx Tx, emit emitFunc) error {
+		p, snap, err := findSnapshot(tx, projectID, snapshotID)
+		if err != nil {
+			return err
+		}
+		current, err := tx.Nodes(p.ID)
+		if err != nil {
+			return err
+		}
+		var running []string
+		for _, n := range current {
+			if n.Active() {
+				running = append(running, n.Name)
+			}
+		}
+		if len(running) > 0 {
+			return Errorf(ECONFLICT, "Cannot restore snapshot %s while node %s of project %s is running; stop the project's nodes first",
+				snap.Name, strings.Join(running, ", "), p.Name)
+		}
+		if err := s.clearProject(tx, emit, p.ID, current); err != nil {
+			return err
+		}
+		s.hints.forget(p.ID) // the project's names change
+		nodes, links, drawings := frozen(snap.Nodes, snap.Links, snap.Drawings)
+		if err := s.putRecords(tx, emit, nodes, links, drawings); err != nil {
+			return err
+		}
+		settings := *snap.Project
+		settings.ID, settings.Name, settings.Filename, settings.Status, settings.Seq = p.ID, p.Name, p.Filename, p.Status, p.Seq
+		after = &settings
+		if !unchanged(p, after) {
+			emit(EventProjectUpdated, p.ID, after)
+			if err := tx.PutProject(after); err != nil {
+				return err
+			}
+		}
+		emit(EventSnapshotRestored, p.ID, snap)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return after, nil
+}
+
+// clearProject deletes a project's links, nodes and drawings inside tx,
+// announcing each.
+func (s *Service) clearProject(tx Tx, emit emitFunc, projectID string, nodes []*Node) error {
+	links, err := tx.Links(projectID)
+	if err != nil {
+		return err
+	}
+	for _, l := range links {
+		emit(EventLinkDeleted, projectID, l)
+		if err := tx.DeleteLink(projectID, l.ID); err != nil {
+			return err
+		}
+	}
+	for _, n := range nodes {
+		emit(EventNodeDeleted, projectID, n)
+		if err := tx.DeleteNode(projectID, n.ID); err != nil {
+			return err
+		}
+	}
+	drawings, err := tx.Drawings(projectID)
+	if err != nil {
+		return err
+	}
+	for _, d := range drawings {
+		emit(EventDrawingDeleted, projectID, d)
+		if err := tx.DeleteDrawing(projectID, d.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// putRecords writes nodes, then links, then drawings inside tx, announcing
+// each. A node's console port that another node owns is replaced by a free
+// one; UDP ports another node owns are dropped (claimed anew at start).
+func (s *Service) putRecords(tx Tx, emit emitFunc, nodes []*Node, links []*Link, drawings []*Drawing) error {
+	for _, n := range nodes {
+		if n.Console != 0 {
+			if _, taken, err := tx.ConsoleOwner(n.Console); err != nil {
+				return err
+			} else if taken {
+				n.Console = 0
+				if err := s.claimConsole(tx, n); err != nil {
+					return err
+				}
+			}
+		}
+		for _, port := range n.UDPPorts {
+			if _, taken, err := tx.UDPOwner(port); err != nil {
+				return err
+			} else if taken {
+				n.UDPPorts = nil
+				break
+			}
+		}
+		if err := tx.PutNode(n); err != nil {
+			return err
+		}
+		emit(EventNodeCreated, n.ProjectID, n)
+	}
+	for _, l := range links {
+		if err := tx.PutLink(l); err != nil {
+			return err
+		}
+		emit(EventLinkCreated, l.ProjectID, l)
+	}
+	for _, d := range drawings {
+		if err := tx.PutDrawing(d); err != nil {
+			return err
+		}
+		emit(EventDrawingCreated, d.ProjectID, d)
+	}
+	return nil
+}
