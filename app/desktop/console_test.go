@@ -332,9 +332,12 @@ func TestConsoleSlowPage(t *testing.T) {
 	})
 	page.mu.Lock()
 	defer page.mu.Unlock()
-	// The page gets what the door held: 256 KiB and the event it was
-	// emitting when the page stopped taking them.
-	if got := page.data["s"].Len(); got > 256<<10+32<<10 || page.drop["s"] == 0 {
+	// The page gets what the door held: 256 KiB, the event it was
+	// emitting when the page stopped taking them, and the console's last
+	// read (the console's write returns once the door has read it, which
+	// may be before the door has buffered it: it can land in the room the
+	// first event taken after the release leaves).
+	if got := page.data["s"].Len(); got > 256<<10+2*32<<10 || page.drop["s"] == 0 {
 		t.Errorf("the page got %d bytes and %d dropped: the buffer is not bounded", got, page.drop["s"])
 	}
 }
