@@ -31,7 +31,7 @@ const maxConsoleMessage = 1 << 20
 // console or is not started is refused before the upgrade.
 func (s *Server) handleConsoleWS(t app.NodeType) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := requireWebSocket(r); err != nil {
+		if err := requireWebSocket(r, ""); err != nil {
 			return err
 		}
 		tc, err := s.DialConsole(r.Context(), nodeRef(r, t))
@@ -39,11 +39,8 @@ func (s *Server) handleConsoleWS(t app.NodeType) handlerFunc {
 			return err
 		}
 		defer tc.Close()
-		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
-		// Accept refuses a page of another origin (cross-site websocket
-		// hijacking); the guard has already checked Host and credentials.
-		c, err := websocket.Accept(w, r, nil)
-		if err != nil {
+		c := acceptWebSocket(w, r)
+		if c == nil {
 			return nil // Accept has answered the client
 		}
 		defer c.CloseNow()
@@ -71,12 +68,28 @@ func (s *Server) DialConsole(ctx context.Context, ref app.NodeRef) (net.Conn, er
 }
 
 // requireWebSocket refuses a plain HTTP request to a websocket endpoint,
-// saying what to do instead.
-func requireWebSocket(r *http.Request) error {
+// saying what to do instead (orElse: another way, or "").
+func requireWebSocket(r *http.Request, orElse string) error {
 	if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
 		return nil
 	}
-	return app.Errorf(app.EINVALID, "%s is a WebSocket endpoint; connect with a WebSocket client", r.URL.Path)
+	if orElse != "" {
+		orElse = ", or " + orElse
+	}
+	return app.Errorf(app.EINVALID, "%s is a WebSocket endpoint; connect with a WebSocket client%s", r.URL.Path, orElse)
+}
+
+// acceptWebSocket upgrades r, with no read deadline for the long-lived
+// connection. Accept refuses a page of another origin (cross-site
+// websocket hijacking); the guard has already checked Host and
+// credentials. nil means Accept has answered the client.
+func acceptWebSocket(w http.ResponseWriter, r *http.Request) *websocket.Conn {
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	c, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return nil
+	}
+	return c
 }
 
 // relayConsole copies between the websocket c and the telnet connection

@@ -143,19 +143,15 @@ func (s *Server) handleNotificationStream(w http.ResponseWriter, r *http.Request
 // handleNotificationWS serves a stream as a websocket. Messages from the
 // client are read and ignored.
 func (s *Server) handleNotificationWS(w http.ResponseWriter, r *http.Request) error {
-	if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
-		return app.Errorf(app.EINVALID, "%s is a WebSocket endpoint; connect with a WebSocket client, or GET %s for a line-per-event HTTP stream",
-			r.URL.Path, strings.TrimSuffix(r.URL.Path, "/ws"))
+	if err := requireWebSocket(r, "GET "+strings.TrimSuffix(r.URL.Path, "/ws")+" for a line-per-event HTTP stream"); err != nil {
+		return err
 	}
 	st, err := s.streamOf(r)
 	if err != nil {
 		return err
 	}
-	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
-	// Accept refuses a page of another origin (cross-site websocket
-	// hijacking); the guard has already checked Host.
-	c, err := websocket.Accept(w, r, nil)
-	if err != nil {
+	c := acceptWebSocket(w, r)
+	if c == nil {
 		return nil // Accept has answered the client
 	}
 	defer c.CloseNow()
