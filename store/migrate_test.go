@@ -16,30 +16,10 @@ import (
 // TestMigrate_V1 opens a store as schema 1 wrote it (no links) and finds it
 // upgraded: records intact, links usable, version raised.
 func TestMigrate_V1(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "v1.db")
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := &app.Project{ID: "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee", Name: "old", Seq: 1}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames} {
-			if _, err := tx.CreateBucket(b); err != nil {
-				return err
-			}
-		}
-		raw, _ := json.Marshal(p)
-		if err := tx.Bucket(bucketProjects).Put(uuidKey(p.ID), raw); err != nil {
-			return err
-		}
-		return tx.Bucket(bucketMeta).Put(keySchemaVersion, binary.BigEndian.AppendUint64(nil, 1))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-
-	s := mustOpenAt(t, path)
+	s := mustOpenAt(t, writeOldStore(t, 1, [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames}, func(put putFunc) error {
+		return put(bucketProjects, uuidKey(p.ID), p)
+	}))
 	mustView(t, s, func(tx app.Tx) error {
 		got, err := tx.Project(p.ID)
 		if err != nil || got == nil || got.Name != "old" {
@@ -55,14 +35,7 @@ func TestMigrate_V1(t *testing.T) {
 		return tx.PutLink(&app.Link{ID: "11111111-2222-4333-8444-555555555555", ProjectID: p.ID,
 			Nodes: []app.LinkEnd{{NodeID: "11111111-2222-4333-8444-000000000001"}, {NodeID: "11111111-2222-4333-8444-000000000002", PortNumber: 1}}})
 	})
-	if err := s.db.View(func(tx *bolt.Tx) error {
-		if v := binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keySchemaVersion)); v != schemaVersion {
-			t.Errorf("schema version %d after migration, want %d", v, schemaVersion)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	wantSchemaVersion(t, s)
 }
 
 // TestMigrate_V2 opens a store as schema 2 wrote it, with nodes and a link,
@@ -70,11 +43,6 @@ func TestMigrate_V1(t *testing.T) {
 // every node that has them, and the active index holding exactly the
 // process-run nodes that are not stopped. Records and links are intact.
 func TestMigrate_V2(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "v2.db")
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	pid := "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee"
 	running := &app.Node{ID: "11111111-0000-4000-8000-000000000001", ProjectID: pid, Type: app.VPCS, Name: "PC1",
 		Console: 5000, ConsoleType: app.ConsoleTelnet, Status: app.Started, UDPPorts: []int{20000, 20001}, Seq: 1}
@@ -84,19 +52,7 @@ func TestMigrate_V2(t *testing.T) {
 		Status: app.Started, Properties: app.Properties{SwitchPorts: []app.SwitchPort{{Name: "e0", Type: "access", VLAN: 1}}}, Seq: 3}
 	link := &app.Link{ID: "22222222-0000-4000-8000-000000000001", ProjectID: pid, LinkType: "ethernet",
 		Nodes: []app.LinkEnd{{NodeID: running.ID}, {NodeID: sw.ID}}, Seq: 1}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts} {
-			if _, err := tx.CreateBucket(b); err != nil {
-				return err
-			}
-		}
-		put := func(b, k []byte, v any) error {
-			raw, ok := v.([]byte)
-			if !ok {
-				raw, _ = json.Marshal(v)
-			}
-			return tx.Bucket(b).Put(k, raw)
-		}
+	path := writeOldStore(t, 2, [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts}, func(put putFunc) error {
 		err := errors.Join(
 			put(bucketProjects, uuidKey(pid), &app.Project{ID: pid, Name: "old", Seq: 1}),
 			put(bucketLinks, linkKey(pid, link.ID), link),
@@ -108,15 +64,8 @@ func TestMigrate_V2(t *testing.T) {
 				err = errors.Join(err, put(bucketConsoles, u16Key(n.Console), nodeKey(pid, n.ID)))
 			}
 		}
-		if err != nil {
-			return err
-		}
-		return tx.Bucket(bucketMeta).Put(keySchemaVersion, binary.BigEndian.AppendUint64(nil, 2))
+		return err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
 
 	s := mustOpenAt(t, path)
 	mustView(t, s, func(tx app.Tx) error {
@@ -153,30 +102,10 @@ func TestMigrate_V2(t *testing.T) {
 // settings) and finds it upgraded: records intact, drawings and the IOU
 // license setting usable, version raised.
 func TestMigrate_V3(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "v3.db")
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := &app.Project{ID: "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee", Name: "old", Seq: 1}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts, bucketUDP, bucketActive} {
-			if _, err := tx.CreateBucket(b); err != nil {
-				return err
-			}
-		}
-		raw, _ := json.Marshal(p)
-		if err := tx.Bucket(bucketProjects).Put(uuidKey(p.ID), raw); err != nil {
-			return err
-		}
-		return tx.Bucket(bucketMeta).Put(keySchemaVersion, binary.BigEndian.AppendUint64(nil, 3))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-
-	s := mustOpenAt(t, path)
+	s := mustOpenAt(t, writeOldStore(t, 3, [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts, bucketUDP, bucketActive}, func(put putFunc) error {
+		return put(bucketProjects, uuidKey(p.ID), p)
+	}))
 	d := &app.Drawing{ID: "dddddddd-0000-4000-8000-000000000001", ProjectID: p.ID, SVG: "<svg></svg>"}
 	mustUpdate(t, s, func(tx app.Tx) error {
 		if ds, err := tx.Drawings(p.ID); err != nil || len(ds) != 0 {
@@ -196,43 +125,16 @@ func TestMigrate_V3(t *testing.T) {
 		}
 		return nil
 	})
-	if err := s.db.View(func(tx *bolt.Tx) error {
-		if v := binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keySchemaVersion)); v != schemaVersion {
-			t.Errorf("schema version %d after migration, want %d", v, schemaVersion)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	wantSchemaVersion(t, s)
 }
 
 // TestMigrate_V4 opens a store as schema 4 wrote it (no snapshots) and
 // finds it upgraded: records intact, snapshots usable, version raised.
 func TestMigrate_V4(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "v4.db")
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := &app.Project{ID: "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee", Name: "old", Seq: 1}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts, bucketUDP, bucketActive, bucketDrawings, bucketSettings} {
-			if _, err := tx.CreateBucket(b); err != nil {
-				return err
-			}
-		}
-		raw, _ := json.Marshal(p)
-		if err := tx.Bucket(bucketProjects).Put(uuidKey(p.ID), raw); err != nil {
-			return err
-		}
-		return tx.Bucket(bucketMeta).Put(keySchemaVersion, binary.BigEndian.AppendUint64(nil, 4))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-
-	s := mustOpenAt(t, path)
+	s := mustOpenAt(t, writeOldStore(t, 4, [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts, bucketUDP, bucketActive, bucketDrawings, bucketSettings}, func(put putFunc) error {
+		return put(bucketProjects, uuidKey(p.ID), p)
+	}))
 	snap := &app.Snapshot{ID: "5a5a5a5a-0000-4000-8000-000000000001", ProjectID: p.ID, Name: "before", CreatedAt: 1700000000, Project: p}
 	mustUpdate(t, s, func(tx app.Tx) error {
 		if ss, err := tx.Snapshots(p.ID); err != nil || len(ss) != 0 {
@@ -249,12 +151,61 @@ func TestMigrate_V4(t *testing.T) {
 		}
 		return nil
 	})
+	wantSchemaVersion(t, s)
+	if err := s.db.View(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketTemplates) == nil {
+			t.Error("no templates bucket after migration")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// putFunc stores v (JSON, or raw bytes as given) under key k of bucket b.
+type putFunc func(b, k []byte, v any) error
+
+// writeOldStore writes a store file as schema version wrote it: the
+// buckets that version had, the records fill puts, and the version key.
+// It returns the file's path, closed.
+func writeOldStore(t *testing.T, version uint64, buckets [][]byte, fill func(put putFunc) error) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range buckets {
+			if _, err := tx.CreateBucket(b); err != nil {
+				return err
+			}
+		}
+		put := func(b, k []byte, v any) error {
+			raw, ok := v.([]byte)
+			if !ok {
+				raw, _ = json.Marshal(v)
+			}
+			return tx.Bucket(b).Put(k, raw)
+		}
+		if err := fill(put); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketMeta).Put(keySchemaVersion, binary.BigEndian.AppendUint64(nil, version))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// wantSchemaVersion checks that s is at the current schema version.
+func wantSchemaVersion(t *testing.T, s *Store) {
+	t.Helper()
 	if err := s.db.View(func(tx *bolt.Tx) error {
 		if v := binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keySchemaVersion)); v != schemaVersion {
 			t.Errorf("schema version %d after migration, want %d", v, schemaVersion)
-		}
-		if tx.Bucket(bucketTemplates) == nil {
-			t.Error("no templates bucket after migration")
 		}
 		return nil
 	}); err != nil {
