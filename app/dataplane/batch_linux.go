@@ -21,7 +21,6 @@ type batch struct {
 
 	rc   syscall.RawConn
 	call mmsgCall
-	tx   sender // for send
 }
 
 // mmsghdr is struct mmsghdr of recvmmsg(2).
@@ -57,11 +56,6 @@ func (b *batch) recv() (int, error) {
 		b.lens[i] = int(b.call.hdrs[i].len)
 	}
 	return n, err
-}
-
-// send writes frames to b's socket (see sender.send).
-func (b *batch) send(frames [][]byte) error {
-	return b.tx.send(b.conn, b.rc, frames)
 }
 
 // sender writes datagrams to connected UDP sockets several at a time, with

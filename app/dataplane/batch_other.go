@@ -15,7 +15,6 @@ type batch struct {
 	conn *net.UDPConn
 	bufs [][]byte
 	lens []int
-	tx   sender
 }
 
 func (b *batch) init() error { return nil }
@@ -29,9 +28,6 @@ func (b *batch) recv() (int, error) {
 	b.lens[0] = n
 	return 1, nil
 }
-
-// send writes frames to b's socket (see sender.send).
-func (b *batch) send(frames [][]byte) error { return b.tx.send(b.conn, nil, frames) }
 
 // sender writes datagrams to connected UDP sockets, one per system call
 // where sendmmsg is missing.

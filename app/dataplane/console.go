@@ -108,11 +108,9 @@ func (c *consoleServer) reset() {
 // close stops listening, ends every session and waits for them.
 func (c *consoleServer) close() {
 	c.mu.Lock()
-	c.closed = true
-	for conn := range c.sessions {
-		_ = conn.Close()
-	}
+	c.closed = true // track refuses new sessions from now on
 	c.mu.Unlock()
+	c.reset()
 	_ = c.ln.Close()
 	c.wg.Wait()
 }

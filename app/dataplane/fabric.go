@@ -117,10 +117,16 @@ func (d *draft) w() *topology {
 // wire is a link as the fabric carries it.
 type wire struct {
 	ends    [2]end
-	filter  atomic.Pointer[Filter] // nil: every frame passes
-	capture atomic.Pointer[Capture]
-	capPath string       // the capture file being written, if any
-	delayed atomic.Int32 // frames waiting for the delay filter
+	filter  atomic.Pointer[Filter]  // nil: every frame passes
+	capture atomic.Pointer[Capture] // nil: not capturing
+	delayed atomic.Int32            // frames waiting for the delay filter
+}
+
+// stopCapture ends w's capture, if it has one.
+func (w *wire) stopCapture() {
+	if c := w.capture.Swap(nil); c != nil {
+		_ = c.Close()
+	}
 }
 
 // wireEnd is what a port's frames meet: a wire, and the end across it.
@@ -355,13 +361,14 @@ func (f *Fabric) setCapture(w *wire, l *app.Link) {
 	if l.Capturing && l.CaptureFilePath != nil {
 		want = *l.CaptureFilePath
 	}
-	if want == w.capPath {
+	cur := ""
+	if c := w.capture.Load(); c != nil {
+		cur = c.Path()
+	}
+	if want == cur {
 		return
 	}
-	if c := w.capture.Swap(nil); c != nil {
-		_ = c.Close()
-	}
-	w.capPath = ""
+	w.stopCapture()
 	if want == "" {
 		return
 	}
@@ -374,7 +381,6 @@ func (f *Fabric) setCapture(w *wire, l *app.Link) {
 		f.log.Error("dataplane: capture not started", "link", l.ID, "file", want, "err", err)
 		return
 	}
-	w.capPath = want
 	w.capture.Store(c)
 }
 
@@ -390,9 +396,7 @@ func (f *Fabric) dropLink(d *draft, id string) {
 			delete(t.wires, e)
 		}
 	}
-	if c := w.capture.Swap(nil); c != nil {
-		_ = c.Close()
-	}
+	w.stopCapture()
 }
 
 // FollowCapture streams the file of a link's running capture to w: what is
@@ -424,9 +428,7 @@ func (f *Fabric) Close() {
 		delete(f.consoles, id)
 	}
 	for _, w := range t.links {
-		if c := w.capture.Swap(nil); c != nil {
-			_ = c.Close()
-		}
+		w.stopCapture()
 	}
 	f.topo.Store(emptyTopology())
 }

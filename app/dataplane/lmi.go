@@ -97,28 +97,28 @@ type lmiQuery struct {
 // only ANSI), the dialect is told by the DLCI, the protocol discriminator
 // and the locking shift, and a repeated element refuses the frame.
 func parseLMIEnquiry(dlci uint16, frame []byte) (lmiQuery, bool) {
-	v, start := lmiVariantOf(dlci, frame)
+	v := lmiVariantOf(dlci, frame)
 	if v == LMINone {
 		return lmiQuery{}, false
 	}
-	return parseLMIElements(v, frame[start:])
+	return parseLMIElements(v, frame[lmiHeaderLen(v):])
 }
 
-// lmiVariantOf tells the dialect of an enquiry and where its elements
-// start, or LMINone.
-func lmiVariantOf(dlci uint16, frame []byte) (LMIVariant, int) {
+// lmiVariantOf tells the dialect of an enquiry, or LMINone; its elements
+// start after lmiHeaderLen.
+func lmiVariantOf(dlci uint16, frame []byte) LMIVariant {
 	if len(frame) < lmiMinFrame || frame[2] != lmiUI || frame[4] != lmiCallRef || frame[5] != lmiEnquiry {
-		return LMINone, 0
+		return LMINone
 	}
 	switch {
 	case dlci == lmiCiscoDLCI && frame[3] == lmiCiscoPD:
-		return LMICisco, lmiMinFrame
+		return LMICisco
 	case dlci == lmiDLCI && frame[3] == lmiPD && len(frame) > lmiMinFrame && frame[lmiMinFrame] == lmiLockShift:
-		return LMIANSI, lmiMinFrame + 1
+		return LMIANSI
 	case dlci == lmiDLCI && frame[3] == lmiPD:
-		return LMIQ933, lmiMinFrame
+		return LMIQ933
 	}
-	return LMINone, 0
+	return LMINone
 }
 
 // parseLMIElements reads the information elements of an enquiry.

@@ -39,6 +39,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -119,8 +120,9 @@ type relayProc struct {
 	mode   string
 	cmd    *exec.Cmd
 	stdin  io.Closer
-	h1, h2 *net.UDPConn // VPCS 1 (sends, pings) and VPCS 2 (counts, echoes)
-	tx     *batch       // h1's batch writer
+	h1, h2 *net.UDPConn    // VPCS 1 (sends, pings) and VPCS 2 (counts, echoes)
+	tx     sender          // writes h1's frames, as the fabric writes them
+	rc1    syscall.RawConn // h1's
 	trial  atomic.Uint32
 	got    atomic.Uint64 // frames of trial that reached h2
 	echo   atomic.Bool   // h2 echoes what it receives back to h1
@@ -153,7 +155,7 @@ func startRelay(t *testing.T, mode string) *relayProc {
 		t.Fatalf("%s relay did not start: %q", mode, line)
 	}
 	go io.Copy(io.Discard, stdout)
-	if p.tx, err = newBatch(p.h1, batchSize, 1); err != nil {
+	if p.rc1, err = p.h1.SyscallConn(); err != nil {
 		t.Fatal(err)
 	}
 	go p.sink()
@@ -288,7 +290,7 @@ func (p *relayProc) offer(size int, rate float64, d time.Duration) (sent, got ui
 			for i := range k {
 				stampFrame(frames[i], trial, sent+i)
 			}
-			if err := p.tx.send(frames[:k]); err != nil {
+			if err := p.tx.send(p.h1, p.rc1, frames[:k]); err != nil {
 				break
 			}
 			sent += k

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"nodedesk/app"
 )
 
 // The Ethernet switch's console: a small shell, in the words of the
@@ -174,8 +176,8 @@ func showMACTable(s *EthernetSwitch, w io.Writer, args []string) error {
 	switch {
 	case len(args) == 2 && strings.HasPrefix("vlan", args[0]):
 		v, err := strconv.Atoi(args[1])
-		if err != nil || v < 1 || v > 4094 {
-			return fmt.Errorf("VLAN %q is not a VLAN id: give a number from 1 to 4094", args[1])
+		if err != nil || v < app.MinVLAN || v > app.MaxVLAN {
+			return fmt.Errorf("VLAN %q is not a VLAN id: give a number from %d to %d", args[1], app.MinVLAN, app.MaxVLAN)
 		}
 		vlan = v
 	case len(args) > 0:
@@ -237,11 +239,11 @@ func showVLANs(s *EthernetSwitch, w io.Writer, args []string) error {
 	var trunks []string
 	for _, c := range s.Counters() {
 		switch c.Mode {
-		case "access":
+		case portAccess.String():
 			byVLAN[c.VLAN] = append(byVLAN[c.VLAN], c.Name)
-		case "qinq":
+		case portQinQ.String():
 			byVLAN[c.VLAN] = append(byVLAN[c.VLAN], c.Name+" (Q-in-Q)")
-		case "dot1q":
+		case portDot1Q.String():
 			byVLAN[c.VLAN] = append(byVLAN[c.VLAN], c.Name+" (trunk, native)")
 			trunks = append(trunks, c.Name)
 		}
