@@ -53,10 +53,7 @@ func (s *Service) claimConsole(tx Tx, n *Node) error {
 	if err != nil || !ok || owner == (NodeKey{n.ProjectID, n.ID}) {
 		return err
 	}
-	name, where := owner.NodeID, ""
-	if o, err := tx.Node(owner.ProjectID, owner.NodeID); err == nil && o != nil {
-		name = o.Name
-	}
+	name, where := ownerName(tx, owner), ""
 	if owner.ProjectID != n.ProjectID {
 		where = " of another project"
 		if p, err := tx.Project(owner.ProjectID); err == nil && p != nil {
@@ -65,6 +62,15 @@ func (s *Service) claimConsole(tx Tx, n *Node) error {
 	}
 	return Conflict("console", "Console port %d is already used by node %s%s; choose another port or leave console out",
 		n.Console, name, where)
+}
+
+// ownerName names the node that owns a port, for a conflict's message:
+// its name, or its id when it cannot be read.
+func ownerName(tx Tx, owner NodeKey) string {
+	if o, err := tx.Node(owner.ProjectID, owner.NodeID); err == nil && o != nil {
+		return o.Name
+	}
+	return owner.NodeID
 }
 
 // freeConsolePort returns the lowest console port of the range that no

@@ -50,22 +50,14 @@ func (s *Service) DuplicateProject(ctx context.Context, projectID string, d Proj
 			return ids[old]
 		}
 		c := *src
-		c.ID, c.Name, c.Filename, c.Status, c.Seq = s.c.NewID(), name, name+".gns3", ProjectClosed, 0
+		c.ID, c.Name, c.Filename, c.Status, c.Seq = s.c.NewID(), name, projectFilename(name), ProjectClosed, 0
 		c.AutoOpen, c.AutoClose, c.AutoStart = false, false, false
 		dup = &c
 		emit(EventProjectCreated, dup.ID, dup)
 		if err := tx.PutProject(dup); err != nil {
 			return err
 		}
-		nodes, err := tx.Nodes(src.ID)
-		if err != nil {
-			return err
-		}
-		links, err := tx.Links(src.ID)
-		if err != nil {
-			return err
-		}
-		drawings, err := tx.Drawings(src.ID)
+		nodes, links, drawings, err := projectRecords(tx, src.ID)
 		if err != nil {
 			return err
 		}

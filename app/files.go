@@ -52,16 +52,13 @@ func nodeFilePath(name string) (string, error) {
 // nodeFolder resolves a node file request: the node, the cleaned path, and
 // the node's folder ("" for a VPCS node's startup script, which lives in
 // the store).
-func (s *Service) nodeFolder(ref NodeRef, name string) (*Node, string, string, error) {
+func (s *Service) nodeFolder(ctx context.Context, ref NodeRef, name string) (*Node, string, string, error) {
 	p, err := nodeFilePath(name)
 	if err != nil {
 		return nil, "", "", err
 	}
-	var n *Node
-	if err := s.view(func(tx Tx) (err error) {
-		n, err = findNode(tx, ref)
-		return err
-	}); err != nil {
+	n, err := s.FindNode(ctx, ref)
+	if err != nil {
 		return nil, "", "", err
 	}
 	if n.Type == VPCS && p == VPCSScriptFile {
@@ -91,7 +88,7 @@ func typesWithFolder() []string {
 // Codes: EINVALID, EFORBIDDEN (a path leaving the folder), ENOTFOUND
 // (project, node, or file).
 func (s *Service) ReadNodeFile(ctx context.Context, ref NodeRef, name string) ([]byte, error) {
-	n, p, dir, err := s.nodeFolder(ref, name)
+	n, p, dir, err := s.nodeFolder(ctx, ref, name)
 	if ErrorCode(err) == ECONFLICT { // a node without a folder has no file
 		return nil, fileNotFound(n, name)
 	}
@@ -139,7 +136,7 @@ func (s *Service) WriteNodeFile(ctx context.Context, ref NodeRef, name string, d
 	if len(data) > MaxNodeFileBytes {
 		return Errorf(EINVALID, "A node file can have at most %d bytes", MaxNodeFileBytes)
 	}
-	n, p, dir, err := s.nodeFolder(ref, name)
+	n, p, dir, err := s.nodeFolder(ctx, ref, name)
 	if err != nil {
 		return err
 	}

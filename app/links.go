@@ -320,8 +320,8 @@ type Stats struct {
 	Nodes, Links, Drawings, Snapshots int
 }
 
-// ProjectStats counts a project's nodes, links and drawings (nodedesk
-// keeps no snapshots). Codes: ENOTFOUND.
+// ProjectStats counts a project's nodes, links and drawings (not its
+// snapshots: Snapshots stays 0). Codes: ENOTFOUND.
 func (s *Service) ProjectStats(ctx context.Context, projectID string) (Stats, error) {
 	var st Stats
 	err := s.view(func(tx Tx) error {
@@ -329,15 +329,7 @@ func (s *Service) ProjectStats(ctx context.Context, projectID string) (Stats, er
 		if err != nil {
 			return err
 		}
-		ns, err := tx.Nodes(p.ID)
-		if err != nil {
-			return err
-		}
-		ls, err := tx.Links(p.ID)
-		if err != nil {
-			return err
-		}
-		ds, err := tx.Drawings(p.ID)
+		ns, ls, ds, err := projectRecords(tx, p.ID)
 		st.Nodes, st.Links, st.Drawings = len(ns), len(ls), len(ds)
 		return err
 	})

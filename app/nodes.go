@@ -25,6 +25,7 @@ func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate
 			return nil, Errorf(EINVALID, "Node ID %s is not a valid UUID", c.ID)
 		}
 	}
+	env := newNodeEnvFor(c.Type, s.c.HostInterfaces) // outside the write transaction
 	var n *Node
 	err := s.update(func(tx Tx, emit emitFunc) error {
 		p, err := findProject(tx, projectID)
@@ -44,7 +45,7 @@ func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate
 		}
 		u := c.NodeUpdate
 		u.Name = Field[string]{}
-		base := newNode(id, p.ID, c.Type, newNodeEnv{hostInterfaces: s.c.HostInterfaces})
+		base := newNode(id, p.ID, c.Type, env)
 		base.Name = want
 		if n, err = u.apply(base); err != nil {
 			return err

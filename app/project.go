@@ -158,7 +158,7 @@ func (s *Service) CreateProject(ctx context.Context, c ProjectCreate) (*Project,
 		if err != nil {
 			return err
 		}
-		p.Filename = p.Name + ".gns3"
+		p.Filename = projectFilename(p.Name)
 		if err := checkProjectName(tx, p); err != nil {
 			return err
 		}
@@ -291,3 +291,6 @@ func (s *Service) DeleteProject(ctx context.Context, id string) error {
 		return tx.DeleteProject(p.ID)
 	})
 }
+
+// projectFilename is the name of a project's .gns3 file, as GNS3 names it.
+func projectFilename(name string) string { return name + ".gns3" }

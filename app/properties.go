@@ -27,11 +27,22 @@ type propertyKind struct {
 	ports func(n *Node) []Port
 	// view is the properties object as GNS3 keys it.
 	view func(n *Node) map[string]any
+	// usesHost says init reads the host's network interfaces (a system
+	// call, made before the write transaction, for the types that need it).
+	usesHost bool
 }
 
 // newNodeEnv is what a new node's defaults may depend on.
 type newNodeEnv struct {
-	hostInterfaces func() []HostInterface
+	hostInterfaces []HostInterface // filled only for a type that usesHost
+}
+
+// newNodeEnvFor gathers what a new node of type t needs from the host.
+func newNodeEnvFor(t NodeType, hostInterfaces func() []HostInterface) newNodeEnv {
+	if !t.kind().props.usesHost {
+		return newNodeEnv{}
+	}
+	return newNodeEnv{hostInterfaces: hostInterfaces()}
 }
 
 // PropertiesUpdate is a change to the type-specific fields of a node: a
@@ -215,8 +226,9 @@ var cloudProps = propertyKind{
 	keys: []string{"interfaces", "ports_mapping", "remote_console_host", "remote_console_port",
 		"remote_console_type", "remote_console_http_path"},
 	newUpdate: func() PropertiesUpdate { return &CloudUpdate{} },
+	usesHost:  true,
 	init: func(n *Node, env newNodeEnv) {
-		ifaces := env.hostInterfaces()
+		ifaces := env.hostInterfaces
 		n.Properties.Interfaces = ifaces
 		n.Properties.RemoteConsole = defaultRemoteConsole()
 		for _, iface := range ifaces {

@@ -49,7 +49,7 @@ func frozen(nodes []*Node, links []*Link, drawings []*Drawing) ([]*Node, []*Link
 	ns := make([]*Node, len(nodes))
 	for i, n := range nodes {
 		c := *n
-		if c.Type.Lifecycle() == ProcessRun {
+		if c.Active() {
 			c.Status = Stopped
 		}
 		ns[i] = &c
@@ -91,15 +91,7 @@ func (s *Service) CreateSnapshot(ctx context.Context, projectID, name string) (*
 				return Conflict("name", "The snapshot name %s already exists in project %s; choose another name", name, p.Name)
 			}
 		}
-		nodes, err := tx.Nodes(p.ID)
-		if err != nil {
-			return err
-		}
-		links, err := tx.Links(p.ID)
-		if err != nil {
-			return err
-		}
-		drawings, err := tx.Drawings(p.ID)
+		nodes, links, drawings, err := projectRecords(tx, p.ID)
 		if err != nil {
 			return err
 		}
@@ -198,12 +190,12 @@ func (s *Service) RestoreSnapshot(ctx context.Context, projectID, snapshotID str
 		if err != nil {
 			return err
 		}
-		current, err := tx.Nodes(p.ID)
+		nodes, links, drawings, err := projectRecords(tx, p.ID)
 		if err != nil {
 			return err
 		}
 		var running []string
-		for _, n := range current {
+		for _, n := range nodes {
 			if n.Active() {
 				running = append(running, n.Name)
 			}
@@ -212,11 +204,11 @@ func (s *Service) RestoreSnapshot(ctx context.Context, projectID, snapshotID str
 			return Errorf(ECONFLICT, "Cannot restore snapshot %s while node %s of project %s is running; stop the project's nodes first",
 				snap.Name, strings.Join(running, ", "), p.Name)
 		}
-		if err := s.clearProject(tx, emit, p.ID, current); err != nil {
+		if err := clearProject(tx, emit, p.ID, nodes, links, drawings); err != nil {
 			return err
 		}
 		s.hints.forget(p.ID) // the project's names change
-		nodes, links, drawings := frozen(snap.Nodes, snap.Links, snap.Drawings)
+		nodes, links, drawings = frozen(snap.Nodes, snap.Links, snap.Drawings)
 		if err := s.putRecords(tx, emit, nodes, links, drawings); err != nil {
 			return err
 		}
@@ -238,13 +230,26 @@ func (s *Service) RestoreSnapshot(ctx context.Context, projectID, snapshotID str
 	return after, nil
 }
 
-// clearProject deletes a project's links, nodes and drawings inside tx,
-// announcing each.
-func (s *Service) clearProject(tx Tx, emit emitFunc, projectID string, nodes []*Node) error {
+// projectRecords reads what a project holds besides its settings.
+func projectRecords(tx Tx, projectID string) ([]*Node, []*Link, []*Drawing, error) {
+	nodes, err := tx.Nodes(projectID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	links, err := tx.Links(projectID)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
+	drawings, err := tx.Drawings(projectID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return nodes, links, drawings, nil
+}
+
+// clearProject deletes a project's links, nodes and drawings (as
+// projectRecords read them) inside tx, announcing each.
+func clearProject(tx Tx, emit emitFunc, projectID string, nodes []*Node, links []*Link, drawings []*Drawing) error {
 	for _, l := range links {
 		emit(EventLinkDeleted, projectID, l)
 		if err := tx.DeleteLink(projectID, l.ID); err != nil {
@@ -256,10 +261,6 @@ func (s *Service) clearProject(tx Tx, emit emitFunc, projectID string, nodes []*
 		if err := tx.DeleteNode(projectID, n.ID); err != nil {
 			return err
 		}
-	}
-	drawings, err := tx.Drawings(projectID)
-	if err != nil {
-		return err
 	}
 	for _, d := range drawings {
 		emit(EventDrawingDeleted, projectID, d)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -224,10 +225,7 @@ func (s *Service) UpdateTemplate(ctx context.Context, id string, ts TemplateSett
 			return Errorf(ECONFLICT, "Template ID %s cannot be changed because it is a builtin; duplicate it as a template of your own instead", before.ID)
 		}
 		c := *before
-		c.Settings = make(map[string]json.RawMessage, len(before.Settings))
-		for k, v := range before.Settings {
-			c.Settings[k] = v
-		}
+		c.Settings = maps.Clone(before.Settings)
 		if err := ts.apply(&c); err != nil {
 			return err
 		}

@@ -46,11 +46,7 @@ func (s *Service) claimTunnelPorts(tx Tx, before, after *Node) error {
 			return err
 		}
 		if taken {
-			name := owner.NodeID
-			if o, err := tx.Node(owner.ProjectID, owner.NodeID); err == nil && o != nil {
-				name = o.Name
-			}
-			return Conflict(portsField(i, "lport"), "Local UDP port %d is a link port of node %s; choose another lport", p.LPort, name)
+			return Conflict(portsField(i, "lport"), "Local UDP port %d is a link port of node %s; choose another lport", p.LPort, ownerName(tx, owner))
 		}
 		if !s.c.PortFree("udp", p.LPort) {
 			return Conflict(portsField(i, "lport"), "Local UDP port %d is in use on this machine (another cloud's tunnel or another program); choose another lport", p.LPort)

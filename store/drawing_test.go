@@ -30,6 +30,15 @@ func TestTx_Drawings(t *testing.T) {
 		return nil
 	})
 	mustUpdate(t, s, func(tx app.Tx) error { return tx.DeleteDrawing(p.ID, second.ID) })
+	mustView(t, s, func(tx app.Tx) error {
+		if d, _ := tx.Drawing(p.ID, second.ID); d != nil {
+			t.Errorf("a deleted drawing is found: %+v", d)
+		}
+		if ds, _ := tx.Drawings(p.ID); len(ds) != 1 {
+			t.Errorf("Drawings after deleting one of two = %+v, want one", ds)
+		}
+		return nil
+	})
 	mustUpdate(t, s, func(tx app.Tx) error { return tx.DeleteProject(p.ID) })
 	mustView(t, s, func(tx app.Tx) error {
 		if ds, _ := tx.Drawings(p.ID); len(ds) != 0 {
