@@ -146,7 +146,7 @@ func (s *Server) handleConsoleReset(w http.ResponseWriter, r *http.Request) erro
 	if err := s.svc.ResetConsole(r.Context(), nodeRef(r, "")); err != nil {
 		return err
 	}
-	w.WriteHeader(http.StatusNoContent)
+	noContent(w)
 	return nil
 }
 
@@ -159,6 +159,6 @@ func (s *Server) handleProjectConsoleReset(w http.ResponseWriter, r *http.Reques
 	if err := s.svc.ResetConsoles(r.Context(), mux.Vars(r)["project_id"]); err != nil {
 		return err
 	}
-	w.WriteHeader(http.StatusNoContent)
+	noContent(w)
 	return nil
 }

@@ -71,7 +71,6 @@ func (s *Server) handleDrawingUpdate(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	in.ID = app.Field[string]{} // read-only on a change
 	v := mux.Vars(r)
 	d, err := s.svc.UpdateDrawing(r.Context(), v["project_id"], v["drawing_id"], in)
 	if err != nil {

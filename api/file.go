@@ -1,8 +1,6 @@
 package api
 
 import (
-	"errors"
-	"io"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -26,13 +24,9 @@ func (s *Server) handleNodeFileGet(w http.ResponseWriter, r *http.Request) error
 // (any Content-Type: the GNS3 GUI sends application/octet-stream) and
 // answers 201 with no body, as GNS3 does.
 func (s *Server) handleNodeFileWrite(w http.ResponseWriter, r *http.Request) error {
-	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, app.MaxNodeFileBytes))
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
-		return app.Errorf(app.EINVALID, "A node file can have at most %d bytes", app.MaxNodeFileBytes)
-	case err != nil:
-		return app.Errorf(app.EINVALID, "Request body could not be read: %v", err)
+	b, err := readLimited(r, app.MaxNodeFileBytes, app.Errorf(app.EINVALID, "A node file can have at most %d bytes", app.MaxNodeFileBytes))
+	if err != nil {
+		return err
 	}
 	if err := s.svc.WriteNodeFile(r.Context(), nodeRef(r, ""), mux.Vars(r)["path"], b); err != nil {
 		return err

@@ -21,13 +21,10 @@ const maxBodyBytes = 1 << 20
 // for this route. An empty body counts as {} (GNS3 clients send POSTs with
 // no body). It returns the raw JSON for decoding into typed values.
 func (s *Server) body(r *http.Request) ([]byte, error) {
-	raw, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
-	var tooBig *http.MaxBytesError
+	raw, err := readLimited(r, maxBodyBytes, app.Errorf(app.EINVALID, "Request body is larger than %d bytes", maxBodyBytes))
 	switch {
-	case errors.As(err, &tooBig):
-		return nil, app.Errorf(app.EINVALID, "Request body is larger than %d bytes", maxBodyBytes)
 	case err != nil:
-		return nil, app.Errorf(app.EINVALID, "Request body could not be read: %v", err)
+		return nil, err
 	case len(raw) == 0:
 		raw = []byte("{}")
 	case !utf8.Valid(raw):
@@ -131,6 +128,20 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
+}
+
+// readLimited reads a request body of at most limit bytes; a longer one
+// is the tooBig error.
+func readLimited(r *http.Request, limit int64, tooBig error) ([]byte, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
+	var over *http.MaxBytesError
+	switch {
+	case errors.As(err, &over):
+		return nil, tooBig
+	case err != nil:
+		return nil, app.Errorf(app.EINVALID, "Request body could not be read: %v", err)
+	}
+	return b, nil
 }
 
 // noContent answers 204 with no body.

@@ -140,14 +140,9 @@ func (s *Server) handleComputeImages(w http.ResponseWriter, r *http.Request) err
 }
 
 // handleEmptyList and handleEmptyObject answer the start-up calls of the
-// GNS3 web UI for features nodedesk does not have (appliances, snapshots,
-// settings, statistics), so that it starts.
+// GNS3 web UI for features nodedesk does not have (appliances, settings,
+// statistics), so that it starts.
 func (s *Server) handleEmptyList(w http.ResponseWriter, r *http.Request) error {
-	if id, ok := mux.Vars(r)["project_id"]; ok {
-		if _, err := s.svc.FindProjectByID(r.Context(), id); err != nil {
-			return err
-		}
-	}
 	writeJSON(w, http.StatusOK, []any{})
 	return nil
 }

@@ -186,10 +186,7 @@ func (a *App) closeConsoles() {
 // the window goes.
 func (a *App) relayConsole(ctx context.Context, id string, s *consoleSession) {
 	conn := s.conn // set before the relay started
-	emit := a.Emit
-	if emit == nil {
-		emit = func(context.Context, string, ...any) {}
-	}
+	emit := a.emitter()
 	name := ConsoleEventName(id)
 	readDone := make(chan error, 1)
 	go func() { // console -> buffer; never waits for the page

@@ -88,10 +88,7 @@ func Start(ctx context.Context, a *App) {
 	a.ctx = ctx
 	a.mu.Unlock()
 	ch, cancel := a.events.Subscribe(1024)
-	emit := a.Emit
-	if emit == nil {
-		emit = func(context.Context, string, ...any) {}
-	}
+	emit := a.emitter()
 	go func() {
 		defer func() { cancel() }() // the current subscription
 		for {
@@ -188,29 +185,46 @@ type consoleNode struct {
 	ConsoleType *string `json:"console_type"`
 }
 
-// OpenConsole opens the user's terminal on a node's telnet console:
-// `telnet <console_host> <console>` in x-terminal-emulator (Debian's
-// alternative for the desktop's terminal). When no terminal can be opened,
-// or the console is not telnet, it fails with app.ECONFLICT and says how
-// to connect instead.
-func (a *App) OpenConsole(pid, nid string) error {
-	r, err := a.Call(http.MethodGet, "/v2/projects/"+url.PathEscape(pid)+"/nodes/"+url.PathEscape(nid), "")
+// get reads what the API answers to GET path into out (what names it for
+// the log); an error answer is returned as the API's error.
+func (a *App) get(path, what string, out any) error {
+	r, err := a.Call(http.MethodGet, path, "")
 	if err != nil {
 		return err
 	}
 	if r.Status != http.StatusOK {
 		return answerError(r)
 	}
-	var n consoleNode
-	if err := json.Unmarshal([]byte(r.Body), &n); err != nil {
-		a.logger.Error("desktop: reading a node", "err", err)
+	if err := json.Unmarshal([]byte(r.Body), out); err != nil {
+		a.logger.Error("desktop: reading a "+what, "err", err)
 		return app.Errorf(app.EINTERNAL, "%s", app.InternalMessage)
+	}
+	return nil
+}
+
+// emitter is a.Emit, or one that drops events when it is nil.
+func (a *App) emitter() Emitter {
+	if a.Emit == nil {
+		return func(context.Context, string, ...any) {}
+	}
+	return a.Emit
+}
+
+// OpenConsole opens the user's terminal on a node's telnet console:
+// `telnet <console_host> <console>` in x-terminal-emulator (Debian's
+// alternative for the desktop's terminal). When no terminal can be opened,
+// or the console is not telnet, it fails with app.ECONFLICT and says how
+// to connect instead.
+func (a *App) OpenConsole(pid, nid string) error {
+	var n consoleNode
+	if err := a.get("/v2/projects/"+url.PathEscape(pid)+"/nodes/"+url.PathEscape(nid), "node", &n); err != nil {
+		return err
 	}
 	if n.Console == nil || n.ConsoleType == nil {
 		return app.Invalid("console", "%s has no console; give it a console type first", n.Name)
 	}
 	host := app.DialHost(n.ConsoleHost)
-	if *n.ConsoleType != "telnet" {
+	if app.ConsoleType(*n.ConsoleType) != app.ConsoleTelnet {
 		return app.Errorf(app.ECONFLICT, "The window opens telnet consoles only; connect to the %s console of %s at %s port %d yourself",
 			*n.ConsoleType, n.Name, host, *n.Console)
 	}
@@ -284,17 +298,9 @@ type captureLink struct {
 // error when the link cannot be read, and with app.ECONFLICT when the link
 // is not capturing.
 func (a *App) OpenCapture(pid, lid string) (CaptureView, error) {
-	r, err := a.Call(http.MethodGet, "/v2/projects/"+url.PathEscape(pid)+"/links/"+url.PathEscape(lid), "")
-	if err != nil {
-		return CaptureView{}, err
-	}
-	if r.Status != http.StatusOK {
-		return CaptureView{}, answerError(r)
-	}
 	var l captureLink
-	if err := json.Unmarshal([]byte(r.Body), &l); err != nil {
-		a.logger.Error("desktop: reading a link", "err", err)
-		return CaptureView{}, app.Errorf(app.EINTERNAL, "%s", app.InternalMessage)
+	if err := a.get("/v2/projects/"+url.PathEscape(pid)+"/links/"+url.PathEscape(lid), "link", &l); err != nil {
+		return CaptureView{}, err
 	}
 	if !l.Capturing || l.FilePath == nil {
 		return CaptureView{}, notCapturing()
