@@ -42,10 +42,8 @@ func (ts *testServer) startHost(t *testing.T, pid, name, ip string) *labHost {
 // link joins port a of node x to port b of node y and returns the link id.
 func (ts *testServer) link(t *testing.T, pid, x string, a int, y string, b int) string {
 	t.Helper()
-	return ts.do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{
-		map[string]any{"node_id": x, "adapter_number": 0, "port_number": a},
-		map[string]any{"node_id": y, "adapter_number": 0, "port_number": b},
-	}}).want(t, 201).json(t)["link_id"].(string)
+	return ts.do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{end(x, 0, a), end(y, 0, b)}}).
+		want(t, 201).json(t)["link_id"].(string)
 }
 
 // pings reports whether h gets ICMP echo replies from ip within limit.
@@ -76,7 +74,6 @@ func mustCreateSwitch(ts *testServer, t *testing.T, pid string, ports []any) str
 }
 
 func TestDataPlane_PingAcrossSwitch(t *testing.T) {
-	mustHaveVPCS(t)
 	ts := newVPCSServer(t)
 	pid := ts.mustCreateProject("lab")
 	sw := mustCreateSwitch(ts, t, pid, nil)
@@ -162,7 +159,7 @@ func countICMP(t *testing.T, path string) int {
 	var raw []byte
 	var err error
 	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if raw, err = readFile(path); err == nil && len(raw) > 24 {
+		if raw, err = os.ReadFile(path); err == nil && len(raw) > 24 {
 			break
 		}
 	}
@@ -186,7 +183,6 @@ func countICMP(t *testing.T, path string) int {
 }
 
 func TestDataPlane_HubDirectAndVLANs(t *testing.T) {
-	mustHaveVPCS(t)
 	ts := newVPCSServer(t)
 	pid := ts.mustCreateProject("lab")
 	port := func(n, vlan int) map[string]any {
@@ -220,7 +216,6 @@ func TestDataPlane_HubDirectAndVLANs(t *testing.T) {
 }
 
 func TestDataPlane_DirectLink(t *testing.T) {
-	mustHaveVPCS(t)
 	ts := newVPCSServer(t)
 	pid := ts.mustCreateProject("lab")
 	pc1 := ts.startHost(t, pid, "pc1", "10.0.0.1")
@@ -244,8 +239,6 @@ func TestDataPlane_DirectLink(t *testing.T) {
 	}
 	ts.do("GET", "/v2/projects/"+pid+"/links/"+ts.do("GET", "/v2/projects/"+pid+"/links", nil).list(t)[0]["link_id"].(string)+"/pcap", nil).want(t, http.StatusConflict)
 }
-
-func readFile(path string) ([]byte, error) { return os.ReadFile(path) }
 
 // swPort is one entry of a switch's ports_mapping.
 func swPort(n int, kind string, vlan int, ethertype string) map[string]any {
@@ -305,7 +298,6 @@ func tagString(outer layers.EthernetType, tags []layers.Dot1Q) string {
 }
 
 func TestDataPlane_Dot1QTrunk(t *testing.T) {
-	mustHaveVPCS(t)
 	ts := newVPCSServer(t)
 	pid := ts.mustCreateProject("lab")
 	// Two switches, a dot1q trunk between their ports 2 (native VLAN 1):
@@ -344,7 +336,6 @@ func TestDataPlane_Dot1QTrunk(t *testing.T) {
 }
 
 func TestDataPlane_QinQ(t *testing.T) {
-	mustHaveVPCS(t)
 	ts := newVPCSServer(t)
 	pid := ts.mustCreateProject("lab")
 	// A customer's VLAN 10 crosses a provider network in service VLAN 100:

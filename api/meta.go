@@ -24,27 +24,32 @@ func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) error {
 	return err
 }
 
-// localCompute describes the one compute nodedesk has: itself.
-func (s *Server) localCompute() map[string]any {
+// localCompute describes the one compute nodedesk has: itself, with the
+// host's CPU and memory use (hostUsage) as the caller read them.
+func (s *Server) localCompute(cpu, mem float64) map[string]any {
 	name, _ := os.Hostname()
 	host, port := s.svc.ConsoleHost(), 3080
 	if s.ln != nil {
 		port = s.ln.Addr().(*net.TCPAddr).Port
 	}
-	types := make([]string, 0, len(app.ComputeTypes))
-	for _, t := range app.ComputeTypes {
-		types = append(types, string(t))
-	}
-	cpu, mem := hostUsage()
 	return map[string]any{
-		"capabilities": map[string]any{"node_types": types, "platform": runtime.GOOS, "version": GNS3Version},
+		"capabilities": capabilities(),
 		"compute_id":   app.LocalCompute, "connected": true, "cpu_usage_percent": cpu, "host": host,
 		"last_error": nil, "memory_usage_percent": mem, "name": name, "port": port, "protocol": "http", "user": nil,
 	}
 }
 
+// capabilities is what the local compute runs.
+func capabilities() map[string]any {
+	types := make([]string, 0, len(app.ComputeTypes))
+	for _, t := range app.ComputeTypes {
+		types = append(types, string(t))
+	}
+	return map[string]any{"node_types": types, "platform": runtime.GOOS, "version": GNS3Version}
+}
+
 func (s *Server) handleComputeList(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, []any{s.localCompute()})
+	writeJSON(w, http.StatusOK, []any{s.localCompute(hostUsage())})
 	return nil
 }
 
@@ -52,7 +57,7 @@ func (s *Server) handleComputeGet(w http.ResponseWriter, r *http.Request) error 
 	if err := checkCompute(r); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, s.localCompute())
+	writeJSON(w, http.StatusOK, s.localCompute(hostUsage()))
 	return nil
 }
 
@@ -102,7 +107,7 @@ func (s *Server) handleVersionCheck(w http.ResponseWriter, r *http.Request) erro
 }
 
 func (s *Server) handleCapabilities(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, s.localCompute()["capabilities"])
+	writeJSON(w, http.StatusOK, capabilities())
 	return nil
 }
 

@@ -88,9 +88,7 @@ func TestErrorBody(t *testing.T) {
 			map[string]any{"name": "e1", "port_number": 1, "type": "access", "vlan": vlan}}
 	}
 	ctrl := "/v2/projects/" + pid + "/nodes/"
-	link := "/v2/projects/" + pid + "/links/" + ts.do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{
-		map[string]any{"node_id": sw, "adapter_number": 0, "port_number": 0},
-		map[string]any{"node_id": pc["node_id"], "adapter_number": 0, "port_number": 0}}}).want(t, 201).json(t)["link_id"].(string)
+	link := "/v2/projects/" + pid + "/links/" + ts.link(t, pid, sw, 0, pc["node_id"].(string), 0)
 	tests := []struct {
 		name, method, path string
 		body               any

@@ -86,7 +86,7 @@ func (s *Server) pump(ctx context.Context, st stream, sendJSON func([]byte) erro
 		cpu, mem := hostUsage()
 		err := send(notification{Action: "ping", Event: map[string]float64{"cpu_usage_percent": cpu, "memory_usage_percent": mem}})
 		if err == nil && st.controller {
-			err = send(notification{Action: "compute.updated", Event: s.localCompute()})
+			err = send(notification{Action: "compute.updated", Event: s.localCompute(cpu, mem)})
 		}
 		return err
 	}
