@@ -172,7 +172,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fabric := dataplane.NewFabric("127.0.0.1", logger)
-	fabric.ConsoleHost = host // the switch's console listens where VPCS consoles do
 	defer fabric.Close()
 	if err := fabric.Attach(ctx, svc, events); err != nil {
 		return err

@@ -73,8 +73,8 @@ type Fabric struct {
 	Dropped atomic.Uint64
 
 	// ConsoleHost is the address the consoles nodedesk serves itself (the
-	// Ethernet switch's) listen on; empty means host. Set it before
-	// Attach or Load.
+	// Ethernet switch's) listen on; empty means the Service's console host
+	// (Attach sets it), or host without a Service.
 	ConsoleHost string
 	consoles    map[string]*nodeConsole // node id -> its console; under mu
 
@@ -664,6 +664,9 @@ func (f *Fabric) later(we *wireEnd, frame []byte, d time.Duration) {
 // svc's console resets, and load the labs svc already holds. Call it
 // before the API serves, so that no change is missed or applied twice.
 func (f *Fabric) Attach(ctx context.Context, svc *app.Service, events *app.Broker) error {
+	if f.ConsoleHost == "" {
+		f.ConsoleHost = svc.ConsoleHost()
+	}
 	events.OnPublish(f.Apply)
 	svc.AddConsoleServer(f)
 	projects, err := svc.FindProjects(ctx)

@@ -33,10 +33,8 @@ type router struct {
 
 func newRouter(t *testing.T, name string) *router {
 	t.Helper()
-	conn := listenLocal(t)
-	other := listenLocal(t) // a free port for nodedesk's end
-	theirs := other.LocalAddr().(*net.UDPAddr).Port
-	other.Close()
+	conn := listenLoopback(t)
+	theirs := freeUDPPort(t) // nodedesk's end
 	n := &app.Node{ID: "router-" + name, Name: name, Type: app.Dynamips, Status: app.Started,
 		UDPPorts: []int{conn.LocalAddr().(*net.UDPAddr).Port, theirs}}
 	return &router{node: n, conn: conn, lab: &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: theirs}}

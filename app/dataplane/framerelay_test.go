@@ -310,17 +310,6 @@ func udpSwitchPort(f *FrameRelaySwitch, port int, conns map[int]*net.UDPConn, ro
 	}
 }
 
-// listenLocal opens a UDP socket on 127.0.0.1 on a free port.
-func listenLocal(t *testing.T) *net.UDPConn {
-	t.Helper()
-	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
 // exchange sends frame from router to the switch port at to and returns
 // the next datagram router receives (within 2 s).
 func exchange(t *testing.T, router, to *net.UDPConn, frame []byte, from *net.UDPConn) []byte {
@@ -339,8 +328,8 @@ func exchange(t *testing.T, router, to *net.UDPConn, frame []byte, from *net.UDP
 
 func TestFrameRelay_UDPPeer(t *testing.T) {
 	f := newFR(t, map[string]string{"1:102": "2:201"})
-	r1, r2 := listenLocal(t), listenLocal(t)
-	conns := map[int]*net.UDPConn{1: listenLocal(t), 2: listenLocal(t)}
+	r1, r2 := listenLoopback(t), listenLoopback(t)
+	conns := map[int]*net.UDPConn{1: listenLoopback(t), 2: listenLoopback(t)}
 	routers := map[int]*net.UDPAddr{1: r1.LocalAddr().(*net.UDPAddr), 2: r2.LocalAddr().(*net.UDPAddr)}
 	deadline := time.Now().Add(10 * time.Second)
 	var wg sync.WaitGroup

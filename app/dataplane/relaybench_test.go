@@ -26,6 +26,7 @@ package dataplane
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -106,7 +107,7 @@ func bareCopy(dst, src *net.UDPConn) {
 	for {
 		n, err := src.Read(buf)
 		if err != nil {
-			if strings.Contains(err.Error(), "closed") {
+			if errors.Is(err, net.ErrClosed) {
 				return
 			}
 			continue
@@ -205,7 +206,7 @@ func (p *relayProc) sink() {
 	for {
 		n, err := rx.recv()
 		if err != nil {
-			if strings.Contains(err.Error(), "closed") {
+			if errors.Is(err, net.ErrClosed) {
 				return
 			}
 			continue
