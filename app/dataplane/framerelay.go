@@ -104,11 +104,11 @@ type frEnd struct {
 // higher end.
 type frCounters [2]atomic.Uint64
 
-// frCircuit is one circuit of a table: a the lower end, b the higher.
+// frCircuit is one circuit of a table, its lower end first, with its
+// counters.
 type frCircuit struct {
-	aPort, bPort int
-	aDLCI, bDLCI uint16
-	counters     *frCounters
+	ends     app.FrameRelayCircuit
+	counters *frCounters
 }
 
 // frPort is what a table knows of one port used by circuits.
@@ -141,7 +141,8 @@ func (f *FrameRelaySwitch) Configure(n *app.Node) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.table.Store(f.build(circuitsOf(m), f.table.Load()))
+	circuits, _ := app.FrameRelayCircuits(m) // entries with a fault are left out
+	f.table.Store(f.build(circuits, f.table.Load()))
 }
 
 // Input switches one frame that arrived on port, or answers it if it is
@@ -210,7 +211,7 @@ func (f *FrameRelaySwitch) Circuits() []Circuit {
 	out := make([]Circuit, len(t.circuits))
 	for i, c := range t.circuits {
 		out[i] = Circuit{
-			Port: c.aPort, DLCI: int(c.aDLCI), FarPort: c.bPort, FarDLCI: int(c.bDLCI),
+			Port: c.ends[0].Port, DLCI: c.ends[0].DLCI, FarPort: c.ends[1].Port, FarDLCI: c.ends[1].DLCI,
 			Forward: c.counters[0].Load(), Reverse: c.counters[1].Load(),
 		}
 	}
@@ -249,30 +250,12 @@ func q922Address(dlci uint16) (byte, byte) {
 	return byte(dlci>>4) << 2, byte(dlci&0x0f)<<4 | 0x01
 }
 
-// frEndpoint is one parsed "port:dlci".
-type frEndpoint struct {
-	port int
-	dlci uint16
-}
-
-// circuitsOf is the circuits of a switch's mappings, as app reads them
-// (app.FrameRelayCircuits: each circuit once, lower end first; entries
-// with a fault are left out).
-func circuitsOf(m map[string]string) [][2]frEndpoint {
-	circuits, _ := app.FrameRelayCircuits(m)
-	out := make([][2]frEndpoint, len(circuits))
-	for i, c := range circuits {
-		out[i] = [2]frEndpoint{{c[0].Port, uint16(c[0].DLCI)}, {c[1].Port, uint16(c[1].DLCI)}}
-	}
-	return out
-}
-
 // build makes the table of circuits, reusing old's counters for circuits
 // that remain and f's LMI state for ports that remain. f.mu is held.
-func (f *FrameRelaySwitch) build(circuits [][2]frEndpoint, old *frTable) *frTable {
-	kept := make(map[[2]frEndpoint]*frCounters, len(old.circuits))
+func (f *FrameRelaySwitch) build(circuits []app.FrameRelayCircuit, old *frTable) *frTable {
+	kept := make(map[app.FrameRelayCircuit]*frCounters, len(old.circuits))
 	for _, c := range old.circuits {
-		kept[[2]frEndpoint{{c.aPort, c.aDLCI}, {c.bPort, c.bDLCI}}] = c.counters
+		kept[c.ends] = c.counters
 	}
 	t := &frTable{ends: make(map[frEndKey]frEnd, 2*len(circuits)), ports: map[int]*frPort{}}
 	for _, c := range circuits {
@@ -280,7 +263,7 @@ func (f *FrameRelaySwitch) build(circuits [][2]frEndpoint, old *frTable) *frTabl
 		if counters == nil {
 			counters = new(frCounters)
 		}
-		t.circuits = append(t.circuits, frCircuit{c[0].port, c[1].port, c[0].dlci, c[1].dlci, counters})
+		t.circuits = append(t.circuits, frCircuit{c, counters})
 		t.addEnd(c[0], c[1], &counters[0])
 		t.addEnd(c[1], c[0], &counters[1])
 	}
@@ -290,12 +273,12 @@ func (f *FrameRelaySwitch) build(circuits [][2]frEndpoint, old *frTable) *frTabl
 }
 
 // addEnd records the end from, whose frames go to the end to.
-func (t *frTable) addEnd(from, to frEndpoint, delivered *atomic.Uint64) {
-	k, _ := frKey(from.port, from.dlci) // app checked the port
-	hi, lo := q922Address(to.dlci)
-	t.ends[k] = frEnd{farPort: to.port, hi: hi, lo: lo &^ 0x01, delivered: delivered}
-	if t.ports[from.port] == nil {
-		t.ports[from.port] = &frPort{}
+func (t *frTable) addEnd(from, to app.FrameRelayEnd, delivered *atomic.Uint64) {
+	k, _ := frKey(from.Port, uint16(from.DLCI)) // app checked the port and DLCI
+	hi, lo := q922Address(uint16(to.DLCI))
+	t.ends[k] = frEnd{farPort: to.Port, hi: hi, lo: lo &^ 0x01, delivered: delivered}
+	if t.ports[from.Port] == nil {
+		t.ports[from.Port] = &frPort{}
 	}
 }
 
@@ -321,9 +304,10 @@ func (f *FrameRelaySwitch) attachLMI(t *frTable) {
 // (dynamips keeps each port's list sorted so), every PVC active.
 func (t *frTable) encodePVCs() {
 	dlcis := map[int][]uint16{}
-	for k := range t.ends {
-		port := int(k >> 10)
-		dlcis[port] = append(dlcis[port], uint16(k&0x3ff))
+	for _, c := range t.circuits {
+		for _, e := range c.ends {
+			dlcis[e.Port] = append(dlcis[e.Port], uint16(e.DLCI))
+		}
 	}
 	for port, ds := range dlcis {
 		slices.Sort(ds)
