@@ -40,8 +40,13 @@ func uuidKey(id string) []byte {
 
 // nodeKey is the key of a node: project id then node id, so that a
 // project's nodes are one prefix range.
-func nodeKey(projectID, nodeID string) []byte {
-	return append(uuidKey(projectID), uuidKey(nodeID)...)
+func nodeKey(projectID, nodeID string) []byte { return recordKey(projectID, nodeID) }
+
+// recordKey is the key of a record of a project (node, link, drawing,
+// snapshot): project id then the record's id, so that a project's records
+// share its id as prefix.
+func recordKey(projectID, id string) []byte {
+	return append(uuidKey(projectID), uuidKey(id)...)
 }
 
 // u16Key encodes a TCP or UDP port as the key of a port index.
@@ -54,14 +59,7 @@ func nameKey(projectID, name string) []byte {
 }
 
 // linkKey is the key of a link: project id then link id.
-func linkKey(projectID, linkID string) []byte {
-	return append(uuidKey(projectID), uuidKey(linkID)...)
-}
-
-// drawingKey is the key of a drawing: project id then drawing id.
-func drawingKey(projectID, drawingID string) []byte {
-	return append(uuidKey(projectID), uuidKey(drawingID)...)
-}
+func linkKey(projectID, linkID string) []byte { return recordKey(projectID, linkID) }
 
 // portKey is the key of a port in the link_ports index; a node's ports
 // share the prefix nodeKey(projectID, nodeID).

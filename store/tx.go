@@ -108,18 +108,7 @@ func (t *tx) Link(projectID, linkID string) (*app.Link, error) {
 }
 
 func (t *tx) Links(projectID string) ([]*app.Link, error) {
-	prefix := uuidKey(projectID)
-	ls := []*app.Link{}
-	c := t.bucket(bucketLinks).Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		l, err := decode[app.Link](v)
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-	}
-	sort.Slice(ls, func(i, j int) bool { return ls[i].Seq < ls[j].Seq })
-	return ls, nil
+	return projectRecords(t.bucket(bucketLinks), projectID, func(r *app.Link) uint64 { return r.Seq })
 }
 
 // NodeLinks finds a node's links through the link_ports index, whose keys
@@ -151,14 +140,8 @@ func (t *tx) NodeLinks(projectID, nodeID string) ([]*app.Link, error) {
 func (t *tx) PutLink(l *app.Link) error {
 	links := t.bucket(bucketLinks)
 	key := linkKey(l.ProjectID, l.ID)
-	if l.Seq == 0 {
-		if old, err := decode[app.Link](links.Get(key)); err != nil {
-			return err
-		} else if old != nil {
-			l.Seq = old.Seq
-		} else if l.Seq, err = links.NextSequence(); err != nil {
-			return err
-		}
+	if err := keepSeq(links, key, &l.Seq, func(o *app.Link) uint64 { return o.Seq }); err != nil {
+		return err
 	}
 	for _, e := range l.Nodes {
 		if err := t.bucket(bucketPorts).Put(portKey(l.ProjectID, e.NodeID, e.AdapterNumber, e.PortNumber), uuidKey(l.ID)); err != nil {
@@ -188,69 +171,42 @@ func (t *tx) DeleteLink(projectID, linkID string) error {
 }
 
 func (t *tx) Drawing(projectID, drawingID string) (*app.Drawing, error) {
-	return decode[app.Drawing](t.bucket(bucketDrawings).Get(drawingKey(projectID, drawingID)))
+	return decode[app.Drawing](t.bucket(bucketDrawings).Get(recordKey(projectID, drawingID)))
 }
 
 func (t *tx) Drawings(projectID string) ([]*app.Drawing, error) {
-	prefix := uuidKey(projectID)
-	ds := []*app.Drawing{}
-	c := t.bucket(bucketDrawings).Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		d, err := decode[app.Drawing](v)
-		if err != nil {
-			return nil, err
-		}
-		ds = append(ds, d)
-	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i].Seq < ds[j].Seq })
-	return ds, nil
+	return projectRecords(t.bucket(bucketDrawings), projectID, func(r *app.Drawing) uint64 { return r.Seq })
 }
 
 // PutDrawing writes d; a new drawing gets the next sequence number, a
 // changed one keeps its own.
 func (t *tx) PutDrawing(d *app.Drawing) error {
 	b := t.bucket(bucketDrawings)
-	key := drawingKey(d.ProjectID, d.ID)
-	if d.Seq == 0 {
-		if old, err := decode[app.Drawing](b.Get(key)); err != nil {
-			return err
-		} else if old != nil {
-			d.Seq = old.Seq
-		} else if d.Seq, err = b.NextSequence(); err != nil {
-			return err
-		}
+	key := recordKey(d.ProjectID, d.ID)
+	if err := keepSeq(b, key, &d.Seq, func(o *app.Drawing) uint64 { return o.Seq }); err != nil {
+		return err
 	}
 	return put(b, key, d)
 }
 
 func (t *tx) DeleteDrawing(projectID, drawingID string) error {
-	return t.bucket(bucketDrawings).Delete(drawingKey(projectID, drawingID))
+	return t.bucket(bucketDrawings).Delete(recordKey(projectID, drawingID))
 }
 
 func (t *tx) Snapshot(projectID, snapshotID string) (*app.Snapshot, error) {
-	return decode[app.Snapshot](t.bucket(bucketSnapshots).Get(append(uuidKey(projectID), uuidKey(snapshotID)...)))
+	return decode[app.Snapshot](t.bucket(bucketSnapshots).Get(recordKey(projectID, snapshotID)))
 }
 
 func (t *tx) Snapshots(projectID string) ([]*app.Snapshot, error) {
-	prefix := uuidKey(projectID)
-	ss := []*app.Snapshot{}
-	c := t.bucket(bucketSnapshots).Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		s, err := decode[app.Snapshot](v)
-		if err != nil {
-			return nil, err
-		}
-		ss = append(ss, s)
-	}
-	return ss, nil
+	return projectRecords[app.Snapshot](t.bucket(bucketSnapshots), projectID, nil)
 }
 
 func (t *tx) PutSnapshot(s *app.Snapshot) error {
-	return put(t.bucket(bucketSnapshots), append(uuidKey(s.ProjectID), uuidKey(s.ID)...), s)
+	return put(t.bucket(bucketSnapshots), recordKey(s.ProjectID, s.ID), s)
 }
 
 func (t *tx) DeleteSnapshot(projectID, snapshotID string) error {
-	return t.bucket(bucketSnapshots).Delete(append(uuidKey(projectID), uuidKey(snapshotID)...))
+	return t.bucket(bucketSnapshots).Delete(recordKey(projectID, snapshotID))
 }
 
 func (t *tx) Template(id string) (*app.Template, error) {
@@ -272,14 +228,8 @@ func (t *tx) Templates() ([]*app.Template, error) {
 // changed one keeps its own.
 func (t *tx) PutTemplate(tp *app.Template) error {
 	b := t.bucket(bucketTemplates)
-	if tp.Seq == 0 {
-		if old, err := decode[app.Template](b.Get(uuidKey(tp.ID))); err != nil {
-			return err
-		} else if old != nil {
-			tp.Seq = old.Seq
-		} else if tp.Seq, err = b.NextSequence(); err != nil {
-			return err
-		}
+	if err := keepSeq(b, uuidKey(tp.ID), &tp.Seq, func(o *app.Template) uint64 { return o.Seq }); err != nil {
+		return err
 	}
 	return put(b, uuidKey(tp.ID), tp)
 }
@@ -317,18 +267,7 @@ func (t *tx) Node(projectID, nodeID string) (*app.Node, error) {
 }
 
 func (t *tx) Nodes(projectID string) ([]*app.Node, error) {
-	prefix := uuidKey(projectID)
-	ns := []*app.Node{}
-	c := t.bucket(bucketNodes).Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		n, err := decode[app.Node](v)
-		if err != nil {
-			return nil, err
-		}
-		ns = append(ns, n)
-	}
-	sort.Slice(ns, func(i, j int) bool { return ns[i].Seq < ns[j].Seq })
-	return ns, nil
+	return projectRecords(t.bucket(bucketNodes), projectID, func(r *app.Node) uint64 { return r.Seq })
 }
 
 // PutNode writes n and moves its index entries (console port, UDP ports,
@@ -531,4 +470,42 @@ func put(b *bolt.Bucket, key []byte, v any) error {
 		return err
 	}
 	return b.Put(key, raw)
+}
+
+// projectRecords decodes the records of a project in b (keys prefixed by
+// its id), in the order seq gives them (key order when seq is nil).
+func projectRecords[T any](b *bolt.Bucket, projectID string, seq func(*T) uint64) ([]*T, error) {
+	prefix := uuidKey(projectID)
+	out := []*T{}
+	c := b.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		r, err := decode[T](v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	if seq != nil {
+		sort.Slice(out, func(i, j int) bool { return seq(out[i]) < seq(out[j]) })
+	}
+	return out, nil
+}
+
+// keepSeq gives a record about to be written under key its sequence
+// number, when *seq is 0: the stored record's, or the bucket's next for a
+// new one.
+func keepSeq[T any](b *bolt.Bucket, key []byte, seq *uint64, stored func(*T) uint64) error {
+	if *seq != 0 {
+		return nil
+	}
+	old, err := decode[T](b.Get(key))
+	switch {
+	case err != nil:
+		return err
+	case old != nil:
+		*seq = stored(old)
+		return nil
+	}
+	*seq, err = b.NextSequence()
+	return err
 }
