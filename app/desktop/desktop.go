@@ -8,8 +8,10 @@
 // operations is written once, in api/openapi.json (the page's typed client
 // is generated from it), and the window and REST clients share every step:
 // contract check, service call, rendering, error codes. The other bindings
-// are the window's own actions: Ready, OpenConsole, OpenCapture and the
-// console sessions (ConsoleOpen, ConsoleWrite, ConsoleClose).
+// are the window's own actions: Ready, OpenConsole, OpenCapture, the
+// console sessions (ConsoleOpen, ConsoleWrite, ConsoleClose) and the
+// project files behind the native file dialogs (OpenProjectFile,
+// ImportProjectFile, ExportProject: projectfile.go).
 // desktop imports app only; main gives it the API server as its Caller and
 // DialConsole, and the data plane's capture stream as FollowCapture.
 package desktop
@@ -43,8 +45,9 @@ type Emitter func(ctx context.Context, name string, data ...any)
 
 // App is bound to the window. Wails binds every exported method of App to
 // the page, so App has exactly the page's methods (Call, Ready,
-// OpenConsole, OpenCapture, and the console sessions' ConsoleOpen,
-// ConsoleWrite and ConsoleClose: console.go);
+// OpenConsole, OpenCapture, the console sessions' ConsoleOpen,
+// ConsoleWrite and ConsoleClose: console.go, and the project files'
+// OpenProjectFile, ImportProjectFile and ExportProject: projectfile.go);
 // the window's lifecycle is the package function Start, and its settings
 // are fields.
 type App struct {
@@ -68,6 +71,11 @@ type App struct {
 	// of it (the API server's DialConsole); the console sessions relay it
 	// to the page. Nil: the window has no console tabs.
 	DialConsole func(ctx context.Context, ref app.NodeRef) (net.Conn, error)
+	// Dialogs are the native Open and Save dialogs of the project files;
+	// without them OpenProjectFile and ExportProject say so.
+	Dialogs Dialogs
+	// NewID names an imported project; nil: a random UUID.
+	NewID func() string
 
 	mu   sync.Mutex
 	ctx  context.Context
