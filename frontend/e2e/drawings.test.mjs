@@ -92,6 +92,35 @@ describe('drawings on the canvas', { timeout: 120_000 }, () => {
     assert.deepEqual([d.x, d.y], [20, 20]);
   });
 
+  test('resizes an ellipse and a line by their corner too: the svg\'s shapes follow', async () => {
+    const shapes = {
+      ellipse: '<svg height="60" width="120"><ellipse cx="60" cy="30" fill="#ffffff" fill-opacity="1.0" rx="60" ry="30" stroke="#000000" stroke-width="2" /></svg>',
+      line: '<svg height="40" width="120"><line stroke="#000000" stroke-width="2" x1="0" x2="120" y1="0" y2="40" /></svg>',
+    };
+    for (const [tag, svg] of Object.entries(shapes)) {
+      const id = (await rest('POST', `/projects/${pid}/drawings`, { svg, x: 40, y: 480 })).body.drawing_id;
+      await onCanvas(id).locator(tag).waitFor({ state: 'attached' });
+      await onCanvas(id).click({ position: { x: 60, y: 20 } });
+      const corner = onCanvas(id).locator('.svelte-flow__resize-control.handle.bottom.right');
+      const c = await corner.boundingBox();
+      await page.mouse.move(c.x + c.width / 2, c.y + c.height / 2);
+      await page.mouse.down();
+      for (let i = 1; i <= 6; i++) await page.mouse.move(c.x + c.width / 2 + i * 10, c.y + c.height / 2 + i * 5);
+      await page.mouse.up();
+      const d = await until(async () => {
+        const got = (await rest('GET', `/projects/${pid}/drawings/${id}`)).body;
+        return got.svg !== svg ? got : null;
+      }, WAIT, `the resized ${tag} on the server`);
+      const size = (text) => /<svg height="(\d+)" width="(\d+)"/.exec(text).slice(1).map(Number);
+      const [h0, w0] = size(svg);
+      const [h, w] = size(d.svg);
+      assert.ok(Math.abs(w - w0 - 60) <= 10 && Math.abs(h - h0 - 30) <= 10, d.svg); // as far as the corner went
+      if (tag === 'ellipse') assert.match(d.svg, new RegExp(`<ellipse cx="${w / 2}" cy="${h / 2}" rx="${w / 2}" ry="${h / 2}"`));
+      else assert.match(d.svg, new RegExp(`<line x1="0" y1="0" x2="${w}" y2="${h}"`));
+      assert.equal((await rest('DELETE', `/projects/${pid}/drawings/${id}`)).status, 204);
+    }
+  });
+
   test('follows another client: created, moved, deleted', async () => {
     const made = (await rest('POST', `/projects/${pid}/drawings`, {
       svg: '<svg height="4" width="200"><line stroke="#000000" stroke-width="2" x1="0" x2="200" y1="0" y2="0" /></svg>', x: 40, y: 300,
