@@ -5,9 +5,11 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { crc32 } from 'node:zlib';
 import { launchBrowser, restClient, startServer, until as untilIn } from './harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -15,12 +17,65 @@ const ARTIFACTS = path.join(here, 'artifacts');
 const WAIT = 5_000;
 const until = (fn, ms = WAIT, what = 'condition') => untilIn(fn, ms, what);
 
+/** A small GNS3 2.2 project file: two VPCS linked, and a note. */
+function dotGNS3(name) {
+  const pc = (id, n, x) => ({
+    compute_id: 'local', console: null, console_auto_start: false, console_type: 'telnet', custom_adapters: [], first_port_name: null,
+    height: 59, label: { rotation: 0, style: 'font-size: 10.0pt;', text: n, x: 0, y: -25 }, locked: false, name: n, node_id: id,
+    node_type: 'vpcs', port_name_format: 'Ethernet{0}', port_segment_size: 0, properties: {}, symbol: ':/symbols/vpcs_guest.svg',
+    template_id: '19021f99-e36f-394d-b4a1-8aaa902ab9cc', width: 65, x, y: 0, z: 1,
+  });
+  const a = 'aaaaaaaa-0000-4000-8000-000000000001';
+  const b = 'aaaaaaaa-0000-4000-8000-000000000002';
+  return JSON.stringify({
+    auto_close: true, auto_open: false, auto_start: false, drawing_grid_size: 25, grid_size: 75, name,
+    project_id: 'aaaaaaaa-0000-4000-8000-00000000000f', revision: 9, scene_height: 1000, scene_width: 2000, show_grid: false,
+    show_interface_labels: false, show_layers: false, snap_to_grid: false, supplier: null, variables: null, zoom: 100,
+    topology: {
+      computes: [],
+      drawings: [{ drawing_id: 'aaaaaaaa-0000-4000-8000-000000000003', locked: false, rotation: 0, x: -100, y: -150, z: 2,
+        svg: '<svg height="24" width="110"><text fill="#000000" fill-opacity="1.0" font-family="TypeWriter" font-size="10.0" font-weight="bold">imported note</text></svg>' }],
+      links: [{ filters: {}, link_id: 'aaaaaaaa-0000-4000-8000-000000000004', link_style: {}, suspend: false,
+        nodes: [{ adapter_number: 0, node_id: a, port_number: 0 }, { adapter_number: 0, node_id: b, port_number: 0 }] }],
+      nodes: [pc(a, 'alpha', -200), pc(b, 'beta', 100)],
+    },
+    type: 'topology', version: '2.2.44',
+  }, null, 4);
+}
+
+/** zipStored is a zip archive of files stored as they are (no compression). */
+function zipStored(files) {
+  const local = [];
+  const central = [];
+  let offset = 0;
+  for (const [name, text] of Object.entries(files)) {
+    const data = Buffer.from(text);
+    const n = Buffer.from(name);
+    const head = Buffer.alloc(30);
+    head.writeUInt32LE(0x04034b50, 0); head.writeUInt16LE(20, 4); head.writeUInt32LE(crc32(data), 14);
+    head.writeUInt32LE(data.length, 18); head.writeUInt32LE(data.length, 22); head.writeUInt16LE(n.length, 26);
+    const dir = Buffer.alloc(46);
+    dir.writeUInt32LE(0x02014b50, 0); dir.writeUInt16LE(20, 4); dir.writeUInt16LE(20, 6); dir.writeUInt32LE(crc32(data), 16);
+    dir.writeUInt32LE(data.length, 20); dir.writeUInt32LE(data.length, 24); dir.writeUInt16LE(n.length, 28); dir.writeUInt32LE(offset, 42);
+    local.push(head, n, data);
+    central.push(dir, n);
+    offset += head.length + n.length + data.length;
+  }
+  const dirBytes = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0); end.writeUInt16LE(central.length / 2, 8); end.writeUInt16LE(central.length / 2, 10);
+  end.writeUInt32LE(dirBytes.length, 12); end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...local, dirBytes, end]);
+}
+
 describe('project files, save as and snapshots', { timeout: 120_000 }, () => {
   let server;
   let browser;
   let page;
   let rest;
   let pid;
+  let files;
+  let exported;
   const pageErrors = [];
   const node = (name) => page.locator(`[data-testid="canvas-node"][data-name="${name}"]`);
   const projectNamed = async (name) => (await rest('GET', '/projects')).body.find((p) => p.name === name);
@@ -29,6 +84,7 @@ describe('project files, save as and snapshots', { timeout: 120_000 }, () => {
   before(async () => {
     server = await startServer();
     rest = restClient(server.url);
+    files = mkdtempSync(path.join(tmpdir(), 'nodedesk-projects-'));
     pid = (await rest('POST', '/projects', { name: 'versions lab' })).body.project_id;
     const { body: templates } = await rest('GET', '/templates');
     const vpcs = templates.find((t) => t.template_type === 'vpcs').template_id;
@@ -52,6 +108,114 @@ describe('project files, save as and snapshots', { timeout: 120_000 }, () => {
     }
     await browser?.close();
     await server?.stop();
+    if (files) rmSync(files, { recursive: true, force: true });
+  });
+
+  /** opened waits for a project to be shown with its nodes, and answers it. */
+  async function opened(name, nodes) {
+    await page.getByTestId('project-title').filter({ hasText: new RegExp(`^${name}$`) }).waitFor();
+    for (const n of nodes) await node(n).waitFor();
+    const p = await projectNamed(name);
+    assert.ok(p, `${name} on the server`);
+    assert.equal(p.status, 'opened');
+    await until(() => page.evaluate((id) => location.hash === `#/projects/${id}`, p.project_id), WAIT, `${name} in the address`);
+    return p;
+  }
+
+  test('opens a .gns3 file through the file picker (Open…): its nodes, link and note on the canvas', async () => {
+    const file = path.join(files, 'picked lab.gns3');
+    writeFileSync(file, dotGNS3('picked lab'));
+    await page.getByTestId('project-file-input').setInputFiles(file);
+    const p = await opened('picked lab', ['alpha', 'beta']);
+    await page.getByTestId('topology-counts').and(page.locator('[data-nodes="2"][data-links="1"]')).waitFor();
+    await page.locator('[data-testid="drawing"] text').filter({ hasText: 'imported note' }).waitFor();
+    assert.deepEqual(await nodeNames(p.project_id), ['alpha', 'beta']);
+    await page.getByTestId('toast-success').filter({ hasText: 'Opened picked lab' }).waitFor();
+  });
+
+  test('opens a .gns3 file dropped on the canvas', async () => {
+    const text = dotGNS3('whatever the file says');
+    const drop = async (target, name, body) => {
+      const dt = await page.evaluateHandle(([n, b]) => {
+        const d = new DataTransfer();
+        d.items.add(new File([b], n, { type: 'application/json' }));
+        return d;
+      }, [name, body]);
+      await page.dispatchEvent(target, 'dragover', { dataTransfer: dt });
+      await page.getByTestId('drop-overlay').waitFor();
+      await page.dispatchEvent(target, 'drop', { dataTransfer: dt });
+    };
+    await drop('[data-testid="canvas"]', 'dropped lab.gns3', text);
+    await page.getByTestId('drop-overlay').waitFor({ state: 'detached' });
+    const p = await opened('dropped lab', ['alpha', 'beta']);
+    assert.deepEqual(await nodeNames(p.project_id), ['alpha', 'beta']);
+    // A file that is no project is not sent.
+    const before = (await rest('GET', '/projects')).body.length;
+    await drop('[data-testid="canvas"]', 'photo.png', 'not a project');
+    await page.getByTestId('toast-error').filter({ hasText: 'photo.png is not a GNS3 project' }).waitFor();
+    assert.equal((await rest('GET', '/projects')).body.length, before);
+  });
+
+  test('opens a file dropped on the start screen', async () => {
+    await page.getByTestId('project-close').click();
+    await page.getByTestId('start-screen').waitFor();
+    const dt = await page.evaluateHandle((b) => {
+      const d = new DataTransfer();
+      d.items.add(new File([b], 'start lab.gns3'));
+      return d;
+    }, dotGNS3('start lab'));
+    await page.dispatchEvent('[data-testid="start-screen"]', 'drop', { dataTransfer: dt });
+    await opened('start lab', ['alpha', 'beta']);
+  });
+
+  test('exports a project as a .gns3project download (a zip); a running one gets the server\'s 409', async () => {
+    await page.goto(`${server.url}/#/projects/${pid}`);
+    await node('PC2').waitFor();
+    await page.getByTestId('canvas').click({ position: { x: 600, y: 500 } });
+    await page.keyboard.press('Control+e');
+    const dialog = page.getByTestId('export-dialog');
+    await dialog.getByTestId('export-snapshots').check();
+    const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByTestId('export-submit').click()]);
+    assert.equal(download.suggestedFilename(), 'versions lab.gns3project');
+    exported = path.join(files, 'versions lab.gns3project');
+    await download.saveAs(exported);
+    assert.equal(readFileSync(exported).subarray(0, 2).toString('latin1'), 'PK');
+    await dialog.waitFor({ state: 'detached' });
+
+    const { body: nodes } = await rest('GET', `/projects/${pid}/nodes`);
+    const started = await rest('POST', `/projects/${pid}/nodes/${nodes[0].node_id}/start`, {});
+    if (started.status !== 200) return; // no vpcs on this machine: nothing can run
+    try {
+      await page.getByTestId('project-export').click();
+      await dialog.getByTestId('export-submit').click();
+      await dialog.getByTestId('export-error').waitFor();
+      await page.keyboard.press('Escape');
+    } finally {
+      await rest('POST', `/projects/${pid}/nodes/${nodes[0].node_id}/stop`, {});
+    }
+  });
+
+  test('opens the exported .gns3project through the picker: a new project with the same nodes', async () => {
+    const copy = path.join(files, 'round trip.gns3project');
+    writeFileSync(copy, readFileSync(exported));
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId('open-project-file').click()]);
+    assert.equal(await chooser.element().getAttribute('accept'), '.gns3,.gns3project,.gns3p');
+    await chooser.setFiles(copy);
+    const p = await opened('round trip', ['PC1', 'PC2']);
+    assert.notEqual(p.project_id, pid);
+    assert.deepEqual(await nodeNames(p.project_id), ['PC1', 'PC2']);
+    await page.goto(`${server.url}/#/projects/${pid}`);
+    await node('PC2').waitFor();
+  });
+
+  test('a hostile archive is refused with the server\'s reason, and nothing is opened', async () => {
+    const evil = path.join(files, 'evil.gns3project');
+    writeFileSync(evil, zipStored({ 'evil.gns3': dotGNS3('evil'), '../../escaped.txt': 'out of the project' }));
+    const before = (await rest('GET', '/projects')).body.length;
+    await page.getByTestId('project-file-input').setInputFiles(evil);
+    await page.getByTestId('toast-error').filter({ hasText: 'Could not open evil.gns3project: ' }).waitFor();
+    assert.equal((await rest('GET', '/projects')).body.length, before);
+    assert.equal(await page.getByTestId('project-title').textContent(), 'versions lab');
   });
 
   test('takes a snapshot, and restoring it brings the canvas back', async () => {

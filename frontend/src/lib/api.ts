@@ -10,11 +10,13 @@
 import { openConsoleLink, type ConsoleHandlers, type ConsoleLink } from './consolelink';
 import { AppError, errorFromAnswer, toAppError, unreachable } from './errors';
 import { subscribe as follow } from './live';
+import { exportQuery, newProjectId, type ExportOptions } from './projectfile';
 import { connect, type Bindings, type Connection, type Env, type Transport } from './transport';
 import type {
   Drawing, DrawingCreate, DrawingUpdate, Link, LinkCaptureStart, LinkCreate, LinkUpdate, LiveEvent, LiveState, Node, NodeAction, NodeDuplicate, NodeUpdate, ProjectCreate,
-  ProjectDuplicate, ProjectUpdate, TemplateNodeCreate,
+  Project, ProjectDuplicate, ProjectUpdate, TemplateNodeCreate,
 } from './types';
+import type { Client } from 'openapi-fetch';
 
 export { AppError, toAppError } from './errors';
 export { backoff } from './live';
@@ -109,6 +111,93 @@ export const closeProject = (pid: string) => done(client().POST('/v2/projects/{p
 /** duplicateProject copies a project ("Save as"); the copy is closed. */
 export const duplicateProject = (pid: string, body: ProjectDuplicate) =>
   answer(client().POST('/v2/projects/{project_id}/duplicate', { ...inProject(pid), body }));
+
+/** GNS3's routes of project files, as GNS3 has them, until
+ * api/openapi.json has them too (then the typed client's own paths). */
+type ProjectFilePaths = {
+  '/v2/projects/{project_id}/import': {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    post: {
+      parameters: { query: { name: string }; header?: never; path: { project_id: string }; cookie?: never };
+      requestBody: { content: { 'application/octet-stream': Blob } };
+      responses: { 201: { headers: { [name: string]: unknown }; content: { 'application/json': Project } } };
+    };
+  };
+  '/v2/projects/{project_id}/export': {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get: {
+      parameters: { query: ReturnType<typeof exportQuery>; header?: never; path: { project_id: string }; cookie?: never };
+      requestBody?: never;
+      responses: { 200: { headers: { [name: string]: unknown }; content: { 'application/octet-stream': Blob } } };
+    };
+  };
+};
+const files = () => conn().client as unknown as Client<ProjectFilePaths>;
+
+/** The window's bindings, for what only the window does. */
+function windowApp(what: string): Partial<Bindings> {
+  const app = conn().app;
+  if (!app) throw new AppError(`Only the nodedesk window can ${what}`, 0, 'internal');
+  return app;
+}
+
+/** importProject uploads a project file — a portable project (zip) or a
+ * .gns3 project file (JSON) — as a new project named name, as GNS3's
+ * import does (a browser: the window imports by path). */
+export function importProject(file: Blob, name: string): Promise<Project> {
+  if (conn().app) throw new AppError('The window opens project files by their path: use Open, or drop the file on the window', 0, 'internal');
+  return answer(files().POST('/v2/projects/{project_id}/import', {
+    params: { path: { project_id: newProjectId() }, query: { name } },
+    body: file,
+    bodySerializer: (b: Blob) => b,
+    headers: { 'Content-Type': 'application/octet-stream' },
+  }));
+}
+
+/** openProjectFile asks for a project file in the window's native Open
+ * dialog and brings it in; it answers the project's id, or null when the
+ * user cancelled (the window only). */
+export const openProjectFile = async (): Promise<string | null> =>
+  (await bound(windowApp('show an Open dialog'), 'OpenProjectFile')) || null;
+
+/** importProjectPath brings in the project file at path (a file dropped
+ * on the window) and answers the project's id (the window only). */
+export const importProjectPath = (path: string): Promise<string> => bound(windowApp('open a file by its path'), 'ImportProjectFile', path);
+
+/** droppedPaths follows the files dropped on the window, as their paths
+ * (Wails' wails:file-drop event); in a browser a drop is the page's own
+ * event, and this follows nothing. Returns the function that stops. */
+export function droppedPaths(handler: (paths: string[]) => void): () => void {
+  const c = conn();
+  const rt = c.app ? c.env.runtime : undefined;
+  if (!rt) return () => {};
+  const off = rt.EventsOn('wails:file-drop', (_x, _y, paths) => {
+    if (Array.isArray(paths)) handler(paths.filter((p): p is string => typeof p === 'string'));
+  });
+  return () => {
+    if (typeof off === 'function') off();
+  };
+}
+
+/** What exportProject did: the archive to download (a browser), the file
+ * the window wrote it to, or nothing (the Save dialog was cancelled). */
+export type ExportResult = { kind: 'download'; archive: Blob } | { kind: 'saved'; path: string } | { kind: 'cancelled' };
+
+/** exportProject exports a project as a portable project (GET …/export
+ * with GNS3's options): in a browser its bytes, in the window a file the
+ * user picks in the native Save dialog. */
+export async function exportProject(pid: string, o: ExportOptions): Promise<ExportResult> {
+  const app = conn().app;
+  if (app) {
+    const path = await bound(app, 'ExportProject', pid, o);
+    return path ? { kind: 'saved', path } : { kind: 'cancelled' };
+  }
+  const archive = await answer(files().GET('/v2/projects/{project_id}/export', {
+    params: { path: { project_id: pid }, query: exportQuery(o) },
+    parseAs: 'blob',
+  }));
+  return { kind: 'download', archive };
+}
 
 const onSnapshot = (project_id: string, snapshot_id: string) => ({ params: { path: { project_id, snapshot_id } } });
 /** listSnapshots lists a project's snapshots, oldest first. */

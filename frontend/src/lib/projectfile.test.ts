@@ -1,12 +1,16 @@
-import { describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { get } from 'svelte/store';
 import * as api from './api';
 import { useEnv } from './api';
+import type { Bindings } from './transport';
 import {
   copyName, exportFileName, exportQuery, firstProjectFile, newProjectId, notAProject, PROJECT_FILE_ACCEPT, projectFileKind, projectNameOf, snapshotName,
   snapshotTime,
 } from './projectfile';
 import { deleteSnapshot, loadSnapshots, snapshots, snapshotsState, takeSnapshot } from './stores/snapshots';
+import { notices } from './stores/notices';
+import { openFiles, openPaths, pickProjectFile } from './stores/projectfiles';
+import { currentId, projects } from './stores/projects';
 import { project } from './testdata';
 import type { Snapshot } from './types';
 
@@ -15,11 +19,12 @@ const LOCATION = { protocol: 'http:', host: '127.0.0.1:3080' };
 /** restFetch answers each request from routes ("METHOD /path?query")
  * and records it, body and content type included. */
 function restFetch(routes: Record<string, () => Response>) {
-  const calls: { route: string; body: string; type: string | null }[] = [];
+  const calls: { route: string; body: string; bytes: Uint8Array; type: string | null }[] = [];
   const fetch = vi.fn(async (req: Request) => {
     const u = new URL(req.url);
     const route = `${req.method} ${u.pathname}${u.search}`;
-    calls.push({ route, body: req.body === null ? '' : await req.text(), type: req.headers.get('content-type') });
+    const bytes = new Uint8Array(req.body === null ? new ArrayBuffer(0) : await req.arrayBuffer());
+    calls.push({ route, body: new TextDecoder().decode(bytes), bytes, type: req.headers.get('content-type') });
     const r = routes[route];
     if (!r) return json({ message: `no route ${route}`, status: 404, code: 'not_found' }, 404);
     return r();
@@ -123,5 +128,158 @@ describe('save as and snapshots over REST', () => {
     restFetch({});
     await loadSnapshots('p9');
     expect(get(snapshotsState)).toEqual({ error: 'no route GET /v2/projects/p9/snapshots' });
+  });
+});
+
+const ZIP = new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0xff, 0x00, 0x80]);
+const UUID4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe('project files over REST (browser)', () => {
+  it('uploads a file\'s bytes unchanged to GNS3\'s import, under a new id and the file\'s name', async () => {
+    let route = '';
+    const calls = restFetch(new Proxy({}, {
+      get: (_t, r: string) => (r.startsWith('POST /v2/projects/') && r.includes('/import?') ? ((route = r), () => json(project('p7', { name: 'ospf lab', status: 'closed' }), 201)) : undefined),
+    }));
+    const p = await api.importProject(new Blob([ZIP]), 'ospf lab');
+    expect(p.project_id).toBe('p7');
+    const m = /^POST \/v2\/projects\/([^/]+)\/import\?name=ospf%20lab$/.exec(route);
+    expect(m?.[1]).toMatch(UUID4);
+    expect(calls[0].bytes).toEqual(ZIP);
+    expect(calls[0].type).toBe('application/octet-stream');
+  });
+
+  it('gives the server\'s reason when an import is refused', async () => {
+    const newer = { message: 'This project was saved by a newer GNS3 (revision 10); open it in that GNS3 and export it for 2.2', status: 409, code: 'conflict' };
+    restFetch(new Proxy({}, { get: (_t, r: string) => (r.includes('/import?') ? () => json(newer, 409) : undefined) }));
+    await expect(api.importProject(new Blob(['{}']), 'new')).rejects.toMatchObject({ message: newer.message, status: 409, code: 'conflict' });
+  });
+
+  it('exports with GNS3\'s options and answers the archive', async () => {
+    const calls = restFetch({
+      'GET /v2/projects/p1/export?include_snapshots=yes&reset_mac_addresses=no': () => new Response(ZIP, { headers: { 'Content-Type': 'application/zip' } }),
+      'GET /v2/projects/p1/export?include_snapshots=no&reset_mac_addresses=yes': () => json({ message: 'Stop the running nodes before exporting', status: 409, code: 'conflict' }, 409),
+    });
+    const r = await api.exportProject('p1', { include_snapshots: true, reset_mac_addresses: false });
+    expect(r.kind).toBe('download');
+    if (r.kind === 'download') expect(new Uint8Array(await r.archive.arrayBuffer())).toEqual(ZIP);
+    await expect(api.exportProject('p1', { include_snapshots: false, reset_mac_addresses: true })).rejects.toMatchObject({ status: 409, code: 'conflict' });
+    expect(calls).toHaveLength(2);
+  });
+
+  it('has no window to drop paths on, or native dialogs', async () => {
+    restFetch({});
+    const got: string[][] = [];
+    api.droppedPaths((p) => got.push(p))();
+    expect(got).toEqual([]);
+    await expect(api.openProjectFile()).rejects.toMatchObject({ message: 'Only the nodedesk window can show an Open dialog' });
+  });
+});
+
+/** A Wails window whose project-file bindings are fakes; runtime events
+ * can be emitted to the page. */
+function fileWindow(over: Partial<Bindings> = {}) {
+  const listeners = new Map<string, ((...data: unknown[]) => void)[]>();
+  const App: Partial<Bindings> = {
+    Call: vi.fn(async (method: string, path: string) =>
+      method === 'POST' && path.endsWith('/open') ? { status: 200, body: JSON.stringify(project(path.split('/')[3], { name: 'ospf lab' })) } : { status: 404, body: '{}' }),
+    OpenProjectFile: vi.fn(async () => 'p5'),
+    ImportProjectFile: vi.fn(async () => 'p6'),
+    ExportProject: vi.fn(async () => '/home/me/lab.gns3project'),
+    ...over,
+  };
+  const off = vi.fn();
+  const runtime = {
+    EventsOn: vi.fn((name: string, cb: (...data: unknown[]) => void) => {
+      listeners.set(name, [...(listeners.get(name) ?? []), cb]);
+      return off;
+    }),
+  };
+  const fetch = vi.fn(async () => {
+    throw new Error('REST must not be used in the window');
+  });
+  useEnv({ go: { desktop: { App } }, runtime, fetch, location: LOCATION });
+  return { App, off, fetch, emit: (name: string, ...data: unknown[]) => listeners.get(name)?.forEach((cb) => cb(...data)) };
+}
+
+describe('project files in the Wails window', () => {
+  it('opens through the native dialog, by path, and exports to the file picked; nothing over REST', async () => {
+    const w = fileWindow();
+    expect(await api.openProjectFile()).toBe('p5');
+    vi.mocked(w.App.OpenProjectFile!).mockResolvedValueOnce('');
+    expect(await api.openProjectFile()).toBeNull(); // cancelled
+    expect(await api.importProjectPath('/labs/a.gns3')).toBe('p6');
+    expect(w.App.ImportProjectFile).toHaveBeenCalledWith('/labs/a.gns3');
+    const o = { include_snapshots: true, reset_mac_addresses: true };
+    expect(await api.exportProject('p1', o)).toEqual({ kind: 'saved', path: '/home/me/lab.gns3project' });
+    expect(w.App.ExportProject).toHaveBeenCalledWith('p1', o);
+    vi.mocked(w.App.ExportProject!).mockResolvedValueOnce('');
+    expect(await api.exportProject('p1', o)).toEqual({ kind: 'cancelled' });
+    expect(() => api.importProject(new Blob([ZIP]), 'x')).toThrow(/by their path/);
+    expect(w.fetch).not.toHaveBeenCalled();
+  });
+
+  it('gives the API\'s refusal as the door passed it on', async () => {
+    const hostile = '{"message":"The archive has a member outside the project (../../etc/passwd)","code":"invalid"}';
+    fileWindow({ ImportProjectFile: vi.fn(async () => Promise.reject(new Error(hostile))) });
+    await expect(api.importProjectPath('/tmp/evil.gns3project')).rejects.toMatchObject({ code: 'invalid', message: 'The archive has a member outside the project (../../etc/passwd)' });
+  });
+
+  it('passes the paths of files dropped on the window, until stopped', () => {
+    const w = fileWindow();
+    const got: string[][] = [];
+    const stop = api.droppedPaths((p) => got.push(p));
+    w.emit('wails:file-drop', 10, 20, ['/labs/a.gns3project', 7]);
+    expect(got).toEqual([['/labs/a.gns3project']]);
+    stop();
+    expect(w.off).toHaveBeenCalled();
+  });
+});
+
+describe('opening project files (stores)', () => {
+  beforeEach(() => {
+    notices.set([]);
+    projects.set([]);
+    currentId.set(null);
+  });
+  const said = () => get(notices).map((n) => `${n.kind}: ${n.message}`);
+
+  it('imports a picked file and shows the new project', async () => {
+    restFetch(new Proxy({}, {
+      get: (_t, r: string) =>
+        r.includes('/import?name=ospf%20lab') ? () => json(project('p7', { name: 'ospf lab', status: 'closed' }), 201)
+        : r === 'POST /v2/projects/p7/open' ? () => json(project('p7', { name: 'ospf lab' }))
+        : undefined,
+    }));
+    await openFiles([new File([ZIP], 'notes.txt'), new File([ZIP], 'ospf lab.gns3project')]);
+    expect(get(currentId)).toBe('p7');
+    expect(said()).toEqual(['info: Opening ospf lab.gns3project only: open one project at a time', 'success: Opened ospf lab']);
+  });
+
+  it('opens no file that is not a project, and says why one was refused', async () => {
+    const calls = restFetch(new Proxy({}, {
+      get: (_t, r: string) => (r.includes('/import?') ? () => json({ message: 'The file is not a GNS3 project: no .gns3 file in the archive', status: 400, code: 'invalid' }, 400) : undefined),
+    }));
+    await openFiles([new File(['x'], 'photo.png')]);
+    expect(calls).toHaveLength(0);
+    await openFiles([new File(['x'], 'bad.gns3project')]);
+    expect(said()).toEqual([
+      'error: photo.png is not a GNS3 project: open a .gns3 project file or a .gns3project portable project',
+      'error: Could not open bad.gns3project: The file is not a GNS3 project: no .gns3 file in the archive',
+    ]);
+    expect(get(currentId)).toBeNull();
+  });
+
+  it('in the window: Open is the native dialog, a drop opens by path', async () => {
+    const w = fileWindow();
+    pickProjectFile();
+    await vi.waitFor(() => expect(get(currentId)).toBe('p5'));
+    await openPaths(['/home/me/labs/b.gns3']);
+    expect(w.App.ImportProjectFile).toHaveBeenCalledWith('/home/me/labs/b.gns3');
+    expect(get(currentId)).toBe('p6');
+    vi.mocked(w.App.OpenProjectFile!).mockResolvedValueOnce('');
+    notices.set([]);
+    pickProjectFile();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(said()).toEqual([]); // cancelled: nothing to say
   });
 });

@@ -17,7 +17,8 @@ export const notAProject = (fileName: string) =>
   `${fileName} is not a GNS3 project: open a .gns3 project file or a .gns3project portable project`;
 
 const extension = (name: string) => /\.[^./\\]*$/.exec(name)?.[0].toLowerCase() ?? '';
-const baseName = (path: string) => path.split(/[/\\]/).pop() ?? path;
+/** baseName is a path's last part ("labs/a.gns3" → "a.gns3"). */
+export const baseName = (path: string) => path.split(/[/\\]/).pop() ?? path;
 
 /** projectFileKind says which kind of project file a name is, or null. */
 export function projectFileKind(name: string): ProjectFileKind | null {
