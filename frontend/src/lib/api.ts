@@ -144,7 +144,7 @@ function windowApp(what: string): Partial<Bindings> {
 /** importProject uploads a project file — a portable project (zip) or a
  * .gns3 project file (JSON) — as a new project named name, as GNS3's
  * import does (a browser: the window imports by path). */
-export function importProject(file: Blob, name: string): Promise<Project> {
+export async function importProject(file: Blob, name: string): Promise<Project> {
   if (conn().app) throw new AppError('The window opens project files by their path: use Open, or drop the file on the window', 0, 'internal');
   return answer(files().POST('/v2/projects/{project_id}/import', {
     params: { path: { project_id: newProjectId() }, query: { name } },

@@ -214,7 +214,7 @@ describe('project files in the Wails window', () => {
     expect(w.App.ExportProject).toHaveBeenCalledWith('p1', o);
     vi.mocked(w.App.ExportProject!).mockResolvedValueOnce('');
     expect(await api.exportProject('p1', o)).toEqual({ kind: 'cancelled' });
-    expect(() => api.importProject(new Blob([ZIP]), 'x')).toThrow(/by their path/);
+    await expect(api.importProject(new Blob([ZIP]), 'x')).rejects.toThrow(/by their path/);
     expect(w.fetch).not.toHaveBeenCalled();
   });
 
