@@ -327,8 +327,15 @@ type event struct {
 }
 
 // wsListen connects to a notification websocket and returns a function
-// that gives the next event that is not a ping.
+// that gives the next event that is not a ping (nor history.updated, which
+// follows every change: history's tests read it with wsListenAll).
 func (ts *testServer) wsListen(t *testing.T, path string) (next func() event, first event) {
+	t.Helper()
+	return ts.wsListenAll(t, path, "history.updated")
+}
+
+// wsListenAll is wsListen skipping only pings and the actions given.
+func (ts *testServer) wsListenAll(t *testing.T, path string, skip ...string) (next func() event, first event) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
@@ -353,7 +360,7 @@ func (ts *testServer) wsListen(t *testing.T, path string) (next func() event, fi
 	return func() event {
 		t.Helper()
 		for {
-			if e := read(); e.Action != "ping" && e.Action != "compute.updated" {
+			if e := read(); e.Action != "ping" && e.Action != "compute.updated" && !slices.Contains(skip, e.Action) {
 				return e
 			}
 		}

@@ -92,7 +92,7 @@ func (s *Service) CreateDrawing(ctx context.Context, projectID string, u Drawing
 		}
 	}
 	var d *Drawing
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		p, err := findProject(tx, projectID)
 		if err != nil {
 			return err
@@ -145,7 +145,7 @@ func (s *Service) FindDrawing(ctx context.Context, projectID, drawingID string) 
 // and publishes nothing. Codes: EINVALID, ENOTFOUND.
 func (s *Service) UpdateDrawing(ctx context.Context, projectID, drawingID string, u DrawingUpdate) (*Drawing, error) {
 	var after *Drawing
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findDrawing(tx, projectID, drawingID)
 		if err != nil {
 			return err
@@ -168,7 +168,7 @@ func (s *Service) UpdateDrawing(ctx context.Context, projectID, drawingID string
 // DeleteDrawing removes a drawing; a locked one stays until it is
 // unlocked, as in GNS3. Codes: ENOTFOUND, ECONFLICT (locked).
 func (s *Service) DeleteDrawing(ctx context.Context, projectID, drawingID string) error {
-	return s.update(func(tx Tx, emit emitFunc) error {
+	return s.update(ctx, func(tx Tx, emit emitFunc) error {
 		d, err := findDrawing(tx, projectID, drawingID)
 		if err != nil {
 			return err

@@ -83,7 +83,7 @@ func linkNotFound(id string) error { return Errorf(ENOTFOUND, "Link ID %s doesn'
 // linked to itself, ports of different link types, cloud to cloud).
 func (s *Service) CreateLink(ctx context.Context, projectID string, u LinkUpdate) (*Link, error) {
 	var l *Link
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		p, err := findProject(tx, projectID)
 		if err != nil {
 			return err
@@ -186,7 +186,7 @@ func (u LinkUpdate) applyTo(l *Link, relabel bool) error {
 // create another. Codes: EINVALID, ENOTFOUND.
 func (s *Service) UpdateLink(ctx context.Context, projectID, linkID string, u LinkUpdate) (*Link, error) {
 	var l *Link
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findLink(tx, projectID, linkID)
 		if err != nil {
 			return err
@@ -230,7 +230,7 @@ func (l *Link) joins(e LinkEnd) bool {
 
 // DeleteLink deletes a link. Codes: EINVALID, ENOTFOUND.
 func (s *Service) DeleteLink(ctx context.Context, projectID, linkID string) error {
-	return s.update(func(tx Tx, emit emitFunc) error {
+	return s.update(ctx, func(tx Tx, emit emitFunc) error {
 		l, err := findLink(tx, projectID, linkID)
 		if err != nil {
 			return err

@@ -27,7 +27,7 @@ func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate
 	}
 	env := newNodeEnvFor(c.Type, s.c.HostInterfaces) // outside the write transaction
 	var n *Node
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		p, err := findProject(tx, projectID)
 		if err != nil {
 			return err
@@ -152,7 +152,7 @@ func findNode(tx Tx, ref NodeRef) (*Node, error) {
 // linked port removed, console type changed while running).
 func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*Node, error) {
 	var after *Node
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findNode(tx, ref)
 		if err != nil {
 			return err
@@ -200,7 +200,7 @@ func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
 	if _, err := s.NodeAction(ctx, ref, Stop); err != nil {
 		return err
 	}
-	return s.update(func(tx Tx, emit emitFunc) error {
+	return s.update(ctx, func(tx Tx, emit emitFunc) error {
 		n, err := findNode(tx, ref)
 		if err != nil {
 			return err
@@ -226,7 +226,7 @@ func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
 // its type's initial status. Codes: EINVALID, ENOTFOUND, ECONFLICT.
 func (s *Service) DuplicateNode(ctx context.Context, ref NodeRef, x, y int, z Field[int]) (*Node, error) {
 	var c *Node
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		n, err := findNode(tx, ref)
 		if err != nil {
 			return err

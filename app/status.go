@@ -106,20 +106,20 @@ func (s *Service) NodeAction(ctx context.Context, ref NodeRef, a Action) (*Node,
 	}
 	next, st := n.Type.Lifecycle().transition(n.Status, a)
 	if !s.runs(n.Type) || st == stepNone {
-		return s.recordStatus(ref, next, nil)
+		return s.recordStatus(ctx, ref, next, nil)
 	}
 	r := s.c.Runner
 	switch st {
 	case stepStart:
-		return s.startProcess(ref)
+		return s.startProcess(ctx, ref)
 	case stepRestart:
 		if err := r.Stop(n.ID); err != nil {
 			return nil, err
 		}
-		if _, err := s.recordStatus(ref, Stopped, nil); err != nil {
+		if _, err := s.recordStatus(ctx, ref, Stopped, nil); err != nil {
 			return nil, err
 		}
-		return s.startProcess(ref)
+		return s.startProcess(ctx, ref)
 	case stepStop:
 		err = r.Stop(n.ID)
 	case stepSuspend:
@@ -130,14 +130,14 @@ func (s *Service) NodeAction(ctx context.Context, ref NodeRef, a Action) (*Node,
 	if err != nil {
 		return nil, err
 	}
-	return s.recordStatus(ref, next, nil)
+	return s.recordStatus(ctx, ref, next, nil)
 }
 
 // startProcess starts a stopped node's process (its resources claimed and
 // stored first) and records it started with the command line it ran.
-func (s *Service) startProcess(ref NodeRef) (*Node, error) {
+func (s *Service) startProcess(ctx context.Context, ref NodeRef) (*Node, error) {
 	var n *Node
-	err := s.update(func(tx Tx, emit emitFunc) (err error) {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) (err error) {
 		if n, err = findNode(tx, ref); err != nil {
 			return err
 		}
@@ -158,14 +158,14 @@ func (s *Service) startProcess(ref NodeRef) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.recordStatus(ref, Started, &cmdline)
+	return s.recordStatus(ctx, ref, Started, &cmdline)
 }
 
 // recordStatus stores a node's status (and command line, if given) and
 // publishes the change.
-func (s *Service) recordStatus(ref NodeRef, st Status, commandLine *string) (*Node, error) {
+func (s *Service) recordStatus(ctx context.Context, ref NodeRef, st Status, commandLine *string) (*Node, error) {
 	var n *Node
-	err := s.update(func(tx Tx, emit emitFunc) (err error) {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) (err error) {
 		if n, err = findNode(tx, ref); err != nil {
 			return err
 		}
