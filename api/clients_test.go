@@ -495,9 +495,11 @@ func TestNotifications_HTTPStream(t *testing.T) {
 	other := ts.mustCreateProject("other") // another project's changes are not on this stream
 	ts.mustCreateNode(other, map[string]any{"node_type": "vpcs"})
 	ts.do("DELETE", "/v2/projects/"+pid+"/nodes/"+n["node_id"].(string), nil).want(t, 204)
-	for _, want := range []string{"node.created", "node.deleted"} {
-		if e := next(); e.Action != want || e.Event["node_id"] != n["node_id"] {
-			t.Fatalf("event %s %v, want %s of %v", e.Action, e.Event["node_id"], want, n["node_id"])
+	// Each change, then what undo would now take (nodedesk's own event).
+	for _, want := range []string{"node.created", "history.updated", "node.deleted", "history.updated"} {
+		e := next()
+		if id := e.Event["node_id"]; e.Action != want || (want != "history.updated" && id != n["node_id"]) {
+			t.Fatalf("event %s %v, want %s of %v", e.Action, id, want, n["node_id"])
 		}
 	}
 	ts.do("GET", "/v2/projects/None/notifications", nil).want(t, 404)

@@ -207,8 +207,14 @@ func (s *Service) replay(ctx context.Context, projectID string, from HistoryStac
 			return err
 		}
 		for _, c := range e.Nodes {
-			if expect, target := sides(c, from); target == nil && expect != nil && expect.Active() {
-				running = append(running, NodeRef{ProjectID: p.ID, NodeID: expect.ID})
+			if _, target := sides(c, from); target == nil {
+				n, err := tx.Node(p.ID, nodeRecord.id(either(c)))
+				if err != nil {
+					return err
+				}
+				if n != nil && n.Active() {
+					running = append(running, NodeRef{ProjectID: p.ID, NodeID: n.ID})
+				}
 			}
 		}
 		return nil
@@ -429,19 +435,12 @@ func (r *replayer) checkNode(st move[Node]) error {
 	if st.cur != nil && st.cur.Active() && st.cur.ConsoleType != n.ConsoleType {
 		return r.conflict("%s must be stopped to change its console type; stop it, then %s again", n.Name, verb)
 	}
-	for _, p := range n.Properties.CloudPorts {
-		if p.Type != "udp" {
-			continue
-		}
-		owner, ok, err := tx.UDPOwner(p.LPort)
-		switch {
-		case err != nil:
-			return err
-		case ok && !r.ours(owner):
-			return r.conflict("local UDP port %d is now used by node %s; change that node's port, then %s again", p.LPort, ownerWhere(tx, owner, r.pid), verb)
-		case !ok && !r.s.c.PortFree("udp", p.LPort):
-			return r.conflict("local UDP port %d is in use on this machine; free it, then %s again", p.LPort, verb)
-		}
+	if i, port, owner, err := r.s.takenTunnelPort(tx, st.cur, n); err != nil {
+		return err
+	} else if i >= 0 && owner != nil {
+		return r.conflict("local UDP port %d is now a link port of node %s; %s again once it is free", port, ownerWhere(tx, *owner, r.pid), verb)
+	} else if i >= 0 {
+		return r.conflict("local UDP port %d is now in use on this machine (another cloud's tunnel or another program); free it, then %s again", port, verb)
 	}
 	if st.cur == nil {
 		if err := r.keepFreeRuntime(n); err != nil {
