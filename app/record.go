@@ -205,7 +205,15 @@ type recorder struct {
 func newRecorder(tx Tx) *recorder {
 	return &recorder{Tx: tx, projects: tracker[Project]{k: &projectRecord}, nodes: tracker[Node]{k: &nodeRecord},
 		links: tracker[Link]{k: &linkRecord}, drawings: tracker[Drawing]{k: &drawingRecord},
-		snapshots: tracker[Snapshot]{k: &snapshotRecord}, born: map[string]bool{}, gone: map[string]bool{}}
+		snapshots: tracker[Snapshot]{k: &snapshotRecord}}
+}
+
+// mark adds id to a set, made on first use (most writes need none).
+func mark(set *map[string]bool, id string) {
+	if *set == nil {
+		*set = map[string]bool{}
+	}
+	(*set)[id] = true
 }
 
 // note records the before-image of a record about to be written.
@@ -221,13 +229,13 @@ func (r *recorder) PutProject(p *Project) error {
 		return err
 	}
 	if r.projects.before[recordRef{p.ID, p.ID}] == nil {
-		r.born[p.ID] = true
+		mark(&r.born, p.ID)
 	}
 	return r.Tx.PutProject(p)
 }
 
 func (r *recorder) DeleteProject(id string) error {
-	r.gone[id] = true
+	mark(&r.gone, id)
 	return r.Tx.DeleteProject(id)
 }
 

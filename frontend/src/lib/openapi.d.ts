@@ -195,6 +195,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/projects/{project_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the project's history: what undo would take back and what redo would make again, newest first. */
+        get: operations["getProjectHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take back the project's newest change, as one change that every client hears (node.created, link.deleted, …, then history.updated). The records come back with the same ids, names, console ports, ports and links; a node brought back is stopped. Nodes the undo deletes are stopped first. Answers with the entry undone, which redo can make again. */
+        post: operations["undoProjectChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/redo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make again the change undo took back last. A new change empties the redo list, as in editors. Answers with the entry redone. */
+        post: operations["redoProjectChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/projects/{project_id}/stats": {
         parameters: {
             query?: never;
@@ -219,7 +270,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Follow the events of a project as an HTTP stream. */
+        /** Follow the events of a project as an HTTP stream. Besides GNS3's events it carries nodedesk's history.updated (a HistoryState) after each change, undo and redo; GNS3 clients ignore it. */
         get: operations["streamProjectNotifications"];
         put?: never;
         post?: never;
@@ -236,7 +287,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Follow the events of a project over a WebSocket. */
+        /** Follow the events of a project over a WebSocket. Besides GNS3's events it carries nodedesk's history.updated (a HistoryState) after each change, undo and redo; GNS3 clients ignore it. */
         get: operations["wsProjectNotifications"];
         put?: never;
         post?: never;
@@ -2918,6 +2969,38 @@ export interface components {
             /** @description Give the copy's VPCS nodes new MAC addresses. Default: false (as GNS3's handler). */
             reset_mac_addresses?: boolean;
         };
+        /** @description One change of a project's history. */
+        HistoryEntry: {
+            /** @description The entry's id; it stays the same when undo and redo move it. */
+            entry_id: string;
+            /** @description What the change did, in a few words: "Moved PC1 and 3 others", "Deleted Switch1 and 2 links". */
+            description: string;
+            /**
+             * Format: date-time
+             * @description When the change was committed (its last request, for a gesture), RFC 3339 in UTC.
+             */
+            time: string;
+            /**
+             * @description Through which door it came: a REST client, nodedesk's page in a browser, or the desktop window.
+             * @enum {string}
+             */
+            origin: "api" | "browser" | "window";
+        };
+        /** @description A project's history, newest first. */
+        ProjectHistory: {
+            /** @description What undo takes back, the next first (at most 500). */
+            undo: components["schemas"]["HistoryEntry"][];
+            /** @description What redo makes again, the next first; a new change empties it. */
+            redo: components["schemas"]["HistoryEntry"][];
+        };
+        /** @description The event history.updated on a project's notification streams: what undo and redo would take now, after a change, an undo or a redo. */
+        HistoryState: {
+            project_id: string;
+            /** @description The entry undo would take back; null: nothing to undo. */
+            undo: components["schemas"]["HistoryEntry"] | null;
+            /** @description The entry redo would make again; null: nothing to redo. */
+            redo: components["schemas"]["HistoryEntry"] | null;
+        };
     };
     responses: never;
     parameters: {
@@ -2941,6 +3024,10 @@ export interface components {
         FilePath: string;
         /** @description Snapshot UUID. */
         SnapshotId: string;
+        /** @description Where the change comes from, as the history shows it: browser (nodedesk's page in a browser) or window (the desktop window, whose in-process calls say so themselves); absent for other clients (api). Any other value answers 400. */
+        NodedeskOrigin: "browser" | "window";
+        /** @description An id the client chooses for one user gesture (a drag of a selection, a paste): consecutive changes of one project with the same id are one history entry, undone as a whole. At most 100 printable ASCII characters without spaces; anything else answers 400. */
+        NodedeskGesture: string;
     };
     requestBodies: never;
     headers: never;
@@ -3432,6 +3519,120 @@ export interface operations {
                 };
             };
             /** @description No console port is free for the copy's nodes. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProjectHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectHistory"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    undoProjectChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The change was undone. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryEntry"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing to undo, or something the change needs back is no longer free (a console port, a name, a port linked since); the message names it, and nothing changed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redoProjectChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The change was made again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryEntry"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing to redo, or something the change needs is no longer free; the message names it, and nothing changed. */
             409: {
                 headers: {
                     [name: string]: unknown;
