@@ -12,8 +12,11 @@ import (
 // The headers by which a client says where a change comes from (see
 // app.Source): X-Nodedesk-Origin is "browser" (nodedesk's page in a
 // browser) or "window" (the desktop window; its in-process calls say so
-// themselves), absent for other clients; consecutive changes of one
-// project that carry the same X-Nodedesk-Gesture id are one history entry.
+// themselves), absent (or "api") for other clients; consecutive changes of
+// one project that carry the same X-Nodedesk-Gesture id are one history
+// entry. They need no rule of the guard: a page of another site cannot
+// send them, since a custom header makes the browser ask first (CORS
+// preflight), and nodedesk never allows it.
 const (
 	headerOrigin  = "X-Nodedesk-Origin"
 	headerGesture = "X-Nodedesk-Gesture"
@@ -21,8 +24,12 @@ const (
 
 // withSource gives r's context the source its headers name. A request
 // without them keeps its context: a REST client's, or the source an
-// in-process call from the window already carries.
+// in-process call from the window already carries; so does a request that
+// changes nothing (GET, HEAD, OPTIONS), at no cost to reads.
 func withSource(r *http.Request) (*http.Request, error) {
+	if safeMethod(r.Method) {
+		return r, nil
+	}
 	origin, gesture := r.Header.Get(headerOrigin), r.Header.Get(headerGesture)
 	if origin == "" && gesture == "" {
 		return r, nil

@@ -574,6 +574,14 @@ func TestHistory_Gestures(t *testing.T) {
 		t.Errorf("in-process change: %v", undo[0])
 	}
 
+	// A page of another site cannot send these headers: the browser asks
+	// first, and is not told yes.
+	pre := ts.doWith("OPTIONS", l.base+"/nodes/"+l.pc1, nil, http.Header{"Origin": {"http://evil.example"},
+		"Access-Control-Request-Method": {"PUT"}, "Access-Control-Request-Headers": {"x-nodedesk-gesture"}})
+	if pre.status < 400 || pre.header.Get("Access-Control-Allow-Origin") != "" || pre.header.Get("Access-Control-Allow-Headers") != "" {
+		t.Errorf("CORS preflight answered %d %v", pre.status, pre.header)
+	}
+
 	// Headers the API does not know are refused, and change nothing.
 	for _, h := range []http.Header{{"X-Nodedesk-Origin": {"martian"}}, {"X-Nodedesk-Gesture": {"two words"}},
 		{"X-Nodedesk-Gesture": {strings.Repeat("g", 101)}}} {

@@ -3024,9 +3024,9 @@ export interface components {
         FilePath: string;
         /** @description Snapshot UUID. */
         SnapshotId: string;
-        /** @description Where the change comes from, as the history shows it: browser (nodedesk's page in a browser) or window (the desktop window, whose in-process calls say so themselves); absent for other clients (api). Any other value answers 400. */
-        NodedeskOrigin: "browser" | "window";
-        /** @description An id the client chooses for one user gesture (a drag of a selection, a paste): consecutive changes of one project with the same id are one history entry, undone as a whole. At most 100 printable ASCII characters without spaces; anything else answers 400. */
+        /** @description Where the change comes from, as the history shows it: browser (nodedesk's page in a browser), window (the desktop window, whose in-process calls say so themselves) or api, the default for a request without it. Any other value answers 400 on a request that changes something. */
+        NodedeskOrigin: "api" | "browser" | "window";
+        /** @description An id the client chooses for one user gesture (a drag of a selection, a paste): consecutive changes of one project with the same id are one history entry, undone as a whole. At most 100 printable ASCII characters without spaces; anything else answers 400 on a request that changes something. */
         NodedeskGesture: string;
     };
     requestBodies: never;
