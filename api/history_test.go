@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -42,28 +43,13 @@ func (ts *testServer) mustCreateHistLab(t *testing.T, name string) histLab {
 // linked ports). Two equal digests are the same project.
 func (ts *testServer) projectDigest(t *testing.T, pid string) string {
 	t.Helper()
-	var out map[string]any
+	out := map[string]any{}
 	err := ts.st.View(func(tx app.Tx) error {
-		p, err := tx.Project(pid)
-		if err != nil {
-			return err
-		}
-		nodes, err := tx.Nodes(pid)
-		if err != nil {
-			return err
-		}
-		links, err := tx.Links(pid)
-		if err != nil {
-			return err
-		}
-		drawings, err := tx.Drawings(pid)
-		if err != nil {
-			return err
-		}
-		snaps, err := tx.Snapshots(pid)
-		if err != nil {
-			return err
-		}
+		p, err1 := tx.Project(pid)
+		nodes, err2 := tx.Nodes(pid)
+		links, err3 := tx.Links(pid)
+		drawings, err4 := tx.Drawings(pid)
+		snaps, err5 := tx.Snapshots(pid)
 		var index []string
 		for _, n := range nodes {
 			id, ok, _ := tx.NodeIDByName(pid, n.Name)
@@ -80,7 +66,7 @@ func (ts *testServer) projectDigest(t *testing.T, pid string) string {
 			}
 		}
 		out = map[string]any{"project": p, "nodes": nodes, "links": links, "drawings": drawings, "snapshots": snaps, "index": index}
-		return nil
+		return errors.Join(err1, err2, err3, err4, err5)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -216,22 +216,24 @@ func mark(set *map[string]bool, id string) {
 	(*set)[id] = true
 }
 
-// note records the before-image of a record about to be written.
-func note[T any](r *recorder, t *tracker[T], projectID, id string) error {
+// note records the before-image of a record, then writes it.
+func note[T any](r *recorder, t *tracker[T], projectID, id string, write func() error) error {
 	if !slices.Contains(r.touched, projectID) {
 		r.touched = append(r.touched, projectID)
 	}
-	return t.touch(r.Tx, projectID, id)
+	if err := t.touch(r.Tx, projectID, id); err != nil {
+		return err
+	}
+	return write()
 }
 
 func (r *recorder) PutProject(p *Project) error {
-	if err := note(r, &r.projects, p.ID, p.ID); err != nil {
-		return err
-	}
-	if r.projects.before[recordRef{p.ID, p.ID}] == nil {
-		mark(&r.born, p.ID)
-	}
-	return r.Tx.PutProject(p)
+	return note(r, &r.projects, p.ID, p.ID, func() error {
+		if r.projects.before[recordRef{p.ID, p.ID}] == nil {
+			mark(&r.born, p.ID)
+		}
+		return r.Tx.PutProject(p)
+	})
 }
 
 func (r *recorder) DeleteProject(id string) error {
@@ -240,59 +242,35 @@ func (r *recorder) DeleteProject(id string) error {
 }
 
 func (r *recorder) PutNode(n *Node) error {
-	if err := note(r, &r.nodes, n.ProjectID, n.ID); err != nil {
-		return err
-	}
-	return r.Tx.PutNode(n)
+	return note(r, &r.nodes, n.ProjectID, n.ID, func() error { return r.Tx.PutNode(n) })
 }
 
-func (r *recorder) DeleteNode(projectID, nodeID string) error {
-	if err := note(r, &r.nodes, projectID, nodeID); err != nil {
-		return err
-	}
-	return r.Tx.DeleteNode(projectID, nodeID)
+func (r *recorder) DeleteNode(pid, id string) error {
+	return note(r, &r.nodes, pid, id, func() error { return r.Tx.DeleteNode(pid, id) })
 }
 
 func (r *recorder) PutLink(l *Link) error {
-	if err := note(r, &r.links, l.ProjectID, l.ID); err != nil {
-		return err
-	}
-	return r.Tx.PutLink(l)
+	return note(r, &r.links, l.ProjectID, l.ID, func() error { return r.Tx.PutLink(l) })
 }
 
-func (r *recorder) DeleteLink(projectID, linkID string) error {
-	if err := note(r, &r.links, projectID, linkID); err != nil {
-		return err
-	}
-	return r.Tx.DeleteLink(projectID, linkID)
+func (r *recorder) DeleteLink(pid, id string) error {
+	return note(r, &r.links, pid, id, func() error { return r.Tx.DeleteLink(pid, id) })
 }
 
 func (r *recorder) PutDrawing(d *Drawing) error {
-	if err := note(r, &r.drawings, d.ProjectID, d.ID); err != nil {
-		return err
-	}
-	return r.Tx.PutDrawing(d)
+	return note(r, &r.drawings, d.ProjectID, d.ID, func() error { return r.Tx.PutDrawing(d) })
 }
 
-func (r *recorder) DeleteDrawing(projectID, drawingID string) error {
-	if err := note(r, &r.drawings, projectID, drawingID); err != nil {
-		return err
-	}
-	return r.Tx.DeleteDrawing(projectID, drawingID)
+func (r *recorder) DeleteDrawing(pid, id string) error {
+	return note(r, &r.drawings, pid, id, func() error { return r.Tx.DeleteDrawing(pid, id) })
 }
 
 func (r *recorder) PutSnapshot(sn *Snapshot) error {
-	if err := note(r, &r.snapshots, sn.ProjectID, sn.ID); err != nil {
-		return err
-	}
-	return r.Tx.PutSnapshot(sn)
+	return note(r, &r.snapshots, sn.ProjectID, sn.ID, func() error { return r.Tx.PutSnapshot(sn) })
 }
 
-func (r *recorder) DeleteSnapshot(projectID, snapshotID string) error {
-	if err := note(r, &r.snapshots, projectID, snapshotID); err != nil {
-		return err
-	}
-	return r.Tx.DeleteSnapshot(projectID, snapshotID)
+func (r *recorder) DeleteSnapshot(pid, id string) error {
+	return note(r, &r.snapshots, pid, id, func() error { return r.Tx.DeleteSnapshot(pid, id) })
 }
 
 // entry returns the change a write made to a project, or nil if it
