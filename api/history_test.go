@@ -610,6 +610,7 @@ func TestHistory_VPCS(t *testing.T) {
 	ts := newVPCSServer(t)
 	pid := ts.mustCreateProject("lab")
 	base := "/v2/projects/" + pid
+	other := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": "other"})
 	pc := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": "pc"})
 	path := base + "/nodes/" + pc["node_id"].(string)
 	h := ts.do("GET", base+"/history", nil).want(t, 200).body
@@ -623,6 +624,20 @@ func TestHistory_VPCS(t *testing.T) {
 	ts.do("POST", base+"/undo", nil).want(t, 200)
 	if got := ts.do("GET", path, nil).want(t, 200).json(t); got["status"] != "started" || got["x"] != 0.0 {
 		t.Fatalf("after undoing a move of a running node: %v %v", got["status"], got["x"])
+	}
+	// An undo refused stops nothing: here a link made behind the
+	// history's back holds the node.
+	link := &app.Link{ID: "5e9f3c1a-0000-4000-8000-00000000cccc", ProjectID: pid, LinkType: "ethernet",
+		Nodes: []app.LinkEnd{{NodeID: pc["node_id"].(string)}, {NodeID: other["node_id"].(string)}}}
+	if err := ts.st.Update(func(tx app.Tx) error { return tx.PutLink(link) }); err != nil {
+		t.Fatal(err)
+	}
+	ts.do("POST", base+"/undo", nil).want(t, 409)
+	if got := ts.do("GET", path, nil).want(t, 200).json(t)["status"]; got != "started" {
+		t.Fatalf("after a refused undo the node is %v", got)
+	}
+	if err := ts.st.Update(func(tx app.Tx) error { return tx.DeleteLink(pid, link.ID) }); err != nil {
+		t.Fatal(err)
 	}
 	ts.do("POST", base+"/undo", nil).want(t, 200) // its creation: stopped, then deleted
 	ts.do("GET", path, nil).want(t, 404)

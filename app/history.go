@@ -192,27 +192,22 @@ func sides[T any](c Change[T], st HistoryStack) (expect, target *T) {
 // replay takes the top entry of a project's stack from and puts its
 // images back.
 func (s *Service) replay(ctx context.Context, projectID string, from HistoryStack) (*HistoryEntry, error) {
-	// Nodes the replay deletes stop first, as DeleteNode stops them; the
-	// write refuses one that runs again by then.
+	// A first plan, in a read, refuses what is in the way before anything
+	// happens; then the nodes the replay deletes stop first, as DeleteNode
+	// stops them (the write refuses one that runs again by then).
 	var running []NodeRef
 	if err := s.view(func(tx Tx) error {
-		p, err := findProject(tx, projectID)
+		r, err := s.newReplayer(tx, projectID, from)
 		if err != nil {
 			return err
 		}
-		e, err := tx.HistoryTop(p.ID, from)
-		if err != nil || e == nil {
+		r.stopping = true
+		if err := r.plan(); err != nil {
 			return err
 		}
-		for _, c := range e.Nodes {
-			if _, target := sides(c, from); target == nil {
-				n, err := tx.Node(p.ID, nodeRecord.id(either(c)))
-				if err != nil {
-					return err
-				}
-				if n != nil && n.Active() {
-					running = append(running, NodeRef{ProjectID: p.ID, NodeID: n.ID})
-				}
+		for _, st := range r.nodes.list {
+			if st.next == nil && st.cur.Active() {
+				running = append(running, NodeRef{ProjectID: r.pid, NodeID: st.cur.ID})
 			}
 		}
 		return nil
@@ -226,46 +221,55 @@ func (s *Service) replay(ctx context.Context, projectID string, from HistoryStac
 	}
 	var done *HistoryEntry
 	err := s.submit(&write{fn: func(tx Tx, emit emitFunc) error {
-		p, err := findProject(tx, projectID)
+		r, err := s.newReplayer(tx, projectID, from)
 		if err != nil {
 			return err
 		}
-		e, err := tx.HistoryTop(p.ID, from)
-		if err != nil {
-			return err
-		}
-		if e == nil {
-			return Errorf(ECONFLICT, "Nothing to %s in project %s", from.verb(), p.Name)
-		}
-		r := &replayer{s: s, tx: tx, pid: p.ID, from: from, entry: e}
 		if err := r.plan(); err != nil {
 			return err
 		}
 		if err := r.apply(emit); err != nil {
 			return err
 		}
-		if err := tx.PopHistory(p.ID, from); err != nil {
+		if err := tx.PopHistory(r.pid, from); err != nil {
 			return err
 		}
-		moved := *e
+		moved := *r.entry
 		moved.Seq = 0
 		if err := tx.PushHistory(from.other(), &moved, MaxHistory); err != nil {
 			return err
 		}
 		done = &moved
-		next, err := tx.HistoryTop(p.ID, from)
+		next, err := tx.HistoryTop(r.pid, from)
 		if err != nil {
 			return err
 		}
-		state := &HistoryState{ProjectID: p.ID, Undo: next, Redo: &moved}
+		state := &HistoryState{ProjectID: r.pid, Undo: next, Redo: &moved}
 		if from == RedoStack {
 			state.Undo, state.Redo = &moved, next
 		}
-		emit(EventHistoryUpdated, p.ID, state)
+		emit(EventHistoryUpdated, r.pid, state)
 		return nil
 	}})
 	if err != nil {
 		return nil, err
 	}
 	return done, nil
+}
+
+// newReplayer is the replay of the entry on top of a project's stack from.
+// Codes: ENOTFOUND, ECONFLICT (the stack is empty).
+func (s *Service) newReplayer(tx Tx, projectID string, from HistoryStack) (*replayer, error) {
+	p, err := findProject(tx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	e, err := tx.HistoryTop(p.ID, from)
+	if err != nil {
+		return nil, err
+	}
+	if e == nil {
+		return nil, Errorf(ECONFLICT, "Nothing to %s in project %s", from.verb(), p.Name)
+	}
+	return &replayer{s: s, tx: tx, pid: p.ID, from: from, entry: e}, nil
 }

@@ -23,6 +23,9 @@ type replayer struct {
 	// inNodes and inLinks are the ids of the entry's nodes and links:
 	// what they hold now is theirs to give back.
 	inNodes, inLinks map[string]bool
+	// stopping plans a replay whose running nodes to delete are stopped
+	// before it is written.
+	stopping bool
 }
 
 // move is one record's move in a replay: from cur (nil: absent now) to
@@ -150,7 +153,7 @@ func (r *replayer) checkProject() error {
 func (r *replayer) checkNode(st move[Node]) error {
 	tx, verb := r.tx, r.from.verb()
 	if st.next == nil {
-		if st.cur.Active() {
+		if st.cur.Active() && !r.stopping {
 			return r.conflict("%s is running; stop it, then %s again", st.cur.Name, verb)
 		}
 		links, err := tx.NodeLinks(r.pid, st.cur.ID)
