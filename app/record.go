@@ -325,7 +325,7 @@ func (s *Service) record(tx Tx, r *recorder, src Source, events *[]Event) error 
 			}
 		}
 		e.Time, e.Origin, e.Gesture = time.Now().UTC(), src.Origin, src.Gesture
-		top := (*HistoryEntry)(nil)
+		var top *HistoryEntry
 		if src.Gesture != "" {
 			if top, err = tx.HistoryTop(pid, UndoStack); err != nil {
 				return err
