@@ -34,6 +34,7 @@ export function typeInfo(t: NodeType): TypeLook {
     case 'docker': return { title: 'Docker container', editor: 'none', icon: 'container' };
     case 'dynamips': return { title: 'Dynamips router', editor: 'none', icon: 'router' };
     case 'iou': return { title: 'IOU device', editor: 'none', icon: 'router' };
+    case 'traceng': return { title: 'TraceNG host', editor: 'none', icon: 'pc' };
     case 'virtualbox': return { title: 'VirtualBox VM', editor: 'none', icon: 'vm' };
     case 'vmware': return { title: 'VMware VM', editor: 'none', icon: 'vm' };
     default: return assertNever(t, 'node type');

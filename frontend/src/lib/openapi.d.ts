@@ -1919,7 +1919,7 @@ export interface components {
          * @description Kind of node.
          * @enum {string}
          */
-        NodeType: "cloud" | "nat" | "ethernet_hub" | "ethernet_switch" | "frame_relay_switch" | "atm_switch" | "docker" | "dynamips" | "vpcs" | "virtualbox" | "vmware" | "iou" | "qemu";
+        NodeType: "cloud" | "nat" | "ethernet_hub" | "ethernet_switch" | "frame_relay_switch" | "atm_switch" | "docker" | "dynamips" | "vpcs" | "traceng" | "virtualbox" | "vmware" | "iou" | "qemu";
         /**
          * @description Console protocol of a controller node, or null.
          * @enum {string|null}
