@@ -69,6 +69,8 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"POST", "/v2/projects/{project_id}/open", s.handleProjectOpen},
 		{"POST", "/v2/projects/{project_id}/close", s.handleProjectClose},
 		{"POST", "/v2/projects/{project_id}/duplicate", s.handleProjectDuplicate},
+		{"GET", "/v2/projects/{project_id}/files/{path}", s.handleProjectFileGet},
+		{"POST", "/v2/projects/{project_id}/files/{path}", s.handleProjectFileWrite},
 		{"GET", "/v2/projects/{project_id}/stats", s.handleProjectStats},
 		{"GET", "/v2/projects/{project_id}/drawings", s.handleDrawingList},
 		{"POST", "/v2/projects/{project_id}/drawings", s.handleDrawingCreate},

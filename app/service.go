@@ -103,7 +103,7 @@ func (s *Service) NodeDirectory(n *Node) *string {
 	if sub == "" {
 		return nil
 	}
-	d := filepath.Join(s.ProjectDir(n.ProjectID), "project-files", sub, n.ID)
+	d := filepath.Join(s.ProjectDir(n.ProjectID), projectFilesDir, sub, n.ID)
 	return &d
 }
 

@@ -195,6 +195,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/projects/{project_id}/files/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a file of the project's folder. project-files/vpcs/<node_id>/startup.vpc is that VPCS node's startup_script. */
+        get: operations["getProjectFile"];
+        put?: never;
+        /** Write a file of the project's folder from the raw request body (at most 1 MiB), creating its folders. Writing project-files/vpcs/<node_id>/startup.vpc sets that VPCS node's startup_script. */
+        post: operations["writeProjectFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/projects/{project_id}/stats": {
         parameters: {
             query?: never;
@@ -2924,6 +2942,8 @@ export interface components {
         FilePath: string;
         /** @description Snapshot UUID. */
         SnapshotId: string;
+        /** @description Path of a file inside the project's folder, relative to it; it may span several segments (project-files/vpcs/<node_id>/startup.vpc). */
+        ProjectFilePath: string;
     };
     requestBodies: never;
     headers: never;
@@ -3416,6 +3436,112 @@ export interface operations {
             };
             /** @description No console port is free for the copy's nodes. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProjectFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Path of a file inside the project's folder, relative to it; it may span several segments (project-files/vpcs/<node_id>/startup.vpc). */
+                path: components["parameters"]["ProjectFilePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's bytes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path leaves the project's folder or names a hidden file. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The project or the file does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    writeProjectFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Path of a file inside the project's folder, relative to it; it may span several segments (project-files/vpcs/<node_id>/startup.vpc). */
+                path: components["parameters"]["ProjectFilePath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description File written; no body, as GNS3 answers. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path leaves the project's folder or names a hidden file. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The project does not exist. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
