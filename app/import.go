@@ -386,6 +386,7 @@ func stage(tmp string, files []ImportFile, ids map[string]string, types map[stri
 	}
 	defer root.Close()
 	seen := map[string]bool{}
+	dirs := folders{root: root, made: map[string]bool{".": true}}
 	for _, f := range files {
 		p, err := relPath(f.Path, projectFolderName)
 		if err != nil {
@@ -407,7 +408,7 @@ func stage(tmp string, files []ImportFile, ids map[string]string, types map[stri
 		seen[p] = true
 		owner := folderFile{owner: "the imported project", folder: projectFolderName, dir: tmp, path: p, name: f.Path}
 		if f.Dir {
-			if err := root.MkdirAll(p, 0o755); err != nil {
+			if err := dirs.make(p); err != nil {
 				return importFileError(owner, err)
 			}
 			continue
@@ -423,7 +424,7 @@ func stage(tmp string, files []ImportFile, ids map[string]string, types map[stri
 			scripts[parts[2]] = string(b)
 			continue
 		}
-		if err := writeImportFile(root, p, f); err != nil {
+		if err := writeImportFile(root, dirs, p, f); err != nil {
 			return importFileError(owner, err)
 		}
 	}
@@ -463,11 +464,9 @@ func readImportFile(f ImportFile, limit int64) ([]byte, error) {
 }
 
 // writeImportFile copies one file of an import into root.
-func writeImportFile(root *os.Root, p string, f ImportFile) error {
-	if d := path.Dir(p); d != "." {
-		if err := root.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
+func writeImportFile(root *os.Root, dirs folders, p string, f ImportFile) error {
+	if err := dirs.make(path.Dir(p)); err != nil {
+		return err
 	}
 	rc, err := f.Open()
 	if err != nil {
@@ -483,6 +482,27 @@ func writeImportFile(root *os.Root, p string, f ImportFile) error {
 		return err
 	}
 	return w.Close()
+}
+
+// folders makes the folders of an import's files, each once (a file of
+// every node folder would otherwise walk its whole path again).
+type folders struct {
+	root *os.Root
+	made map[string]bool
+}
+
+func (f folders) make(d string) error {
+	if f.made[d] {
+		return nil
+	}
+	if err := f.make(path.Dir(d)); err != nil {
+		return err
+	}
+	if err := f.root.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	f.made[d] = true
+	return nil
 }
 
 // ProjectsDir is the folder that holds the projects' folders.
