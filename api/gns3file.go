@@ -38,12 +38,7 @@ func (s *Server) handleProjectLoad(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	imp.Load = true
-	p, err := s.svc.ImportProject(r.Context(), *imp)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, s.projectJSON(p))
-	return nil
+	return s.importProject(w, r, imp)
 }
 
 // handleProjectImport makes a project, under the path's id, from the raw
@@ -76,6 +71,11 @@ func (s *Server) handleProjectImport(w http.ResponseWriter, r *http.Request) err
 	if name := r.URL.Query().Get("name"); name != "" {
 		imp.Name = name
 	}
+	return s.importProject(w, r, imp)
+}
+
+// importProject makes the project a file holds and answers 201 with it.
+func (s *Server) importProject(w http.ResponseWriter, r *http.Request, imp *app.ProjectImport) error {
 	p, err := s.svc.ImportProject(r.Context(), *imp)
 	if err != nil {
 		return err

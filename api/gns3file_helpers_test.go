@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -194,51 +195,35 @@ func readZip(t testing.TB, b []byte) map[string][]byte {
 // same nodes, links and drawings.
 func normalized(st projectState) map[string]any {
 	names := map[any]any{}
-	var nodes []any
+	var nodes, links, drawings []any
 	for _, n := range st.nodes {
 		names[n["node_id"]] = n["name"]
-		c := map[string]any{}
-		for k, v := range n {
-			switch k {
-			case "node_id", "project_id", "console", "node_directory", "console_host":
-			default:
-				c[k] = v
-			}
-		}
-		nodes = append(nodes, c)
+		nodes = append(nodes, without(n, "node_id", "project_id", "console", "node_directory", "console_host"))
 	}
-	var links []any
 	for _, l := range st.links {
-		c := map[string]any{}
-		for k, v := range l {
-			if k != "link_id" && k != "project_id" {
-				c[k] = v
-			}
-		}
+		c := without(l, "link_id", "project_id")
 		var ends []any
 		for _, e := range l["nodes"].([]any) {
-			e := e.(map[string]any)
-			ce := map[string]any{}
-			for k, v := range e {
-				ce[k] = v
-			}
-			ce["node_id"] = names[e["node_id"]]
+			ce := without(e.(map[string]any))
+			ce["node_id"] = names[ce["node_id"]]
 			ends = append(ends, ce)
 		}
 		c["nodes"] = ends
 		links = append(links, c)
 	}
-	var drawings []any
 	for _, d := range st.drawings {
-		c := map[string]any{}
-		for k, v := range d {
-			if k != "drawing_id" && k != "project_id" {
-				c[k] = v
-			}
-		}
-		drawings = append(drawings, c)
+		drawings = append(drawings, without(d, "drawing_id", "project_id"))
 	}
 	return map[string]any{"nodes": nodes, "links": links, "drawings": drawings}
+}
+
+// without is a copy of m without keys.
+func without(m map[string]any, keys ...string) map[string]any {
+	c := maps.Clone(m)
+	for _, k := range keys {
+		delete(c, k)
+	}
+	return c
 }
 
 // importArchive posts a body to /import under a new project id.
