@@ -80,7 +80,7 @@ type ImportFile struct {
 func (s *Service) ImportProject(ctx context.Context, imp ProjectImport) (*Project, error) {
 	id, ok := canonicalID(imp.ID)
 	if !ok {
-		return nil, Errorf(EINVALID, "Project ID %s is not a valid UUID", imp.ID)
+		return nil, Errorf(EINVALID, "Project ID %q is not a valid UUID", imp.ID)
 	}
 	if err := checkName("project", imp.Name); err != nil {
 		return nil, err

@@ -221,7 +221,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Make a project from a portable project: the raw body is a .gns3project archive (a zip holding project.gns3 and the files of the project's folder), as GNS3 exports one. nodedesk's extension: the body may also be a lone .gns3 file (JSON, perhaps after a UTF-8 byte order mark), so that a browser can upload one. The new project has the path's project_id and new ids for its nodes, links and drawings; it is closed, with auto_start and auto_open off, as GNS3 does. Entries under images/ and snapshots/ are left out. An archive with a path that leaves the project's folder, a symbolic link, more than 5000 entries, a file over 256 MiB, more than 512 MiB in all, or a body over 512 MiB is refused whole, and nothing is written. */
+        /** Make a project from a portable project: the raw body is a .gns3project archive (a zip holding project.gns3 and the files of the project's folder), as GNS3 exports one. nodedesk's extension: the body may also be a lone .gns3 file (JSON, perhaps after a UTF-8 byte order mark), so that a browser can upload one. The new project has the path's project_id and new ids for its nodes, links and drawings; it is closed, with auto_start and auto_open off, as GNS3 does. Entries under images/ (nodedesk has no images) and snapshots/, and hidden names (.DS_Store, a node's own state), are left out. An archive with a path that leaves the project's folder, a symbolic link, more than 5000 entries, a file over 256 MiB, more than 512 MiB in all, or a body over 512 MiB is refused whole, and nothing is written. */
         post: operations["importProject"];
         delete?: never;
         options?: never;
