@@ -176,11 +176,10 @@ type gns3VMEngine struct {
 	SupportRAM      bool   `json:"support_ram"`
 }
 
-// handleGNS3VMEngines lists the engines GNS3 lists on this platform
-// (Hyper-V only on Windows), with what each supports, so that the GNS3
-// desktop GUI's GNS3 VM preferences open. nodedesk runs none of them, and
+// gns3VMEngines lists the engines GNS3 lists on this platform (Hyper-V only
+// on Windows), with what each supports. nodedesk runs none of them, and
 // each description says so.
-func (s *Server) handleGNS3VMEngines(w http.ResponseWriter, r *http.Request) error {
+func gns3VMEngines() []gns3VMEngine {
 	const none = " nodedesk has no GNS3 VM: its nodes run on this machine, so this setting is not used."
 	vmware := "VMware Workstation / Player"
 	if runtime.GOOS == "darwin" {
@@ -197,8 +196,28 @@ func (s *Server) handleGNS3VMEngines(w http.ResponseWriter, r *http.Request) err
 		engines = append(engines, gns3VMEngine{EngineID: "hyper-v", Name: "Hyper-V",
 			Description: "Runs the GNS3 VM in Hyper-V." + none, SupportWhenExit: true, SupportRAM: true})
 	}
-	writeJSON(w, http.StatusOK, engines)
+	return engines
+}
+
+// handleGNS3VMEngines lists the engines, so that the GNS3 desktop GUI's
+// GNS3 VM preferences open.
+func (s *Server) handleGNS3VMEngines(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, gns3VMEngines())
 	return nil
+}
+
+// handleGNS3VMEngineVMs lists the virtual machines an engine offers as the
+// GNS3 VM: none, since nodedesk uses no GNS3 VM (GNS3 too answers an empty
+// list while its VM is disabled). An engine the list does not name is 404.
+func (s *Server) handleGNS3VMEngineVMs(w http.ResponseWriter, r *http.Request) error {
+	engine := mux.Vars(r)["engine"]
+	for _, e := range gns3VMEngines() {
+		if e.EngineID == engine {
+			writeJSON(w, http.StatusOK, []any{})
+			return nil
+		}
+	}
+	return app.Errorf(app.ENOTFOUND, "GNS3 VM engine %q doesn't exist; GET /v2/gns3vm/engines lists them", engine)
 }
 
 func (s *Server) handleIOULicenseGet(w http.ResponseWriter, r *http.Request) error {

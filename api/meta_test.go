@@ -1,6 +1,7 @@
 package api
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -25,6 +26,15 @@ func TestGNS3VM(t *testing.T) {
 		t.Errorf("remote engine %v supports nothing in GNS3", r)
 	}
 	ts.do("PUT", "/v2/gns3vm/engines", map[string]any{}).want(t, 405)
+	// The GUI lists an engine's VMs when one is chosen: none, for each.
+	for _, id := range ids {
+		if vms := ts.do("GET", "/v2/gns3vm/engines/"+id+"/vms", nil).want(t, 200).list(t); len(vms) != 0 {
+			t.Errorf("%s VMs %v, want none", id, vms)
+		}
+	}
+	if e := ts.do("GET", "/v2/gns3vm/engines/parallels/vms", nil).want(t, 404).json(t); !strings.Contains(e["message"].(string), "GET /v2/gns3vm/engines") {
+		t.Errorf("unknown engine: %v, want a message naming the list", e)
+	}
 }
 
 // TestIOULicense: GNS3's settings before any is saved, a partial PUT

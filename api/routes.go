@@ -58,6 +58,7 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"GET", "/v2/appliances", s.handleEmptyList},
 		{"GET", "/v2/gns3vm", s.handleGNS3VM},
 		{"GET", "/v2/gns3vm/engines", s.handleGNS3VMEngines},
+		{"GET", "/v2/gns3vm/engines/{engine}/vms", s.handleGNS3VMEngineVMs},
 		{"GET", "/v2/iou_license", s.handleIOULicenseGet},
 		{"PUT", "/v2/iou_license", s.handleIOULicenseUpdate},
 

@@ -1,8 +1,7 @@
 package api
 
 import (
-	"fmt"
-	"html"
+	"embed"
 	"net/http"
 	"path"
 	"sort"
@@ -13,9 +12,29 @@ import (
 	"nodedesk/app"
 )
 
-// The builtin symbols, listed and drawn as simple SVG outlines of GNS3's
-// classic sizes, so that clients that draw a map (the GNS3 web UI) have a
-// picture for every node.
+// The builtin symbols: app.Symbols lists them with their sizes, and each
+// is drawn by one SVG file of that size in symbols/, nodedesk's own
+// drawings. The same files are the node icons of nodedesk's UI (frontend/
+// src/lib/symbols.ts bundles them), so the GNS3 GUI and web UI draw a
+// nodedesk lab as nodedesk does.
+
+// symbolFiles are the drawings, one per builtin symbol, named by the base
+// name of its id (":/symbols/router.svg" is symbols/router.svg).
+//
+//go:embed symbols/*.svg
+var symbolFiles embed.FS
+
+// symbolPrefix begins the id of every builtin symbol.
+const symbolPrefix = ":/symbols/"
+
+// symbolFile is the drawing of a builtin symbol, or false for any other id.
+func symbolFile(id string) ([]byte, bool) {
+	if _, ok := app.Symbols()[id]; !ok || !strings.HasPrefix(id, symbolPrefix) {
+		return nil, false
+	}
+	raw, err := symbolFiles.ReadFile("symbols/" + strings.TrimPrefix(id, symbolPrefix))
+	return raw, err == nil
+}
 
 func (s *Server) handleSymbolList(w http.ResponseWriter, r *http.Request) error {
 	ids := make([]string, 0)
@@ -33,15 +52,11 @@ func (s *Server) handleSymbolList(w http.ResponseWriter, r *http.Request) error 
 
 func (s *Server) handleSymbolRaw(w http.ResponseWriter, r *http.Request) error {
 	id := mux.Vars(r)["symbol_id"]
-	size, ok := app.Symbols()[id]
+	raw, ok := symbolFile(id)
 	if !ok {
 		return app.Errorf(app.ENOTFOUND, "Symbol %s doesn't exist; GET /v2/symbols lists them", id)
 	}
-	label := strings.TrimSuffix(path.Base(id), ".svg")
 	w.Header().Set("Content-Type", "image/svg+xml")
-	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d">`+
-		`<rect x="1" y="1" width="%d" height="%d" rx="6" fill="#e8eef7" stroke="#3b5b8c" stroke-width="2"/>`+
-		`<text x="50%%" y="55%%" font-family="sans-serif" font-size="9" text-anchor="middle" fill="#3b5b8c">%s</text></svg>`,
-		size[0], size[1], size[0], size[1], size[0]-2, size[1]-2, html.EscapeString(label))
+	_, _ = w.Write(raw)
 	return nil
 }

@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { searchForWorkspaceRoot } from 'vite';
 
 // `npm run dev` proxies /v2 (REST and the notification websockets) to a
 // nodedesk started with --listen 127.0.0.1:3080. nodedesk refuses writes
@@ -10,6 +11,9 @@ export default defineConfig({
   plugins: [svelte()],
   build: { outDir: 'dist', emptyOutDir: true, target: 'es2022' },
   server: {
+    // The node pictures are the server's symbol files (src/lib/symbols.ts
+    // bundles ../api/symbols/*.svg).
+    fs: { allow: [searchForWorkspaceRoot(process.cwd()), '../api/symbols'] },
     proxy: {
       '/v2': {
         target: nodedesk,

@@ -77,6 +77,24 @@ describe('nodedesk UI', { timeout: 120_000 }, () => {
     assert.equal(await node('Switch1').getAttribute('data-status'), 'started');
   });
 
+  test("draws each node with its symbol's image, the file the server serves", async () => {
+    for (const [name, symbol, size] of [['PC1', ':/symbols/vpcs_guest.svg', [65, 59]], ['Switch1', ':/symbols/ethernet_switch.svg', [72, 32]]]) {
+      const img = node(name).getByTestId('node-symbol');
+      assert.equal(await img.getAttribute('data-symbol'), symbol);
+      assert.equal(await img.getAttribute('data-builtin'), 'true');
+      const shown = await img.evaluate(async (el) => {
+        await el.decode();
+        const r = el.getBoundingClientRect();
+        return { natural: [el.naturalWidth, el.naturalHeight], drawn: [r.width, r.height], src: el.src };
+      });
+      assert.deepEqual(shown.natural, size, `${name}'s image has its symbol's size`);
+      assert.ok(shown.drawn[0] > 20 && shown.drawn[1] > 10, `${name}'s image is drawn (${shown.drawn})`);
+      const res = await fetch(`${server.url}/v2/symbols/${encodeURIComponent(symbol)}/raw`);
+      assert.equal(res.status, 200);
+      assert.equal(decodeURIComponent(shown.src.slice(shown.src.indexOf(',') + 1)), await res.text(), `${name}'s image is the server's ${symbol}`);
+    }
+  });
+
   test('bulk-edits two switch ports to dot1q VLAN 20 and saves them', async () => {
     await node('Switch1').click();
     const panel = page.getByTestId('node-panel');

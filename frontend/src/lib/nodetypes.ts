@@ -1,7 +1,8 @@
 // What differs between node types in the UI. Presentation — a type's
-// name, property editor and icon — is the page's own; what the server
-// decides — which console types a type accepts, whether start and stop
-// mean something — comes from GET /v2/node_types (stores/nodetypes.ts).
+// name and property editor — is the page's own (a node's picture is its
+// symbol's, lib/symbols.ts); what the server decides — which console
+// types a type accepts, whether start and stop mean something — comes
+// from GET /v2/node_types (stores/nodetypes.ts).
 
 import { assertNever } from './assert';
 import type { ConsoleType, NodeType, NodeTypeInfo } from './types';
@@ -9,34 +10,30 @@ import type { ConsoleType, NodeType, NodeTypeInfo } from './types';
 /** The property editor a node type gets below the general fields. */
 export type Editor = 'vpcs' | 'switch' | 'hub' | 'frame_relay' | 'cloud' | 'none';
 
-/** The drawing of a node type on the canvas and in the palette. */
-export type IconKind = 'pc' | 'switch' | 'hub' | 'frame_relay' | 'atm' | 'cloud' | 'nat' | 'router' | 'vm' | 'container';
-
 /** How a node type is shown. */
 export interface TypeLook {
   /** Human name of the type. */
   title: string;
   editor: Editor;
-  icon: IconKind;
 }
 
 /** typeInfo is how a node type is shown. */
 export function typeInfo(t: NodeType): TypeLook {
   switch (t) {
-    case 'vpcs': return { title: 'VPCS host', editor: 'vpcs', icon: 'pc' };
-    case 'ethernet_switch': return { title: 'Ethernet switch', editor: 'switch', icon: 'switch' };
-    case 'ethernet_hub': return { title: 'Ethernet hub', editor: 'hub', icon: 'hub' };
-    case 'frame_relay_switch': return { title: 'Frame Relay switch', editor: 'frame_relay', icon: 'frame_relay' };
-    case 'cloud': return { title: 'Cloud', editor: 'cloud', icon: 'cloud' };
-    case 'nat': return { title: 'NAT', editor: 'none', icon: 'nat' };
-    case 'atm_switch': return { title: 'ATM switch', editor: 'none', icon: 'atm' };
-    case 'qemu': return { title: 'QEMU VM', editor: 'none', icon: 'vm' };
-    case 'docker': return { title: 'Docker container', editor: 'none', icon: 'container' };
-    case 'dynamips': return { title: 'Dynamips router', editor: 'none', icon: 'router' };
-    case 'iou': return { title: 'IOU device', editor: 'none', icon: 'router' };
-    case 'traceng': return { title: 'TraceNG host', editor: 'none', icon: 'pc' };
-    case 'virtualbox': return { title: 'VirtualBox VM', editor: 'none', icon: 'vm' };
-    case 'vmware': return { title: 'VMware VM', editor: 'none', icon: 'vm' };
+    case 'vpcs': return { title: 'VPCS host', editor: 'vpcs' };
+    case 'ethernet_switch': return { title: 'Ethernet switch', editor: 'switch' };
+    case 'ethernet_hub': return { title: 'Ethernet hub', editor: 'hub' };
+    case 'frame_relay_switch': return { title: 'Frame Relay switch', editor: 'frame_relay' };
+    case 'cloud': return { title: 'Cloud', editor: 'cloud' };
+    case 'nat': return { title: 'NAT', editor: 'none' };
+    case 'atm_switch': return { title: 'ATM switch', editor: 'none' };
+    case 'qemu': return { title: 'QEMU VM', editor: 'none' };
+    case 'docker': return { title: 'Docker container', editor: 'none' };
+    case 'dynamips': return { title: 'Dynamips router', editor: 'none' };
+    case 'iou': return { title: 'IOU device', editor: 'none' };
+    case 'traceng': return { title: 'TraceNG host', editor: 'none' };
+    case 'virtualbox': return { title: 'VirtualBox VM', editor: 'none' };
+    case 'vmware': return { title: 'VMware VM', editor: 'none' };
     default: return assertNever(t, 'node type');
   }
 }

@@ -1546,6 +1546,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/gns3vm/engines/{engine}/vms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the virtual machines an engine offers as the GNS3 VM: none, since nodedesk uses no GNS3 VM. */
+        get: operations["listGNS3VMEngineVMs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/iou_license": {
         parameters: {
             query?: never;
@@ -8232,6 +8249,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GNS3VMEngine"][];
+                };
+            };
+        };
+    };
+    listGNS3VMEngineVMs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An engine_id of GET /v2/gns3vm/engines. */
+                engine: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success: an empty list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown[];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
