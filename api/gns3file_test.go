@@ -657,7 +657,15 @@ func TestProjectImportQuirks(t *testing.T) {
 			}
 			pid := uuidN("0000000d", i)
 			p := ts.importArchive(pid, c.give(), "").want(t, 201).json(t)
-			c.check(t, p, ts.state(t, pid))
+			first := ts.state(t, pid)
+			c.check(t, p, first)
+			// Exported and imported again, the project is the same.
+			archive := ts.do("GET", "/v2/projects/"+pid+"/export", nil).want(t, 200).body
+			again := uuidN("0000000d", 100+i)
+			ts.importArchive(again, archive, "").want(t, 201)
+			if a, b := normalized(first), normalized(ts.state(t, again)); !reflect.DeepEqual(a, b) {
+				diffStates(t, a, b)
+			}
 		})
 	}
 }
@@ -727,6 +735,13 @@ func TestProjectImportRefused(t *testing.T) {
 		{"not a topology", func() []byte { return []byte(`{"name": "x", "revision": 9}`) }, "", 400, []string{"not a GNS3 topology"}},
 		{"empty body", func() []byte { return nil }, "", 400, []string{"empty"}},
 		{"not JSON", func() []byte { return []byte("{nope") }, "", 400, []string{"not valid JSON"}},
+		{"files, then a link that cannot be made", func() []byte {
+			g := basic(9)
+			g.files["README.txt"] = "staged, then removed"
+			g.files["project-files/vpcs/"+pcID+"/startup.vpc"] = "ip dhcp"
+			g.link(uuidN("00000005", 5), []any{pcID, 0, 0}, []any{pcID, 0, 0}, nil)
+			return g.archive(t)
+		}, "", 400, []string{uuidN("00000005", 5), "itself"}},
 		{"a taken project id", func() []byte { return basic(9).json(t) }, existing, 409, []string{existing, "already exists"}},
 		{"a project id that is no UUID", func() []byte { return basic(9).json(t) }, "nope", 400, []string{"nope"}},
 	} {
