@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -93,7 +94,7 @@ func (s *Server) decodeTopology(body io.ReaderAt, size int64) (*app.ProjectImpor
 	if _, err := body.ReadAt(raw, 0); err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
-	if len(strings.TrimSpace(string(raw))) == 0 {
+	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, app.Errorf(app.EINVALID, "The request body is empty: send a .gns3project archive or a .gns3 file")
 	}
 	return gns3file.Decode(raw, s.gns3Options())

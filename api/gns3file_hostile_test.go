@@ -113,6 +113,7 @@ func TestProjectImportHostile(t *testing.T) {
 		{"duplicate after cleaning", makeZip(t, valid, zipEntry{name: "a/b"}, zipEntry{name: "a//b"}), "twice"},
 		{"two project.gns3", makeZip(t, valid, valid), "twice"},
 		{"a file where a folder is", makeZip(t, valid, zipEntry{name: "a"}, zipEntry{name: "a/b"}), "a/b"},
+		{"a name too long for the disk", makeZip(t, valid, zipEntry{name: strings.Repeat("n", 300), body: []byte("x")}), "too long"},
 		{"no project.gns3", makeZip(t, zipEntry{name: "README.txt", body: []byte("x")}), "no project.gns3"},
 		{"invalid zip", []byte("PK\x03\x04 this is not a zip at all"), "invalid zip"},
 		{"a zip that is not a project", makeZip(t, zipEntry{name: "project.gns3", body: []byte("MZ\x90\x00")}), "not valid JSON"},

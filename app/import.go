@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // ProjectImport is a project read from a GNS3 project file (a
@@ -442,6 +443,8 @@ func importFileError(f folderFile, err error) error {
 		return err
 	case errors.Is(err, fs.ErrExist):
 		return Invalid("", "The project's file %s collides with a folder of the same name", f.name)
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return Invalid("", "The project's file %s has a name too long for this machine's disk", f.name)
 	}
 	if err = f.error(err); ErrorCode(err) != EINTERNAL {
 		return Invalid("", "%s", ErrorMessage(err))

@@ -55,7 +55,7 @@ func readTopology(name string) ([]byte, error) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil, app.Invalid("path", "%s is not a file; give the path of a .gns3 file", name)
 	}
-	return readAll(func() (io.ReadCloser, error) { return f, nil }, name, MaxTopologyBytes)
+	return readAll(func() (io.ReadCloser, error) { return io.NopCloser(f), nil }, name, MaxTopologyBytes)
 }
 
 // folderFiles lists the files and folders of dir's project-files folder.
