@@ -242,18 +242,36 @@ func TestLifecycle(t *testing.T) {
 	ts.do("POST", "/v2/compute/projects/"+l.pid+"/ethernet_hub/nodes/"+l.sw+"/start", nil).want(t, 404)
 }
 
-func TestLifecycle_ConsoleTypeWhileRunning(t *testing.T) {
+// TestLifecycle_StoredTypes: nodes of the emulators nodedesk keeps but
+// does not run (qemu, docker, ...) refuse to start, saying so, and stay
+// editable; a project that holds one still starts the nodes nodedesk runs.
+func TestLifecycle_StoredTypes(t *testing.T) {
 	ts := mustOpenServer(t)
 	pid := ts.mustCreateProject("lab")
-	q := ts.mustCreateNode(pid, map[string]any{"node_type": "qemu"})
-	path := "/v2/projects/" + pid + "/nodes/" + q["node_id"].(string)
-	ts.do("POST", path+"/start", nil).want(t, 200)
-	r := ts.do("PUT", path, map[string]any{"console_type": "vnc"}).want(t, 409)
-	if !strings.Contains(r.json(t)["message"].(string), "stopped") {
-		t.Errorf("message %s", r.body)
+	pc := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})
+	for _, typ := range []string{"qemu", "docker", "dynamips", "iou", "virtualbox", "vmware", "traceng"} {
+		n := ts.mustCreateNode(pid, map[string]any{"node_type": typ})
+		path := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string)
+		for _, a := range []string{"start", "reload"} {
+			r := ts.do("POST", path+"/"+a, nil).want(t, 409).json(t)
+			if want := "nodedesk does not run " + typ + " nodes"; !strings.HasPrefix(r["message"].(string), want) {
+				t.Errorf("%s %s: %v, want it to start with %q", a, typ, r["message"], want)
+			}
+		}
+		ts.do("POST", path+"/stop", nil).want(t, 200)
+		ts.do("POST", path+"/suspend", nil).want(t, 200) // a stopped node: nothing to do
+		ts.do("PUT", path, map[string]any{"x": 10}).want(t, 200)
 	}
-	ts.do("POST", path+"/stop", nil).want(t, 200)
-	ts.do("PUT", path, map[string]any{"console_type": "vnc"}).want(t, 200)
+	ts.do("POST", "/v2/projects/"+pid+"/nodes/start", nil).want(t, 204)
+	for _, n := range ts.do("GET", "/v2/projects/"+pid+"/nodes", nil).want(t, 200).list(t) {
+		want := "stopped"
+		if n["node_id"] == pc["node_id"] {
+			want = "started"
+		}
+		if n["status"] != want {
+			t.Errorf("%s after a project start: %v, want %s", n["name"], n["status"], want)
+		}
+	}
 }
 
 func TestDuplicate(t *testing.T) {

@@ -104,16 +104,27 @@ func (s *Service) CreateDrawing(ctx context.Context, projectID string, u Drawing
 			}
 			return err
 		}
-		if d, err = u.apply(newDrawing(p.ID, id)); err != nil {
+		if d, err = newDrawingIn(tx, p.ID, id, u); err != nil {
 			return err
 		}
 		emit(EventDrawingCreated, d.ProjectID, d)
-		return tx.PutDrawing(d)
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// newDrawingIn makes and stores, inside tx, a new drawing of project
+// projectID with id: GNS3's defaults changed by u. It is the one way a
+// drawing is created, through the API or from a project file.
+func newDrawingIn(tx Tx, projectID, id string, u DrawingUpdate) (*Drawing, error) {
+	d, err := u.apply(newDrawing(projectID, id))
+	if err != nil {
+		return nil, err
+	}
+	return d, tx.PutDrawing(d)
 }
 
 // FindDrawings returns a project's drawings in creation order. Codes:

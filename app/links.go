@@ -88,50 +88,63 @@ func (s *Service) CreateLink(ctx context.Context, projectID string, u LinkUpdate
 		if err != nil {
 			return err
 		}
-		if !u.Nodes.has() || len(u.Nodes.Value) != 2 {
-			return Errorf(EINVALID, "A link joins exactly two ports: give two entries in nodes")
-		}
-		l = &Link{ID: s.c.NewID(), ProjectID: p.ID}
-		var ends [2]*Node
-		for i, e := range u.Nodes.Value {
-			if ends[i], err = findNode(tx, NodeRef{ProjectID: p.ID, NodeID: e.NodeID}); err != nil {
-				return err
-			}
-			port, ok := findPort(ends[i], e.AdapterNumber, e.PortNumber)
-			if !ok {
-				return Errorf(EINVALID, "%s has no port %d/%d; see its ports array", ends[i].Name, e.AdapterNumber, e.PortNumber)
-			}
-			if lid, used, err := tx.LinkOnPort(p.ID, ends[i].ID, e.AdapterNumber, e.PortNumber); err != nil {
-				return err
-			} else if used {
-				return Errorf(ECONFLICT, "Port %s of %s is already used by link %s; delete that link first", port.Name, ends[i].Name, lid)
-			}
-			if i == 1 && port.LinkType != l.LinkType {
-				return Errorf(ECONFLICT, "Cannot connect a %s port to a %s port", l.LinkType, port.LinkType)
-			}
-			l.LinkType = port.LinkType
-			e.NodeID = ends[i].ID
-			if e.Label == nil {
-				e.Label = &LinkLabel{Text: fmt.Sprintf("%d/%d", e.AdapterNumber, e.PortNumber), Style: ptr(defaultLinkLabelStyle)}
-			}
-			l.Nodes = append(l.Nodes, e)
-		}
-		switch {
-		case ends[0].ID == ends[1].ID:
-			return Errorf(ECONFLICT, "Cannot connect %s to itself", ends[0].Name)
-		case isCloudLike(ends[0].Type) && isCloudLike(ends[1].Type):
-			return Errorf(ECONFLICT, "Cannot connect a %s to a %s: link one of them to a node of the lab", ends[0].Type, ends[1].Type)
-		}
-		if err := u.applyTo(l, false); err != nil {
+		if l, err = s.newLinkIn(tx, p.ID, s.c.NewID(), u); err != nil {
 			return err
 		}
 		emit(EventLinkCreated, l.ProjectID, l)
-		return tx.PutLink(l)
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return l, nil
+}
+
+// newLinkIn makes and stores, inside tx, a new link of project projectID
+// with id: two free ports of two different nodes of the project, of the
+// same link type, labelled by default with their numbers, and u's
+// suspension, filters and style. It is the one way a link is created,
+// through the API or from a project file.
+func (s *Service) newLinkIn(tx Tx, projectID, id string, u LinkUpdate) (*Link, error) {
+	if !u.Nodes.has() || len(u.Nodes.Value) != 2 {
+		return nil, Errorf(EINVALID, "A link joins exactly two ports: give two entries in nodes")
+	}
+	l := &Link{ID: id, ProjectID: projectID}
+	var ends [2]*Node
+	for i, e := range u.Nodes.Value {
+		var err error
+		if ends[i], err = findNode(tx, NodeRef{ProjectID: projectID, NodeID: e.NodeID}); err != nil {
+			return nil, err
+		}
+		port, ok := findPort(ends[i], e.AdapterNumber, e.PortNumber)
+		if !ok {
+			return nil, Errorf(EINVALID, "%s has no port %d/%d; see its ports array", ends[i].Name, e.AdapterNumber, e.PortNumber)
+		}
+		if lid, used, err := tx.LinkOnPort(projectID, ends[i].ID, e.AdapterNumber, e.PortNumber); err != nil {
+			return nil, err
+		} else if used {
+			return nil, Errorf(ECONFLICT, "Port %s of %s is already used by link %s; delete that link first", port.Name, ends[i].Name, lid)
+		}
+		if i == 1 && port.LinkType != l.LinkType {
+			return nil, Errorf(ECONFLICT, "Cannot connect a %s port to a %s port", l.LinkType, port.LinkType)
+		}
+		l.LinkType = port.LinkType
+		e.NodeID = ends[i].ID
+		if e.Label == nil {
+			e.Label = &LinkLabel{Text: fmt.Sprintf("%d/%d", e.AdapterNumber, e.PortNumber), Style: ptr(defaultLinkLabelStyle)}
+		}
+		l.Nodes = append(l.Nodes, e)
+	}
+	switch {
+	case ends[0].ID == ends[1].ID:
+		return nil, Errorf(ECONFLICT, "Cannot connect %s to itself", ends[0].Name)
+	case isCloudLike(ends[0].Type) && isCloudLike(ends[1].Type):
+		return nil, Errorf(ECONFLICT, "Cannot connect a %s to a %s: link one of them to a node of the lab", ends[0].Type, ends[1].Type)
+	}
+	if err := u.applyTo(l, false); err != nil {
+		return nil, err
+	}
+	return l, tx.PutLink(l)
 }
 
 func isCloudLike(t NodeType) bool { return t.kind().hostSide }

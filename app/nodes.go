@@ -39,27 +39,39 @@ func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate
 			n = existing
 			return cmp.Or(err, errUnchanged)
 		}
-		want := c.Type.kind().nameFormat
-		if c.Name.has() {
-			want = c.Name.Value
-		}
-		u := c.NodeUpdate
-		u.Name = Field[string]{}
-		base := newNode(id, p.ID, c.Type, env)
-		base.Name = want
-		if n, err = u.apply(base); err != nil {
-			return err
-		}
-		if c.TemplateID.Set {
-			n.TemplateID = ptrOrNil(c.TemplateID)
-		}
-		if err := s.addNode(tx, n, want, !u.Label.Set); err != nil {
+		if n, err = s.newNodeIn(tx, p.ID, id, c, env); err != nil {
 			return err
 		}
 		emit(EventNodeCreated, n.ProjectID, n)
 		return nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// newNodeIn makes and stores, inside tx, a new node of project projectID
+// with id: c's type with GNS3's defaults, c's settings checked and applied
+// by NodeUpdate.apply, a free name and console port (addNode). It is the
+// one way a node is created, through the API or from a project file.
+func (s *Service) newNodeIn(tx Tx, projectID, id string, c NodeCreate, env newNodeEnv) (*Node, error) {
+	want := c.Type.kind().nameFormat
+	if c.Name.has() {
+		want = c.Name.Value
+	}
+	u := c.NodeUpdate
+	u.Name = Field[string]{}
+	base := newNode(id, projectID, c.Type, env)
+	base.Name = want
+	n, err := u.apply(base)
+	if err != nil {
+		return nil, err
+	}
+	if c.TemplateID.Set {
+		n.TemplateID = ptrOrNil(c.TemplateID)
+	}
+	if err := s.addNode(tx, n, want, !u.Label.Set); err != nil {
 		return nil, err
 	}
 	return n, nil

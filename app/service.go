@@ -13,6 +13,10 @@ import (
 // LocalCompute is the id of the one compute nodedesk has: itself.
 const LocalCompute = "local"
 
+// GNS3Version is the GNS3 version nodedesk speaks: the server version its
+// API answers to, and the version its project files say wrote them.
+const GNS3Version = "2.2.59"
+
 // Publisher receives every committed change, once, after commit.
 type Publisher interface {
 	Publish(Event)
@@ -54,6 +58,9 @@ type Service struct {
 	hints nameHints
 	// nodeLocks holds one *sync.Mutex per node for lifecycle calls.
 	nodeLocks sync.Map
+	// imports serialises project imports (import.go): the check that no
+	// project has the id and the rename of its folder.
+	imports sync.Mutex
 	// consoleServers are reset by ResetConsole (console.go).
 	consoleMu      sync.Mutex
 	consoleServers []ConsoleServer
@@ -107,7 +114,7 @@ func (s *Service) NodeDirectory(n *Node) *string {
 	if sub == "" {
 		return nil
 	}
-	d := filepath.Join(s.ProjectDir(n.ProjectID), "project-files", sub, n.ID)
+	d := filepath.Join(s.ProjectDir(n.ProjectID), projectFilesDir, sub, n.ID)
 	return &d
 }
 

@@ -1682,6 +1682,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/projects/load": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Open a .gns3 file of this machine, as GNS3 does for a local server (nodedesk always is). The project keeps the file's ids and settings and is opened; a project that already has the file's project_id is returned as it is, opened. The file's project-files folder (node folders; not its captures, tmp folder or logs) is copied into nodedesk's own folder of the project, and a VPCS node's project-files/vpcs/<node_id>/startup.vpc becomes its startup_script. The file is read as an import reads one: revisions 7 to 9 (GNS3 2.0 to 2.2), every node on the one compute, local. */
+        post: operations["loadProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a project from a portable project: the raw body is a .gns3project archive (a zip holding project.gns3 and the files of the project's folder), as GNS3 exports one. nodedesk's extension: the body may also be a lone .gns3 file (JSON, perhaps after a UTF-8 byte order mark), so that a browser can upload one. The new project has the path's project_id and new ids for its nodes, links and drawings; it is closed, with auto_start and auto_open off, as GNS3 does. Entries under images/ (nodedesk has no images) and snapshots/, and hidden names (.DS_Store, a node's own state), are left out. An archive with a path that leaves the project's folder, a symbolic link, more than 5000 entries, a file over 256 MiB, more than 512 MiB in all, or a body over 512 MiB is refused whole, and nothing is written. */
+        post: operations["importProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download the project as a .gns3project archive that GNS3 2.2 imports: project.gns3 (revision 9, no computes, every node on compute local), each VPCS node's project-files/vpcs/<node_id>/startup.vpc from its startup_script, and the other files of the project's folder (not its captures, tmp folder or logs, nor hidden files). Refused while a node runs, as in GNS3. */
+        get: operations["exportProject"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/files/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a file of the project's folder. project-files/vpcs/<node_id>/startup.vpc is that VPCS node's startup_script. */
+        get: operations["getProjectFile"];
+        put?: never;
+        /** Write a file of the project's folder from the raw request body (at most 1 MiB), creating its folders. Writing project-files/vpcs/<node_id>/startup.vpc sets that VPCS node's startup_script. */
+        post: operations["writeProjectFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1987,7 +2056,7 @@ export interface components {
          * @description Kind of node.
          * @enum {string}
          */
-        NodeType: "cloud" | "nat" | "ethernet_hub" | "ethernet_switch" | "frame_relay_switch" | "atm_switch" | "docker" | "dynamips" | "vpcs" | "virtualbox" | "vmware" | "iou" | "qemu";
+        NodeType: "cloud" | "nat" | "ethernet_hub" | "ethernet_switch" | "frame_relay_switch" | "atm_switch" | "docker" | "dynamips" | "vpcs" | "traceng" | "virtualbox" | "vmware" | "iou" | "qemu";
         /**
          * @description Console protocol of a controller node, or null.
          * @enum {string|null}
@@ -3001,6 +3070,11 @@ export interface components {
             /** @description The entry redo would make again; null: nothing to redo. */
             redo: components["schemas"]["HistoryEntry"] | null;
         };
+        /** @description Body of a load: the .gns3 file to open. */
+        ProjectLoad: {
+            /** @description Absolute path of the .gns3 file on this machine. */
+            path: string;
+        };
     };
     responses: never;
     parameters: {
@@ -3028,6 +3102,8 @@ export interface components {
         NodedeskOrigin: "api" | "browser" | "window";
         /** @description An id the client chooses for one user gesture (a drag of a selection, a paste): consecutive changes of one project with the same id are one history entry, undone as a whole. At most 100 printable ASCII characters without spaces; anything else answers 400 on a request that changes something. */
         NodedeskGesture: string;
+        /** @description Path of a file inside the project's folder, relative to it; it may span several segments (project-files/vpcs/<node_id>/startup.vpc). */
+        ProjectFilePath: string;
     };
     requestBodies: never;
     headers: never;
@@ -8448,6 +8524,274 @@ export interface operations {
             };
             /** @description A node of the project is running; stop it first. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    loadProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectLoad"];
+            };
+        };
+        responses: {
+            /** @description Project loaded and opened. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            /** @description The path is not absolute, or the file is not a GNS3 topology, or a record of it breaks a rule (the message names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The file does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Another project has the file's name, or the file's revision is not one nodedesk reads (older than 7 or newer than 9). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importProject: {
+        parameters: {
+            query?: {
+                /** @description Name of the new project; default the file's. A name another project has becomes name-1, name-2, ..., as in GNS3. */
+                name?: string;
+                /** @description Where GNS3 would put the project on a local server. Accepted and ignored: nodedesk keeps every project in its data folder. */
+                path?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Project imported. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            /** @description Not a GNS3 project (not a zip, no project.gns3, not a topology), an unsafe or too large archive, or a record that breaks a rule (the message names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A project already has this id, or the file's revision is not one nodedesk reads (older than 7 or newer than 9), or no console port is free. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportProject: {
+        parameters: {
+            query?: {
+                /** @description Add each snapshot as snapshots/<name>_<ddmmyy_HHMMSS>.gns3project. */
+                include_snapshots?: "yes" | "no" | "true" | "false" | "1" | "0";
+                /** @description Write the nodes' mac_address and mac_addr properties as null. */
+                reset_mac_addresses?: "yes" | "no" | "true" | "false" | "1" | "0";
+                /** @description Accepted and ignored: nodedesk has no images. */
+                include_images?: "yes" | "no" | "true" | "false" | "1" | "0";
+                /** @description Accepted and ignored: nodedesk has one compute, local. */
+                keep_compute_ids?: "yes" | "no" | "true" | "false" | "1" | "0";
+                /** @description zip (deflate) or none (stored). GNS3's bzip2 and lzma are refused with 400. */
+                compression?: "zip" | "none";
+            };
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archive, with Content-Disposition: attachment; filename="<name>.gns3project". */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gns3project": string;
+                };
+            };
+            /** @description A query option has a value nodedesk does not take. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The project does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A node of the project is running ("Project must be stopped in order to export it"). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProjectFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Path of a file inside the project's folder, relative to it; it may span several segments (project-files/vpcs/<node_id>/startup.vpc). */
+                path: components["parameters"]["ProjectFilePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's bytes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path leaves the project's folder or names a hidden file. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The project or the file does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    writeProjectFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Path of a file inside the project's folder, relative to it; it may span several segments (project-files/vpcs/<node_id>/startup.vpc). */
+                path: components["parameters"]["ProjectFilePath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description File written; no body, as GNS3 answers. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path leaves the project's folder or names a hidden file. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The project does not exist. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
