@@ -18,7 +18,7 @@ APT_TEST  := xvfb xauth imagemagick chromium xdotool
 FUZZTIME ?= 60s
 CRASH_KILLS ?= 200
 
-.PHONY: run test build server frontend deps deps-apt deps-apt-test deps-go deps-npm vet fmt-check fuzz crash bench bench-dataplane
+.PHONY: run test build server frontend deps deps-apt deps-apt-test deps-go deps-npm vet fmt-check fuzz crash bench bench-dataplane bench-gns3
 
 run: build
 	./$(BIN) --listen $(LISTEN)
@@ -79,6 +79,8 @@ fmt-check:
 fuzz: deps-go
 	$(GO) test -run '^$$' -fuzz '^FuzzRoutes$$' -fuzztime $(FUZZTIME) ./api
 	$(GO) test -run '^$$' -fuzz '^FuzzNodeBody$$' -fuzztime $(FUZZTIME) ./api
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./app/gns3file
+	$(GO) test -run '^$$' -fuzz '^FuzzReadArchive$$' -fuzztime $(FUZZTIME) ./app/gns3file
 
 crash: deps
 	NODEDESK_CRASH_KILLS=$(CRASH_KILLS) $(GO) test -race -count=1 -run 'TestCrash_KillNine' -v -timeout 30m .
@@ -86,12 +88,20 @@ crash: deps
 # The load benchmark: nodedesk against its ceilings on this machine, one
 # table of ratios (BENCH_BIG=1 adds the 10,000- and 100,000-node rows); then
 # the UI at size: 1,000 nodes and 1,000 links opened and dragged in chromium;
-# last the data plane (it fails, after printing its table, when a target is
-# missed, so it runs after the others).
+# GNS3 project files; last the data plane (it fails, after printing its
+# table, when a target is missed, so it runs after the others).
 bench: deps deps-apt-test server
 	NODEDESK_BENCH=1 NODEDESK_BENCH_BIG=$(BENCH_BIG) $(GO) test -count=1 -run '^TestLoadTable$$' -v -timeout 30m .
 	cd frontend && NODEDESK_BIN=$(CURDIR)/$(SERVER) npm run perf
+	$(MAKE) bench-gns3
 	$(MAKE) bench-dataplane
+
+# GNS3 project files over the real listener and store: POST /import of a
+# 200-node, 300-link .gns3project (and POST /load of it as a .gns3 on
+# disk), each followed by GET of its nodes and links; GET /export of it.
+# Target: well under 1 s an op.
+bench-gns3: deps-go
+	$(GO) test -count=1 -run '^$$' -bench '^BenchmarkProject(Import|Load|Export)$$' ./api
 
 # The data-plane benchmark: CPU per frame, frames/s at <1% loss and round
 # trip through nodedesk's relay and Ethernet switch against a bare Go UDP

@@ -242,18 +242,36 @@ func TestLifecycle(t *testing.T) {
 	ts.do("POST", "/v2/compute/projects/"+l.pid+"/ethernet_hub/nodes/"+l.sw+"/start", nil).want(t, 404)
 }
 
-func TestLifecycle_ConsoleTypeWhileRunning(t *testing.T) {
+// TestLifecycle_StoredTypes: nodes of the emulators nodedesk keeps but
+// does not run (qemu, docker, ...) refuse to start, saying so, and stay
+// editable; a project that holds one still starts the nodes nodedesk runs.
+func TestLifecycle_StoredTypes(t *testing.T) {
 	ts := mustOpenServer(t)
 	pid := ts.mustCreateProject("lab")
-	q := ts.mustCreateNode(pid, map[string]any{"node_type": "qemu"})
-	path := "/v2/projects/" + pid + "/nodes/" + q["node_id"].(string)
-	ts.do("POST", path+"/start", nil).want(t, 200)
-	r := ts.do("PUT", path, map[string]any{"console_type": "vnc"}).want(t, 409)
-	if !strings.Contains(r.json(t)["message"].(string), "stopped") {
-		t.Errorf("message %s", r.body)
+	pc := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})
+	for _, typ := range []string{"qemu", "docker", "dynamips", "iou", "virtualbox", "vmware", "traceng"} {
+		n := ts.mustCreateNode(pid, map[string]any{"node_type": typ})
+		path := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string)
+		for _, a := range []string{"start", "reload"} {
+			r := ts.do("POST", path+"/"+a, nil).want(t, 409).json(t)
+			if want := "nodedesk does not run " + typ + " nodes"; !strings.HasPrefix(r["message"].(string), want) {
+				t.Errorf("%s %s: %v, want it to start with %q", a, typ, r["message"], want)
+			}
+		}
+		ts.do("POST", path+"/stop", nil).want(t, 200)
+		ts.do("POST", path+"/suspend", nil).want(t, 200) // a stopped node: nothing to do
+		ts.do("PUT", path, map[string]any{"x": 10}).want(t, 200)
 	}
-	ts.do("POST", path+"/stop", nil).want(t, 200)
-	ts.do("PUT", path, map[string]any{"console_type": "vnc"}).want(t, 200)
+	ts.do("POST", "/v2/projects/"+pid+"/nodes/start", nil).want(t, 204)
+	for _, n := range ts.do("GET", "/v2/projects/"+pid+"/nodes", nil).want(t, 200).list(t) {
+		want := "stopped"
+		if n["node_id"] == pc["node_id"] {
+			want = "started"
+		}
+		if n["status"] != want {
+			t.Errorf("%s after a project start: %v, want %s", n["name"], n["status"], want)
+		}
+	}
 }
 
 func TestDuplicate(t *testing.T) {
@@ -327,8 +345,15 @@ type event struct {
 }
 
 // wsListen connects to a notification websocket and returns a function
-// that gives the next event that is not a ping.
+// that gives the next event that is not a ping (nor history.updated, which
+// follows every change: history's tests read it with wsListenAll).
 func (ts *testServer) wsListen(t *testing.T, path string) (next func() event, first event) {
+	t.Helper()
+	return ts.wsListenAll(t, path, "history.updated")
+}
+
+// wsListenAll is wsListen skipping only pings and the actions given.
+func (ts *testServer) wsListenAll(t *testing.T, path string, skip ...string) (next func() event, first event) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
@@ -353,7 +378,7 @@ func (ts *testServer) wsListen(t *testing.T, path string) (next func() event, fi
 	return func() event {
 		t.Helper()
 		for {
-			if e := read(); e.Action != "ping" && e.Action != "compute.updated" {
+			if e := read(); e.Action != "ping" && e.Action != "compute.updated" && !slices.Contains(skip, e.Action) {
 				return e
 			}
 		}
@@ -488,9 +513,11 @@ func TestNotifications_HTTPStream(t *testing.T) {
 	other := ts.mustCreateProject("other") // another project's changes are not on this stream
 	ts.mustCreateNode(other, map[string]any{"node_type": "vpcs"})
 	ts.do("DELETE", "/v2/projects/"+pid+"/nodes/"+n["node_id"].(string), nil).want(t, 204)
-	for _, want := range []string{"node.created", "node.deleted"} {
-		if e := next(); e.Action != want || e.Event["node_id"] != n["node_id"] {
-			t.Fatalf("event %s %v, want %s of %v", e.Action, e.Event["node_id"], want, n["node_id"])
+	// Each change, then what undo would now take (nodedesk's own event).
+	for _, want := range []string{"node.created", "history.updated", "node.deleted", "history.updated"} {
+		e := next()
+		if id := e.Event["node_id"]; e.Action != want || (want != "history.updated" && id != n["node_id"]) {
+			t.Fatalf("event %s %v, want %s of %v", e.Action, id, want, n["node_id"])
 		}
 	}
 	ts.do("GET", "/v2/projects/None/notifications", nil).want(t, 404)

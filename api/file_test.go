@@ -1,9 +1,12 @@
 package api
 
 import (
+	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -120,4 +123,100 @@ func TestNodeFiles(t *testing.T) {
 	ts.do("POST", "/v2/projects/"+pid+"/nodes/5e9f3c1a-0000-4000-8000-000000000000/files/startup.vpc", "x").want(t, 404)
 	ts.do("GET", "/v2/projects/5e9f3c1a-0000-4000-8000-000000000000/nodes/"+pc["node_id"].(string)+"/files/startup.vpc", nil).want(t, 404)
 	ts.do("GET", "/v2/projects/"+pid+"/nodes/nope/files/startup.vpc", nil).want(t, 400)
+}
+
+// TestProjectFiles reads and writes files of a project's folder: raw
+// bytes, folders made on the way, VPCS scripts as the node's
+// startup_script, and nothing outside the folder.
+func TestProjectFiles(t *testing.T) {
+	ts := mustOpenServer(t)
+	pid := ts.mustCreateProject("files")
+	pc := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": "PC1"})
+	files := "/v2/projects/" + pid + "/files/"
+	ts.do("GET", files+"README.txt", nil).want(t, 404)
+	if r := ts.do("POST", files+"README.txt", "hello\x00there").want(t, 201); len(r.body) != 0 {
+		t.Errorf("201 with a body %q", r.body)
+	}
+	if r := ts.do("GET", files+"README.txt", nil).want(t, 200); string(r.body) != "hello\x00there" || r.header.Get("Content-Type") != "application/octet-stream" {
+		t.Errorf("README %q %s", r.body, r.header.Get("Content-Type"))
+	}
+	ts.do("POST", files+"notes/a/b.txt", "deep").want(t, 201)
+	if r := ts.do("GET", files+"notes/a/b.txt", nil).want(t, 200); string(r.body) != "deep" {
+		t.Errorf("deep %q", r.body)
+	}
+	ts.do("GET", files+"notes", nil).want(t, 400) // a folder
+	script := files + "project-files/vpcs/" + pc["node_id"].(string) + "/startup.vpc"
+	ts.do("POST", script, "ip 10.1.1.1/24").want(t, 201)
+	if p := ts.do("GET", "/v2/projects/"+pid+"/nodes/"+pc["node_id"].(string), nil).want(t, 200).json(t)["properties"].(map[string]any); p["startup_script"] != "ip 10.1.1.1/24" {
+		t.Errorf("startup_script %v", p["startup_script"])
+	}
+	if r := ts.do("GET", script, nil).want(t, 200); string(r.body) != "ip 10.1.1.1/24" {
+		t.Errorf("script %q", r.body)
+	}
+	outside := tree(t, ts.dataDir())
+	for _, c := range []struct {
+		method, path string
+		want         int
+	}{
+		{"GET", `..%5Cx`, 403},
+		{"POST", `..%5Cx`, 403},
+		{"GET", `a%5C..%5C..%5Cnodedesk.db`, 403},
+		{"POST", `%5Cabs`, 403},
+		{"GET", ".hidden", 403},
+		{"POST", "a/.hidden", 403},
+	} {
+		r := ts.do(c.method, files+c.path, "x").want(t, c.want).json(t)
+		if !strings.Contains(r["message"].(string), "project's folder") && !strings.Contains(r["message"].(string), "hidden") {
+			t.Errorf("%s %s: %v", c.method, c.path, r["message"])
+		}
+	}
+	if r := ts.do("GET", files+"../nodedesk.db", nil); r.status == 200 {
+		t.Errorf("GET through .. answered 200")
+	}
+	if after := tree(t, ts.dataDir()); !reflect.DeepEqual(after, outside) {
+		t.Errorf("refused writes changed the data folder:\n%v\n%v", outside, after)
+	}
+	ts.do("POST", files+"big.bin", strings.Repeat("x", 1<<20+1)).want(t, 400)
+	ts.do("GET", "/v2/projects/"+uuidN("0000000f", 1)+"/files/README.txt", nil).want(t, 404)
+	ts.do("POST", "/v2/projects/"+uuidN("0000000f", 1)+"/files/README.txt", "x").want(t, 404)
+}
+
+// dataDir is the folder of the store, which holds the projects' folders.
+func (ts *testServer) dataDir() string { return filepath.Dir(ts.dbPath) }
+
+func mustWrite(t testing.TB, path string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tree lists every file and folder under dir (relative paths, folders
+// ending in /), for a before/after comparison.
+func tree(t testing.TB, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			rel += "/"
+		}
+		out = append(out, rel)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// uuidN is a fixed UUID numbered n, for files written by tests.
+func uuidN(prefix string, n int) string {
+	return fmt.Sprintf("%s-0000-4000-8000-%012d", prefix, n)
 }

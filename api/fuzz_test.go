@@ -96,6 +96,10 @@ var fuzzPaths = []string{
 	"/v2/projects/{p}/drawings/{d}",
 	"/v2/projects/{p}/nodes/{n}/files/startup.vpc",
 	"/v2/iou_license",
+	"/v2/projects/{p}/files/notes/{n}.txt",
+	"/v2/projects/{p}/export",
+	"/v2/projects/{n}/import",
+	"/v2/projects/load",
 }
 
 func FuzzRoutes(f *testing.F) {
@@ -125,6 +129,11 @@ func FuzzRoutes(f *testing.F) {
 		{1, 17, "", `{"x": 1, "rotation": -360, "locked": true}`},
 		{2, 18, "", "ip dhcp\n"},
 		{1, 19, "", `{"iourc_content": "[license]", "license_check": false}`},
+		{2, 20, "", "notes\x00"},
+		{0, 21, "", ``},
+		{2, 22, "", `{"type": "topology", "revision": 9, "name": "f", "topology": {"nodes": [{"node_type": "vpcs", "name": "PC1"}]}}`},
+		{2, 22, "", "PK\x03\x04"},
+		{2, 23, "", `{"path": "/nonexistent/x.gns3"}`},
 	}
 	for _, s := range seeds {
 		f.Add(uint8(s.method), uint8(s.path), s.seg, []byte(s.body))

@@ -10,8 +10,8 @@ func TestNodeTypes(t *testing.T) {
 	ts := mustOpenServer(t)
 	pid := ts.mustCreateProject("lab")
 	infos := ts.do("GET", "/v2/node_types", nil).want(t, 200).list(t)
-	if len(infos) != 13 {
-		t.Fatalf("%d node types, want the spec's 13", len(infos))
+	if len(infos) != 14 {
+		t.Fatalf("%d node types, want the spec's 13 and GNS3 2.2's traceng", len(infos))
 	}
 	all := []any{"telnet", "vnc", "http", nil}
 	for _, info := range infos {

@@ -70,6 +70,14 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"POST", "/v2/projects/{project_id}/open", s.handleProjectOpen},
 		{"POST", "/v2/projects/{project_id}/close", s.handleProjectClose},
 		{"POST", "/v2/projects/{project_id}/duplicate", s.handleProjectDuplicate},
+		{"GET", "/v2/projects/{project_id}/history", s.handleHistoryGet},
+		{"POST", "/v2/projects/{project_id}/undo", s.handleUndo},
+		{"POST", "/v2/projects/{project_id}/redo", s.handleRedo},
+		{"POST", "/v2/projects/load", s.handleProjectLoad},
+		{"POST", "/v2/projects/{project_id}/import", s.handleProjectImport},
+		{"GET", "/v2/projects/{project_id}/export", s.handleProjectExport},
+		{"GET", "/v2/projects/{project_id}/files/{path}", s.handleProjectFileGet},
+		{"POST", "/v2/projects/{project_id}/files/{path}", s.handleProjectFileWrite},
 		{"GET", "/v2/projects/{project_id}/stats", s.handleProjectStats},
 		{"GET", "/v2/projects/{project_id}/drawings", s.handleDrawingList},
 		{"POST", "/v2/projects/{project_id}/drawings", s.handleDrawingCreate},
@@ -141,7 +149,11 @@ func (s *Server) routes() (*mux.Router, error) {
 		path := strings.Replace(rt.path, "{symbol_id}", "{symbol_id:.+}", 1)
 		path = strings.Replace(path, "{path}", "{path:.+}", 1)
 		r.Path(path).Methods(rt.method).HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if err := h(w, r); err != nil {
+			r, err := withSource(r)
+			if err == nil {
+				err = h(w, r)
+			}
+			if err != nil {
 				s.writeError(w, r, err)
 			}
 		})

@@ -17,7 +17,7 @@ import (
 
 // GNS3Version is the GNS3 server version nodedesk answers to; GNS3 clients
 // compare it with their own before anything else.
-const GNS3Version = "2.2.59"
+const GNS3Version = app.GNS3Version
 
 // Server is the REST API on one listener. Set its exported fields before
 // Open.

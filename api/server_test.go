@@ -272,9 +272,13 @@ func (ts *testServer) checkContract(method, path string, r response) {
 	var op map[string]any
 	paths, _ := ct.doc["paths"].(map[string]any)
 	for tmpl := range paths {
+		// A literal segment and a parameter may both match
+		// (/v2/projects/load and /v2/projects/{project_id}): the
+		// template with this method's operation is the one.
 		if templateRegexp(tmpl).MatchString(path) {
-			op = ct.operation(method, tmpl)
-			break
+			if op = ct.operation(method, tmpl); op != nil {
+				break
+			}
 		}
 	}
 	schema := ""

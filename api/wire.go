@@ -198,6 +198,8 @@ func (s *Server) eventJSON(e app.Event) any {
 		return drawingJSONOf(p.Drawing, p.SVGChanged)
 	case *app.Snapshot:
 		return snapshotJSONOf(p)
+	case *app.HistoryState:
+		return historyStateJSONOf(p)
 	default:
 		return p
 	}

@@ -36,7 +36,7 @@ func (s *Service) CaptureDir(projectID string) string {
 // capturing).
 func (s *Service) StartCapture(ctx context.Context, projectID, linkID string, c LinkCapture) (*Link, error) {
 	var l *Link
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findLink(tx, projectID, linkID)
 		if err != nil {
 			return err
@@ -105,7 +105,7 @@ func fileSafe(r rune) rune {
 // that does not capture changes nothing. Codes: ENOTFOUND.
 func (s *Service) StopCapture(ctx context.Context, projectID, linkID string) (*Link, error) {
 	var l *Link
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findLink(tx, projectID, linkID)
 		if err != nil {
 			return err
@@ -136,7 +136,7 @@ func (s *Service) AvailableFilters(ctx context.Context, projectID, linkID string
 // ReconcileCaptures records as stopped every capture a previous nodedesk
 // left running: at start-up none is written.
 func (s *Service) ReconcileCaptures(ctx context.Context) error {
-	return s.update(func(tx Tx, emit emitFunc) error {
+	return s.update(ctx, func(tx Tx, emit emitFunc) error {
 		projects, err := tx.Projects()
 		if err != nil {
 			return err

@@ -53,15 +53,8 @@ func (s *Service) claimConsole(tx Tx, n *Node) error {
 	if err != nil || !ok || owner == (NodeKey{n.ProjectID, n.ID}) {
 		return err
 	}
-	name, where := ownerName(tx, owner), ""
-	if owner.ProjectID != n.ProjectID {
-		where = " of another project"
-		if p, err := tx.Project(owner.ProjectID); err == nil && p != nil {
-			where = " of project " + p.Name
-		}
-	}
-	return Conflict("console", "Console port %d is already used by node %s%s; choose another port or leave console out",
-		n.Console, name, where)
+	return Conflict("console", "Console port %d is already used by node %s; choose another port or leave console out",
+		n.Console, ownerWhere(tx, owner, n.ProjectID))
 }
 
 // ownerName names the node that owns a port, for a conflict's message:
@@ -71,6 +64,19 @@ func ownerName(tx Tx, owner NodeKey) string {
 		return o.Name
 	}
 	return owner.NodeID
+}
+
+// ownerWhere names the node that owns a port and, when it is not in
+// project projectID, its project: "PC3", "PC3 of project lab2".
+func ownerWhere(tx Tx, owner NodeKey, projectID string) string {
+	name := ownerName(tx, owner)
+	if owner.ProjectID == projectID {
+		return name
+	}
+	if p, err := tx.Project(owner.ProjectID); err == nil && p != nil {
+		return name + " of project " + p.Name
+	}
+	return name + " of another project"
 }
 
 // freeConsolePort returns the lowest console port of the range that no

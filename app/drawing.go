@@ -92,7 +92,7 @@ func (s *Service) CreateDrawing(ctx context.Context, projectID string, u Drawing
 		}
 	}
 	var d *Drawing
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		p, err := findProject(tx, projectID)
 		if err != nil {
 			return err
@@ -104,16 +104,27 @@ func (s *Service) CreateDrawing(ctx context.Context, projectID string, u Drawing
 			}
 			return err
 		}
-		if d, err = u.apply(newDrawing(p.ID, id)); err != nil {
+		if d, err = newDrawingIn(tx, p.ID, id, u); err != nil {
 			return err
 		}
 		emit(EventDrawingCreated, d.ProjectID, d)
-		return tx.PutDrawing(d)
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// newDrawingIn makes and stores, inside tx, a new drawing of project
+// projectID with id: GNS3's defaults changed by u. It is the one way a
+// drawing is created, through the API or from a project file.
+func newDrawingIn(tx Tx, projectID, id string, u DrawingUpdate) (*Drawing, error) {
+	d, err := u.apply(newDrawing(projectID, id))
+	if err != nil {
+		return nil, err
+	}
+	return d, tx.PutDrawing(d)
 }
 
 // FindDrawings returns a project's drawings in creation order. Codes:
@@ -145,7 +156,7 @@ func (s *Service) FindDrawing(ctx context.Context, projectID, drawingID string) 
 // and publishes nothing. Codes: EINVALID, ENOTFOUND.
 func (s *Service) UpdateDrawing(ctx context.Context, projectID, drawingID string, u DrawingUpdate) (*Drawing, error) {
 	var after *Drawing
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findDrawing(tx, projectID, drawingID)
 		if err != nil {
 			return err
@@ -168,7 +179,7 @@ func (s *Service) UpdateDrawing(ctx context.Context, projectID, drawingID string
 // DeleteDrawing removes a drawing; a locked one stays until it is
 // unlocked, as in GNS3. Codes: ENOTFOUND, ECONFLICT (locked).
 func (s *Service) DeleteDrawing(ctx context.Context, projectID, drawingID string) error {
-	return s.update(func(tx Tx, emit emitFunc) error {
+	return s.update(ctx, func(tx Tx, emit emitFunc) error {
 		d, err := findDrawing(tx, projectID, drawingID)
 		if err != nil {
 			return err

@@ -29,7 +29,7 @@ func (s *Service) DuplicateProject(ctx context.Context, projectID string, d Proj
 		}
 	}
 	var dup *Project
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		src, err := findProject(tx, projectID)
 		if err != nil {
 			return err

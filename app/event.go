@@ -27,6 +27,10 @@ const (
 	// EventSnapshotRestored follows the changes of a restore; GNS3's GUI
 	// reloads the project when it hears it.
 	EventSnapshotRestored EventAction = "snapshot.restored"
+	// EventHistoryUpdated says what undo and redo would now take in a
+	// project (a *HistoryState), after each change, undo and redo:
+	// nodedesk's own, which GNS3 clients ignore.
+	EventHistoryUpdated EventAction = "history.updated"
 )
 
 // ProjectWide reports whether a is about a project itself (the controller
@@ -36,7 +40,7 @@ func (a EventAction) ProjectWide() bool { return strings.HasPrefix(string(a), "p
 // Event is a change committed to the store, published once after commit.
 // Payload is the *Node, *Link, *Drawing or *Project as it is after the
 // change (before, for deletes); a drawing.updated carries a
-// *DrawingChanged.
+// *DrawingChanged, a history.updated a *HistoryState.
 type Event struct {
 	Action    EventAction
 	ProjectID string

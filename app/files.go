@@ -18,42 +18,66 @@ import (
 // views.
 const VPCSScriptFile = "startup.vpc"
 
-// MaxNodeFileBytes bounds a node file written through the API.
+// MaxNodeFileBytes bounds a node or project file written through the API.
 const MaxNodeFileBytes = 1 << 20
 
-// nodeFilePath checks the path of a node file, given relative to the
-// node's folder (with / or \ between names, as GNS3 accepts), and returns
-// it cleaned, with /. A path that would leave the folder (an absolute path,
-// a .. part) or names a hidden file (GNS3 refuses a path that starts with
-// a dot; nodedesk refuses any part that does) is EFORBIDDEN, as GNS3
-// answers 403.
-func nodeFilePath(name string) (string, error) {
+// The folders a file path may be relative to, as messages name them.
+const (
+	nodeFolderName    = "node's folder"
+	projectFolderName = "project's folder"
+)
+
+// relPath is the one path rule of the files nodedesk reads and writes for
+// a client or from an imported project: a path given relative to a folder
+// (with / or \ between names, as GNS3 accepts) is returned cleaned, with
+// /. A path that would leave the folder (an absolute path, a .. part) is
+// EFORBIDDEN, as GNS3 answers 403; an empty path, a NUL byte or invalid
+// UTF-8 is EINVALID. folder names the folder in messages.
+func relPath(name, folder string) (string, error) {
 	p := strings.ReplaceAll(name, `\`, "/")
 	switch {
 	case p == "":
-		return "", Invalid("path", "Give the path of a file in the node's folder, such as %s", VPCSScriptFile)
+		return "", Invalid("path", "Give the path of a file in the %s, such as %s", folder, VPCSScriptFile)
 	case strings.ContainsRune(p, 0) || !utf8.ValidString(p):
 		return "", Invalid("path", "A file path cannot contain a NUL byte or invalid UTF-8")
 	case path.IsAbs(p) || filepath.VolumeName(p) != "":
-		return "", Errorf(EFORBIDDEN, "File path %s is absolute; give a path relative to the node's folder", name)
+		return "", Errorf(EFORBIDDEN, "File path %s is absolute; give a path relative to the %s", name, folder)
 	}
 	p = path.Clean(p)
 	for _, part := range strings.Split(p, "/") {
 		if part == ".." {
-			return "", Errorf(EFORBIDDEN, "File path %s leaves the node's folder; give a path inside it", name)
-		}
-		if strings.HasPrefix(part, ".") {
-			return "", Errorf(EFORBIDDEN, "File path %s names a hidden file, which is the node's own; give another name", name)
+			return "", Errorf(EFORBIDDEN, "File path %s leaves the %s; give a path inside it", name, folder)
 		}
 	}
+	if p == "." {
+		return "", Errorf(EFORBIDDEN, "File path %s names the %s itself; give the path of a file inside it", name, folder)
+	}
 	return p, nil
+}
+
+// hidden reports whether a cleaned path names a hidden file or folder (a
+// part that starts with a dot): a node's own state, such as VPCS's
+// .vpcs_history, which clients neither read nor write.
+func hidden(p string) bool {
+	return strings.HasPrefix(p, ".") || strings.Contains(p, "/.")
+}
+
+// clientPath checks the path of a file a client reads or writes: relPath,
+// and no hidden part (GNS3 refuses a path that starts with a dot; nodedesk
+// refuses any part that does), which is EFORBIDDEN.
+func clientPath(name, folder string) (string, error) {
+	p, err := relPath(name, folder)
+	if err == nil && hidden(p) {
+		return "", Errorf(EFORBIDDEN, "File path %s names a hidden file, which is the node's own; give another name", name)
+	}
+	return p, err
 }
 
 // nodeFolder resolves a node file request: the node, the cleaned path, and
 // the node's folder ("" for a VPCS node's startup script, which lives in
 // the store).
 func (s *Service) nodeFolder(ctx context.Context, ref NodeRef, name string) (*Node, string, string, error) {
-	p, err := nodeFilePath(name)
+	p, err := clientPath(name, nodeFolderName)
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -90,40 +114,18 @@ func typesWithFolder() []string {
 func (s *Service) ReadNodeFile(ctx context.Context, ref NodeRef, name string) ([]byte, error) {
 	n, p, dir, err := s.nodeFolder(ctx, ref, name)
 	if ErrorCode(err) == ECONFLICT { // a node without a folder has no file
-		return nil, fileNotFound(n, name)
+		return nil, folderFile{owner: n.Name, name: name}.notFound()
 	}
 	if err != nil {
 		return nil, err
 	}
 	if dir == "" {
 		if n.Properties.StartupScript == nil {
-			return nil, fileNotFound(n, name)
+			return nil, folderFile{owner: n.Name, name: name}.notFound()
 		}
 		return []byte(*n.Properties.StartupScript), nil
 	}
-	root, err := os.OpenRoot(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fileNotFound(n, name) // nothing was ever written
-	}
-	if err != nil {
-		return nil, fileError(n, name, err)
-	}
-	defer root.Close()
-	f, err := root.Open(p)
-	if err != nil {
-		return nil, fileError(n, name, err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return nil, fileError(n, name, err)
-	} else if !fi.Mode().IsRegular() {
-		return nil, Invalid("path", "%s of %s is not a file", name, n.Name)
-	}
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return nil, fileError(n, name, err)
-	}
-	return b, nil
+	return folderFile{owner: n.Name, folder: nodeFolderName, dir: dir, path: p, name: name}.read()
 }
 
 // WriteNodeFile writes a file of a node's folder, creating the folders of
@@ -133,59 +135,172 @@ func (s *Service) ReadNodeFile(ctx context.Context, ref NodeRef, name string) ([
 // leaving the folder), ENOTFOUND (project or node), ECONFLICT (a node
 // type that keeps no files).
 func (s *Service) WriteNodeFile(ctx context.Context, ref NodeRef, name string, data []byte) error {
-	if len(data) > MaxNodeFileBytes {
-		return Errorf(EINVALID, "A node file can have at most %d bytes", MaxNodeFileBytes)
+	if err := checkFileSize(data); err != nil {
+		return err
 	}
 	n, p, dir, err := s.nodeFolder(ctx, ref, name)
 	if err != nil {
 		return err
 	}
 	if dir == "" {
-		if !utf8.Valid(data) {
-			return Errorf(EINVALID, "%s of %s must be UTF-8 text", VPCSScriptFile, n.Name)
+		if err := checkScript(n.Name, data); err != nil {
+			return err
 		}
 		ref.Type = VPCS
 		_, err := s.UpdateNode(ctx, ref, NodeUpdate{Properties: &VPCSUpdate{StartupScript: Some(string(data))}})
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fileError(n, name, err)
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return fileError(n, name, err)
-	}
-	defer root.Close()
-	if d := path.Dir(p); d != "." {
-		if err := root.MkdirAll(d, 0o755); err != nil {
-			return fileError(n, name, err)
-		}
-	}
-	if err := root.WriteFile(p, data, 0o644); err != nil {
-		return fileError(n, name, err)
+	return folderFile{owner: n.Name, folder: nodeFolderName, dir: dir, path: p, name: name}.write(data)
+}
+
+func checkFileSize(data []byte) error {
+	if len(data) > MaxNodeFileBytes {
+		return Errorf(EINVALID, "A file written through the API can have at most %d bytes", MaxNodeFileBytes)
 	}
 	return nil
 }
 
-func fileNotFound(n *Node, name string) error {
-	return Errorf(ENOTFOUND, "File %s of %s doesn't exist", name, n.Name)
+// checkScript checks a VPCS startup script given as a file's bytes.
+func checkScript(owner string, data []byte) error {
+	if !utf8.Valid(data) {
+		return Errorf(EINVALID, "%s of %s must be UTF-8 text", VPCSScriptFile, owner)
+	}
+	return nil
 }
 
-// fileError turns a failure of the node's folder into an error of the
-// right code: a missing file, a path that a link leads out of the folder
-// (os.Root refuses it), or a fault of the disk.
-func fileError(n *Node, name string, err error) error {
+// projectFolder resolves a project file request: the project and the
+// cleaned path. A path that names a VPCS node's startup.vpc
+// (project-files/vpcs/<node_id>/startup.vpc) also returns that node: the
+// file is its startup_script, as through the node's own files.
+func (s *Service) projectFolder(ctx context.Context, projectID, name string) (*Project, string, *Node, error) {
+	p, err := clientPath(name, projectFolderName)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	proj, err := s.FindProjectByID(ctx, projectID)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	parts := strings.Split(p, "/")
+	if len(parts) == 4 && parts[0] == projectFilesDir && parts[1] == VPCS.kind().folder && parts[3] == VPCSScriptFile {
+		if n, err := s.FindNode(ctx, NodeRef{ProjectID: proj.ID, NodeID: parts[2], Type: VPCS}); err == nil {
+			return proj, p, n, nil
+		}
+	}
+	return proj, p, nil, nil
+}
+
+// projectFilesDir is the sub-folder of a project's folder that holds its
+// node folders, as in GNS3.
+const projectFilesDir = "project-files"
+
+// ReadProjectFile returns the content of a file of a project's folder.
+// Codes: EINVALID, EFORBIDDEN (a path leaving the folder), ENOTFOUND
+// (project or file).
+func (s *Service) ReadProjectFile(ctx context.Context, projectID, name string) ([]byte, error) {
+	proj, p, vpcs, err := s.projectFolder(ctx, projectID, name)
+	if err != nil {
+		return nil, err
+	}
+	if vpcs != nil {
+		return s.ReadNodeFile(ctx, NodeRef{ProjectID: vpcs.ProjectID, NodeID: vpcs.ID}, VPCSScriptFile)
+	}
+	return folderFile{owner: "project " + proj.Name, folder: projectFolderName, dir: s.ProjectDir(proj.ID), path: p, name: name}.read()
+}
+
+// WriteProjectFile writes a file of a project's folder, creating the
+// folders of its path. A VPCS node's startup.vpc is its startup_script
+// (WriteNodeFile). Codes: EINVALID (too large), EFORBIDDEN (a path leaving
+// the folder), ENOTFOUND (project).
+func (s *Service) WriteProjectFile(ctx context.Context, projectID, name string, data []byte) error {
+	if err := checkFileSize(data); err != nil {
+		return err
+	}
+	proj, p, vpcs, err := s.projectFolder(ctx, projectID, name)
+	if err != nil {
+		return err
+	}
+	if vpcs != nil {
+		return s.WriteNodeFile(ctx, NodeRef{ProjectID: vpcs.ProjectID, NodeID: vpcs.ID}, VPCSScriptFile, data)
+	}
+	return folderFile{owner: "project " + proj.Name, folder: projectFolderName, dir: s.ProjectDir(proj.ID), path: p, name: name}.write(data)
+}
+
+// folderFile is one file of a node's or a project's folder, read and
+// written through os.Root, so that no link leads out of the folder.
+type folderFile struct {
+	owner  string // who the folder is of, for messages: a node's name, "project lab"
+	folder string // nodeFolderName or projectFolderName
+	dir    string // the folder
+	path   string // the file, cleaned, relative to dir
+	name   string // the path as the client gave it
+}
+
+func (f folderFile) read() ([]byte, error) {
+	root, err := os.OpenRoot(f.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, f.notFound() // nothing was ever written
+	}
+	if err != nil {
+		return nil, f.error(err)
+	}
+	defer root.Close()
+	fh, err := root.Open(f.path)
+	if err != nil {
+		return nil, f.error(err)
+	}
+	defer fh.Close()
+	if fi, err := fh.Stat(); err != nil {
+		return nil, f.error(err)
+	} else if !fi.Mode().IsRegular() {
+		return nil, Invalid("path", "%s of %s is not a file", f.name, f.owner)
+	}
+	b, err := io.ReadAll(fh)
+	if err != nil {
+		return nil, f.error(err)
+	}
+	return b, nil
+}
+
+func (f folderFile) write(data []byte) error {
+	if err := os.MkdirAll(f.dir, 0o755); err != nil {
+		return f.error(err)
+	}
+	root, err := os.OpenRoot(f.dir)
+	if err != nil {
+		return f.error(err)
+	}
+	defer root.Close()
+	if d := path.Dir(f.path); d != "." {
+		if err := root.MkdirAll(d, 0o755); err != nil {
+			return f.error(err)
+		}
+	}
+	if err := root.WriteFile(f.path, data, 0o644); err != nil {
+		return f.error(err)
+	}
+	return nil
+}
+
+func (f folderFile) notFound() error {
+	return Errorf(ENOTFOUND, "File %s of %s doesn't exist", f.name, f.owner)
+}
+
+// error turns a failure of the folder into an error of the right code: a
+// missing file, a path that a link leads out of the folder (os.Root
+// refuses it), or a fault of the disk.
+func (f folderFile) error(err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fileNotFound(n, name)
+		return f.notFound()
 	case strings.Contains(err.Error(), "path escapes from parent"):
-		return Errorf(EFORBIDDEN, "File path %s of %s leads out of the node's folder through a link; give a path inside it", name, n.Name)
+		return Errorf(EFORBIDDEN, "File path %s of %s leads out of the %s through a link; give a path inside it", f.name, f.owner, f.folder)
 	case errors.Is(err, fs.ErrPermission):
-		return Errorf(EINTERNAL, "File %s of %s cannot be accessed: %v; check the permissions of the node's folder", name, n.Name, err)
+		return Errorf(EINTERNAL, "File %s of %s cannot be accessed: %v; check the permissions of the %s", f.name, f.owner, err, f.folder)
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "directory") {
-		return Invalid("path", "%s of %s is a folder or goes through a file: %v", name, n.Name, pe.Err)
+		return Invalid("path", "%s of %s is a folder or goes through a file: %v", f.name, f.owner, pe.Err)
 	}
-	return Errorf(EINTERNAL, "File %s of %s could not be read or written: %v", name, n.Name, err)
+	return Errorf(EINTERNAL, "File %s of %s could not be read or written: %v", f.name, f.owner, err)
 }

@@ -2,7 +2,7 @@ package app
 
 import "testing"
 
-func TestNodeFilePath(t *testing.T) {
+func TestClientPath(t *testing.T) {
 	for _, c := range []struct {
 		give, want string
 		wantCode   Code
@@ -24,9 +24,9 @@ func TestNodeFilePath(t *testing.T) {
 		{give: ".vpcs_history", wantCode: EFORBIDDEN},
 		{give: "a/.hidden", wantCode: EFORBIDDEN},
 	} {
-		got, err := nodeFilePath(c.give)
+		got, err := clientPath(c.give, nodeFolderName)
 		if ErrorCode(err) != c.wantCode || got != c.want {
-			t.Errorf("nodeFilePath(%q) = %q, %v; want %q, code %q", c.give, got, err, c.want, c.wantCode)
+			t.Errorf("clientPath(%q) = %q, %v; want %q, code %q", c.give, got, err, c.want, c.wantCode)
 		}
 	}
 }

@@ -83,55 +83,68 @@ func linkNotFound(id string) error { return Errorf(ENOTFOUND, "Link ID %s doesn'
 // linked to itself, ports of different link types, cloud to cloud).
 func (s *Service) CreateLink(ctx context.Context, projectID string, u LinkUpdate) (*Link, error) {
 	var l *Link
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		p, err := findProject(tx, projectID)
 		if err != nil {
 			return err
 		}
-		if !u.Nodes.has() || len(u.Nodes.Value) != 2 {
-			return Errorf(EINVALID, "A link joins exactly two ports: give two entries in nodes")
-		}
-		l = &Link{ID: s.c.NewID(), ProjectID: p.ID}
-		var ends [2]*Node
-		for i, e := range u.Nodes.Value {
-			if ends[i], err = findNode(tx, NodeRef{ProjectID: p.ID, NodeID: e.NodeID}); err != nil {
-				return err
-			}
-			port, ok := findPort(ends[i], e.AdapterNumber, e.PortNumber)
-			if !ok {
-				return Errorf(EINVALID, "%s has no port %d/%d; see its ports array", ends[i].Name, e.AdapterNumber, e.PortNumber)
-			}
-			if lid, used, err := tx.LinkOnPort(p.ID, ends[i].ID, e.AdapterNumber, e.PortNumber); err != nil {
-				return err
-			} else if used {
-				return Errorf(ECONFLICT, "Port %s of %s is already used by link %s; delete that link first", port.Name, ends[i].Name, lid)
-			}
-			if i == 1 && port.LinkType != l.LinkType {
-				return Errorf(ECONFLICT, "Cannot connect a %s port to a %s port", l.LinkType, port.LinkType)
-			}
-			l.LinkType = port.LinkType
-			e.NodeID = ends[i].ID
-			if e.Label == nil {
-				e.Label = &LinkLabel{Text: fmt.Sprintf("%d/%d", e.AdapterNumber, e.PortNumber), Style: ptr(defaultLinkLabelStyle)}
-			}
-			l.Nodes = append(l.Nodes, e)
-		}
-		switch {
-		case ends[0].ID == ends[1].ID:
-			return Errorf(ECONFLICT, "Cannot connect %s to itself", ends[0].Name)
-		case isCloudLike(ends[0].Type) && isCloudLike(ends[1].Type):
-			return Errorf(ECONFLICT, "Cannot connect a %s to a %s: link one of them to a node of the lab", ends[0].Type, ends[1].Type)
-		}
-		if err := u.applyTo(l, false); err != nil {
+		if l, err = s.newLinkIn(tx, p.ID, s.c.NewID(), u); err != nil {
 			return err
 		}
 		emit(EventLinkCreated, l.ProjectID, l)
-		return tx.PutLink(l)
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return l, nil
+}
+
+// newLinkIn makes and stores, inside tx, a new link of project projectID
+// with id: two free ports of two different nodes of the project, of the
+// same link type, labelled by default with their numbers, and u's
+// suspension, filters and style. It is the one way a link is created,
+// through the API or from a project file.
+func (s *Service) newLinkIn(tx Tx, projectID, id string, u LinkUpdate) (*Link, error) {
+	if !u.Nodes.has() || len(u.Nodes.Value) != 2 {
+		return nil, Errorf(EINVALID, "A link joins exactly two ports: give two entries in nodes")
+	}
+	l := &Link{ID: id, ProjectID: projectID}
+	var ends [2]*Node
+	for i, e := range u.Nodes.Value {
+		var err error
+		if ends[i], err = findNode(tx, NodeRef{ProjectID: projectID, NodeID: e.NodeID}); err != nil {
+			return nil, err
+		}
+		port, ok := findPort(ends[i], e.AdapterNumber, e.PortNumber)
+		if !ok {
+			return nil, Errorf(EINVALID, "%s has no port %d/%d; see its ports array", ends[i].Name, e.AdapterNumber, e.PortNumber)
+		}
+		if lid, used, err := tx.LinkOnPort(projectID, ends[i].ID, e.AdapterNumber, e.PortNumber); err != nil {
+			return nil, err
+		} else if used {
+			return nil, Errorf(ECONFLICT, "Port %s of %s is already used by link %s; delete that link first", port.Name, ends[i].Name, lid)
+		}
+		if i == 1 && port.LinkType != l.LinkType {
+			return nil, Errorf(ECONFLICT, "Cannot connect a %s port to a %s port", l.LinkType, port.LinkType)
+		}
+		l.LinkType = port.LinkType
+		e.NodeID = ends[i].ID
+		if e.Label == nil {
+			e.Label = &LinkLabel{Text: fmt.Sprintf("%d/%d", e.AdapterNumber, e.PortNumber), Style: ptr(defaultLinkLabelStyle)}
+		}
+		l.Nodes = append(l.Nodes, e)
+	}
+	switch {
+	case ends[0].ID == ends[1].ID:
+		return nil, Errorf(ECONFLICT, "Cannot connect %s to itself", ends[0].Name)
+	case isCloudLike(ends[0].Type) && isCloudLike(ends[1].Type):
+		return nil, Errorf(ECONFLICT, "Cannot connect a %s to a %s: link one of them to a node of the lab", ends[0].Type, ends[1].Type)
+	}
+	if err := u.applyTo(l, false); err != nil {
+		return nil, err
+	}
+	return l, tx.PutLink(l)
 }
 
 func isCloudLike(t NodeType) bool { return t.kind().hostSide }
@@ -186,7 +199,7 @@ func (u LinkUpdate) applyTo(l *Link, relabel bool) error {
 // create another. Codes: EINVALID, ENOTFOUND.
 func (s *Service) UpdateLink(ctx context.Context, projectID, linkID string, u LinkUpdate) (*Link, error) {
 	var l *Link
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findLink(tx, projectID, linkID)
 		if err != nil {
 			return err
@@ -230,7 +243,7 @@ func (l *Link) joins(e LinkEnd) bool {
 
 // DeleteLink deletes a link. Codes: EINVALID, ENOTFOUND.
 func (s *Service) DeleteLink(ctx context.Context, projectID, linkID string) error {
-	return s.update(func(tx Tx, emit emitFunc) error {
+	return s.update(ctx, func(tx Tx, emit emitFunc) error {
 		l, err := findLink(tx, projectID, linkID)
 		if err != nil {
 			return err

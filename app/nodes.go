@@ -27,7 +27,7 @@ func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate
 	}
 	env := newNodeEnvFor(c.Type, s.c.HostInterfaces) // outside the write transaction
 	var n *Node
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		p, err := findProject(tx, projectID)
 		if err != nil {
 			return err
@@ -39,27 +39,39 @@ func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate
 			n = existing
 			return cmp.Or(err, errUnchanged)
 		}
-		want := c.Type.kind().nameFormat
-		if c.Name.has() {
-			want = c.Name.Value
-		}
-		u := c.NodeUpdate
-		u.Name = Field[string]{}
-		base := newNode(id, p.ID, c.Type, env)
-		base.Name = want
-		if n, err = u.apply(base); err != nil {
-			return err
-		}
-		if c.TemplateID.Set {
-			n.TemplateID = ptrOrNil(c.TemplateID)
-		}
-		if err := s.addNode(tx, n, want, !u.Label.Set); err != nil {
+		if n, err = s.newNodeIn(tx, p.ID, id, c, env); err != nil {
 			return err
 		}
 		emit(EventNodeCreated, n.ProjectID, n)
 		return nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// newNodeIn makes and stores, inside tx, a new node of project projectID
+// with id: c's type with GNS3's defaults, c's settings checked and applied
+// by NodeUpdate.apply, a free name and console port (addNode). It is the
+// one way a node is created, through the API or from a project file.
+func (s *Service) newNodeIn(tx Tx, projectID, id string, c NodeCreate, env newNodeEnv) (*Node, error) {
+	want := c.Type.kind().nameFormat
+	if c.Name.has() {
+		want = c.Name.Value
+	}
+	u := c.NodeUpdate
+	u.Name = Field[string]{}
+	base := newNode(id, projectID, c.Type, env)
+	base.Name = want
+	n, err := u.apply(base)
+	if err != nil {
+		return nil, err
+	}
+	if c.TemplateID.Set {
+		n.TemplateID = ptrOrNil(c.TemplateID)
+	}
+	if err := s.addNode(tx, n, want, !u.Label.Set); err != nil {
 		return nil, err
 	}
 	return n, nil
@@ -152,7 +164,7 @@ func findNode(tx Tx, ref NodeRef) (*Node, error) {
 // linked port removed, console type changed while running).
 func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*Node, error) {
 	var after *Node
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findNode(tx, ref)
 		if err != nil {
 			return err
@@ -200,7 +212,7 @@ func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
 	if _, err := s.NodeAction(ctx, ref, Stop); err != nil {
 		return err
 	}
-	return s.update(func(tx Tx, emit emitFunc) error {
+	return s.update(ctx, func(tx Tx, emit emitFunc) error {
 		n, err := findNode(tx, ref)
 		if err != nil {
 			return err
@@ -226,7 +238,7 @@ func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
 // its type's initial status. Codes: EINVALID, ENOTFOUND, ECONFLICT.
 func (s *Service) DuplicateNode(ctx context.Context, ref NodeRef, x, y int, z Field[int]) (*Node, error) {
 	var c *Node
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		n, err := findNode(tx, ref)
 		if err != nil {
 			return err

@@ -20,6 +20,7 @@ const (
 	Docker           NodeType = "docker"
 	Dynamips         NodeType = "dynamips"
 	VPCS             NodeType = "vpcs"
+	TraceNG          NodeType = "traceng"
 	VirtualBox       NodeType = "virtualbox"
 	VMware           NodeType = "vmware"
 	IOU              NodeType = "iou"
@@ -52,6 +53,9 @@ type nodeKind struct {
 	// hostSide types (cloud, NAT) stand for the host network: two of them
 	// cannot be linked together, only to nodes of the lab.
 	hostSide bool
+	// stored types are emulators nodedesk keeps (so that a project can go
+	// back to GNS3) but does not run: their nodes cannot start.
+	stored bool
 	// traffic says what nodedesk does with the frames of a node of the
 	// type, for the user (the node's panel): which types forward is the
 	// data plane's (app/dataplane), and its tests hold this text to it.
@@ -92,32 +96,36 @@ var kinds = []struct {
 		traffic:  "nodedesk does not forward ATM cells: no traffic crosses it.",
 		consoles: noConsole, lifecycle: AlwaysRunning,
 		props: atmProps}},
-	{Docker, nodeKind{nameFormat: "Docker{0}", symbol: ":/symbols/docker_guest.svg",
+	{Docker, nodeKind{stored: true, nameFormat: "Docker{0}", symbol: ":/symbols/docker_guest.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
-		props: genericProps}},
-	{Dynamips, nodeKind{nameFormat: "R{0}", symbol: ":/symbols/router.svg",
+		props: dockerProps}},
+	{Dynamips, nodeKind{stored: true, nameFormat: "R{0}", symbol: ":/symbols/router.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
-		props: genericProps}},
+		props: dynamipsProps}},
 	{VPCS, nodeKind{nameFormat: "PC{0}", symbol: ":/symbols/vpcs_guest.svg",
 		traffic:  "Its frames cross its link while it runs.",
 		consoles: []ConsoleType{ConsoleTelnet}, lifecycle: ProcessRun,
 		folder: "vpcs", props: vpcsProps,
 		computeView: []string{"command_line", "console", "console_type", "node_directory", "startup_script", "startup_script_path"}}},
-	{VirtualBox, nodeKind{nameFormat: "VBox{0}", symbol: ":/symbols/vbox_guest.svg",
+	{TraceNG, nodeKind{stored: true, nameFormat: "TraceNG{0}", symbol: ":/symbols/computer.svg",
+		traffic:  notRun,
+		consoles: noConsole, lifecycle: ProcessRun,
+		props: traceNGProps}},
+	{VirtualBox, nodeKind{stored: true, nameFormat: "VBox{0}", symbol: ":/symbols/vbox_guest.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleNone), lifecycle: ProcessRun,
 		props: genericProps}},
-	{VMware, nodeKind{nameFormat: "VMware{0}", symbol: ":/symbols/vmware_guest.svg",
+	{VMware, nodeKind{stored: true, nameFormat: "VMware{0}", symbol: ":/symbols/vmware_guest.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleNone), lifecycle: ProcessRun,
 		props: genericProps}},
-	{IOU, nodeKind{nameFormat: "IOU{0}", symbol: ":/symbols/multilayer_switch.svg",
+	{IOU, nodeKind{stored: true, nameFormat: "IOU{0}", symbol: ":/symbols/multilayer_switch.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
-		props: genericProps}},
-	{QEMU, nodeKind{nameFormat: "QEMU{0}", symbol: ":/symbols/qemu_guest.svg",
+		props: iouProps}},
+	{QEMU, nodeKind{stored: true, nameFormat: "QEMU{0}", symbol: ":/symbols/qemu_guest.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
 		props: genericProps}},

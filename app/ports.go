@@ -1,6 +1,9 @@
 package app
 
 import (
+	"cmp"
+	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,35 +39,291 @@ func indexedPorts[P any](mapping []P, name func(P) string) []Port {
 	return ports
 }
 
-// adapterPorts gives generic nodes one port per adapter (the "adapters"
-// property, 1 by default), named from port_name_format: {0} or {port0} is the
-// interface number, {port1} that number plus one, {segment0}/{segment1} the
-// segment when port_segment_size is set. first_port_name names the first.
-func (n *Node) adapterPorts() []Port {
-	adapters := 1
-	if raw, ok := n.Properties.Extra["adapters"]; ok {
-		if v, err := strconv.Atoi(string(raw)); err == nil && v >= 0 && v <= 64 {
-			adapters = v
+// portClass is one kind of port of GNS3's port factory: its long and
+// short name prefixes (FastEthernet, f), link type and capture types.
+type portClass struct {
+	long, short string
+	linkType    string
+	dlts        map[string]string
+}
+
+// The port classes of GNS3 (its controller/ports package).
+var (
+	ethernetClass     = portClass{"Ethernet", "e", "ethernet", map[string]string{"Ethernet": "DLT_EN10MB"}}
+	fastEthernetClass = portClass{"FastEthernet", "f", "ethernet", ethernetClass.dlts}
+	gigabitClass      = portClass{"GigabitEthernet", "g", "ethernet", ethernetClass.dlts}
+	serialClass       = portClass{"Serial", "s", "serial", map[string]string{"Frame Relay": "DLT_FRELAY", "Cisco HDLC": "DLT_C_HDLC", "Cisco PPP": "DLT_PPP_SERIAL"}}
+	atmClass          = portClass{"ATM", "a", "serial", map[string]string{"ATM": "DLT_ATM_RFC1483"}}
+	posClass          = portClass{"POS", "p", "serial", map[string]string{}}
+)
+
+// port is a port of class c. An empty short name is derived as GNS3
+// derives it: the name with its long prefix shortened when it has a /
+// (FastEthernet0/1 -> f0/1), the short prefix and the interface number
+// when the name is the long prefix and that number (Ethernet2 -> e2), else
+// the name itself.
+func (c portClass) port(name, short string, iface, adapter, number int) Port {
+	if short == "" {
+		switch {
+		case strings.Contains(name, "/"):
+			short = strings.Replace(name, c.long, c.short, 1)
+		case strings.HasPrefix(name, c.long+strconv.Itoa(iface)):
+			short = c.short + strconv.Itoa(iface)
+		default:
+			short = name
 		}
 	}
-	ports := make([]Port, 0, adapters)
+	return Port{Name: name, ShortName: short, AdapterNumber: adapter, PortNumber: number, LinkType: c.linkType, DataLinkTypes: c.dlts}
+}
+
+// The ports of the emulated types nodedesk stores but does not run are
+// derived from their free-form properties exactly as GNS3's controller
+// derives them (its PortFactory), so that every link of a GNS3 project
+// finds the port it names.
+
+// extraInt reads an integer property of a generic node.
+func (n *Node) extraInt(key string) (int, bool) {
+	raw, ok := n.Properties.Extra[key]
+	if !ok {
+		return 0, false
+	}
+	var v int
+	if json.Unmarshal(raw, &v) != nil {
+		return 0, false
+	}
+	return v, true
+}
+
+// extraString reads a string property of a generic node ("" when it is
+// missing, null or not a string).
+func (n *Node) extraString(key string) string {
+	var v string
+	_ = json.Unmarshal(n.Properties.Extra[key], &v)
+	return v
+}
+
+// maxAdapters bounds the adapters a node's properties may ask for, so that
+// a hostile value cannot make a huge port list (QEMU allows 275).
+const maxAdapters = 1024
+
+// adapterCount reads a count of adapters, bounded; def when it is missing.
+func (n *Node) adapterCount(key string, def int) int {
+	v, ok := n.extraInt(key)
+	if !ok {
+		return def
+	}
+	return min(max(v, 0), maxAdapters)
+}
+
+// customAdapter returns the custom settings of an adapter, if any.
+func (n *Node) customAdapter(adapter int) CustomAdapter {
+	for _, c := range n.CustomAdapters {
+		if c.AdapterNumber == adapter {
+			return c
+		}
+	}
+	return CustomAdapter{}
+}
+
+// standardPorts are the ports of QEMU, VirtualBox, VMware and IOU nodes
+// (GNS3's StandardPortFactory): ethernet adapters ("ethernet_adapters",
+// else "adapters", 1 by default) of perAdapter ports each, named from
+// port_name_format, first_port_name naming adapter 0's, a custom adapter's
+// port_name overriding either; then IOU's serial adapters
+// ("serial_adapters"), Serial<segment>/<port>.
+func (n *Node) standardPorts(perAdapter int) []Port {
+	adapters := n.adapterCount("adapters", 1)
+	if _, ok := n.Properties.Extra["ethernet_adapters"]; ok {
+		adapters = n.adapterCount("ethernet_adapters", 0)
+	}
+	first := ""
+	if n.FirstPortName != nil {
+		first = *n.FirstPortName
+	}
+	var ports []Port
 	iface, segment := 0, 0
 	for a := 0; a < adapters; a++ {
-		name := ""
-		if a == 0 && n.FirstPortName != nil && *n.FirstPortName != "" {
-			name = *n.FirstPortName
-		} else {
-			name = strings.NewReplacer(
-				"{0}", strconv.Itoa(iface), "{port0}", strconv.Itoa(iface), "{port1}", strconv.Itoa(iface+1),
-				"{1}", strconv.Itoa(segment), "{segment0}", strconv.Itoa(segment), "{segment1}", strconv.Itoa(segment+1),
-			).Replace(n.PortNameFormat)
+		custom := n.customAdapter(a)
+		for p := 0; p < perAdapter; p++ {
+			if first != "" && a == 0 {
+				name := cmp.Or(custom.PortName, first)
+				ports = append(ports, ethernetClass.port(name, name, segment, a, p))
+				continue
+			}
+			name := cmp.Or(custom.PortName, formatPortName(n.PortNameFormat, iface, segment, a))
+			ports = append(ports, ethernetClass.port(name, "", segment, a, p))
 			iface++
-			if n.PortSegmentSize > 0 && iface%n.PortSegmentSize == 0 {
+			if n.PortSegmentSize > 0 {
+				if iface%n.PortSegmentSize == 0 {
+					segment++
+					iface = 0
+				}
+			} else {
 				segment++
-				iface = 0
 			}
 		}
-		ports = append(ports, ethernetPort(name, "e"+strconv.Itoa(a), a, 0))
+	}
+	next := adapters
+	for a := next; a < next+n.adapterCount("serial_adapters", 0); a++ {
+		for p := 0; p < perAdapter; p++ {
+			name := "Serial" + strconv.Itoa(segment) + "/" + strconv.Itoa(p)
+			ports = append(ports, serialClass.port(name, "", segment, a, p))
+		}
+		segment++
+	}
+	return nonNil(ports)
+}
+
+// formatPortName fills a port_name_format as Python's str.format does with
+// GNS3's arguments: {0} the interface number, {1} the segment number,
+// {adapter}, {port0}…{port8} the interface number plus 0…8 and
+// {segment0}…{segment8} the segment number plus 0…8; {{ and }} are braces.
+// A field it does not know stays as written.
+func formatPortName(format string, iface, segment, adapter int) string {
+	var b strings.Builder
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		switch {
+		case (c == '{' || c == '}') && i+1 < len(format) && format[i+1] == c:
+			b.WriteByte(c)
+			i++
+		case c == '{':
+			end := strings.IndexByte(format[i:], '}')
+			if end < 0 {
+				b.WriteString(format[i:])
+				return b.String()
+			}
+			field := format[i+1 : i+end]
+			if v, ok := portNameField(field, iface, segment, adapter); ok {
+				b.WriteString(strconv.Itoa(v))
+			} else {
+				b.WriteString(format[i : i+end+1])
+			}
+			i += end
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// portNameField is the value of one field of a port_name_format.
+func portNameField(field string, iface, segment, adapter int) (int, bool) {
+	switch field {
+	case "0":
+		return iface, true
+	case "1":
+		return segment, true
+	case "adapter":
+		return adapter, true
+	}
+	for prefix, base := range map[string]int{"port": iface, "segment": segment} {
+		if d, ok := strings.CutPrefix(field, prefix); ok && len(d) == 1 && d[0] >= '0' && d[0] <= '8' {
+			return base + int(d[0]-'0'), true
+		}
+	}
+	return 0, false
+}
+
+// dockerPorts are a Docker node's ports: one per adapter ("adapters"),
+// eth0, eth1, ..., or a custom adapter's port_name.
+func (n *Node) dockerPorts() []Port {
+	adapters := n.adapterCount("adapters", 1)
+	ports := make([]Port, adapters)
+	for a := range ports {
+		name := cmp.Or(n.customAdapter(a).PortName, "eth"+strconv.Itoa(a))
+		ports[a] = ethernetClass.port(name, name, 0, a, 0)
+	}
+	return ports
+}
+
+// dynamipsAdapter is what one Dynamips network module or port adapter
+// gives: how many ports, of which class.
+type dynamipsAdapter struct {
+	ports int
+	class portClass
+}
+
+// dynamipsAdapters are the adapters of Dynamips slots (GNS3's
+// ADAPTER_MATRIX) and dynamipsWICs its WAN interface cards.
+var (
+	dynamipsAdapters = map[string]dynamipsAdapter{
+		"C1700-MB-1FE": {1, fastEthernetClass}, "C1700-MB-WIC1": {0, ethernetClass},
+		"C2600-MB-1E": {1, ethernetClass}, "C2600-MB-1FE": {1, fastEthernetClass},
+		"C2600-MB-2E": {2, ethernetClass}, "C2600-MB-2FE": {2, fastEthernetClass},
+		"C7200-IO-2FE": {2, fastEthernetClass}, "C7200-IO-FE": {1, fastEthernetClass},
+		"C7200-IO-GE-E": {1, gigabitClass}, "GT96100-FE": {2, fastEthernetClass},
+		"Leopard-2FE": {2, fastEthernetClass}, "NM-16ESW": {16, fastEthernetClass},
+		"NM-1E": {1, ethernetClass}, "NM-1FE-TX": {1, fastEthernetClass},
+		"NM-4E": {4, ethernetClass}, "NM-4T": {4, serialClass},
+		"PA-2FE-TX": {2, fastEthernetClass}, "PA-4E": {4, ethernetClass},
+		"PA-4T+": {4, serialClass}, "PA-8E": {8, ethernetClass},
+		"PA-8T": {8, serialClass}, "PA-A1": {1, atmClass},
+		"PA-FE-TX": {1, fastEthernetClass}, "PA-GE": {1, gigabitClass},
+		"PA-POS-OC3": {1, posClass},
+	}
+	dynamipsWICs = map[string]dynamipsAdapter{
+		"WIC-1ENET": {1, ethernetClass}, "WIC-1T": {1, serialClass}, "WIC-2T": {2, serialClass},
+	}
+)
+
+// dynamipsPorts are a Dynamips router's ports, from its slot<N> and wic<N>
+// properties: slot N's module gives ports N/0, N/1, ... (adapter N); WIC N
+// gives ports on adapter 0 numbered from 16×(N+1), named on from
+// <type>0/0 across the WICs. GNS3 numbers slots by their place among the
+// slot keys, which is their number when every slot is listed, as GNS3
+// writes them; nodedesk uses the number.
+func (n *Node) dynamipsPorts() []Port {
+	ports := []Port{}
+	display := 0
+	for _, key := range slices.Sorted(maps.Keys(n.Properties.Extra)) {
+		var kind string
+		var num int
+		for _, prefix := range []string{"slot", "wic"} {
+			if d, ok := strings.CutPrefix(key, prefix); ok {
+				if v, err := strconv.Atoi(d); err == nil && v >= 0 && v < 64 {
+					kind, num = prefix, v
+				}
+			}
+		}
+		name := n.extraString(key)
+		switch kind {
+		case "slot":
+			m, ok := dynamipsAdapters[name]
+			for p := 0; ok && p < m.ports; p++ {
+				long := m.class.long + strconv.Itoa(num) + "/" + strconv.Itoa(p)
+				ports = append(ports, m.class.port(long, m.class.short+strconv.Itoa(num)+"/"+strconv.Itoa(p), num, num, p))
+			}
+		case "wic":
+			m, ok := dynamipsWICs[name]
+			for p := 0; ok && p < m.ports; p++ {
+				suffix := "0/" + strconv.Itoa(display)
+				ports = append(ports, m.class.port(m.class.long+suffix, m.class.short+suffix, 0, 0, (num+1)*16+p))
+				display++
+			}
+		}
+	}
+	return ports
+}
+
+// atmPorts gives an ATM switch one port per port number its mappings use
+// ("1:0:100": "10:0:200" uses ports 1 and 10), in order, as GNS3 does.
+func (n *Node) atmPorts() []Port {
+	var m map[string]string
+	_ = json.Unmarshal(n.Properties.Extra["mappings"], &m)
+	var nums []int
+	for k, v := range m {
+		for _, end := range []string{k, v} {
+			if p, err := strconv.Atoi(strings.SplitN(end, ":", 2)[0]); err == nil && p >= 0 && p <= 65535 {
+				nums = append(nums, p)
+			}
+		}
+	}
+	slices.Sort(nums)
+	nums = slices.Compact(nums)
+	ports := make([]Port, len(nums))
+	for i, num := range nums {
+		ports[i] = atmClass.port(strconv.Itoa(num), "", 0, 0, num)
 	}
 	return ports
 }

@@ -50,7 +50,7 @@ const maxMACOffset = 254
 func (s *Service) OnProcessExit(projectID, nodeID, detail string) {
 	unlock := s.lockNode(nodeID)
 	defer unlock()
-	_, _ = s.recordStatus(NodeRef{ProjectID: projectID, NodeID: nodeID}, Stopped, nil)
+	_, _ = s.recordStatus(context.Background(), NodeRef{ProjectID: projectID, NodeID: nodeID}, Stopped, nil)
 }
 
 // claimProcessResources gives n a MAC offset and a UDP port pair if it has
@@ -110,7 +110,7 @@ func (s *Service) lockNode(nodeID string) (unlock func()) {
 // previous nodedesk left started or suspended (it ended without stopping
 // them, e.g. it crashed): at start-up none of them runs.
 func (s *Service) ReconcileStatuses(ctx context.Context) error {
-	return s.update(func(tx Tx, emit emitFunc) error {
+	return s.update(ctx, func(tx Tx, emit emitFunc) error {
 		active, err := tx.ActiveNodes()
 		if err != nil {
 			return err

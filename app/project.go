@@ -148,7 +148,7 @@ func (s *Service) CreateProject(ctx context.Context, c ProjectCreate) (*Project,
 		return nil, Errorf(EINVALID, "A new project needs a name")
 	}
 	var p *Project
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		existing, err := tx.Project(id)
 		if err != nil || existing != nil {
 			p = existing
@@ -221,12 +221,12 @@ func findProject(tx Tx, id string) (*Project, error) {
 // UpdateProject changes a project's settings. Codes: EINVALID, ENOTFOUND,
 // ECONFLICT (name used by another project).
 func (s *Service) UpdateProject(ctx context.Context, id string, u ProjectUpdate) (*Project, error) {
-	return s.changeProject(id, EventProjectUpdated, u.apply)
+	return s.changeProject(ctx, id, EventProjectUpdated, u.apply)
 }
 
 // OpenProject marks a project opened. Codes: ENOTFOUND.
 func (s *Service) OpenProject(ctx context.Context, id string) (*Project, error) {
-	return s.changeProject(id, EventProjectOpened, func(p *Project) (*Project, error) {
+	return s.changeProject(ctx, id, EventProjectOpened, func(p *Project) (*Project, error) {
 		c := *p
 		c.Status = ProjectOpened
 		return &c, nil
@@ -239,7 +239,7 @@ func (s *Service) CloseProject(ctx context.Context, id string) error {
 	if err := s.ProjectAction(ctx, id, Stop); err != nil {
 		return err
 	}
-	_, err := s.changeProject(id, EventProjectClosed, func(p *Project) (*Project, error) {
+	_, err := s.changeProject(ctx, id, EventProjectClosed, func(p *Project) (*Project, error) {
 		c := *p
 		c.Status = ProjectClosed
 		return &c, nil
@@ -249,9 +249,9 @@ func (s *Service) CloseProject(ctx context.Context, id string) error {
 
 // changeProject applies change to a project in one transaction and
 // publishes action if the project really changed.
-func (s *Service) changeProject(id string, action EventAction, change func(*Project) (*Project, error)) (*Project, error) {
+func (s *Service) changeProject(ctx context.Context, id string, action EventAction, change func(*Project) (*Project, error)) (*Project, error) {
 	var after *Project
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findProject(tx, id)
 		if err != nil {
 			return err
@@ -282,7 +282,7 @@ func (s *Service) DeleteProject(ctx context.Context, id string) error {
 	if err := s.ProjectAction(ctx, id, Stop); err != nil {
 		return err
 	}
-	return s.update(func(tx Tx, emit emitFunc) error {
+	return s.update(ctx, func(tx Tx, emit emitFunc) error {
 		p, err := findProject(tx, id)
 		if err != nil {
 			return err

@@ -296,29 +296,34 @@ func (u *CloudUpdate) apply(p *Properties) error {
 	return nil
 }
 
-// NAT and ATM switch: free-form properties as the generic types, and
-// ports of their own.
+// NAT, ATM switch and the emulated types nodedesk stores but does not run
+// (qemu, docker, ...): free-form properties, kept as given, and the ports
+// GNS3 derives from them (ports.go).
 
 var natProps = withPorts(genericProps, func(*Node) []Port {
 	// One port into the host's NAT network, as GNS3's NAT node has.
 	return []Port{ethernetPort("nat0", "nat0", 0, 0)}
 })
 
-// ATM ports carry ATM cells, a link type the API does not model.
-var atmProps = withPorts(genericProps, func(*Node) []Port { return []Port{} })
+var (
+	atmProps      = withPorts(genericProps, (*Node).atmPorts)
+	dockerProps   = withPorts(genericProps, (*Node).dockerPorts)
+	dynamipsProps = withPorts(genericProps, (*Node).dynamipsPorts)
+	iouProps      = withPorts(genericProps, func(n *Node) []Port { return n.standardPorts(4) })
+	traceNGProps  = withPorts(genericProps, func(*Node) []Port { return []Port{ethernetPort("Ethernet0", "e0", 0, 0)} })
+)
 
 func withPorts(k propertyKind, ports func(*Node) []Port) propertyKind {
 	k.ports = ports
 	return k
 }
 
-// The emulated types nodedesk stores but does not run (qemu, docker, ...):
-// free-form properties, one port per adapter.
-
+// genericProps are the free-form properties of qemu, VirtualBox and VMware
+// nodes (and of an unknown type): one port per adapter.
 var genericProps = propertyKind{
 	newUpdate: func() PropertiesUpdate { return &GenericUpdate{} },
 	init:      func(*Node, newNodeEnv) {},
-	ports:     (*Node).adapterPorts,
+	ports:     func(n *Node) []Port { return n.standardPorts(1) },
 	view: func(n *Node) map[string]any {
 		m := make(map[string]any, len(n.Properties.Extra))
 		for k, v := range n.Properties.Extra {

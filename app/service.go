@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,10 @@ import (
 
 // LocalCompute is the id of the one compute nodedesk has: itself.
 const LocalCompute = "local"
+
+// GNS3Version is the GNS3 version nodedesk speaks: the server version its
+// API answers to, and the version its project files say wrote them.
+const GNS3Version = "2.2.59"
 
 // Publisher receives every committed change, once, after commit.
 type Publisher interface {
@@ -53,9 +58,15 @@ type Service struct {
 	hints nameHints
 	// nodeLocks holds one *sync.Mutex per node for lifecycle calls.
 	nodeLocks sync.Map
+	// imports serialises project imports (import.go): the check that no
+	// project has the id and the rename of its folder.
+	imports sync.Mutex
 	// consoleServers are reset by ResetConsole (console.go).
 	consoleMu      sync.Mutex
 	consoleServers []ConsoleServer
+	// noHistory turns recording off, for a benchmark of its cost
+	// (export_test.go).
+	noHistory bool
 }
 
 // NewService returns a Service for c.
@@ -103,7 +114,7 @@ func (s *Service) NodeDirectory(n *Node) *string {
 	if sub == "" {
 		return nil
 	}
-	d := filepath.Join(s.ProjectDir(n.ProjectID), "project-files", sub, n.ID)
+	d := filepath.Join(s.ProjectDir(n.ProjectID), projectFilesDir, sub, n.ID)
 	return &d
 }
 
@@ -119,7 +130,11 @@ const maxBatch = 256
 
 // write is one call of update waiting for its commit.
 type write struct {
-	fn     func(tx Tx, emit emitFunc) error
+	fn func(tx Tx, emit emitFunc) error
+	// src is where the change comes from; record says whether its
+	// changes go to history (undo and redo write history themselves).
+	src    Source
+	record bool
 	events []Event
 	err    error
 	done   chan struct{}
@@ -128,7 +143,15 @@ type write struct {
 // update runs fn in a read-write transaction and returns once that
 // transaction has committed (fsync'd). The events fn emits are published
 // after the commit, in commit order; a rejected or failed write publishes
-// nothing. This is the only way a change is written and announced.
+// nothing. This is the only way a change is written and announced. What fn
+// changes of a project's records is recorded in the project's history
+// (record.go), as coming from ctx's Source.
+func (s *Service) update(ctx context.Context, fn func(tx Tx, emit emitFunc) error) error {
+	return s.submit(&write{fn: fn, src: SourceOf(ctx), record: !s.noHistory})
+}
+
+// submit runs w with the writes waiting at the same time, and returns its
+// result once their transaction has committed.
 //
 // Group commit: writes that arrive while a commit is under way wait, and
 // the caller that finds no commit under way (the leader) runs all waiting
@@ -137,8 +160,8 @@ type write struct {
 // validation error, errUnchanged) is taken out of the batch alone; one
 // that fails after writing rolls the batch back, and each of its writes is
 // then run in a transaction of its own.
-func (s *Service) update(fn func(tx Tx, emit emitFunc) error) error {
-	w := &write{fn: fn, done: make(chan struct{})}
+func (s *Service) submit(w *write) error {
+	w.done = make(chan struct{})
 	s.wmu.Lock()
 	s.pending = append(s.pending, w)
 	if s.leading {
@@ -167,7 +190,7 @@ func (s *Service) commit(batch []*write) {
 	err := s.c.Store.Update(func(tx Tx) error {
 		ctx := &countingTx{Tx: tx}
 		for _, w := range batch {
-			if err := w.run(ctx); err != nil {
+			if err := s.run(w, ctx); err != nil {
 				return err // wrote, then failed: the batch is rolled back
 			}
 		}
@@ -200,14 +223,24 @@ func (s *Service) commit(batch []*write) {
 	}
 }
 
-// run runs one write inside tx. A rejection that wrote nothing is kept as
-// the write's own result; an error after a write is returned, to roll back.
-func (w *write) run(tx *countingTx) error {
+// run runs one write inside tx, recording it in history when it succeeds.
+// A rejection that wrote nothing is kept as the write's own result; an
+// error after a write is returned, to roll back.
+func (s *Service) run(w *write, tx *countingTx) error {
 	w.events, w.err = nil, nil
 	before := tx.writes
-	err := w.fn(tx, func(action EventAction, projectID string, payload any) {
+	emit := func(action EventAction, projectID string, payload any) {
 		w.events = append(w.events, Event{Action: action, ProjectID: projectID, Payload: payload})
-	})
+	}
+	var err error
+	if w.record {
+		rec := newRecorder(tx)
+		if err = w.fn(rec, emit); err == nil {
+			err = s.record(tx, rec, w.src, &w.events)
+		}
+	} else {
+		err = w.fn(tx, emit)
+	}
 	switch {
 	case err == nil:
 		return nil
@@ -259,6 +292,18 @@ func (t *countingTx) DeleteTemplate(id string) error {
 	return t.Tx.DeleteTemplate(id)
 }
 func (t *countingTx) PutIOULicense(l *IOULicense) error { t.writes++; return t.Tx.PutIOULicense(l) }
+func (t *countingTx) PushHistory(st HistoryStack, e *HistoryEntry, keep int) error {
+	t.writes++
+	return t.Tx.PushHistory(st, e, keep)
+}
+func (t *countingTx) PopHistory(projectID string, st HistoryStack) error {
+	t.writes++
+	return t.Tx.PopHistory(projectID, st)
+}
+func (t *countingTx) ClearHistory(projectID string, st HistoryStack) error {
+	t.writes++
+	return t.Tx.ClearHistory(projectID, st)
+}
 
 // view runs fn in a read-only transaction.
 func (s *Service) view(fn func(tx Tx) error) error { return s.c.Store.View(fn) }

@@ -526,8 +526,8 @@ func TestService_UpdateNode(t *testing.T) {
 			t.Errorf("stored node = %+v; want the returned %+v", found, got)
 		}
 		evs := drain(events)
-		if len(evs) != 1 || evs[0].Action != "node.updated" || evs[0].ProjectID != n.ProjectID {
-			t.Fatalf("events = %+v; want one node.updated", evs)
+		if len(evs) != 2 || evs[0].Action != "node.updated" || evs[0].ProjectID != n.ProjectID || evs[1].Action != "history.updated" {
+			t.Fatalf("events = %+v; want one node.updated, then history.updated", evs)
 		}
 		if pn, ok := evs[0].Payload.(*app.Node); !ok || pn.X != 10 || pn.ID != n.ID {
 			t.Errorf("event payload = %+v; want the updated node", evs[0].Payload)
@@ -577,8 +577,8 @@ func TestService_UpdateNode(t *testing.T) {
 		if _, err := svc.UpdateNode(ctx, ref(n), app.NodeUpdate{X: app.Some(33)}); err != nil {
 			t.Fatal(err)
 		}
-		if len(seen) != 1 || seen[0].Action != "node.updated" {
-			t.Errorf("events = %+v; want exactly one node.updated", seen)
+		if len(seen) != 2 || seen[0].Action != "node.updated" || seen[1].Action != "history.updated" {
+			t.Errorf("events = %+v; want exactly one node.updated, then history.updated", seen)
 		}
 	})
 

@@ -43,7 +43,7 @@ func iouLicense(tx Tx) (*IOULicense, error) {
 // UpdateIOULicense changes the IOU license setting and returns it.
 func (s *Service) UpdateIOULicense(ctx context.Context, u IOULicenseUpdate) (*IOULicense, error) {
 	var after *IOULicense
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		stored, err := tx.IOULicense()
 		if err != nil {
 			return err

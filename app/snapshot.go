@@ -49,15 +49,13 @@ func frozen(nodes []*Node, links []*Link, drawings []*Drawing) ([]*Node, []*Link
 	ns := make([]*Node, len(nodes))
 	for i, n := range nodes {
 		c := *n
-		if c.Active() {
-			c.Status = Stopped
-		}
+		nodeRecord.fresh(&c)
 		ns[i] = &c
 	}
 	ls := make([]*Link, len(links))
 	for i, l := range links {
 		c := *l
-		c.Capturing = false
+		linkRecord.fresh(&c)
 		ls[i] = &c
 	}
 	ds := make([]*Drawing, len(drawings))
@@ -77,7 +75,7 @@ func (s *Service) CreateSnapshot(ctx context.Context, projectID, name string) (*
 	}
 	id := s.c.NewID()
 	var snap *Snapshot
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		p, err := findProject(tx, projectID)
 		if err != nil {
 			return err
@@ -144,7 +142,7 @@ func findSnapshot(tx Tx, projectID, snapshotID string) (*Project, *Snapshot, err
 
 // DeleteSnapshot forgets a snapshot. Codes: ENOTFOUND.
 func (s *Service) DeleteSnapshot(ctx context.Context, projectID, snapshotID string) error {
-	return s.update(func(tx Tx, emit emitFunc) error {
+	return s.update(ctx, func(tx Tx, emit emitFunc) error {
 		_, snap, err := findSnapshot(tx, projectID, snapshotID)
 		if err != nil {
 			return err
@@ -185,7 +183,7 @@ func (s *Service) RestoreSnapshot(ctx context.Context, projectID, snapshotID str
 		defer s.lockNode(id)()
 	}
 	var after *Project
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		p, snap, err := findSnapshot(tx, projectID, snapshotID)
 		if err != nil {
 			return err

@@ -71,6 +71,10 @@ func (l Lifecycle) transition(from Status, a Action) (Status, step) {
 	return from, stepNone
 }
 
+// notRun reports whether step st is one nodedesk does not take for a node
+// of type t: any but a stop, for the emulators it stores but does not run.
+func (t NodeType) notRun(st step) bool { return t.kind().stored && st != stepNone && st != stepStop }
+
 // initialStatus is the status of a new node of lifecycle l.
 func (l Lifecycle) initialStatus() Status {
 	if l == ProcessRun {
@@ -93,7 +97,8 @@ func Active(t NodeType, s Status) bool { return t.Lifecycle() == ProcessRun && s
 // started or stopped first and the status records what happened; for the
 // other types the status alone changes. Codes: EINVALID, ENOTFOUND,
 // ECONFLICT (the process could not start: console port taken, simulator
-// missing).
+// missing; or the node is of an emulator nodedesk stores but does not run,
+// which can only stop).
 func (s *Service) NodeAction(ctx context.Context, ref NodeRef, a Action) (*Node, error) {
 	n, err := s.FindNode(ctx, ref)
 	if err != nil {
@@ -105,21 +110,24 @@ func (s *Service) NodeAction(ctx context.Context, ref NodeRef, a Action) (*Node,
 		return nil, err
 	}
 	next, st := n.Type.Lifecycle().transition(n.Status, a)
+	if n.Type.notRun(st) {
+		return nil, Errorf(ECONFLICT, "nodedesk does not run %s nodes: %s is kept so that the project can go back to GNS3, but it cannot %s here", n.Type, n.Name, a)
+	}
 	if !s.runs(n.Type) || st == stepNone {
-		return s.recordStatus(ref, next, nil)
+		return s.recordStatus(ctx, ref, next, nil)
 	}
 	r := s.c.Runner
 	switch st {
 	case stepStart:
-		return s.startProcess(ref)
+		return s.startProcess(ctx, ref)
 	case stepRestart:
 		if err := r.Stop(n.ID); err != nil {
 			return nil, err
 		}
-		if _, err := s.recordStatus(ref, Stopped, nil); err != nil {
+		if _, err := s.recordStatus(ctx, ref, Stopped, nil); err != nil {
 			return nil, err
 		}
-		return s.startProcess(ref)
+		return s.startProcess(ctx, ref)
 	case stepStop:
 		err = r.Stop(n.ID)
 	case stepSuspend:
@@ -130,14 +138,14 @@ func (s *Service) NodeAction(ctx context.Context, ref NodeRef, a Action) (*Node,
 	if err != nil {
 		return nil, err
 	}
-	return s.recordStatus(ref, next, nil)
+	return s.recordStatus(ctx, ref, next, nil)
 }
 
 // startProcess starts a stopped node's process (its resources claimed and
 // stored first) and records it started with the command line it ran.
-func (s *Service) startProcess(ref NodeRef) (*Node, error) {
+func (s *Service) startProcess(ctx context.Context, ref NodeRef) (*Node, error) {
 	var n *Node
-	err := s.update(func(tx Tx, emit emitFunc) (err error) {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) (err error) {
 		if n, err = findNode(tx, ref); err != nil {
 			return err
 		}
@@ -158,14 +166,14 @@ func (s *Service) startProcess(ref NodeRef) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.recordStatus(ref, Started, &cmdline)
+	return s.recordStatus(ctx, ref, Started, &cmdline)
 }
 
 // recordStatus stores a node's status (and command line, if given) and
 // publishes the change.
-func (s *Service) recordStatus(ref NodeRef, st Status, commandLine *string) (*Node, error) {
+func (s *Service) recordStatus(ctx context.Context, ref NodeRef, st Status, commandLine *string) (*Node, error) {
 	var n *Node
-	err := s.update(func(tx Tx, emit emitFunc) (err error) {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) (err error) {
 		if n, err = findNode(tx, ref); err != nil {
 			return err
 		}
@@ -185,8 +193,10 @@ func (s *Service) recordStatus(ref NodeRef, st Status, commandLine *string) (*No
 }
 
 // ProjectAction applies a lifecycle action to every node of a project. All
-// nodes are tried; the first error, if any, is returned. Codes: ENOTFOUND,
-// and those of NodeAction.
+// nodes are tried; the first error, if any, is returned. Nodes of the
+// emulators nodedesk does not run are left out of anything but a stop, so
+// that a project that holds one still starts. Codes: ENOTFOUND, and those
+// of NodeAction.
 func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action) error {
 	nodes, err := s.FindNodes(ctx, projectID)
 	if err != nil {
@@ -194,8 +204,8 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 	}
 	var first error
 	for _, n := range nodes {
-		if next, st := n.Type.Lifecycle().transition(n.Status, a); next == n.Status && st == stepNone {
-			continue // nothing to do for this node
+		if next, st := n.Type.Lifecycle().transition(n.Status, a); next == n.Status && st == stepNone || n.Type.notRun(st) {
+			continue // nothing to do for this node, or nothing nodedesk can do
 		}
 		if _, err := s.NodeAction(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, a); err != nil && first == nil {
 			first = err

@@ -22,7 +22,7 @@ type Tx interface {
 	// PutProject creates or replaces a project, assigning Seq to a new one.
 	PutProject(p *Project) error
 	// DeleteProject removes a project and all of its nodes, links,
-	// drawings and snapshots.
+	// drawings, snapshots and history.
 	DeleteProject(id string) error
 
 	// Node returns the node of a project, or nil.
@@ -94,4 +94,18 @@ type Tx interface {
 	ActiveNodes() ([]NodeKey, error)
 	// NodeIDByName returns the id of the node of a project with that name.
 	NodeIDByName(projectID, name string) (string, bool, error)
+
+	// History returns the entries of one of a project's history stacks,
+	// newest first.
+	History(projectID string, st HistoryStack) ([]*HistoryEntry, error)
+	// HistoryTop returns the newest entry of a stack, or nil.
+	HistoryTop(projectID string, st HistoryStack) (*HistoryEntry, error)
+	// PushHistory puts e on top of a stack of its project, assigning its
+	// Seq; an e whose Seq is set replaces that entry (the top). Then only
+	// the newest keep entries stay (keep 0: all).
+	PushHistory(st HistoryStack, e *HistoryEntry, keep int) error
+	// PopHistory removes the newest entry of a stack.
+	PopHistory(projectID string, st HistoryStack) error
+	// ClearHistory removes every entry of a stack.
+	ClearHistory(projectID string, st HistoryStack) error
 }

@@ -197,11 +197,11 @@ func (s *Service) CreateTemplate(ctx context.Context, ts TemplateSettings) (*Tem
 	if err := ts.apply(t); err != nil {
 		return nil, err
 	}
-	return t, s.putNewTemplate(t)
+	return t, s.putNewTemplate(ctx, t)
 }
 
-func (s *Service) putNewTemplate(t *Template) error {
-	return s.update(func(tx Tx, emit emitFunc) error {
+func (s *Service) putNewTemplate(ctx context.Context, t *Template) error {
+	return s.update(ctx, func(tx Tx, emit emitFunc) error {
 		if existing, err := findTemplate(tx, t.ID); err == nil && existing != nil {
 			return Conflict("template_id", "Template ID '%s' already exists", t.ID)
 		} else if ErrorCode(err) != ENOTFOUND {
@@ -216,7 +216,7 @@ func (s *Service) putNewTemplate(t *Template) error {
 // be changed. Codes: EINVALID, ENOTFOUND, ECONFLICT (builtin).
 func (s *Service) UpdateTemplate(ctx context.Context, id string, ts TemplateSettings) (*Template, error) {
 	var after *Template
-	err := s.update(func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findTemplate(tx, id)
 		if err != nil {
 			return err
@@ -241,7 +241,7 @@ func (s *Service) UpdateTemplate(ctx context.Context, id string, ts TemplateSett
 // DeleteTemplate removes a user template. Codes: ENOTFOUND, ECONFLICT
 // (builtin).
 func (s *Service) DeleteTemplate(ctx context.Context, id string) error {
-	return s.update(func(tx Tx, emit emitFunc) error {
+	return s.update(ctx, func(tx Tx, emit emitFunc) error {
 		t, err := findTemplate(tx, id)
 		if err != nil {
 			return err
@@ -265,7 +265,7 @@ func (s *Service) DuplicateTemplate(ctx context.Context, id string) (*Template, 
 	}
 	c := *t
 	c.ID, c.Seq = s.c.NewID(), 0
-	return &c, s.putNewTemplate(&c)
+	return &c, s.putNewTemplate(ctx, &c)
 }
 
 // TemplateUse places a node made from a template.

@@ -26,8 +26,23 @@ func checkTunnelPorts(ports []CloudPort) error {
 // tunnels and before did not: no node owns them for its link ports and
 // no program of this machine (another cloud's tunnel included) holds them.
 func (s *Service) claimTunnelPorts(tx Tx, before, after *Node) error {
+	i, port, owner, err := s.takenTunnelPort(tx, before, after)
+	switch {
+	case err != nil || i < 0:
+		return err
+	case owner != nil:
+		return Conflict(portsField(i, "lport"), "Local UDP port %d is a link port of node %s; choose another lport", port, ownerName(tx, *owner))
+	}
+	return Conflict(portsField(i, "lport"), "Local UDP port %d is in use on this machine (another cloud's tunnel or another program); choose another lport", port)
+}
+
+// takenTunnelPort returns the first tunnel of after (its index in the
+// cloud's ports, and its lport) whose lport before did not have and that
+// is taken: by a node's link port (owner), or by a program of this machine
+// (owner nil); index -1 when there is none.
+func (s *Service) takenTunnelPort(tx Tx, before, after *Node) (index, port int, owner *NodeKey, err error) {
 	if after.Type != Cloud {
-		return nil
+		return -1, 0, nil, nil
 	}
 	had := map[int]bool{}
 	if before != nil {
@@ -41,16 +56,15 @@ func (s *Service) claimTunnelPorts(tx Tx, before, after *Node) error {
 		if p.Type != "udp" || had[p.LPort] {
 			continue
 		}
-		owner, taken, err := tx.UDPOwner(p.LPort)
-		if err != nil {
-			return err
-		}
-		if taken {
-			return Conflict(portsField(i, "lport"), "Local UDP port %d is a link port of node %s; choose another lport", p.LPort, ownerName(tx, owner))
-		}
-		if !s.c.PortFree("udp", p.LPort) {
-			return Conflict(portsField(i, "lport"), "Local UDP port %d is in use on this machine (another cloud's tunnel or another program); choose another lport", p.LPort)
+		o, taken, err := tx.UDPOwner(p.LPort)
+		switch {
+		case err != nil:
+			return -1, 0, nil, err
+		case taken:
+			return i, p.LPort, &o, nil
+		case !s.c.PortFree("udp", p.LPort):
+			return i, p.LPort, nil, nil
 		}
 	}
-	return nil
+	return -1, 0, nil, nil
 }

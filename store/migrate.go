@@ -10,7 +10,7 @@ import (
 
 // schemaVersion is the layout this nodedesk writes. Raise it only together
 // with a new entry in migrations.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // migrations[i] turns a store of schema version i+1 into version i+2. The
 // list is append-only; a store newer than schemaVersion is refused.
@@ -63,6 +63,16 @@ var migrations = []func(tx *bolt.Tx) error{
 	// 4 -> 5: project snapshots, and user templates.
 	func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketSnapshots, bucketTemplates} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+	// 5 -> 6: the undo and redo stacks of each project's history (empty:
+	// history starts with the first change after the upgrade).
+	func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketUndo, bucketRedo} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}

@@ -21,13 +21,15 @@ var (
 	bucketSettings  = []byte("settings")   // setting name -> JSON (schema 4)
 	bucketSnapshots = []byte("snapshots")  // project uuid (16) + snapshot uuid (16) -> JSON app.Snapshot (schema 5)
 	bucketTemplates = []byte("templates")  // template uuid (16) -> JSON app.Template, user templates (schema 5)
+	bucketUndo      = []byte("undo")       // project uuid (16) + seq uint64 BE -> JSON app.HistoryEntry, the undo stack (schema 6)
+	bucketRedo      = []byte("redo")       // project uuid (16) + seq uint64 BE -> JSON app.HistoryEntry, the redo stack (schema 6)
 
 	keySchemaVersion = []byte("schema_version")
 	keyIOULicense    = []byte("iou_license") // in settings: JSON app.IOULicense
 )
 
 // allBuckets is every bucket a store of the current schema has.
-var allBuckets = [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts, bucketUDP, bucketActive, bucketDrawings, bucketSettings, bucketSnapshots, bucketTemplates}
+var allBuckets = [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts, bucketUDP, bucketActive, bucketDrawings, bucketSettings, bucketSnapshots, bucketTemplates, bucketUndo, bucketRedo}
 
 // uuidKey encodes a canonical UUID string as its 16 bytes.
 func uuidKey(id string) []byte {
@@ -70,3 +72,9 @@ func portKey(projectID, nodeID string, adapter, port int) []byte {
 }
 
 func u64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
+
+// historyKey is the key of a history entry: project id then its place in
+// its stack, so that a project's stack is one prefix range, oldest first.
+func historyKey(projectID string, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(uuidKey(projectID), seq)
+}

@@ -80,7 +80,7 @@ func (t *tx) DeleteProject(id string) error {
 			return err
 		}
 	}
-	for _, b := range [][]byte{bucketLinks, bucketPorts, bucketDrawings, bucketSnapshots} {
+	for _, b := range [][]byte{bucketLinks, bucketPorts, bucketDrawings, bucketSnapshots, bucketUndo, bucketRedo} {
 		if err := deletePrefix(t.bucket(b), prefix); err != nil {
 			return err
 		}

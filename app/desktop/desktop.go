@@ -2,9 +2,10 @@
 // calls (bound to the page as window.go.desktop.App), and the bridge that
 // forwards every committed change to the page as a "notification" event.
 //
-// The page has one binding for the whole API, Call: it hands a request to
-// the REST router in-process (Caller) and gives the page the answer — status
-// and body — exactly as HTTP would, errors included. So the list of
+// The page has one binding for the whole API, Call (CallGesture is the same
+// call as part of a gesture of the user, for the project's history): it
+// hands a request to the REST router in-process (Caller) and gives the page
+// the answer — status and body — exactly as HTTP would, errors included. So the list of
 // operations is written once, in api/openapi.json (the page's typed client
 // is generated from it), and the window and REST clients share every step:
 // contract check, service call, rendering, error codes. The other bindings
@@ -44,7 +45,7 @@ type Caller interface {
 type Emitter func(ctx context.Context, name string, data ...any)
 
 // App is bound to the window. Wails binds every exported method of App to
-// the page, so App has exactly the page's methods (Call, Ready,
+// the page, so App has exactly the page's methods (Call, CallGesture, Ready,
 // OpenConsole, OpenCapture, the console sessions' ConsoleOpen,
 // ConsoleWrite and ConsoleClose: console.go, and the project files'
 // OpenProjectFile, ImportProjectFile and ExportProject: projectfile.go);
@@ -135,16 +136,29 @@ type CallResult struct {
 // its query, under /v2/) and the JSON body ("" for none). Every answer of
 // the API, errors included, is a CallResult with the status and body HTTP
 // would have; Call itself fails only when the request is not one for the
-// API (an *app.Error, which the page receives through FormatError).
+// API (an *app.Error, which the page receives through FormatError). The
+// project's history shows the changes it makes as the window's.
 func (a *App) Call(method, path, body string) (CallResult, error) {
+	return a.CallGesture("", method, path, body)
+}
+
+// CallGesture is Call as part of one gesture of the user (a drag of a
+// selection, a paste): consecutive changes of one project with the same
+// gesture id are one history entry, undone as a whole — what the header
+// X-Nodedesk-Gesture is to REST clients. An empty id is no gesture.
+func (a *App) CallGesture(gesture, method, path, body string) (CallResult, error) {
 	if !strings.HasPrefix(path, "/v2/") {
 		return CallResult{}, app.Errorf(app.EINVALID, "The window calls only the API, whose paths start with /v2/; %q is not one", path)
+	}
+	src, err := app.ParseSource(string(app.OriginWindow), gesture)
+	if err != nil {
+		return CallResult{}, err
 	}
 	var raw []byte
 	if body != "" {
 		raw = []byte(body)
 	}
-	status, resp := a.call.Call(a.context(), method, path, raw)
+	status, resp := a.call.Call(app.WithSource(a.context(), src), method, path, raw)
 	return CallResult{Status: status, Body: string(resp)}, nil
 }
 

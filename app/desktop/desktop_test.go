@@ -32,10 +32,11 @@ type fakeCaller struct {
 
 	method, path string
 	got          []byte
+	src          app.Source
 }
 
-func (f *fakeCaller) Call(_ context.Context, method, path string, body []byte) (int, []byte) {
-	f.method, f.path, f.got = method, path, body
+func (f *fakeCaller) Call(ctx context.Context, method, path string, body []byte) (int, []byte) {
+	f.method, f.path, f.got, f.src = method, path, body, app.SourceOf(ctx)
 	return f.status, f.body
 }
 
@@ -83,6 +84,24 @@ func TestCallRoundTrip(t *testing.T) {
 	f := &fakeCaller{status: 200, body: []byte(`[]`)}
 	if _, err := desktop.New(f, app.NewBroker(), nil, quiet).Call("GET", "/v2/projects", ""); err != nil || f.got != nil {
 		t.Errorf("no body: the API got %q (%v)", f.got, err)
+	}
+}
+
+// TestCallGesture: the window's calls are the window's changes in the
+// project's history, and CallGesture's carry its gesture id; a gesture id
+// the API would refuse is refused before the API is asked.
+func TestCallGesture(t *testing.T) {
+	f := &fakeCaller{status: 200, body: []byte(`{}`)}
+	door := desktop.New(f, app.NewBroker(), nil, quiet)
+	if _, err := door.Call("PUT", "/v2/projects/p1/nodes/n1", `{"x":1}`); err != nil || f.src != (app.Source{Origin: app.OriginWindow}) {
+		t.Errorf("Call: source %+v (%v)", f.src, err)
+	}
+	if _, err := door.CallGesture("drag-7", "PUT", "/v2/projects/p1/nodes/n1", `{"x":2}`); err != nil || f.src != (app.Source{Origin: app.OriginWindow, Gesture: "drag-7"}) {
+		t.Errorf("CallGesture: source %+v (%v)", f.src, err)
+	}
+	f.path = ""
+	if _, err := door.CallGesture("two words", "PUT", "/v2/projects/p1/nodes/n1", `{}`); app.ErrorCode(err) != app.EINVALID || f.path != "" {
+		t.Errorf("CallGesture with a bad id: %v; the API was asked %q", err, f.path)
 	}
 }
 

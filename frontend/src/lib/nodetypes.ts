@@ -31,6 +31,7 @@ export function typeInfo(t: NodeType): TypeLook {
     case 'docker': return { title: 'Docker container', editor: 'none' };
     case 'dynamips': return { title: 'Dynamips router', editor: 'none' };
     case 'iou': return { title: 'IOU device', editor: 'none' };
+    case 'traceng': return { title: 'TraceNG host', editor: 'none' };
     case 'virtualbox': return { title: 'VirtualBox VM', editor: 'none' };
     case 'vmware': return { title: 'VMware VM', editor: 'none' };
     default: return assertNever(t, 'node type');

@@ -195,6 +195,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/projects/{project_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the project's history: what undo would take back and what redo would make again, newest first. */
+        get: operations["getProjectHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take back the project's newest change, as one change that every client hears (node.created, link.deleted, …, then history.updated). The records come back with the same ids, names, console ports, ports and links; a node brought back is stopped. Nodes the undo deletes are stopped first. Answers with the entry undone, which redo can make again. */
+        post: operations["undoProjectChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/redo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make again the change undo took back last. A new change empties the redo list, as in editors. Answers with the entry redone. */
+        post: operations["redoProjectChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/projects/{project_id}/stats": {
         parameters: {
             query?: never;
@@ -219,7 +270,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Follow the events of a project as an HTTP stream. */
+        /** Follow the events of a project as an HTTP stream. Besides GNS3's events it carries nodedesk's history.updated (a HistoryState) after each change, undo and redo; GNS3 clients ignore it. */
         get: operations["streamProjectNotifications"];
         put?: never;
         post?: never;
@@ -236,7 +287,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Follow the events of a project over a WebSocket. */
+        /** Follow the events of a project over a WebSocket. Besides GNS3's events it carries nodedesk's history.updated (a HistoryState) after each change, undo and redo; GNS3 clients ignore it. */
         get: operations["wsProjectNotifications"];
         put?: never;
         post?: never;
@@ -1631,6 +1682,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/projects/load": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Open a .gns3 file of this machine, as GNS3 does for a local server (nodedesk always is). The project keeps the file's ids and settings and is opened; a project that already has the file's project_id is returned as it is, opened. The file's project-files folder (node folders; not its captures, tmp folder or logs) is copied into nodedesk's own folder of the project, and a VPCS node's project-files/vpcs/<node_id>/startup.vpc becomes its startup_script. The file is read as an import reads one: revisions 7 to 9 (GNS3 2.0 to 2.2), every node on the one compute, local. */
+        post: operations["loadProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a project from a portable project: the raw body is a .gns3project archive (a zip holding project.gns3 and the files of the project's folder), as GNS3 exports one. nodedesk's extension: the body may also be a lone .gns3 file (JSON, perhaps after a UTF-8 byte order mark), so that a browser can upload one. The new project has the path's project_id and new ids for its nodes, links and drawings; it is closed, with auto_start and auto_open off, as GNS3 does. Entries under images/ (nodedesk has no images) and snapshots/, and hidden names (.DS_Store, a node's own state), are left out. An archive with a path that leaves the project's folder, a symbolic link, more than 5000 entries, a file over 256 MiB, more than 512 MiB in all, or a body over 512 MiB is refused whole, and nothing is written. */
+        post: operations["importProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download the project as a .gns3project archive that GNS3 2.2 imports: project.gns3 (revision 9, no computes, every node on compute local), each VPCS node's project-files/vpcs/<node_id>/startup.vpc from its startup_script, and the other files of the project's folder (not its captures, tmp folder or logs, nor hidden files). Refused while a node runs, as in GNS3. */
+        get: operations["exportProject"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/files/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a file of the project's folder. project-files/vpcs/<node_id>/startup.vpc is that VPCS node's startup_script. */
+        get: operations["getProjectFile"];
+        put?: never;
+        /** Write a file of the project's folder from the raw request body (at most 1 MiB), creating its folders. Writing project-files/vpcs/<node_id>/startup.vpc sets that VPCS node's startup_script. */
+        post: operations["writeProjectFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1936,7 +2056,7 @@ export interface components {
          * @description Kind of node.
          * @enum {string}
          */
-        NodeType: "cloud" | "nat" | "ethernet_hub" | "ethernet_switch" | "frame_relay_switch" | "atm_switch" | "docker" | "dynamips" | "vpcs" | "virtualbox" | "vmware" | "iou" | "qemu";
+        NodeType: "cloud" | "nat" | "ethernet_hub" | "ethernet_switch" | "frame_relay_switch" | "atm_switch" | "docker" | "dynamips" | "vpcs" | "traceng" | "virtualbox" | "vmware" | "iou" | "qemu";
         /**
          * @description Console protocol of a controller node, or null.
          * @enum {string|null}
@@ -2918,6 +3038,43 @@ export interface components {
             /** @description Give the copy's VPCS nodes new MAC addresses. Default: false (as GNS3's handler). */
             reset_mac_addresses?: boolean;
         };
+        /** @description One change of a project's history. */
+        HistoryEntry: {
+            /** @description The entry's id; it stays the same when undo and redo move it. */
+            entry_id: string;
+            /** @description What the change did, in a few words: "Moved PC1 and 3 others", "Deleted Switch1 and 2 links". */
+            description: string;
+            /**
+             * Format: date-time
+             * @description When the change was committed (its last request, for a gesture), RFC 3339 in UTC.
+             */
+            time: string;
+            /**
+             * @description Through which door it came: a REST client, nodedesk's page in a browser, or the desktop window.
+             * @enum {string}
+             */
+            origin: "api" | "browser" | "window";
+        };
+        /** @description A project's history, newest first. */
+        ProjectHistory: {
+            /** @description What undo takes back, the next first (at most 500). */
+            undo: components["schemas"]["HistoryEntry"][];
+            /** @description What redo makes again, the next first; a new change empties it. */
+            redo: components["schemas"]["HistoryEntry"][];
+        };
+        /** @description The event history.updated on a project's notification streams: what undo and redo would take now, after a change, an undo or a redo. */
+        HistoryState: {
+            project_id: string;
+            /** @description The entry undo would take back; null: nothing to undo. */
+            undo: components["schemas"]["HistoryEntry"] | null;
+            /** @description The entry redo would make again; null: nothing to redo. */
+            redo: components["schemas"]["HistoryEntry"] | null;
+        };
+        /** @description Body of a load: the .gns3 file to open. */
+        ProjectLoad: {
+            /** @description Absolute path of the .gns3 file on this machine. */
+            path: string;
+        };
     };
     responses: never;
     parameters: {
@@ -2941,6 +3098,12 @@ export interface components {
         FilePath: string;
         /** @description Snapshot UUID. */
         SnapshotId: string;
+        /** @description Where the change comes from, as the history shows it: browser (nodedesk's page in a browser), window (the desktop window, whose in-process calls say so themselves) or api, the default for a request without it. Any other value answers 400 on a request that changes something. */
+        NodedeskOrigin: "api" | "browser" | "window";
+        /** @description An id the client chooses for one user gesture (a drag of a selection, a paste): consecutive changes of one project with the same id are one history entry, undone as a whole. At most 100 printable ASCII characters without spaces; anything else answers 400 on a request that changes something. */
+        NodedeskGesture: string;
+        /** @description Path of a file inside the project's folder, relative to it; it may span several segments (project-files/vpcs/<node_id>/startup.vpc). */
+        ProjectFilePath: string;
     };
     requestBodies: never;
     headers: never;
@@ -3432,6 +3595,120 @@ export interface operations {
                 };
             };
             /** @description No console port is free for the copy's nodes. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProjectHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectHistory"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    undoProjectChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The change was undone. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryEntry"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing to undo, or something the change needs back is no longer free (a console port, a name, a port linked since); the message names it, and nothing changed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redoProjectChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The change was made again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryEntry"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing to redo, or something the change needs is no longer free; the message names it, and nothing changed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8247,6 +8524,274 @@ export interface operations {
             };
             /** @description A node of the project is running; stop it first. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    loadProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectLoad"];
+            };
+        };
+        responses: {
+            /** @description Project loaded and opened. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            /** @description The path is not absolute, or the file is not a GNS3 topology, or a record of it breaks a rule (the message names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The file does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Another project has the file's name, or the file's revision is not one nodedesk reads (older than 7 or newer than 9). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importProject: {
+        parameters: {
+            query?: {
+                /** @description Name of the new project; default the file's. A name another project has becomes name-1, name-2, ..., as in GNS3. */
+                name?: string;
+                /** @description Where GNS3 would put the project on a local server. Accepted and ignored: nodedesk keeps every project in its data folder. */
+                path?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Project imported. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            /** @description Not a GNS3 project (not a zip, no project.gns3, not a topology), an unsafe or too large archive, or a record that breaks a rule (the message names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A project already has this id, or the file's revision is not one nodedesk reads (older than 7 or newer than 9), or no console port is free. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportProject: {
+        parameters: {
+            query?: {
+                /** @description Add each snapshot as snapshots/<name>_<ddmmyy_HHMMSS>.gns3project. */
+                include_snapshots?: "yes" | "no" | "true" | "false" | "1" | "0";
+                /** @description Write the nodes' mac_address and mac_addr properties as null. */
+                reset_mac_addresses?: "yes" | "no" | "true" | "false" | "1" | "0";
+                /** @description Accepted and ignored: nodedesk has no images. */
+                include_images?: "yes" | "no" | "true" | "false" | "1" | "0";
+                /** @description Accepted and ignored: nodedesk has one compute, local. */
+                keep_compute_ids?: "yes" | "no" | "true" | "false" | "1" | "0";
+                /** @description zip (deflate) or none (stored). GNS3's bzip2 and lzma are refused with 400. */
+                compression?: "zip" | "none";
+            };
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archive, with Content-Disposition: attachment; filename="<name>.gns3project". */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gns3project": string;
+                };
+            };
+            /** @description A query option has a value nodedesk does not take. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The project does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A node of the project is running ("Project must be stopped in order to export it"). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProjectFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Path of a file inside the project's folder, relative to it; it may span several segments (project-files/vpcs/<node_id>/startup.vpc). */
+                path: components["parameters"]["ProjectFilePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's bytes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path leaves the project's folder or names a hidden file. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The project or the file does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    writeProjectFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Path of a file inside the project's folder, relative to it; it may span several segments (project-files/vpcs/<node_id>/startup.vpc). */
+                path: components["parameters"]["ProjectFilePath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description File written; no body, as GNS3 answers. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path leaves the project's folder or names a hidden file. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The project does not exist. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -90,7 +90,7 @@ export const ERROR_CODES = allOf<ErrorCode>()([
 /** The contract's node types. */
 export const NODE_TYPES = allOf<NodeType>()([
   'cloud', 'nat', 'ethernet_hub', 'ethernet_switch', 'frame_relay_switch', 'atm_switch',
-  'docker', 'dynamips', 'vpcs', 'virtualbox', 'vmware', 'iou', 'qemu',
+  'docker', 'dynamips', 'vpcs', 'traceng', 'virtualbox', 'vmware', 'iou', 'qemu',
 ]);
 
 /** One message of a notification stream, as the app sees it. */

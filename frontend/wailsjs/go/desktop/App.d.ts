@@ -4,6 +4,8 @@ import {desktop} from '../models';
 
 export function Call(arg1:string,arg2:string,arg3:string):Promise<desktop.CallResult>;
 
+export function CallGesture(arg1:string,arg2:string,arg3:string,arg4:string):Promise<desktop.CallResult>;
+
 export function ConsoleClose(arg1:string):Promise<void>;
 
 export function ConsoleOpen(arg1:string,arg2:string,arg3:string):Promise<void>;

@@ -6,6 +6,10 @@ export function Call(arg1, arg2, arg3) {
   return window['go']['desktop']['App']['Call'](arg1, arg2, arg3);
 }
 
+export function CallGesture(arg1, arg2, arg3, arg4) {
+  return window['go']['desktop']['App']['CallGesture'](arg1, arg2, arg3, arg4);
+}
+
 export function ConsoleClose(arg1) {
   return window['go']['desktop']['App']['ConsoleClose'](arg1);
 }

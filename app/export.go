@@ -1,0 +1,184 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+)
+
+// ProjectExport is a project as a project file holds it: its records, as
+// the store has them, and the files of its folder. Package app/gns3file
+// writes it as a .gns3project archive.
+type ProjectExport struct {
+	Project  *Project
+	Nodes    []*Node
+	Links    []*Link
+	Drawings []*Drawing
+	// Snapshots are the project's snapshots, when asked for, each as a
+	// project of its own (under the project's id and name).
+	Snapshots []SnapshotExport
+	// Files are the regular files of the project's folder (no links, no
+	// hidden names), with each VPCS node's startup.vpc, which is its
+	// startup_script (the store's, not a copy a start left on disk).
+	Files []ExportFile
+}
+
+// SnapshotExport is one snapshot of an exported project.
+type SnapshotExport struct {
+	Name string
+	// CreatedAt is seconds since the Unix epoch (UTC).
+	CreatedAt int64
+	Export    *ProjectExport
+}
+
+// ExportFile is one file of a project's folder, by its path relative to
+// the folder (with /).
+type ExportFile struct {
+	Path     string
+	Modified time.Time
+	Open     func() (io.ReadCloser, error)
+}
+
+// ExportProject reads what a project file of the project holds, in one
+// read transaction, and lists the files of its folder. As GNS3, it is
+// refused while a node of the project runs a process (the files could be
+// half written). Codes: ENOTFOUND, ECONFLICT (a node runs).
+func (s *Service) ExportProject(ctx context.Context, projectID string, withSnapshots bool) (*ProjectExport, error) {
+	e := &ProjectExport{}
+	var snaps []*Snapshot
+	err := s.view(func(tx Tx) (err error) {
+		if e.Project, err = findProject(tx, projectID); err != nil {
+			return err
+		}
+		if e.Nodes, e.Links, e.Drawings, err = projectRecords(tx, e.Project.ID); err != nil {
+			return err
+		}
+		if withSnapshots {
+			snaps, err = tx.Snapshots(e.Project.ID)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var running []string
+	for _, n := range e.Nodes {
+		if n.Active() {
+			running = append(running, n.Name)
+		}
+	}
+	if len(running) > 0 {
+		return nil, Errorf(ECONFLICT, "Project must be stopped in order to export it: %s is running; stop the project's nodes first",
+			strings.Join(running, ", "))
+	}
+	if e.Files, err = s.folderFiles(e.Project.ID, e.Nodes); err != nil {
+		return nil, err
+	}
+	for _, snap := range snaps {
+		p := *snap.Project
+		p.ID, p.Name = e.Project.ID, e.Project.Name
+		e.Snapshots = append(e.Snapshots, SnapshotExport{Name: snap.Name, CreatedAt: snap.CreatedAt, Export: &ProjectExport{
+			Project: &p, Nodes: snap.Nodes, Links: snap.Links, Drawings: snap.Drawings,
+			Files: scriptFiles(snap.Nodes, time.Unix(snap.CreatedAt, 0)),
+		}})
+	}
+	return e, nil
+}
+
+// folderFiles lists the regular files of a project's folder, without
+// following links and leaving hidden names out, then each VPCS node's
+// startup.vpc from the store (a copy a start wrote on disk is left out).
+func (s *Service) folderFiles(projectID string, nodes []*Node) ([]ExportFile, error) {
+	dir := s.ProjectDir(projectID)
+	scripts := map[string]*Node{}
+	for _, n := range nodes {
+		if n.Type == VPCS {
+			scripts[scriptPath(n)] = n
+		}
+	}
+	var files []ExportFile
+	root, err := os.OpenRoot(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist): // nothing was ever written
+	case err != nil:
+		return nil, Errorf(EINTERNAL, "Cannot read the folder of project %s: %v", projectID, err)
+	default:
+		defer root.Close()
+		err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case p != "." && hidden(p):
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			case !d.Type().IsRegular() || scripts[p] != nil:
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			files = append(files, ExportFile{Path: p, Modified: info.ModTime(), Open: func() (io.ReadCloser, error) {
+				return openInFolder(dir, p)
+			}})
+			return nil
+		})
+		if err != nil {
+			return nil, Errorf(EINTERNAL, "Cannot list the files of project %s: %v", projectID, err)
+		}
+	}
+	return append(files, scriptFiles(nodes, time.Now())...), nil
+}
+
+// scriptFiles are the startup.vpc files of the VPCS nodes that have a
+// startup script: the script, as the store keeps it.
+func scriptFiles(nodes []*Node, modified time.Time) []ExportFile {
+	var files []ExportFile
+	for _, n := range nodes {
+		if n.Type == VPCS && n.Properties.StartupScript != nil {
+			script := *n.Properties.StartupScript
+			files = append(files, ExportFile{Path: scriptPath(n), Modified: modified, Open: func() (io.ReadCloser, error) {
+				return io.NopCloser(strings.NewReader(script)), nil
+			}})
+		}
+	}
+	return files
+}
+
+// scriptPath is where a VPCS node's startup.vpc sits in its project's
+// folder.
+func scriptPath(n *Node) string {
+	return projectFilesDir + "/" + VPCS.kind().folder + "/" + n.ID + "/" + VPCSScriptFile
+}
+
+// openInFolder opens a file of a folder through os.Root (no link leads
+// out); closing the file closes the root.
+func openInFolder(dir, p string) (io.ReadCloser, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	f, err := root.Open(p)
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	return rootedFile{f, root}, nil
+}
+
+type rootedFile struct {
+	*os.File
+	root *os.Root
+}
+
+func (f rootedFile) Close() error {
+	err := f.File.Close()
+	f.root.Close()
+	return err
+}

@@ -1,0 +1,208 @@
+package gns3file
+
+import (
+	"archive/zip"
+	"bytes"
+	"cmp"
+	"errors"
+	"io"
+	"io/fs"
+	"path"
+	"strconv"
+	"strings"
+
+	"nodedesk/app"
+)
+
+// Limits bound what reading a project costs. Sizes are counted on the
+// bytes actually read, never taken from an archive's headers.
+type Limits struct {
+	// ArchiveBytes bounds an archive (the request body of an import).
+	ArchiveBytes int64
+	// Files bounds the entries of an archive, or the files of a folder.
+	Files int
+	// FileBytes bounds one file, uncompressed; TotalBytes all of them.
+	FileBytes, TotalBytes int64
+	// Ratio bounds an entry's uncompressed bytes per compressed byte, once
+	// it has given RatioAfter bytes.
+	Ratio      int64
+	RatioAfter int64
+}
+
+// DefaultLimits fit real GNS3 projects with room to spare: a Dynamips
+// c7200's 64 MB PCMCIA disk of zeros, GNS3's largest ordinary file,
+// deflates about 1000:1, which is deflate's own ceiling (about 1032:1), so
+// the ratio bound only refuses what deflate cannot honestly give; the
+// absolute bounds are what stop a bomb.
+var DefaultLimits = Limits{
+	ArchiveBytes: 512 << 20,
+	Files:        5000,
+	FileBytes:    256 << 20,
+	TotalBytes:   512 << 20,
+	Ratio:        1100,
+	RatioAfter:   1 << 20,
+}
+
+// MaxTopologyBytes bounds a .gns3 file (a 10,000-node topology is about
+// 20 MB).
+const MaxTopologyBytes = 64 << 20
+
+func (l Limits) orDefault() Limits {
+	d := DefaultLimits
+	return Limits{
+		ArchiveBytes: cmp.Or(l.ArchiveBytes, d.ArchiveBytes), Files: cmp.Or(l.Files, d.Files),
+		FileBytes: cmp.Or(l.FileBytes, d.FileBytes), TotalBytes: cmp.Or(l.TotalBytes, d.TotalBytes),
+		Ratio: cmp.Or(l.Ratio, d.Ratio), RatioAfter: cmp.Or(l.RatioAfter, d.RatioAfter),
+	}
+}
+
+// budget counts the bytes read from one project against its limits.
+type budget struct {
+	Limits
+	total int64
+}
+
+// meter counts the bytes of one file against the budget. compressed is
+// the most compressed bytes the file can be read from (0: not compressed).
+type meter struct {
+	r          io.Reader
+	b          *budget
+	name       string
+	compressed int64
+	n          int64
+	limit      int64
+}
+
+func (m *meter) Read(p []byte) (int, error) {
+	n, err := m.r.Read(p)
+	m.n += int64(n)
+	m.b.total += int64(n)
+	switch {
+	case m.n > m.limit:
+		return n, app.Errorf(app.EINVALID, "The project's file %s is larger than %s; nodedesk does not import it", m.name, mib(m.limit))
+	case m.b.total > m.b.TotalBytes:
+		return n, app.Errorf(app.EINVALID, "The project's files are larger than %s in all; nodedesk does not import them", mib(m.b.TotalBytes))
+	case m.compressed > 0 && m.n > m.b.RatioAfter && m.n > m.compressed*m.b.Ratio:
+		return n, app.Errorf(app.EINVALID, "The project's file %s expands more than %d times; it looks like a zip bomb, so nodedesk does not import it", m.name, m.b.Ratio)
+	case err != nil && err != io.EOF:
+		return n, app.Errorf(app.EINVALID, "The project's file %s is damaged: %v", m.name, err)
+	}
+	return n, err
+}
+
+// IsArchive reports whether b starts as a zip archive does, rather than as
+// a lone .gns3 (JSON, perhaps after a UTF-8 byte order mark).
+func IsArchive(b []byte) bool { return bytes.HasPrefix(b, []byte("PK")) }
+
+// ReadArchive reads a .gns3project archive: its project.gns3 (Decode) and
+// the files of the project's folder beside it, which app.ImportProject
+// writes. Entries under images/ (GNS3's images; nodedesk has none) and
+// snapshots/ (GNS3's snapshot archives) are left out, as are other .gns3
+// files at the top. The archive is refused whole if it is not a zip, has
+// no project.gns3, has too many entries, or holds a symbolic link or
+// another special file; its files' sizes and compression are bounded as
+// they are read. Codes: EINVALID, ECONFLICT (Decode's revisions).
+func ReadArchive(ra io.ReaderAt, size int64, o Options) (*app.ProjectImport, error) {
+	lim := o.Limits.orDefault()
+	if size > lim.ArchiveBytes {
+		return nil, archiveTooLarge(lim)
+	}
+	zr, err := zip.NewReader(ra, size)
+	if err != nil {
+		return nil, app.Errorf(app.EINVALID, "Not a GNS3 project (invalid zip): %v", err)
+	}
+	if len(zr.File) > lim.Files {
+		return nil, app.Errorf(app.EINVALID, "The archive has %d entries; nodedesk imports at most %d", len(zr.File), lim.Files)
+	}
+	b := &budget{Limits: lim}
+	var topology *zip.File
+	var files []app.ImportFile
+	for _, f := range zr.File {
+		mode := f.Mode()
+		switch {
+		case mode&fs.ModeSymlink != 0:
+			return nil, app.Errorf(app.EINVALID, "The archive's entry %s is a symbolic link; nodedesk imports no links", f.Name)
+		case !mode.IsDir() && !mode.IsRegular():
+			return nil, app.Errorf(app.EINVALID, "The archive's entry %s is not a file (mode %v); nodedesk imports files and folders only", f.Name, mode)
+		case f.Name == TopologyFile:
+			if topology != nil {
+				return nil, app.Errorf(app.EINVALID, "The archive has %s twice", TopologyFile)
+			}
+			topology = f
+			continue
+		case skipped(f.Name):
+			continue
+		}
+		files = append(files, app.ImportFile{Path: f.Name, Dir: mode.IsDir(), Open: entryOpener(f, b)})
+	}
+	if topology == nil {
+		return nil, app.Errorf(app.EINVALID, "Not a GNS3 project: the archive has no %s", TopologyFile)
+	}
+	raw, err := readAll(entryOpener(topology, b), TopologyFile, min(MaxTopologyBytes, lim.FileBytes))
+	if err != nil {
+		return nil, err
+	}
+	imp, err := Decode(raw, o)
+	if err != nil {
+		return nil, err
+	}
+	imp.Files = files
+	return imp, nil
+}
+
+func archiveTooLarge(lim Limits) error {
+	return app.Errorf(app.EINVALID, "The archive is larger than %s; nodedesk imports smaller ones (export without images)", mib(lim.ArchiveBytes))
+}
+
+// skipped reports whether an archive entry is one an import leaves out:
+// GNS3's images and snapshot archives, and other .gns3 files at the top.
+// The name is cleaned first, so that a path that climbs out of one of
+// those folders is not mistaken for it (the import refuses it).
+func skipped(name string) bool {
+	p := path.Clean(strings.ReplaceAll(name, `\`, "/"))
+	top, _, _ := strings.Cut(p, "/")
+	return top == "images" || top == "snapshots" || (!strings.Contains(p, "/") && strings.HasSuffix(p, ".gns3"))
+}
+
+// entryOpener opens an archive entry through the budget's meter.
+func entryOpener(f *zip.File, b *budget) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) {
+		rc, err := f.Open()
+		if errors.Is(err, zip.ErrAlgorithm) {
+			return nil, app.Errorf(app.EINVALID, "The archive's entry %s is compressed with a method nodedesk cannot read (method %d); export the project with compression zip or none", f.Name, f.Method)
+		}
+		if err != nil {
+			return nil, app.Errorf(app.EINVALID, "The archive's entry %s is damaged: %v", f.Name, err)
+		}
+		m := &meter{r: rc, b: b, name: f.Name, compressed: max(int64(f.CompressedSize64), 1), limit: b.FileBytes}
+		if f.Method == zip.Store {
+			m.compressed = 0
+		}
+		return struct {
+			io.Reader
+			io.Closer
+		}{m, rc}, nil
+	}
+}
+
+// mib says a size in MiB (or bytes, below one).
+func mib(n int64) string {
+	if n < 1<<20 {
+		return strconv.FormatInt(n, 10) + " bytes"
+	}
+	return strconv.FormatInt(n>>20, 10) + " MiB"
+}
+
+// readAll reads a whole file of at most limit bytes.
+func readAll(open func() (io.ReadCloser, error), name string, limit int64) ([]byte, error) {
+	rc, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, limit+1))
+	if err == nil && int64(len(data)) > limit {
+		err = app.Errorf(app.EINVALID, "%s is larger than %s; nodedesk does not import it", name, mib(limit))
+	}
+	return data, err
+}
