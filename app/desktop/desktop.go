@@ -158,8 +158,14 @@ func (a *App) CallGesture(gesture, method, path, body string) (CallResult, error
 	if body != "" {
 		raw = []byte(body)
 	}
-	status, resp := a.call.Call(app.WithSource(a.context(), src), method, path, raw)
+	status, resp := a.serve(src, method, path, raw)
 	return CallResult{Status: status, Body: string(resp)}, nil
+}
+
+// serve hands one request to the API in-process, as the window's (src:
+// its origin and gesture, for the project's history).
+func (a *App) serve(src app.Source, method, path string, body []byte) (int, []byte) {
+	return a.call.Call(app.WithSource(a.context(), src), method, path, body)
 }
 
 // answerError is the error of an API answer that is not a success, read

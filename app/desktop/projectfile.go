@@ -53,6 +53,9 @@ const (
 	extPortable = ".gns3project"
 )
 
+// window is the source of the door's own requests: the window's, no gesture.
+var window = app.Source{Origin: app.OriginWindow}
+
 var projectFilters = []FileFilter{
 	{DisplayName: "GNS3 projects (*.gns3, *.gns3project)", Pattern: "*.gns3;*.gns3project;*.gns3p"},
 }
@@ -103,11 +106,10 @@ func (a *App) ImportProjectFile(path string) (string, error) {
 			return "", readError(abs, err)
 		}
 		name := strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
-		status, resp = a.call.Call(a.context(), http.MethodPost,
-			"/v2/projects/"+a.newID()+"/import?"+url.Values{"name": {name}}.Encode(), body)
+		status, resp = a.serve(window, http.MethodPost, "/v2/projects/"+a.newID()+"/import?"+url.Values{"name": {name}}.Encode(), body)
 	} else {
 		body, _ := json.Marshal(map[string]string{"path": abs})
-		status, resp = a.call.Call(a.context(), http.MethodPost, "/v2/projects/load", body)
+		status, resp = a.serve(window, http.MethodPost, "/v2/projects/load", body)
 	}
 	r := CallResult{Status: status, Body: string(resp)}
 	if status/100 != 2 {
@@ -153,7 +155,7 @@ func (a *App) ExportProject(pid string, o ExportOptions) (string, error) {
 	if err := a.get(projectPath, "project", &p); err != nil {
 		return "", err
 	}
-	status, archive := a.call.Call(a.context(), http.MethodGet, projectPath+"/export?"+o.query(), nil)
+	status, archive := a.serve(window, http.MethodGet, projectPath+"/export?"+o.query(), nil)
 	if status != http.StatusOK {
 		return "", answerError(CallResult{Status: status, Body: string(archive)})
 	}

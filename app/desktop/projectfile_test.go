@@ -1,10 +1,12 @@
 package desktop_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,13 +29,14 @@ type answer struct {
 }
 
 type request struct {
-	route string
-	body  []byte
+	route  string
+	body   []byte
+	source app.Source
 }
 
-func (r *routeCaller) Call(_ context.Context, method, path string, body []byte) (int, []byte) {
+func (r *routeCaller) Call(ctx context.Context, method, path string, body []byte) (int, []byte) {
 	route := method + " " + path
-	r.asked = append(r.asked, request{route, body})
+	r.asked = append(r.asked, request{route, body, app.SourceOf(ctx)})
 	if a, ok := r.answers[route]; ok {
 		return a.status, []byte(a.body)
 	}
@@ -131,6 +134,11 @@ func TestOpenProjectFile(t *testing.T) {
 	last := r.asked[len(r.asked)-1]
 	if !bytes.Equal(last.body, []byte("PK\x03\x04\xff\x00binary")) {
 		t.Errorf("import body %q: not the file's bytes", last.body)
+	}
+	for _, q := range r.asked {
+		if q.source != (app.Source{Origin: app.OriginWindow}) {
+			t.Errorf("%s came from %+v, not the window (the project's history says who changed what)", q.route, q.source)
+		}
 	}
 
 	open.path = ""
@@ -244,5 +252,81 @@ func TestExportProject(t *testing.T) {
 	}
 	if e := pageErr(t, func() error { _, err := door.ExportProject("nope", desktop.ExportOptions{}); return err }()); e["code"] != "not_found" {
 		t.Errorf("a missing project: %v", e)
+	}
+}
+
+// TestProjectFilesThroughTheAPI: through the real router, a project
+// exported by the door (a zip written where the Save dialog said) comes
+// back by ImportProjectFile as a new project with its nodes; the .gns3 in
+// it is loaded by its path; a hostile archive is the API's 400.
+func TestProjectFilesThroughTheAPI(t *testing.T) {
+	door, _ := newDoor(t)
+	pid, _ := linkedPair(t, door, "lab")
+	dir := t.TempDir()
+	exported := filepath.Join(dir, "copy of lab.gns3project")
+	door.Dialogs.Save = (&fakeDialog{path: exported}).show
+	if got, err := door.ExportProject(pid, desktop.ExportOptions{}); err != nil || got != exported {
+		t.Fatalf("export: %q %v", got, err)
+	}
+	archive, err := zip.OpenReader(exported)
+	if err != nil {
+		t.Fatalf("the export is no zip: %v", err)
+	}
+	defer archive.Close()
+
+	nodesOf := func(id string) int {
+		r, err := door.Call("GET", "/v2/projects/"+id+"/nodes", "")
+		var nodes []any
+		if err != nil || json.Unmarshal([]byte(r.Body), &nodes) != nil {
+			t.Fatalf("nodes of %s: %v %+v", id, err, r)
+		}
+		return len(nodes)
+	}
+	imported, err := door.ImportProjectFile(exported)
+	if err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	if _, p := call(t, door, "GET", "/v2/projects/"+imported, nil); imported == pid || p["name"] != "copy of lab" || nodesOf(imported) != 2 {
+		t.Errorf("imported %s: %v with %d nodes", imported, p, nodesOf(imported))
+	}
+
+	// The project file inside, as another project's .gns3 on this machine.
+	var topology map[string]any
+	for _, f := range archive.File {
+		if strings.HasSuffix(f.Name, ".gns3") {
+			r, _ := f.Open()
+			b, _ := io.ReadAll(r)
+			r.Close()
+			if err := json.Unmarshal(b, &topology); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if topology == nil {
+		t.Fatal("no .gns3 in the export")
+	}
+	topology["project_id"], topology["name"] = "6d3e3c1a-5b1f-4c7e-9a55-0f6f0c8e2b10", "loaded lab"
+	b, _ := json.Marshal(topology)
+	dotGNS3 := filepath.Join(dir, "loaded", "loaded lab.gns3")
+	_ = os.MkdirAll(filepath.Dir(dotGNS3), 0o755)
+	if err := os.WriteFile(dotGNS3, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := door.ImportProjectFile(dotGNS3)
+	if err != nil || loaded != topology["project_id"] || nodesOf(loaded) != 2 {
+		t.Errorf("load: %q %v", loaded, err)
+	}
+
+	var hostile bytes.Buffer
+	w := zip.NewWriter(&hostile)
+	for _, name := range []string{"project.gns3", "../../escaped.txt"} {
+		f, _ := w.Create(name)
+		_, _ = f.Write(b)
+	}
+	_ = w.Close()
+	evil := filepath.Join(dir, "evil.gns3project")
+	_ = os.WriteFile(evil, hostile.Bytes(), 0o644)
+	if e := pageErr(t, func() error { _, err := door.ImportProjectFile(evil); return err }()); e["code"] != "invalid" || e["message"] == "" {
+		t.Errorf("a hostile archive: %v", e)
 	}
 }
