@@ -218,6 +218,17 @@ describe('project files, save as and snapshots', { timeout: 120_000 }, () => {
     assert.equal(await page.getByTestId('project-title').textContent(), 'versions lab');
   });
 
+  test('a project of a newer GNS3 is refused with what to do', async () => {
+    const newer = JSON.parse(dotGNS3('future'));
+    Object.assign(newer, { revision: 10, version: '3.0.0', project_id: 'aaaaaaaa-0000-4000-8000-0000000000ff' });
+    const before = (await rest('GET', '/projects')).body.length;
+    await page.getByTestId('project-file-input').setInputFiles({ name: 'future.gns3', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(newer)) });
+    const toast = page.getByTestId('toast-error').filter({ hasText: 'Could not open future.gns3: ' });
+    await toast.waitFor();
+    assert.match(await toast.textContent(), /newer GNS3/);
+    assert.equal((await rest('GET', '/projects')).body.length, before);
+  });
+
   test('takes a snapshot, and restoring it brings the canvas back', async () => {
     await page.getByTestId('project-snapshots').click();
     const dialog = page.getByTestId('snapshots-dialog');
