@@ -9,11 +9,13 @@
 
 import { openConsoleLink, type ConsoleHandlers, type ConsoleLink } from './consolelink';
 import { AppError, errorFromAnswer, toAppError, unreachable } from './errors';
+import { currentGesture } from './gesture';
 import { subscribe as follow } from './live';
 import { exportQuery, newProjectId, type ExportOptions } from './projectfile';
 import { connect, type Bindings, type Connection, type Env, type Transport } from './transport';
 import type {
-  Drawing, DrawingCreate, DrawingUpdate, Link, LinkCaptureStart, LinkCreate, LinkUpdate, LiveEvent, LiveState, Node, NodeAction, NodeDuplicate, NodeUpdate, ProjectCreate,
+  Drawing, DrawingCreate, DrawingUpdate, Link, LinkCaptureStart, LinkCreate, LinkUpdate, LiveEvent, LiveState, Node, NodeAction, NodeCreate, NodeDuplicate, NodeUpdate, ProjectCreate,
+  HistoryEntry,
   Project, ProjectDuplicate, ProjectUpdate, TemplateNodeCreate,
 } from './types';
 
@@ -43,7 +45,14 @@ function conn(): Connection {
   return current;
 }
 
-const client = () => conn().client;
+/** client is the API client for a request made now: a gesture's when one
+ * is under way (gesture.ts; read here, synchronously, as each wrapper is
+ * called). */
+const client = () => {
+  const c = conn();
+  const g = currentGesture();
+  return g === null ? c.client : c.gestureClient(g);
+};
 
 /** What an openapi-fetch call resolves to. */
 interface Answer<T> {
@@ -196,6 +205,10 @@ export const createNodeFromTemplate = async (pid: string, tid: string, body: Tem
   asNode(await answer(client().POST('/v2/projects/{project_id}/templates/{template_id}', {
     params: { path: { project_id: pid, template_id: tid } }, body,
   })));
+/** createNode makes a node from a node's own settings (a pasted copy):
+ * the server gives it a free name from the one asked and a free console. */
+export const createNode = async (pid: string, body: NodeCreate) =>
+  asNode(await answer(client().POST('/v2/projects/{project_id}/nodes', { ...inProject(pid), body })));
 export const updateNode = async (pid: string, nid: string, body: NodeUpdate) =>
   asNode(await answer(client().PUT('/v2/projects/{project_id}/nodes/{node_id}', { ...onNode(pid, nid), body })));
 export const deleteNode = (pid: string, nid: string) =>
@@ -272,6 +285,14 @@ export const updateDrawing = (pid: string, did: string, body: DrawingUpdate): Pr
   answer(client().PUT('/v2/projects/{project_id}/drawings/{drawing_id}', { ...onDrawing(pid, did), body }));
 export const deleteDrawing = (pid: string, did: string) =>
   done(client().DELETE('/v2/projects/{project_id}/drawings/{drawing_id}', onDrawing(pid, did)));
+
+/** history is a project's undo and redo stacks, newest first. */
+export const history = (pid: string) => answer(client().GET('/v2/projects/{project_id}/history', inProject(pid)));
+/** undo takes back the project's last change (409: nothing to undo, or
+ * what it needs back is taken; the message says what). */
+export const undo = (pid: string): Promise<HistoryEntry> => answer(client().POST('/v2/projects/{project_id}/undo', inProject(pid)));
+/** redo makes the last undone change again. */
+export const redo = (pid: string): Promise<HistoryEntry> => answer(client().POST('/v2/projects/{project_id}/redo', inProject(pid)));
 
 export const listTemplates = () => answer(client().GET('/v2/templates'));
 /** listNodeTypes is what differs between node types (consoles, lifecycle). */

@@ -11,7 +11,12 @@ export type KeyCommand =
   | { kind: 'openFile' }
   | { kind: 'save' }
   | { kind: 'saveAs' }
-  | { kind: 'export' };
+  | { kind: 'export' }
+  | { kind: 'undo' }
+  | { kind: 'redo' }
+  | { kind: 'copy' }
+  | { kind: 'paste' }
+  | { kind: 'duplicate' };
 
 export interface KeyInput {
   key: string;
@@ -32,6 +37,15 @@ export const CONSOLE_KEYS = {
   next: 'Alt+PageDown',
   previous: 'Alt+PageUp',
   close: 'Alt+Shift+W',
+} as const;
+
+/** The editing keys, as the UI shows them (Ctrl+Y redoes too). */
+export const EDIT_KEYS = {
+  undo: 'Ctrl+Z',
+  redo: 'Ctrl+Shift+Z',
+  copy: 'Ctrl+C',
+  paste: 'Ctrl+V',
+  duplicate: 'Ctrl+D',
 } as const;
 
 /** The project keys, as the UI shows them (Ctrl+S only says that every
@@ -59,6 +73,13 @@ export function commandForKey(k: KeyInput): KeyCommand | null {
       case 'o': return k.shiftKey ? null : { kind: 'openFile' };
       case 's': return { kind: k.shiftKey ? 'saveAs' : 'save' };
       case 'e': return k.shiftKey ? null : { kind: 'export' };
+      // Never while typing (above): a field's own undo and clipboard stay
+      // its own, and so do the terminal's keys (its input is a textarea).
+      case 'z': return { kind: k.shiftKey ? 'redo' : 'undo' };
+      case 'y': return k.shiftKey ? null : { kind: 'redo' };
+      case 'c': return k.shiftKey ? null : { kind: 'copy' };
+      case 'v': return k.shiftKey ? null : { kind: 'paste' };
+      case 'd': return k.shiftKey ? null : { kind: 'duplicate' };
       default: return null;
     }
   }

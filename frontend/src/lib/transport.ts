@@ -6,6 +6,12 @@
 // the Go side hands back — the same answer HTTP would give, errors
 // included. So the list of operations is the contract's, written once, and
 // both transports share it.
+//
+// Where a change comes from is said here too, and only here: a browser's
+// writes carry X-Nodedesk-Origin: browser (the window's door marks its own
+// calls), and a write of a gesture (gesture.ts) carries the gesture's id —
+// as the X-Nodedesk-Gesture header over HTTP, through App.CallGesture in
+// the window.
 
 import createClient, { type Client } from 'openapi-fetch';
 import type * as WindowApp from '../../wailsjs/go/desktop/App';
@@ -52,10 +58,18 @@ export interface Connection {
   transport: Transport;
   /** The typed client of every /v2 operation. */
   client: Client<paths>;
+  /** The same client for the writes of one gesture (gesture.ts). */
+  gestureClient(id: string): Client<paths>;
   /** The window's bindings; null in a browser. */
   app: Partial<Bindings> | null;
   env: Env;
 }
+
+/** The headers by which a write says where it comes from (api/history.go). */
+export const ORIGIN_HEADER = 'X-Nodedesk-Origin';
+export const GESTURE_HEADER = 'X-Nodedesk-Gesture';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Statuses whose Response cannot have a body. */
 const NO_BODY = new Set([101, 103, 204, 205, 304]);
@@ -63,16 +77,21 @@ const NO_BODY = new Set([101, 103, 204, 205, 304]);
 /** bindingFetch is a fetch that sends each request through App.Call. A
  * binding that rejects (the window's own error, desktop.FormatError's
  * JSON) rejects with an AppError. */
-export function bindingFetch(call: Bindings['Call'] | undefined): Fetch {
+export function bindingFetch(call: Bindings['Call'] | undefined, callGesture?: Bindings['CallGesture']): Fetch {
   return async (req) => {
     if (typeof call !== 'function') {
       throw new AppError('This nodedesk window has no Call binding; update nodedesk', 0, 'internal');
     }
     const url = new URL(req.url);
     const body = req.body === null ? '' : await req.text();
+    const gesture = req.headers.get(GESTURE_HEADER);
     let answer: { status: number; body: string };
     try {
-      answer = await call(req.method, url.pathname + url.search, body);
+      // A gesture's write goes through CallGesture; a window without it
+      // (an older nodedesk) still makes the change, as an entry of its own.
+      answer = gesture && typeof callGesture === 'function'
+        ? await callGesture(gesture, req.method, url.pathname + url.search, body)
+        : await call(req.method, url.pathname + url.search, body);
     } catch (err) {
       throw toAppError(err);
     }
@@ -81,6 +100,16 @@ export function bindingFetch(call: Bindings['Call'] | undefined): Fetch {
       status: answer.status,
       headers: empty ? { 'Content-Length': '0' } : { 'Content-Type': 'application/json' },
     });
+  };
+}
+
+/** browserFetch is the page's fetch in a browser: its writes say they
+ * come from nodedesk's page (the gesture header, when there is one, is
+ * already on the request). */
+export function browserFetch(f: Fetch): Fetch {
+  return (req) => {
+    if (!SAFE_METHODS.has(req.method)) req.headers.set(ORIGIN_HEADER, 'browser');
+    return f(req);
   };
 }
 
@@ -94,8 +123,15 @@ export function connect(env: Env): Connection {
   const app = env.go?.desktop?.App ?? null;
   const loc = env.location;
   const fetch: Fetch = app
-    ? bindingFetch(app.Call)
-    : env.fetch ?? (() => Promise.reject(new Error('this browser cannot send requests (no fetch)')));
+    ? bindingFetch(app.Call, app.CallGesture)
+    : browserFetch(env.fetch ?? (() => Promise.reject(new Error('this browser cannot send requests (no fetch)'))));
   const baseUrl = app ? WINDOW_BASE : loc ? `${loc.protocol}//${loc.host}` : '';
-  return { transport: app ? 'window' : 'rest', client: createClient<paths>({ baseUrl, fetch }), app, env };
+  // One client per gesture under way at most (a gesture is short): the
+  // last one is kept, since a gesture's steps ask for it again.
+  let last: { id: string; client: Client<paths> } | null = null;
+  const gestureClient = (id: string) => {
+    if (last?.id !== id) last = { id, client: createClient<paths>({ baseUrl, fetch, headers: { [GESTURE_HEADER]: id } }) };
+    return last.client;
+  };
+  return { transport: app ? 'window' : 'rest', client: createClient<paths>({ baseUrl, fetch }), gestureClient, app, env };
 }

@@ -31,6 +31,7 @@ export type CloudPort = S['CloudPort'];
 /** Frame Relay circuits: "port:dlci" → "port:dlci". */
 export type FrameRelayMappings = S['FrameRelayMappings'];
 export type NodeUpdate = S['NodeUpdate'];
+export type NodeCreate = S['NodeCreate'];
 export type Link = S['Link'];
 export type LinkEnd = S['LinkEnd'];
 export type LinkCreate = S['LinkCreate'];
@@ -48,6 +49,11 @@ export type DrawingEvent = Omit<Drawing, 'svg'> & { svg?: string };
 export type Template = S['Template'];
 export type TemplateNodeCreate = S['TemplateNodeCreate'];
 export type NodeDuplicate = S['NodeDuplicate'];
+/** One change of a project's history, and through which door it came. */
+export type HistoryEntry = S['HistoryEntry'];
+export type HistoryOrigin = HistoryEntry['origin'];
+/** history.updated: what undo and redo would take now. */
+export type HistoryState = S['HistoryState'];
 /** What differs between node types, as GET /v2/node_types says. */
 export type NodeTypeInfo = S['NodeTypeInfo'];
 /** The body of every error answer. */
@@ -99,6 +105,7 @@ export type LiveEvent =
   | { action: 'link.created' | 'link.updated' | 'link.deleted'; event: Link }
   | { action: 'drawing.created' | 'drawing.updated' | 'drawing.deleted'; event: DrawingEvent }
   | { action: 'project.created' | 'project.updated' | 'project.deleted' | 'project.opened' | 'project.closed'; event: Project }
+  | { action: 'history.updated'; event: HistoryState }
   /** Events may have been missed (a reconnect, or a lagging subscriber): reload. */
   | { action: 'resync' };
 

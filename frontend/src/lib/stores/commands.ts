@@ -7,7 +7,9 @@ import type { ConsoleResult } from '../api';
 import type { NodeAction } from '../types';
 import { deleteDrawing } from './drawings';
 import { deleteLink } from './links';
-import { actOnNodes, deleteNodes, duplicateNodes, nodes } from './nodes';
+import { actOnNodes, deleteNodes, nodes } from './nodes';
+import { duplicateNodes } from './clipboard';
+import { gesture } from '../gesture';
 import { failed, notify } from './notices';
 import { clearSelection, selectDrawings, selectNodes, selectedDrawings, selectedLink, selectedNodes } from './selection';
 import { nodeView, openConsoleTab } from './consoles';
@@ -32,15 +34,16 @@ export async function deleteDrawings(pid: string, ids: readonly string[]): Promi
 }
 
 /** deleteSelection deletes the selected nodes (their links go with them on
- * the server) and drawings, or the selected link. */
+ * the server) and drawings, or the selected link, as one change. */
 export async function deleteSelection(pid: string): Promise<void> {
   const ids = [...get(selectedNodes)];
   const link = get(selectedLink);
   const drawn = [...get(selectedDrawings)];
-  if (drawn.length > 0) await deleteDrawings(pid, drawn);
+  const g = gesture(); // one change of the history, however many requests
+  if (drawn.length > 0) await g(() => deleteDrawings(pid, drawn));
   if (ids.length > 0) {
     const label = names(ids);
-    const errors = await deleteNodes(pid, ids);
+    const errors = await g(() => deleteNodes(pid, ids));
     selectNodes([]);
     if (errors.length > 0) failed(`Could not delete ${errors.length === ids.length ? label : 'some nodes'}`, errors[0]);
     else notify('success', `Deleted ${label}`);
@@ -72,13 +75,9 @@ export async function actOnProject(pid: string, action: NodeAction): Promise<voi
   }
 }
 
-export async function duplicate(pid: string, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  const { copies, errors } = await duplicateNodes(pid, ids);
-  if (copies.length > 0) selectNodes(copies.map((c) => c.node_id));
-  if (errors.length > 0) failed('Could not duplicate', errors[0]);
-  else notify('success', `Duplicated ${names(ids)}`);
-}
+/** duplicate copies nodes beside themselves with the links between
+ * them, as one change; the copies become the selection. */
+export const duplicate = (pid: string, ids: readonly string[]): Promise<void> => duplicateNodes(pid, ids);
 
 /** openConsole opens the node's console, or answers the command to type. */
 export async function openConsole(pid: string, nid: string): Promise<ConsoleResult | null> {

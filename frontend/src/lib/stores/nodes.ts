@@ -1,9 +1,9 @@
 // The nodes of the project shown, kept in step with the server.
 
-import { derived, get, writable } from 'svelte/store';
+import { derived, writable } from 'svelte/store';
 import * as api from '../api';
 import type { Node, NodeAction, NodeUpdate } from '../types';
-import { freeSpot, type XY } from '../layout';
+import type { XY } from '../layout';
 import { removeLinksOf } from './links';
 
 export const nodes = writable<ReadonlyMap<string, Node>>(new Map());
@@ -55,22 +55,6 @@ export function deleteNodes(pid: string, ids: Iterable<string>): Promise<unknown
 
 export function actOnNodes(pid: string, ids: Iterable<string>, action: NodeAction): Promise<unknown[]> {
   return each(ids, async (id) => upsertNode(await api.nodeAction(pid, id, action)));
-}
-
-/** duplicateNodes copies nodes beside themselves; answers the copies. */
-export async function duplicateNodes(pid: string, ids: Iterable<string>): Promise<{ copies: Node[]; errors: unknown[] }> {
-  const copies: Node[] = [];
-  const taken: XY[] = [...get(nodes).values()].map((n) => ({ x: n.x, y: n.y }));
-  const errors = await each(ids, async (id) => {
-    const n = get(nodes).get(id);
-    if (!n) return;
-    const at = freeSpot({ x: n.x + 40, y: n.y + 40 }, taken);
-    taken.push(at);
-    const copy = await api.duplicateNode(pid, id, { x: at.x, y: at.y });
-    upsertNode(copy);
-    copies.push(copy);
-  });
-  return { copies, errors };
 }
 
 /** moveNodes saves new positions (one PUT each). */

@@ -3,6 +3,7 @@
 // and drops them on success (the server agrees) or failure (snap back).
 
 import { get, writable } from 'svelte/store';
+import { withGesture } from '../gesture';
 import { nudged, type XY } from '../layout';
 import { moveNodes, nodes } from './nodes';
 import { failed } from './notices';
@@ -33,7 +34,7 @@ export async function commitMoves(pid: string, moves: ReadonlyMap<string, XY>): 
   if (moves.size === 0) return;
   const rounded = new Map([...moves].map(([id, p]) => [id, { x: Math.round(p.x), y: Math.round(p.y) }]));
   hold(rounded);
-  const errors = await moveNodes(pid, rounded);
+  const errors = await withGesture(() => moveNodes(pid, rounded)); // one change, however many nodes
   release(rounded);
   if (errors.length > 0) failed(`Could not move ${errors.length === 1 ? 'a node' : `${errors.length} nodes`}`, errors[0]);
 }

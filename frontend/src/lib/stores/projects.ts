@@ -94,6 +94,7 @@ export function applyProjectEvent(e: LiveEvent): void {
     case 'node.created': case 'node.updated': case 'node.deleted':
     case 'link.created': case 'link.updated': case 'link.deleted':
     case 'drawing.created': case 'drawing.updated': case 'drawing.deleted':
+    case 'history.updated':
       return;
     default:
       assertNever(e, 'event');

@@ -7,6 +7,7 @@ import type { LiveEvent, LiveState } from '../types';
 import { removeDrawing, setDrawings, upsertDrawing } from './drawings';
 import { removeLink, setLinks, upsertLink } from './links';
 import { removeNode, setNodes, upsertNode } from './nodes';
+import { applyHistoryEvent, followHistory, reloadHistory } from './history';
 import { clearSelection } from './selection';
 
 export type TopologyState = 'idle' | 'loading' | 'ready' | { error: string };
@@ -41,8 +42,14 @@ export function applyTopologyEvent(e: LiveEvent): void {
     case 'drawing.deleted':
       removeDrawing(e.event.drawing_id);
       return;
+    case 'history.updated':
+      applyHistoryEvent(e.event);
+      return;
     case 'resync':
-      if (shown) void reload(shown);
+      if (shown) {
+        void reload(shown);
+        void reloadHistory(shown);
+      }
       return;
     case 'project.created': case 'project.updated': case 'project.deleted':
     case 'project.opened': case 'project.closed':
@@ -76,6 +83,7 @@ export function showProject(pid: string | null): void {
   setLinks([]);
   setDrawings([]);
   clearSelection();
+  followHistory(pid);
   if (pid === null) {
     topologyState.set('idle');
     return;
