@@ -23,6 +23,17 @@ describe('canvas keys', () => {
     expect(commandForKey(k('x'))).toBeNull();
     expect(commandForKey(k('Delete', { ctrlKey: true }))).toBeNull();
   });
+  it('Ctrl+Z undoes, Ctrl+Shift+Z and Ctrl+Y redo, Ctrl+C/V/D copy, paste and duplicate; none while typing', () => {
+    expect(commandForKey(k('z', { ctrlKey: true }))).toEqual({ kind: 'undo' });
+    expect(commandForKey(k('Z', { ctrlKey: true, shiftKey: true }))).toEqual({ kind: 'redo' });
+    expect(commandForKey(k('z', { metaKey: true, shiftKey: true }))).toEqual({ kind: 'redo' });
+    expect(commandForKey(k('y', { ctrlKey: true }))).toEqual({ kind: 'redo' });
+    expect(commandForKey(k('c', { ctrlKey: true }))).toEqual({ kind: 'copy' });
+    expect(commandForKey(k('v', { ctrlKey: true }))).toEqual({ kind: 'paste' });
+    expect(commandForKey(k('d', { ctrlKey: true }))).toEqual({ kind: 'duplicate' });
+    for (const key of ['z', 'y', 'c', 'v', 'd']) expect(commandForKey(k(key, { ctrlKey: true, inField: true }))).toBeNull();
+    expect(commandForKey(k('z', { ctrlKey: true, altKey: true }))).toBeNull();
+  });
   it('console keys: Alt+Enter opens (not from a field), Alt+PageDown/PageUp move and Alt+Shift+W closes, from a terminal too', () => {
     expect(commandForKey(k('Enter', { altKey: true }))).toEqual({ kind: 'openConsole' });
     expect(commandForKey(k('Enter', { altKey: true, inField: true }))).toBeNull();
