@@ -30,6 +30,7 @@ func runWindow(ctx context.Context, door *desktop.App, ui fs.FS, logger *slog.Lo
 		ui = fstest.MapFS{"index.html": {Data: []byte(api.NotBuiltPage)}}
 	}
 	door.Emit = runtime.EventsEmit
+	door.Dialogs = desktop.Dialogs{Open: openFileDialog, Save: saveFileDialog}
 	return wails.Run(&options.App{
 		Title:            "nodedesk",
 		Width:            1280,
@@ -38,6 +39,9 @@ func runWindow(ctx context.Context, door *desktop.App, ui fs.FS, logger *slog.Lo
 		MinHeight:        560,
 		BackgroundColour: &options.RGBA{R: 246, G: 247, B: 249, A: 255},
 		AssetServer:      &assetserver.Options{Assets: ui},
+		// A file dropped on the window reaches the page as its path (the
+		// event wails:file-drop), which it opens through ImportProjectFile.
+		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true},
 		OnStartup: func(wctx context.Context) {
 			desktop.Start(wctx, door)
 			go func() {
@@ -49,4 +53,21 @@ func runWindow(ctx context.Context, door *desktop.App, ui fs.FS, logger *slog.Lo
 		ErrorFormatter: desktop.FormatError,
 		Logger:         nil,
 	})
+}
+
+// openFileDialog and saveFileDialog are the door's native file dialogs.
+func openFileDialog(ctx context.Context, d desktop.FileDialog) (string, error) {
+	return runtime.OpenFileDialog(ctx, runtime.OpenDialogOptions{Title: d.Title, DefaultFilename: d.DefaultFilename, Filters: filters(d.Filters)})
+}
+
+func saveFileDialog(ctx context.Context, d desktop.FileDialog) (string, error) {
+	return runtime.SaveFileDialog(ctx, runtime.SaveDialogOptions{Title: d.Title, DefaultFilename: d.DefaultFilename, Filters: filters(d.Filters), CanCreateDirectories: true})
+}
+
+func filters(list []desktop.FileFilter) []runtime.FileFilter {
+	out := make([]runtime.FileFilter, len(list))
+	for i, f := range list {
+		out[i] = runtime.FileFilter{DisplayName: f.DisplayName, Pattern: f.Pattern}
+	}
+	return out
 }

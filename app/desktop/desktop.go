@@ -9,8 +9,10 @@
 // operations is written once, in api/openapi.json (the page's typed client
 // is generated from it), and the window and REST clients share every step:
 // contract check, service call, rendering, error codes. The other bindings
-// are the window's own actions: Ready, OpenConsole, OpenCapture and the
-// console sessions (ConsoleOpen, ConsoleWrite, ConsoleClose).
+// are the window's own actions: Ready, OpenConsole, OpenCapture, the
+// console sessions (ConsoleOpen, ConsoleWrite, ConsoleClose) and the
+// project files behind the native file dialogs (OpenProjectFile,
+// ImportProjectFile, ExportProject: projectfile.go).
 // desktop imports app only; main gives it the API server as its Caller and
 // DialConsole, and the data plane's capture stream as FollowCapture.
 package desktop
@@ -44,8 +46,9 @@ type Emitter func(ctx context.Context, name string, data ...any)
 
 // App is bound to the window. Wails binds every exported method of App to
 // the page, so App has exactly the page's methods (Call, CallGesture, Ready,
-// OpenConsole, OpenCapture, and the console sessions' ConsoleOpen,
-// ConsoleWrite and ConsoleClose: console.go);
+// OpenConsole, OpenCapture, the console sessions' ConsoleOpen,
+// ConsoleWrite and ConsoleClose: console.go, and the project files'
+// OpenProjectFile, ImportProjectFile and ExportProject: projectfile.go);
 // the window's lifecycle is the package function Start, and its settings
 // are fields.
 type App struct {
@@ -69,6 +72,11 @@ type App struct {
 	// of it (the API server's DialConsole); the console sessions relay it
 	// to the page. Nil: the window has no console tabs.
 	DialConsole func(ctx context.Context, ref app.NodeRef) (net.Conn, error)
+	// Dialogs are the native Open and Save dialogs of the project files;
+	// without them OpenProjectFile and ExportProject say so.
+	Dialogs Dialogs
+	// NewID names an imported project; nil: a random UUID.
+	NewID func() string
 
 	mu   sync.Mutex
 	ctx  context.Context
@@ -150,8 +158,14 @@ func (a *App) CallGesture(gesture, method, path, body string) (CallResult, error
 	if body != "" {
 		raw = []byte(body)
 	}
-	status, resp := a.call.Call(app.WithSource(a.context(), src), method, path, raw)
+	status, resp := a.serve(src, method, path, raw)
 	return CallResult{Status: status, Body: string(resp)}, nil
+}
+
+// serve hands one request to the API in-process, as the window's (src:
+// its origin and gesture, for the project's history).
+func (a *App) serve(src app.Source, method, path string, body []byte) (int, []byte) {
+	return a.call.Call(app.WithSource(a.context(), src), method, path, body)
 }
 
 // answerError is the error of an API answer that is not a success, read

@@ -358,7 +358,19 @@ func TestBindingsGenerated(t *testing.T) {
 // and starts capturing the link; it answers the ids and the capture file.
 func capturingLink(t *testing.T, door *desktop.App) (pid, lid, path string) {
 	t.Helper()
-	_, p := call(t, door, "POST", "/v2/projects", map[string]any{"name": "cap"})
+	pid, lid = linkedPair(t, door, "cap")
+	status, l := call(t, door, "POST", "/v2/projects/"+pid+"/links/"+lid+"/start_capture", map[string]any{})
+	if status != 201 || l["capturing"] != true {
+		t.Fatalf("start capture: %d %v", status, l)
+	}
+	return pid, lid, l["capture_file_path"].(string)
+}
+
+// linkedPair makes a project with two VPCS linked, through the door, and
+// answers the ids of the project and the link.
+func linkedPair(t *testing.T, door *desktop.App, name string) (pid, lid string) {
+	t.Helper()
+	_, p := call(t, door, "POST", "/v2/projects", map[string]any{"name": name})
 	pid = p["project_id"].(string)
 	var ends []any
 	for x := range 2 {
@@ -369,12 +381,7 @@ func capturingLink(t *testing.T, door *desktop.App) (pid, lid, path string) {
 	if status != 201 {
 		t.Fatalf("link: %d %v", status, l)
 	}
-	lid = l["link_id"].(string)
-	status, l = call(t, door, "POST", "/v2/projects/"+pid+"/links/"+lid+"/start_capture", map[string]any{})
-	if status != 201 || l["capturing"] != true {
-		t.Fatalf("start capture: %d %v", status, l)
-	}
-	return pid, lid, l["capture_file_path"].(string)
+	return pid, l["link_id"].(string)
 }
 
 // fakeViewer stands for Wireshark: it reads its stdin to the end.

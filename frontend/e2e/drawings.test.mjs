@@ -32,6 +32,17 @@ describe('drawings on the canvas', { timeout: 120_000 }, () => {
   const pageErrors = [];
   const drawingsOnServer = async () => (await rest('GET', `/projects/${pid}/drawings`)).body;
   const onCanvas = (id) => page.locator(`.svelte-flow__node[data-id="${id}"]`);
+  /** clickNote clicks the note where it shows: by now it is moved to the
+   * canvas's right edge, its middle under the property panel. */
+  const clickNote = () => onCanvas(noteId).click({ position: { x: 10, y: 8 } });
+  /** dragCorner drags a selected drawing's bottom right handle by (dx, dy), in steps. */
+  async function dragCorner(id, dx, dy, steps) {
+    const c = await onCanvas(id).locator('.svelte-flow__resize-control.handle.bottom.right').boundingBox();
+    await page.mouse.move(c.x + c.width / 2, c.y + c.height / 2);
+    await page.mouse.down();
+    for (let i = 1; i <= steps; i++) await page.mouse.move(c.x + c.width / 2 + (i * dx) / steps, c.y + c.height / 2 + (i * dy) / steps);
+    await page.mouse.up();
+  }
 
   before(async () => {
     server = await startServer();
@@ -75,12 +86,7 @@ describe('drawings on the canvas', { timeout: 120_000 }, () => {
   test('resizes a rectangle by its corner: the svg\'s size changes on the server', async () => {
     await onCanvas(rectId).click({ position: { x: 100, y: 50 } });
     await page.getByTestId('drawing-panel').waitFor();
-    const corner = onCanvas(rectId).locator('.svelte-flow__resize-control.handle.bottom.right');
-    const c = await corner.boundingBox();
-    await page.mouse.move(c.x + c.width / 2, c.y + c.height / 2);
-    await page.mouse.down();
-    for (let i = 1; i <= 5; i++) await page.mouse.move(c.x + c.width / 2 + i * 10, c.y + c.height / 2 + i * 6);
-    await page.mouse.up();
+    await dragCorner(rectId, 50, 30, 5);
     const d = await until(async () => {
       const got = (await rest('GET', `/projects/${pid}/drawings/${rectId}`)).body;
       return got.svg !== RECT ? got : null;
@@ -90,6 +96,31 @@ describe('drawings on the canvas', { timeout: 120_000 }, () => {
     assert.ok(w > 230 && w < 270 && h > 115 && h < 145, d.svg);
     assert.match(d.svg, new RegExp(`<rect width="${w}" height="${h}" fill="#ff0000"`));
     assert.deepEqual([d.x, d.y], [20, 20]);
+  });
+
+  test('resizes an ellipse and a line by their corner too: the svg\'s shapes follow', async () => {
+    const shapes = {
+      ellipse: '<svg height="60" width="120"><ellipse cx="60" cy="30" fill="#ffffff" fill-opacity="1.0" rx="60" ry="30" stroke="#000000" stroke-width="2" /></svg>',
+      line: '<svg height="40" width="120"><line stroke="#000000" stroke-width="2" x1="0" x2="120" y1="0" y2="40" /></svg>',
+    };
+    for (const [tag, svg] of Object.entries(shapes)) {
+      const id = (await rest('POST', `/projects/${pid}/drawings`, { svg, x: tag === 'line' ? 320 : 40, y: 480 })).body.drawing_id;
+      await onCanvas(id).locator(tag).waitFor({ state: 'attached' });
+      await onCanvas(id).click({ position: { x: 60, y: 20 } });
+      await dragCorner(id, 60, 30, 6);
+      const d = await until(async () => {
+        const got = (await rest('GET', `/projects/${pid}/drawings/${id}`)).body;
+        return got.svg !== svg ? got : null;
+      }, WAIT, `the resized ${tag} on the server`);
+      const size = (text) => /<svg height="(\d+)" width="(\d+)"/.exec(text).slice(1).map(Number);
+      const [h0, w0] = size(svg);
+      const [h, w] = size(d.svg);
+      assert.ok(Math.abs(w - w0 - 60) <= 10 && Math.abs(h - h0 - 30) <= 10, d.svg); // as far as the corner went
+      if (tag === 'ellipse') assert.match(d.svg, new RegExp(`<ellipse cx="${w / 2}" cy="${h / 2}" rx="${w / 2}" ry="${h / 2}"`));
+      else assert.match(d.svg, new RegExp(`<line x1="0" y1="0" x2="${w}" y2="${h}"`));
+      assert.equal((await rest('DELETE', `/projects/${pid}/drawings/${id}`)).status, 204);
+      await onCanvas(id).waitFor({ state: 'detached' });
+    }
   });
 
   test('follows another client: created, moved, deleted', async () => {
@@ -149,7 +180,7 @@ describe('drawings on the canvas', { timeout: 120_000 }, () => {
 
   test('arrow keys nudge the note; a bad rotation shows the server\'s error by its field', async () => {
     const was = (await rest('GET', `/projects/${pid}/drawings/${noteId}`)).body;
-    await onCanvas(noteId).click();
+    await clickNote();
     for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
     await until(async () => (await rest('GET', `/projects/${pid}/drawings/${noteId}`)).body.x === was.x + 30, WAIT, 'the nudged note on the server');
     await page.getByTestId('drawing-rotation').fill('999');
@@ -163,10 +194,10 @@ describe('drawings on the canvas', { timeout: 120_000 }, () => {
   });
 
   test('a locked note is not deleted: the server\'s 409 shows; unlocked, Delete removes it', async () => {
-    await onCanvas(noteId).click();
+    await clickNote();
     await page.getByTestId('drawing-lock').check();
     await until(async () => (await rest('GET', `/projects/${pid}/drawings/${noteId}`)).body.locked, WAIT, 'locked on the server');
-    await onCanvas(noteId).click();
+    await clickNote();
     await page.locator(`.svelte-flow__node.selected[data-id="${noteId}"]`).waitFor();
     await page.keyboard.press('Delete');
     await page.getByTestId('toast-error').filter({ hasText: /lock/i }).waitFor();
@@ -174,7 +205,7 @@ describe('drawings on the canvas', { timeout: 120_000 }, () => {
     await page.getByTestId('drawing-lock').uncheck();
     await until(async () => !(await rest('GET', `/projects/${pid}/drawings/${noteId}`)).body.locked, WAIT, 'unlocked on the server');
     await page.getByTestId('drawing-locked').waitFor({ state: 'detached' });
-    await onCanvas(noteId).click();
+    await clickNote();
     await page.locator(`.svelte-flow__node.selected[data-id="${noteId}"]`).waitFor();
     await page.keyboard.press('Delete');
     await onCanvas(noteId).waitFor({ state: 'detached' });

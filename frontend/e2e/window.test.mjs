@@ -86,6 +86,16 @@ function installFakeWails() {
       return { opened: false, file_name: l.capture_file_name, path: l.capture_file_path, reason };
     },
   };
+  // The project files: the real ones show the native Open and Save
+  // dialogs and move the bytes in Go; here a dialog's answer is made up
+  // and the "imported" project is created over the API.
+  async function bringIn(name) {
+    const r = await call('POST', '/v2/projects', JSON.stringify({ name }));
+    return JSON.parse(r.body).project_id;
+  }
+  routes.OpenProjectFile = () => bringIn('from the dialog');
+  routes.ImportProjectFile = (path) => bringIn(path.split('/').pop().replace(/\.gns3(project)?$/, ''));
+  routes.ExportProject = async (pid) => `/home/user/${JSON.parse((await call('GET', `/v2/projects/${pid}`)).body).name}.gns3project`;
   const App = {};
   for (const [name, fn] of Object.entries(routes)) {
     App[name] = async (...args) => {
@@ -122,6 +132,11 @@ function installFakeWails() {
         if (!consoleListeners.has(name)) consoleListeners.set(name, new Set());
         consoleListeners.get(name).add(cb);
         return () => consoleListeners.get(name)?.delete(cb);
+      }
+      // A file dropped on the window: Wails emits its path.
+      if (name === 'wails:file-drop') {
+        window.__dropPaths = (paths) => cb(100, 100, paths);
+        return () => delete window.__dropPaths;
       }
       if (name !== 'notification') throw new Error(`unexpected event ${name}`);
       listeners.add(cb);
@@ -262,6 +277,38 @@ describe('nodedesk UI in the desktop window (bindings)', { timeout: 60_000 }, ()
     await page.getByTestId('capture-stop').click();
     await page.getByTestId('capture-start').waitFor();
     assert.equal((await rest('GET', `/projects/${pid}/links/${link.link_id}`)).body.capturing, false);
+  });
+
+  test('opens a project file through the native Open dialog (Ctrl+O), not the page\'s picker', async () => {
+    let chooser = false;
+    page.once('filechooser', () => (chooser = true));
+    await page.getByTestId('canvas').click({ position: { x: 600, y: 500 } });
+    await page.keyboard.press('Control+o');
+    await page.getByTestId('project-title').filter({ hasText: 'from the dialog' }).waitFor();
+    await page.getByTestId('toast-success').filter({ hasText: 'Opened from the dialog' }).waitFor();
+    const names = await calls();
+    assert.ok(names.includes('OpenProjectFile'));
+    assert.equal(chooser, false);
+  });
+
+  test('opens a file dropped on the window by its path', async () => {
+    await page.evaluate(() => window.__dropPaths(['/home/user/labs/dropped lab.gns3project']));
+    await page.getByTestId('project-title').filter({ hasText: 'dropped lab' }).waitFor();
+    const last = await page.evaluate(() => window.__calls.filter((c) => c.name === 'ImportProjectFile').at(-1));
+    assert.deepEqual(last.args, ['/home/user/labs/dropped lab.gns3project']);
+  });
+
+  test('exports through the door, which asks where with the native Save dialog', async () => {
+    await page.getByTestId('project-export').click();
+    const dialog = page.getByTestId('export-dialog');
+    await dialog.getByTestId('export-reset-macs').check();
+    assert.match(await dialog.getByTestId('export-submit').textContent(), /Export…/);
+    await dialog.getByTestId('export-submit').click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByTestId('toast-success').filter({ hasText: 'Exported dropped lab to /home/user/dropped lab.gns3project' }).waitFor();
+    const last = await page.evaluate(() => window.__calls.filter((c) => c.name === 'ExportProject').at(-1));
+    const { body: projects } = await rest('GET', '/projects');
+    assert.deepEqual(last.args, [projects.find((p) => p.name === 'dropped lab').project_id, { include_snapshots: false, reset_mac_addresses: true }]);
   });
 
   test('never used fetch or a websocket of its own, and raised no page errors', async () => {

@@ -10,10 +10,11 @@
 import { openConsoleLink, type ConsoleHandlers, type ConsoleLink } from './consolelink';
 import { AppError, errorFromAnswer, toAppError, unreachable } from './errors';
 import { subscribe as follow } from './live';
-import { connect, type Connection, type Env, type Transport } from './transport';
+import { exportQuery, newProjectId, type ExportOptions } from './projectfile';
+import { connect, type Bindings, type Connection, type Env, type Transport } from './transport';
 import type {
   Drawing, DrawingCreate, DrawingUpdate, Link, LinkCaptureStart, LinkCreate, LinkUpdate, LiveEvent, LiveState, Node, NodeAction, NodeDuplicate, NodeUpdate, ProjectCreate,
-  ProjectUpdate, TemplateNodeCreate,
+  Project, ProjectDuplicate, ProjectUpdate, TemplateNodeCreate,
 } from './types';
 
 export { AppError, toAppError } from './errors';
@@ -79,12 +80,24 @@ const onLink = (project_id: string, link_id: string) => ({ params: { path: { pro
 /** Which door this page uses. */
 export const transport = (): Transport => conn().transport;
 
+/** bound calls one of the window's own bindings: a binding the window
+ * lacks (an older nodedesk) and a binding's rejection are AppErrors. */
+async function bound<K extends keyof Bindings>(
+  app: Partial<Bindings>, name: K, ...args: Parameters<Bindings[K]>
+): Promise<Awaited<ReturnType<Bindings[K]>>> {
+  const f = app[name] as ((...a: Parameters<Bindings[K]>) => ReturnType<Bindings[K]>) | undefined;
+  if (typeof f !== 'function') throw new AppError(`This nodedesk window has no ${name} binding; update nodedesk`, 0, 'internal');
+  try {
+    return await f(...args);
+  } catch (err) {
+    throw toAppError(err);
+  }
+}
+
 /** Tells the window the page is up (the window only). */
 export async function ready(): Promise<string> {
   const app = conn().app;
-  if (!app) return 'browser';
-  if (typeof app.Ready !== 'function') throw new AppError('This nodedesk window has no Ready binding; update nodedesk', 0, 'internal');
-  return app.Ready().catch((err: unknown) => Promise.reject(toAppError(err)));
+  return app ? bound(app, 'Ready') : 'browser';
 }
 
 export const listProjects = () => answer(client().GET('/v2/projects'));
@@ -94,6 +107,86 @@ export const updateProject = (pid: string, body: ProjectUpdate) =>
 export const deleteProject = (pid: string) => done(client().DELETE('/v2/projects/{project_id}', inProject(pid)));
 export const openProject = (pid: string) => answer(client().POST('/v2/projects/{project_id}/open', inProject(pid)));
 export const closeProject = (pid: string) => done(client().POST('/v2/projects/{project_id}/close', inProject(pid)));
+/** duplicateProject copies a project ("Save as"); the copy is closed. */
+export const duplicateProject = (pid: string, body: ProjectDuplicate) =>
+  answer(client().POST('/v2/projects/{project_id}/duplicate', { ...inProject(pid), body }));
+
+/** The window's bindings, for what only the window does. */
+function windowApp(what: string): Partial<Bindings> {
+  const app = conn().app;
+  if (!app) throw new AppError(`Only the nodedesk window can ${what}`, 0, 'internal');
+  return app;
+}
+
+/** importProject uploads a project file — a portable project (zip) or a
+ * .gns3 project file (JSON) — as a new project named name, as GNS3's
+ * import does (a browser: the window imports by path). */
+export async function importProject(file: Blob, name: string): Promise<Project> {
+  if (conn().app) throw new AppError('The window opens project files by their path: use Open, or drop the file on the window', 0, 'internal');
+  return answer(client().POST('/v2/projects/{project_id}/import', {
+    params: { path: { project_id: newProjectId() }, query: { name } },
+    body: file as unknown as string, // the contract's binary body: the file's bytes, sent as they are
+    bodySerializer: (b: unknown) => b,
+    headers: { 'Content-Type': 'application/octet-stream' },
+  }));
+}
+
+/** openProjectFile asks for a project file in the window's native Open
+ * dialog and brings it in; it answers the project's id, or null when the
+ * user cancelled (the window only). */
+export const openProjectFile = async (): Promise<string | null> =>
+  (await bound(windowApp('show an Open dialog'), 'OpenProjectFile')) || null;
+
+/** importProjectPath brings in the project file at path (a file dropped
+ * on the window) and answers the project's id (the window only). */
+export const importProjectPath = (path: string): Promise<string> => bound(windowApp('open a file by its path'), 'ImportProjectFile', path);
+
+/** droppedPaths follows the files dropped on the window, as their paths
+ * (Wails' wails:file-drop event); in a browser a drop is the page's own
+ * event, and this follows nothing. Returns the function that stops. */
+export function droppedPaths(handler: (paths: string[]) => void): () => void {
+  const c = conn();
+  const rt = c.app ? c.env.runtime : undefined;
+  if (!rt) return () => {};
+  const off = rt.EventsOn('wails:file-drop', (_x, _y, paths) => {
+    if (Array.isArray(paths)) handler(paths.filter((p): p is string => typeof p === 'string'));
+  });
+  return () => {
+    if (typeof off === 'function') off();
+  };
+}
+
+/** What exportProject did: the archive to download (a browser), the file
+ * the window wrote it to, or nothing (the Save dialog was cancelled). */
+export type ExportResult = { kind: 'download'; archive: Blob } | { kind: 'saved'; path: string } | { kind: 'cancelled' };
+
+/** exportProject exports a project as a portable project (GET …/export
+ * with GNS3's options): in a browser its bytes, in the window a file the
+ * user picks in the native Save dialog. */
+export async function exportProject(pid: string, o: ExportOptions): Promise<ExportResult> {
+  const app = conn().app;
+  if (app) {
+    const path = await bound(app, 'ExportProject', pid, o);
+    return path ? { kind: 'saved', path } : { kind: 'cancelled' };
+  }
+  const archive = await answer(client().GET('/v2/projects/{project_id}/export', {
+    params: { path: { project_id: pid }, query: exportQuery(o) },
+    parseAs: 'blob',
+  }));
+  return { kind: 'download', archive };
+}
+
+const onSnapshot = (project_id: string, snapshot_id: string) => ({ params: { path: { project_id, snapshot_id } } });
+/** listSnapshots lists a project's snapshots, oldest first. */
+export const listSnapshots = (pid: string) => answer(client().GET('/v2/projects/{project_id}/snapshots', inProject(pid)));
+export const createSnapshot = (pid: string, name: string) =>
+  answer(client().POST('/v2/projects/{project_id}/snapshots', { ...inProject(pid), body: { name } }));
+/** restoreSnapshot replaces the project's topology with the snapshot's
+ * (refused while nodes run); the canvas follows through the events. */
+export const restoreSnapshot = (pid: string, sid: string) =>
+  answer(client().POST('/v2/projects/{project_id}/snapshots/{snapshot_id}/restore', onSnapshot(pid, sid)));
+export const deleteSnapshot = (pid: string, sid: string) =>
+  done(client().DELETE('/v2/projects/{project_id}/snapshots/{snapshot_id}', onSnapshot(pid, sid)));
 
 export const listNodes = async (pid: string) =>
   (await answer(client().GET('/v2/projects/{project_id}/nodes', inProject(pid)))).map(asNode);
@@ -164,13 +257,7 @@ export async function openCapture(pid: string, lid: string): Promise<CaptureResu
     if (!l.capturing || !l.capture_file_path) throw notCapturing();
     return { kind: 'file', fileName: l.capture_file_name ?? '', path: l.capture_file_path, url: pcapUrl(pid, lid) };
   }
-  if (typeof app.OpenCapture !== 'function') throw new AppError('This nodedesk window has no OpenCapture binding; update nodedesk', 0, 'internal');
-  let v: Awaited<ReturnType<typeof app.OpenCapture>>;
-  try {
-    v = await app.OpenCapture(pid, lid);
-  } catch (err) {
-    throw toAppError(err);
-  }
+  const v = await bound(app, 'OpenCapture', pid, lid);
   return v.opened
     ? { kind: 'opened', fileName: v.file_name, path: v.path }
     : { kind: 'file', fileName: v.file_name, path: v.path, url: null, reason: v.reason || undefined };
@@ -215,8 +302,7 @@ export async function openConsole(pid: string, nid: string): Promise<ConsoleResu
   const app = conn().app;
   if (!app) return consoleCommand(await getNode(pid, nid));
   try {
-    if (typeof app.OpenConsole !== 'function') throw new AppError('This nodedesk window has no OpenConsole binding; update nodedesk', 0, 'internal');
-    await app.OpenConsole(pid, nid);
+    await bound(app, 'OpenConsole', pid, nid);
     return { kind: 'opened' };
   } catch (caught) {
     const err = toAppError(caught);

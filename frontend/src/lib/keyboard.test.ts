@@ -33,6 +33,16 @@ describe('canvas keys', () => {
     expect(commandForKey(k('PageDown', { altKey: true, ctrlKey: true }))).toBeNull();
     expect(commandForKey(k('Enter'))).toBeNull();
   });
+  it('project keys: Ctrl+O opens a file, Ctrl+Shift+S saves as, Ctrl+E exports, Ctrl+S saves (already done); not from a field', () => {
+    expect(commandForKey(k('o', { ctrlKey: true }))).toEqual({ kind: 'openFile' });
+    expect(commandForKey(k('S', { ctrlKey: true, shiftKey: true }))).toEqual({ kind: 'saveAs' });
+    expect(commandForKey(k('s', { metaKey: true }))).toEqual({ kind: 'save' });
+    expect(commandForKey(k('e', { ctrlKey: true }))).toEqual({ kind: 'export' });
+    expect(commandForKey(k('E', { ctrlKey: true, shiftKey: true }))).toBeNull();
+    expect(commandForKey(k('o', { ctrlKey: true, inField: true }))).toBeNull();
+    expect(commandForKey(k('e', { ctrlKey: true, altKey: true }))).toBeNull();
+    expect(commandForKey(k('o'))).toBeNull();
+  });
   it('knows which elements take typing', () => {
     expect(isEditable({ tagName: 'INPUT', type: 'text' } as unknown as EventTarget)).toBe(true);
     expect(isEditable({ tagName: 'INPUT', type: 'checkbox' } as unknown as EventTarget)).toBe(false);

@@ -7,7 +7,11 @@ export type KeyCommand =
   | { kind: 'nudge'; dx: number; dy: number }
   | { kind: 'openConsole' }
   | { kind: 'moveConsole'; delta: 1 | -1 }
-  | { kind: 'closeConsole' };
+  | { kind: 'closeConsole' }
+  | { kind: 'openFile' }
+  | { kind: 'save' }
+  | { kind: 'saveAs' }
+  | { kind: 'export' };
 
 export interface KeyInput {
   key: string;
@@ -30,6 +34,14 @@ export const CONSOLE_KEYS = {
   close: 'Alt+Shift+W',
 } as const;
 
+/** The project keys, as the UI shows them (Ctrl+S only says that every
+ * change is saved already). */
+export const PROJECT_KEYS = {
+  open: 'Ctrl+O',
+  saveAs: 'Ctrl+Shift+S',
+  export: 'Ctrl+E',
+} as const;
+
 export function commandForKey(k: KeyInput): KeyCommand | null {
   if (k.key === 'Escape') return { kind: 'escape' };
   // The console keys work from a terminal too (its input is a text
@@ -41,8 +53,15 @@ export function commandForKey(k: KeyInput): KeyCommand | null {
     if (!k.shiftKey && k.key === 'Enter' && !k.inField) return { kind: 'openConsole' };
   }
   if (k.inField || k.altKey) return null;
-  if ((k.ctrlKey || k.metaKey) && (k.key === 'a' || k.key === 'A')) return { kind: 'selectAll' };
-  if (k.ctrlKey || k.metaKey) return null;
+  if (k.ctrlKey || k.metaKey) {
+    switch (k.key.toLowerCase()) {
+      case 'a': return { kind: 'selectAll' };
+      case 'o': return k.shiftKey ? null : { kind: 'openFile' };
+      case 's': return { kind: k.shiftKey ? 'saveAs' : 'save' };
+      case 'e': return k.shiftKey ? null : { kind: 'export' };
+      default: return null;
+    }
+  }
   if (k.key === 'Delete' || k.key === 'Backspace') return { kind: 'delete' };
   const step = k.shiftKey ? NUDGE_FINE : NUDGE;
   switch (k.key) {

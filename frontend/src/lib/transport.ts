@@ -21,7 +21,7 @@ export type Fetch = (req: Request) => Promise<Response>;
 
 /** The part of the Wails runtime the page uses. */
 export interface WailsRuntime {
-  EventsOn(name: string, cb: (msg: unknown) => void): (() => void) | void;
+  EventsOn(name: string, cb: (...data: unknown[]) => void): (() => void) | void;
 }
 
 /** The part of a WebSocket the page uses. */

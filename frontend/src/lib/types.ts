@@ -15,6 +15,9 @@ export type ConsoleType = S['ConsoleType'];
 export type Project = S['Project'];
 export type ProjectCreate = S['ProjectCreate'];
 export type ProjectUpdate = S['ProjectUpdate'];
+/** "Save as": the copy's name, and whether its nodes get new MAC addresses. */
+export type ProjectDuplicate = S['ProjectDuplicate'];
+export type Snapshot = S['Snapshot'];
 export type Label = S['Label'];
 export type Port = S['Port'];
 export type LinkType = Port['link_type'];

@@ -32,6 +32,20 @@ export namespace desktop {
 	        this.reason = source["reason"];
 	    }
 	}
+	export class ExportOptions {
+	    include_snapshots: boolean;
+	    reset_mac_addresses: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ExportOptions(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.include_snapshots = source["include_snapshots"];
+	        this.reset_mac_addresses = source["reset_mac_addresses"];
+	    }
+	}
 
 }
 

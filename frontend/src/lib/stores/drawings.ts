@@ -42,10 +42,12 @@ export async function addDrawing(pid: string, tag: ShapeTag, at: XY): Promise<Dr
   return d;
 }
 
-/** saveDrawing sends one PUT; the drawing changes here once the server agreed. */
+/** saveDrawing sends one PUT; the drawing changes here once the server
+ * agreed — unless it was deleted meanwhile (its drawing.deleted event can
+ * come before the PUT's answer): an answer never brings a drawing back. */
 export async function saveDrawing(pid: string, did: string, body: DrawingUpdate): Promise<Drawing> {
   const d = await api.updateDrawing(pid, did, body);
-  upsertDrawing(d);
+  if (get(drawings).has(did)) upsertDrawing(d);
   return d;
 }
 

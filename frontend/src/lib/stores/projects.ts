@@ -48,6 +48,15 @@ export async function renameProject(id: string, name: string): Promise<Project> 
   return p;
 }
 
+/** saveProjectAs copies a project under a new name ("Save as") and shows
+ * the copy. */
+export async function saveProjectAs(id: string, name: string, resetMacAddresses: boolean): Promise<Project> {
+  const copy = await api.duplicateProject(id, { name, reset_mac_addresses: resetMacAddresses });
+  upsert(copy);
+  await openProject(copy.project_id);
+  return copy;
+}
+
 /** openProject opens a project on the server (if closed) and shows it. */
 export async function openProject(id: string): Promise<void> {
   const p = get(projects).find((x) => x.project_id === id);

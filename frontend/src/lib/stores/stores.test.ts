@@ -84,7 +84,8 @@ describe('selection', () => {
   });
 });
 
-import { drawings, setDrawings } from './drawings';
+import { drawings, moveDrawing, setDrawings } from './drawings';
+import { useEnv } from '../api';
 
 describe('drawings follow live events', () => {
   const d = { drawing_id: 'd1', project_id: 'p', svg: '<svg></svg>', x: 0, y: 0, z: 2, locked: false, rotation: 0 };
@@ -98,5 +99,17 @@ describe('drawings follow live events', () => {
     expect(get(drawings).has('unknown')).toBe(false);
     applyTopologyEvent({ action: 'drawing.deleted', event: d });
     expect(get(drawings).size).toBe(0);
+  });
+
+  it('a PUT answered after the drawing\'s deletion does not bring it back', async () => {
+    setDrawings([d]);
+    let answer: (r: Response) => void = () => {};
+    useEnv({ fetch: () => new Promise<Response>((r) => (answer = r)), location: { protocol: 'http:', host: '127.0.0.1:3080' } });
+    const moved = moveDrawing('p', 'd1', { x: 50 });
+    expect(get(drawings).get('d1')?.x).toBe(50); // at once
+    applyTopologyEvent({ action: 'drawing.deleted', event: d }); // another client, before the answer
+    answer(new Response(JSON.stringify({ ...d, x: 50 }), { status: 201, headers: { 'Content-Type': 'application/json' } }));
+    await moved;
+    expect(get(drawings).has('d1')).toBe(false);
   });
 });

@@ -12,8 +12,14 @@ export function ConsoleOpen(arg1:string,arg2:string,arg3:string):Promise<void>;
 
 export function ConsoleWrite(arg1:string,arg2:string):Promise<void>;
 
+export function ExportProject(arg1:string,arg2:desktop.ExportOptions):Promise<string>;
+
+export function ImportProjectFile(arg1:string):Promise<string>;
+
 export function OpenCapture(arg1:string,arg2:string):Promise<desktop.CaptureView>;
 
 export function OpenConsole(arg1:string,arg2:string):Promise<void>;
+
+export function OpenProjectFile():Promise<string>;
 
 export function Ready():Promise<string>;

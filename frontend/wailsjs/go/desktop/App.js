@@ -22,12 +22,24 @@ export function ConsoleWrite(arg1, arg2) {
   return window['go']['desktop']['App']['ConsoleWrite'](arg1, arg2);
 }
 
+export function ExportProject(arg1, arg2) {
+  return window['go']['desktop']['App']['ExportProject'](arg1, arg2);
+}
+
+export function ImportProjectFile(arg1) {
+  return window['go']['desktop']['App']['ImportProjectFile'](arg1);
+}
+
 export function OpenCapture(arg1, arg2) {
   return window['go']['desktop']['App']['OpenCapture'](arg1, arg2);
 }
 
 export function OpenConsole(arg1, arg2) {
   return window['go']['desktop']['App']['OpenConsole'](arg1, arg2);
+}
+
+export function OpenProjectFile() {
+  return window['go']['desktop']['App']['OpenProjectFile']();
 }
 
 export function Ready() {
