@@ -34,6 +34,12 @@ func (s *Server) handleProjectLoad(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
+	if p, ok, err := s.svc.OpenProjectFile(r.Context(), in.Path); err != nil {
+		return err
+	} else if ok { // a project's own file: the GNS3 GUI reopens a project so
+		writeJSON(w, http.StatusCreated, s.projectJSON(p))
+		return nil
+	}
 	imp, err := gns3file.ReadFile(in.Path, s.gns3Options())
 	if err != nil {
 		return err

@@ -815,3 +815,25 @@ func TestProjectLoad(t *testing.T) {
 	ts.do("POST", "/v2/projects/load", map[string]any{"path": t.TempDir()}).want(t, 400)
 	ts.do("POST", "/v2/projects/load", map[string]any{}).want(t, 400)
 }
+
+// TestProjectLoad_OwnFile: the path and filename a project's JSON gives
+// name the project itself, though nodedesk writes no .gns3 there; the
+// GNS3 desktop GUI reopens a project so after a snapshot restore. Another
+// name in that folder, or a folder of no project, is read as a file (404).
+func TestProjectLoad_OwnFile(t *testing.T) {
+	ts := mustOpenServer(t)
+	p := ts.do("POST", "/v2/projects", map[string]any{"name": "lab"}).want(t, 201).json(t)
+	pid := p["project_id"].(string)
+	ts.do("POST", "/v2/projects/"+pid+"/close", nil).want(t, 204)
+	own := filepath.Join(p["path"].(string), p["filename"].(string))
+	got := ts.do("POST", "/v2/projects/load", map[string]any{"path": own}).want(t, 201).json(t)
+	if got["project_id"] != pid || got["status"] != "opened" {
+		t.Errorf("loading the project's own file: %v, want project %s opened", got, pid)
+	}
+	if n := len(ts.do("GET", "/v2/projects", nil).list(t)); n != 1 {
+		t.Errorf("%d projects, want the one", n)
+	}
+	ts.do("POST", "/v2/projects/load", map[string]any{"path": filepath.Join(p["path"].(string), "other.gns3")}).want(t, 404)
+	gone := filepath.Join(filepath.Dir(p["path"].(string)), uuidN("00000011", 1), "lab.gns3")
+	ts.do("POST", "/v2/projects/load", map[string]any{"path": gone}).want(t, 404)
+}

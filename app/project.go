@@ -3,6 +3,7 @@ package app
 import (
 	"cmp"
 	"context"
+	"path/filepath"
 )
 
 // ProjectStatus tells whether a project is open for work.
@@ -222,6 +223,33 @@ func findProject(tx Tx, id string) (*Project, error) {
 // ECONFLICT (name used by another project).
 func (s *Service) UpdateProject(ctx context.Context, id string, u ProjectUpdate) (*Project, error) {
 	return s.changeProject(ctx, id, EventProjectUpdated, u.apply)
+}
+
+// OpenProjectFile opens the project whose own project file path names:
+// <projects folder>/<project id>/<its filename>, as a project's path and
+// filename show it. GNS3 clients reopen a project that way (the GNS3
+// desktop GUI after a snapshot restore, or from its recent projects);
+// nodedesk writes no such file, since the store holds the project, so
+// the path stands for the project itself. ok is false when path names no
+// project's file, for the caller to read it as a .gns3 instead.
+func (s *Service) OpenProjectFile(ctx context.Context, path string) (p *Project, ok bool, err error) {
+	path = filepath.Clean(path)
+	dir := filepath.Dir(path)
+	if filepath.Dir(dir) != filepath.Join(s.c.DataDir, "projects") {
+		return nil, false, nil
+	}
+	id, valid := canonicalID(filepath.Base(dir))
+	if !valid || id != filepath.Base(dir) {
+		return nil, false, nil
+	}
+	p, err = s.FindProjectByID(ctx, id)
+	if ErrorCode(err) == ENOTFOUND || (err == nil && p.Filename != filepath.Base(path)) {
+		return nil, false, nil
+	} else if err != nil {
+		return nil, false, err
+	}
+	p, err = s.OpenProject(ctx, id)
+	return p, err == nil, err
 }
 
 // OpenProject marks a project opened. Codes: ENOTFOUND.
