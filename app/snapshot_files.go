@@ -207,8 +207,15 @@ func (r *stagedRestore) swap() error {
 		for _, p := range slices.Backward(in) {
 			_ = r.root.Remove(p)
 		}
+		r.pruneDirs(in)
+		back := true
 		for _, p := range slices.Backward(aside) {
-			_ = r.root.Rename(r.aside+"/"+p, p)
+			if r.root.Rename(r.aside+"/"+p, p) != nil {
+				back = false
+			}
+		}
+		if back { // else the aside folder keeps what could not go back
+			_ = r.root.RemoveAll(r.aside)
 		}
 	}
 	move := func(from, to string) error {
@@ -235,16 +242,21 @@ func (r *stagedRestore) swap() error {
 	}
 	_ = r.root.RemoveAll(r.aside)
 	// The folders the files set aside leave empty go too (a node's folder
-	// of a node the snapshot does not have); a folder with anything left
-	// in it stays.
-	for _, p := range slices.Backward(current) {
+	// of a node the snapshot does not have).
+	r.pruneDirs(current)
+	return nil
+}
+
+// pruneDirs removes the folders of files that are now empty; a folder with
+// anything left in it stays.
+func (r *stagedRestore) pruneDirs(files []string) {
+	for _, p := range slices.Backward(files) {
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
 			if r.root.Remove(d) != nil {
 				break
 			}
 		}
 	}
-	return nil
 }
 
 // sweepSnapshotFiles removes the files folders of the project's snapshots
