@@ -1,6 +1,10 @@
 package api
 
 import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -166,4 +170,154 @@ func TestSnapshots(t *testing.T) {
 	if got := ts.do("GET", snaps, nil).want(t, 200).list(t); len(got) != 0 {
 		t.Errorf("a deleted project's snapshots came back: %v", got)
 	}
+}
+
+// TestSnapshotFiles: a snapshot keeps the project's files as an export
+// carries them (a project file, a qemu node's file; not captures, not
+// hidden files), in the project's folder under snapshots/<id>/; a restore
+// makes the carried files those of the snapshot (changed ones back, added
+// ones gone) and leaves captures alone; an export with its snapshots
+// carries them. Its folder outlives the record while undo or redo can
+// bring the record back, and goes once nothing can. A take that cannot
+// copy leaves no record and no folder; a restore whose files cannot move
+// in leaves the files as they were.
+func TestSnapshotFiles(t *testing.T) {
+	ts := mustOpenServer(t)
+	pid := ts.mustCreateProject("files")
+	base := "/v2/projects/" + pid
+	snaps := base + "/snapshots"
+	dir := filepath.Join(ts.dataDir(), "projects", pid)
+	vm := ts.mustCreateNode(pid, map[string]any{"node_type": "qemu", "name": "VM1"})["node_id"].(string)
+	// A qemu node keeps no files through its own files endpoint (nodedesk
+	// does not run it), but its folder is in the project's.
+	nodeFiles := base + "/files/project-files/qemu/" + vm + "/"
+	config := "project-files/qemu/" + vm + "/config.txt"
+	read := func(p string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil {
+			return "<" + err.Error() + ">"
+		}
+		return string(b)
+	}
+	files := func(want map[string]string) {
+		t.Helper()
+		for p, w := range want {
+			if got := read(p); got != w {
+				t.Errorf("%s: %q, want %q", p, got, w)
+			}
+		}
+	}
+	ts.do("POST", base+"/files/notes.txt", "notes at the snapshot").want(t, 201)
+	ts.do("POST", nodeFiles+"config.txt", "hostname a").want(t, 201)
+	mustWrite(t, filepath.Join(dir, "project-files", "captures", "a.pcap"), []byte("capture 1"))
+	mustWrite(t, filepath.Join(dir, "project-files", "qemu", vm, ".state"), []byte("hidden 1"))
+
+	s := ts.do("POST", snaps, map[string]any{"name": "files"}).want(t, 201).json(t)
+	sid := s["snapshot_id"].(string)
+	kept := filepath.Join(dir, "snapshots", sid)
+	if got := tree(t, kept); !reflect.DeepEqual(got, []string{"./", "notes.txt", "project-files/", "project-files/qemu/",
+		"project-files/qemu/" + vm + "/", config}) {
+		t.Errorf("the snapshot's folder holds %v", got)
+	}
+
+	// Change both files, add one, change the capture and the hidden file.
+	ts.do("POST", base+"/files/notes.txt", "notes changed").want(t, 201)
+	ts.do("POST", nodeFiles+"config.txt", "hostname b").want(t, 201)
+	ts.do("POST", base+"/files/added/new.txt", "added").want(t, 201)
+	mustWrite(t, filepath.Join(dir, "project-files", "captures", "a.pcap"), []byte("capture 2"))
+	mustWrite(t, filepath.Join(dir, "project-files", "qemu", vm, ".state"), []byte("hidden 2"))
+
+	ts.do("POST", snaps+"/"+sid+"/restore", nil).want(t, 201)
+	if r := ts.do("GET", base+"/files/notes.txt", nil).want(t, 200); string(r.body) != "notes at the snapshot" {
+		t.Errorf("notes.txt after restore: %q", r.body)
+	}
+	if r := ts.do("GET", nodeFiles+"config.txt", nil).want(t, 200); string(r.body) != "hostname a" {
+		t.Errorf("config.txt after restore: %q", r.body)
+	}
+	ts.do("GET", base+"/files/added/new.txt", nil).want(t, 404)
+	if _, err := os.Stat(filepath.Join(dir, "added")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the added file's folder: %v, want it gone", err)
+	}
+	files(map[string]string{"project-files/captures/a.pcap": "capture 2", "project-files/qemu/" + vm + "/.state": "hidden 2",
+		"snapshots/" + sid + "/notes.txt": "notes at the snapshot"})
+	entries, _ := os.ReadDir(filepath.Join(dir, "snapshots"))
+	if len(entries) != 1 {
+		t.Errorf("the snapshots folder after a restore holds %d entries, want the snapshot's only", len(entries))
+	}
+
+	// An export with its snapshots carries the snapshot's files.
+	zipped := readZip(t, ts.do("GET", base+"/export?include_snapshots=yes", nil).want(t, 200).body)
+	for name, b := range zipped {
+		if strings.HasPrefix(name, "snapshots/files_") {
+			inner := readZip(t, b)
+			if string(inner["notes.txt"]) != "notes at the snapshot" || string(inner[config]) != "hostname a" {
+				t.Errorf("the exported snapshot's files: %v", entryNames(inner))
+			}
+		} else if strings.HasPrefix(name, "snapshots/") || strings.Contains(name, "captures") || strings.Contains(name, ".state") {
+			t.Errorf("the export carries %s", name)
+		}
+	}
+
+	// Delete: the folder stays while an undo can bring the record back.
+	ts.do("DELETE", snaps+"/"+sid, nil).want(t, 204)
+	files(map[string]string{"snapshots/" + sid + "/notes.txt": "notes at the snapshot"})
+	ts.do("POST", base+"/undo", nil).want(t, 200)
+	ts.do("POST", base+"/files/notes.txt", "notes changed again").want(t, 201)
+	ts.do("POST", snaps+"/"+sid+"/restore", nil).want(t, 201)
+	files(map[string]string{"notes.txt": "notes at the snapshot"})
+	// Undo the take itself (after the restore): the record goes, the redo
+	// can bring it back, so the folder stays, even across a close.
+	ts.do("POST", base+"/undo", nil).want(t, 200) // the restore
+	ts.do("POST", base+"/undo", nil).want(t, 200) // the take
+	if got := ts.do("GET", snaps, nil).want(t, 200).list(t); len(got) != 0 {
+		t.Fatalf("snapshots after undoing the take: %v", got)
+	}
+	ts.do("POST", base+"/close", nil).want(t, 204)
+	files(map[string]string{"snapshots/" + sid + "/notes.txt": "notes at the snapshot"})
+	// A new change empties the redo stack: nothing can bring the snapshot
+	// back, and the next close sweeps its folder.
+	ts.do("PUT", base, map[string]any{"grid_size": 40}).want(t, 200)
+	ts.do("POST", base+"/open", nil).want(t, 201)
+	if _, err := os.Stat(kept); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the folder of a snapshot nothing can bring back: %v, want it gone", err)
+	}
+
+	// A take that cannot copy (a file where the snapshots folder goes)
+	// leaves no record and no folder.
+	if err := os.RemoveAll(filepath.Join(dir, "snapshots")); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(dir, "snapshots"), []byte("in the way"))
+	ts.do("POST", snaps, map[string]any{"name": "blocked"}).want(t, 500)
+	if got := ts.do("GET", snaps, nil).want(t, 200).list(t); len(got) != 0 {
+		t.Errorf("a failed take left %v", got)
+	}
+	if err := os.Remove(filepath.Join(dir, "snapshots")); err != nil {
+		t.Fatal(err)
+	}
+
+	// A restore whose files cannot move in (a folder, holding a hidden
+	// file, where the snapshot has a file) puts back what it set aside.
+	ts.do("POST", base+"/files/x", "x was a file").want(t, 201)
+	sid = ts.do("POST", snaps, map[string]any{"name": "x"}).want(t, 201).json(t)["snapshot_id"].(string)
+	if err := os.Remove(filepath.Join(dir, "x")); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(dir, "x", ".hidden"), []byte("in the way"))
+	ts.do("POST", base+"/files/notes.txt", "notes after x").want(t, 201)
+	before := tree(t, dir)
+	ts.do("POST", snaps+"/"+sid+"/restore", nil).want(t, 500)
+	if after := tree(t, dir); !reflect.DeepEqual(after, before) {
+		t.Errorf("a failed restore left the folder\n%v\nwant\n%v", after, before)
+	}
+	files(map[string]string{"notes.txt": "notes after x", "x/.hidden": "in the way", config: "hostname a"})
+}
+
+func entryNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }

@@ -20,7 +20,8 @@ type ProjectDuplicate struct {
 // the new nodes), with the same node names and new console ports. The copy
 // is closed and its auto_open, auto_close and auto_start are off, as GNS3
 // does; its process-run nodes are stopped. Files of node folders other
-// than what the store holds are not copied. Codes: EINVALID, ENOTFOUND,
+// than what the store holds are not copied, nor the files the snapshots
+// kept (their node folders are named by the old node ids). Codes: EINVALID, ENOTFOUND,
 // ECONFLICT (no console port free).
 func (s *Service) DuplicateProject(ctx context.Context, projectID string, d ProjectDuplicate) (*Project, error) {
 	if d.Name.Set && !d.Name.Null {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
+	"slices"
 	"strings"
 	"time"
 )
@@ -21,9 +23,11 @@ type ProjectExport struct {
 	// Snapshots are the project's snapshots, when asked for, each as a
 	// project of its own (under the project's id and name).
 	Snapshots []SnapshotExport
-	// Files are the regular files of the project's folder (no links, no
-	// hidden names), with each VPCS node's startup.vpc, which is its
-	// startup_script (the store's, not a copy a start left on disk).
+	// Files are the regular files of the project's folder that an export
+	// carries (walkCarried: no links, no hidden names, nothing Exportable
+	// leaves out), with each VPCS node's startup.vpc, which is its
+	// startup_script (the store's, not a copy a start left on disk). A
+	// snapshot's are the files it kept (snapshot_files.go).
 	Files []ExportFile
 }
 
@@ -75,25 +79,30 @@ func (s *Service) ExportProject(ctx context.Context, projectID string, withSnaps
 		return nil, Errorf(ECONFLICT, "Project must be stopped in order to export it: %s is running; stop the project's nodes first",
 			strings.Join(running, ", "))
 	}
-	if e.Files, err = s.folderFiles(e.Project.ID, e.Nodes); err != nil {
+	if e.Files, err = folderFiles(s.ProjectDir(e.Project.ID), e.Nodes, time.Now()); err != nil {
 		return nil, err
 	}
 	for _, snap := range snaps {
 		p := *snap.Project
 		p.ID, p.Name = e.Project.ID, e.Project.Name
+		// The files the snapshot kept (none for one taken before snapshots
+		// kept files), then its VPCS scripts.
+		files, err := folderFiles(s.snapshotDir(e.Project.ID, snap.ID), snap.Nodes, time.Unix(snap.CreatedAt, 0))
+		if err != nil {
+			return nil, err
+		}
 		e.Snapshots = append(e.Snapshots, SnapshotExport{Name: snap.Name, CreatedAt: snap.CreatedAt, Export: &ProjectExport{
-			Project: &p, Nodes: snap.Nodes, Links: snap.Links, Drawings: snap.Drawings,
-			Files: scriptFiles(snap.Nodes, time.Unix(snap.CreatedAt, 0)),
+			Project: &p, Nodes: snap.Nodes, Links: snap.Links, Drawings: snap.Drawings, Files: files,
 		}})
 	}
 	return e, nil
 }
 
-// folderFiles lists the regular files of a project's folder, without
-// following links and leaving hidden names out, then each VPCS node's
-// startup.vpc from the store (a copy a start wrote on disk is left out).
-func (s *Service) folderFiles(projectID string, nodes []*Node) ([]ExportFile, error) {
-	dir := s.ProjectDir(projectID)
+// folderFiles lists the files of a project's folder (or of a snapshot's
+// copy of it, dir) that an export carries (walkCarried), then each VPCS
+// node's startup.vpc from the store (a copy a start wrote on disk is left
+// out), dated scriptTime.
+func folderFiles(dir string, nodes []*Node, scriptTime time.Time) ([]ExportFile, error) {
 	scripts := map[string]*Node{}
 	for _, n := range nodes {
 		if n.Type == VPCS {
@@ -105,19 +114,11 @@ func (s *Service) folderFiles(projectID string, nodes []*Node) ([]ExportFile, er
 	switch {
 	case errors.Is(err, fs.ErrNotExist): // nothing was ever written
 	case err != nil:
-		return nil, Errorf(EINTERNAL, "Cannot read the folder of project %s: %v", projectID, err)
+		return nil, Errorf(EINTERNAL, "Cannot read the folder %s: %v", dir, err)
 	default:
 		defer root.Close()
-		err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-			switch {
-			case err != nil:
-				return err
-			case p != "." && hidden(p):
-				if d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			case !d.Type().IsRegular() || scripts[p] != nil:
+		err = walkCarried(root, func(p string, d fs.DirEntry) error {
+			if scripts[p] != nil {
 				return nil
 			}
 			info, err := d.Info()
@@ -130,10 +131,55 @@ func (s *Service) folderFiles(projectID string, nodes []*Node) ([]ExportFile, er
 			return nil
 		})
 		if err != nil {
-			return nil, Errorf(EINTERNAL, "Cannot list the files of project %s: %v", projectID, err)
+			return nil, Errorf(EINTERNAL, "Cannot list the files of %s: %v", dir, err)
 		}
 	}
-	return append(files, scriptFiles(nodes, time.Now())...), nil
+	return append(files, scriptFiles(nodes, scriptTime)...), nil
+}
+
+// Exportable is GNS3's rule of what a project's archive leaves out:
+// snapshots unless asked for, the project-files folders tmp and captures,
+// log files, and macOS's .DS_Store. p is a path relative to the project's
+// folder, with /. It is the one rule: an export, a snapshot's copy of the
+// project's files, its restore, and a .gns3 read from disk all use it.
+func Exportable(p string, withSnapshots bool) bool {
+	parts := strings.Split(p, "/")
+	if !withSnapshots && slices.Contains(parts[:len(parts)-1], snapshotsDir) {
+		return false
+	}
+	if i := slices.Index(parts, projectFilesDir); i >= 0 && i+1 < len(parts) && (parts[i+1] == "tmp" || parts[i+1] == "captures") {
+		return false
+	}
+	base := path.Base(p)
+	return !strings.HasSuffix(base, "_log.txt") && !strings.HasSuffix(base, ".log") && base != ".DS_Store"
+}
+
+// walkCarried calls fn for each file of root that an export carries: a
+// regular file (links are not followed, special files are skipped), with
+// no hidden name, that Exportable keeps (so no snapshots folder, at any
+// depth). Folders nothing of which is carried are not entered.
+func walkCarried(root *os.Root, fn func(p string, d fs.DirEntry) error) error {
+	return fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case p == ".":
+			return nil
+		case hidden(p):
+		case d.IsDir():
+			if Exportable(p+"/_", false) { // a file inside may be carried
+				return nil
+			}
+		case d.Type().IsRegular() && Exportable(p, false):
+			return fn(p, d)
+		default:
+			return nil
+		}
+		if d.IsDir() {
+			return fs.SkipDir
+		}
+		return nil
+	})
 }
 
 // scriptFiles are the startup.vpc files of the VPCS nodes that have a

@@ -30,3 +30,30 @@ func TestClientPath(t *testing.T) {
 		}
 	}
 }
+
+// TestExportable holds GNS3's rule of what an export (and a snapshot's
+// copy of the files) leaves out.
+func TestExportable(t *testing.T) {
+	for _, c := range []struct {
+		give          string
+		withSnapshots bool
+		want          bool
+	}{
+		{give: "README.txt", want: true},
+		{give: "project-files/vpcs/x/startup.vpc", want: true},
+		{give: "project-files/captures/a.pcap"},
+		{give: "project-files/tmp/x"},
+		{give: "project-files/qemu/x/qemu_log.txt"},
+		{give: "project-files/dynamips/x/c7200_i1_log.log"},
+		{give: "project-files/images/.DS_Store"},
+		{give: "snapshots/s_010125_101010.gns3project"},
+		{give: "snapshots/s_010125_101010.gns3project", withSnapshots: true, want: true},
+		{give: "project-files/snapshots/x"},
+		{give: "project-files/snapshots/x", withSnapshots: true, want: true},
+		{give: "project-files/qemu/x/snapshots/y"},
+	} {
+		if got := Exportable(c.give, c.withSnapshots); got != c.want {
+			t.Errorf("Exportable(%q, %v) = %v, want %v", c.give, c.withSnapshots, got, c.want)
+		}
+	}
+}

@@ -252,26 +252,44 @@ func (s *Service) OpenProjectFile(ctx context.Context, path string) (p *Project,
 	return p, err == nil, err
 }
 
-// OpenProject marks a project opened. Codes: ENOTFOUND.
+// OpenProject marks a project opened, and sweeps the files of its
+// snapshots that nothing can bring back (sweepSnapshotFiles). Codes:
+// ENOTFOUND.
 func (s *Service) OpenProject(ctx context.Context, id string) (*Project, error) {
-	return s.changeProject(ctx, id, EventProjectOpened, func(p *Project) (*Project, error) {
+	p, err := s.changeProject(ctx, id, EventProjectOpened, func(p *Project) (*Project, error) {
 		c := *p
 		c.Status = ProjectOpened
 		return &c, nil
 	})
+	if err == nil {
+		s.sweepProjectSnapshots(p.ID)
+	}
+	return p, err
+}
+
+// sweepProjectSnapshots runs sweepSnapshotFiles under the lock of the
+// snapshots' files.
+func (s *Service) sweepProjectSnapshots(projectID string) {
+	s.snapFiles.Lock()
+	defer s.snapFiles.Unlock()
+	s.sweepSnapshotFiles(projectID)
 }
 
 // CloseProject stops the project's running nodes and marks it closed. Its
-// nodes stay readable and editable. Codes: ENOTFOUND.
+// nodes stay readable and editable. The files of its snapshots that
+// nothing can bring back are swept (sweepSnapshotFiles). Codes: ENOTFOUND.
 func (s *Service) CloseProject(ctx context.Context, id string) error {
 	if err := s.ProjectAction(ctx, id, Stop); err != nil {
 		return err
 	}
-	_, err := s.changeProject(ctx, id, EventProjectClosed, func(p *Project) (*Project, error) {
+	p, err := s.changeProject(ctx, id, EventProjectClosed, func(p *Project) (*Project, error) {
 		c := *p
 		c.Status = ProjectClosed
 		return &c, nil
 	})
+	if err == nil {
+		s.sweepProjectSnapshots(p.ID)
+	}
 	return err
 }
 

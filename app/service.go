@@ -61,6 +61,10 @@ type Service struct {
 	// imports serialises project imports (import.go): the check that no
 	// project has the id and the rename of its folder.
 	imports sync.Mutex
+	// snapFiles serialises the work on snapshots' files
+	// (snapshot_files.go): a take's copy and its commit, a restore's
+	// records and files, a sweep.
+	snapFiles sync.Mutex
 	// consoleServers are reset by ResetConsole (console.go).
 	consoleMu      sync.Mutex
 	consoleServers []ConsoleServer

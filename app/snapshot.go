@@ -3,19 +3,25 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
 )
 
 // Snapshot is a project's records as they were at one moment: its
-// settings, nodes, links and drawings, kept in the store. Restoring it
-// puts those records back in one transaction. Its JSON tags are the store's
-// record format.
+// settings, nodes, links and drawings, kept in the store, and the files of
+// its folder, kept in the project's folder under snapshots/<snapshot_id>/
+// (snapshot_files.go). Restoring it puts those records back in one
+// transaction, then the files. Its JSON tags are the store's record
+// format.
 //
-// What a snapshot holds is what the store holds: a VPCS node's startup
-// script is a property of the node, so it is in; files written into a node
-// folder by other means (and capture files) are not.
+// A VPCS node's startup script is a property of the node, so it is in the
+// records; the other files of the project's folder are in its files, as
+// far as an export carries them (Exportable): captures, the tmp folder,
+// logs, hidden files and the snapshots folder are not. A snapshot taken
+// before snapshots kept files has no files folder: its restore puts back
+// the records and leaves the files as they are.
 type Snapshot struct {
 	ID        string `json:"snapshot_id"`
 	ProjectID string `json:"project_id"`
@@ -67,13 +73,39 @@ func frozen(nodes []*Node, links []*Link, drawings []*Drawing) ([]*Node, []*Link
 }
 
 // CreateSnapshot keeps the project's records as they are now under name,
-// which no other snapshot of the project has. Codes: EINVALID, ENOTFOUND,
-// ECONFLICT (name taken).
+// which no other snapshot of the project has, and a copy of the files of
+// its folder that an export carries. The files are copied before the
+// record commits; if it does not, the copy is removed. Codes: EINVALID,
+// ENOTFOUND, ECONFLICT (name taken), EINTERNAL (the files could not be
+// copied).
 func (s *Service) CreateSnapshot(ctx context.Context, projectID, name string) (*Snapshot, error) {
 	if strings.TrimSpace(name) == "" {
 		return nil, Invalid("name", "A snapshot needs a name")
 	}
+	// Refuse what the transaction would refuse before copying anything.
+	var pid string
+	if err := s.view(func(tx Tx) error {
+		p, err := findProject(tx, projectID)
+		if err != nil {
+			return err
+		}
+		pid = p.ID
+		existing, err := tx.Snapshots(p.ID)
+		for _, o := range existing {
+			if o.Name == name {
+				return Conflict("name", "The snapshot name %s already exists in project %s; choose another name", name, p.Name)
+			}
+		}
+		return err
+	}); err != nil {
+		return nil, err
+	}
 	id := s.c.NewID()
+	s.snapFiles.Lock()
+	defer s.snapFiles.Unlock()
+	if err := s.takeSnapshotFiles(pid, id); err != nil {
+		return nil, err
+	}
 	var snap *Snapshot
 	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		p, err := findProject(tx, projectID)
@@ -98,6 +130,7 @@ func (s *Service) CreateSnapshot(ctx context.Context, projectID, name string) (*
 		return tx.PutSnapshot(snap)
 	})
 	if err != nil {
+		_ = os.RemoveAll(s.snapshotDir(pid, id))
 		return nil, err
 	}
 	return snap, nil
@@ -140,15 +173,25 @@ func findSnapshot(tx Tx, projectID, snapshotID string) (*Project, *Snapshot, err
 	return p, snap, err
 }
 
-// DeleteSnapshot forgets a snapshot. Codes: ENOTFOUND.
+// DeleteSnapshot forgets a snapshot. Its files stay while the project's
+// history can bring the record back (an undo of this delete): the folders
+// of snapshots that no record and no history entry names are swept after
+// the delete, and when the project is opened or closed
+// (sweepSnapshotFiles). Codes: ENOTFOUND.
 func (s *Service) DeleteSnapshot(ctx context.Context, projectID, snapshotID string) error {
-	return s.update(ctx, func(tx Tx, emit emitFunc) error {
+	var pid string
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		_, snap, err := findSnapshot(tx, projectID, snapshotID)
 		if err != nil {
 			return err
 		}
+		pid = snap.ProjectID
 		return tx.DeleteSnapshot(snap.ProjectID, snap.ID)
 	})
+	if err == nil {
+		s.sweepProjectSnapshots(pid)
+	}
+	return err
 }
 
 // RestoreSnapshot replaces the project's settings, nodes, links and
@@ -160,7 +203,18 @@ func (s *Service) DeleteSnapshot(ctx context.Context, projectID, snapshotID stri
 // It is refused while a node of the project runs a process (stop it
 // first). A restored node whose console port a node of another project has
 // taken since gets the lowest free port instead; one whose UDP ports were
-// taken gets new ones at its next start. Codes: ENOTFOUND, ECONFLICT.
+// taken gets new ones at its next start.
+//
+// Then the files: the snapshot's copy is staged before the records'
+// transaction (and dropped if it fails), and after it the project's files
+// that an export carries are swapped for the staged ones (stagedRestore.swap:
+// all of them or, on failure, none). Captures, the tmp folder, logs, hidden
+// files and the snapshots folder are left alone. A snapshot taken before
+// snapshots kept files has no copy: the files are left as they are. The
+// history records the restore's records only; an undo of it puts the
+// records back, not the files. Codes: ENOTFOUND, ECONFLICT, EINTERNAL (the
+// files: staging them fails before anything changed; swapping them fails
+// with the records restored and the files as they were).
 func (s *Service) RestoreSnapshot(ctx context.Context, projectID, snapshotID string) (*Project, error) {
 	// Hold the lifecycle lock of each node, so that no start is half done
 	// (process running, status not yet recorded) while the check is made.
@@ -182,8 +236,24 @@ func (s *Service) RestoreSnapshot(ctx context.Context, projectID, snapshotID str
 	for _, id := range ids {
 		defer s.lockNode(id)()
 	}
+	s.snapFiles.Lock()
+	defer s.snapFiles.Unlock()
+	var pid, sid string
+	if err := s.view(func(tx Tx) error {
+		p, snap, err := findSnapshot(tx, projectID, snapshotID)
+		if err == nil {
+			pid, sid = p.ID, snap.ID
+		}
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	staged, err := s.stageSnapshotFiles(pid, sid)
+	if err != nil {
+		return nil, err
+	}
 	var after *Project
-	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
+	err = s.update(ctx, func(tx Tx, emit emitFunc) error {
 		p, snap, err := findSnapshot(tx, projectID, snapshotID)
 		if err != nil {
 			return err
@@ -223,7 +293,13 @@ func (s *Service) RestoreSnapshot(ctx context.Context, projectID, snapshotID str
 		return nil
 	})
 	if err != nil {
+		staged.discard()
 		return nil, err
+	}
+	if staged != nil {
+		if err := staged.swap(); err != nil {
+			return nil, err
+		}
 	}
 	return after, nil
 }

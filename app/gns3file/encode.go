@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"strings"
 	"time"
 
 	"nodedesk/app"
@@ -166,8 +165,10 @@ type ExportOptions struct {
 }
 
 // WriteArchive writes a .gns3project archive of e to w: project.gns3 first,
-// then the files of the project's folder that GNS3 exports (not its
-// captures, tmp folder or logs), then, when asked, each snapshot as
+// then the files of the project's folder that GNS3 exports (e.Files, as
+// ExportProject lists them by app.Exportable: not its captures, tmp folder,
+// logs or snapshots folder), then, when asked, each snapshot (its records
+// and the files it kept) as
 // snapshots/<name>_<ddmmyy_HHMMSS>.gns3project, an archive of its own,
 // which is how GNS3 names the snapshots it imports. An error after the
 // first byte leaves w with a broken archive; the caller aborts it.
@@ -191,11 +192,7 @@ func WriteArchive(w io.Writer, e *app.ProjectExport, o ExportOptions) error {
 	if err := put(TopologyFile, time.Now(), bytes.NewReader(topology)); err != nil {
 		return err
 	}
-	for _, f := range e.Files {
-		top, _, _ := strings.Cut(f.Path, "/")
-		if top == "snapshots" || !exportable(f.Path, false) {
-			continue // nodedesk's snapshots are in the store
-		}
+	for _, f := range e.Files { // what app.Exportable keeps, listed by app
 		rc, err := f.Open()
 		if err != nil {
 			return fmt.Errorf("exporting %s: %w", f.Path, err)

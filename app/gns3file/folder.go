@@ -5,10 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"nodedesk/app"
 )
@@ -73,7 +70,7 @@ func folderFiles(dir string, lim Limits) ([]app.ImportFile, error) {
 			return fs.SkipAll // a project without node files
 		case err != nil:
 			return err
-		case !exportable(p, false):
+		case !app.Exportable(p, false):
 			if d.IsDir() {
 				return fs.SkipDir
 			}
@@ -114,19 +111,4 @@ func openMetered(dir, p string, b *budget) (io.ReadCloser, error) {
 		io.Reader
 		io.Closer
 	}{&meter{r: f, b: b, name: p, limit: b.FileBytes}, f}, nil
-}
-
-// exportable is GNS3's rule of what a project's archive leaves out:
-// snapshots unless asked for, the project-files folders tmp and captures,
-// log files, and macOS's .DS_Store.
-func exportable(p string, withSnapshots bool) bool {
-	parts := strings.Split(p, "/")
-	if !withSnapshots && slices.Contains(parts[:len(parts)-1], "snapshots") {
-		return false
-	}
-	if i := slices.Index(parts, NodeFilesDir); i >= 0 && i+1 < len(parts) && (parts[i+1] == "tmp" || parts[i+1] == "captures") {
-		return false
-	}
-	base := path.Base(p)
-	return !strings.HasSuffix(base, "_log.txt") && !strings.HasSuffix(base, ".log") && base != ".DS_Store"
 }

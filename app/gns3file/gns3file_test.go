@@ -8,30 +8,6 @@ import (
 	"nodedesk/app"
 )
 
-func TestExportable(t *testing.T) {
-	for _, c := range []struct {
-		give          string
-		withSnapshots bool
-		want          bool
-	}{
-		{give: "README.txt", want: true},
-		{give: "project-files/vpcs/x/startup.vpc", want: true},
-		{give: "project-files/captures/a.pcap"},
-		{give: "project-files/tmp/x"},
-		{give: "project-files/qemu/x/qemu_log.txt"},
-		{give: "project-files/dynamips/x/c7200_i1_log.log"},
-		{give: "project-files/images/.DS_Store"},
-		{give: "snapshots/s_010125_101010.gns3project"},
-		{give: "snapshots/s_010125_101010.gns3project", withSnapshots: true, want: true},
-		{give: "project-files/snapshots/x"},
-		{give: "project-files/snapshots/x", withSnapshots: true, want: true},
-	} {
-		if got := exportable(c.give, c.withSnapshots); got != c.want {
-			t.Errorf("exportable(%q, %v) = %v, want %v", c.give, c.withSnapshots, got, c.want)
-		}
-	}
-}
-
 func TestSkipped(t *testing.T) {
 	for give, want := range map[string]bool{
 		"images/QEMU/linux.qcow2": true, "snapshots/a.gns3project": true, "other.gns3": true,
