@@ -80,8 +80,12 @@ func linkNotFound(id string) error { return Errorf(ENOTFOUND, "Link ID %s doesn'
 // CreateLink joins two free ports of two different nodes of a project.
 // Codes: EINVALID (not two ends, a port the node does not have),
 // ENOTFOUND (project or node), ECONFLICT (a port already linked, a node
-// linked to itself, ports of different link types, cloud to cloud).
+// linked to itself, ports of different link types, cloud to cloud, a cloud
+// host port the data plane cannot open: HostPorts).
 func (s *Service) CreateLink(ctx context.Context, projectID string, u LinkUpdate) (*Link, error) {
+	if err := s.checkLinkHostPorts(projectID, u); err != nil {
+		return nil, err
+	}
 	var l *Link
 	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		p, err := findProject(tx, projectID)

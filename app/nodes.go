@@ -191,6 +191,9 @@ func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*N
 		if err := checkLinkedPorts(tx, after); err != nil {
 			return err
 		}
+		if err := checkLinkedHostPorts(tx, before, after); err != nil {
+			return err
+		}
 		if err := s.claimTunnelPorts(tx, before, after); err != nil {
 			return err
 		}

@@ -68,6 +68,9 @@ type Service struct {
 	// consoleServers are reset by ResetConsole (console.go).
 	consoleMu      sync.Mutex
 	consoleServers []ConsoleServer
+	// hostPorts checks cloud host ports before they are linked
+	// (hostports.go); nil: no data plane opens them.
+	hostPorts HostPorts
 	// noHistory turns recording off, for a benchmark of its cost
 	// (export_test.go).
 	noHistory bool

@@ -76,7 +76,8 @@ type Fabric struct {
 	// Ethernet switch's) listen on; empty means the Service's console host
 	// (Attach sets it), or host without a Service.
 	ConsoleHost string
-	consoles    map[string]*nodeConsole // node id -> its console; under mu
+	consoles    map[string]*nodeConsole    // node id -> its console; under mu
+	clouds      map[string][]app.CloudPort // cloud id -> its ports; under mu
 
 	workers sync.Pool
 }
@@ -85,16 +86,17 @@ type Fabric struct {
 type topology struct {
 	engines map[string]Engine // node id -> its forwarding engine
 	udp     map[end]*udpPort  // a port with a UDP endpoint
+	host    map[end]*hostPort // a cloud's linked host port (hostif.go)
 	wires   map[end]*wireEnd  // a linked port -> its link and far end
 	links   map[string]*wire  // link id -> wire
 }
 
 func emptyTopology() *topology {
-	return &topology{engines: map[string]Engine{}, udp: map[end]*udpPort{}, wires: map[end]*wireEnd{}, links: map[string]*wire{}}
+	return &topology{engines: map[string]Engine{}, udp: map[end]*udpPort{}, host: map[end]*hostPort{}, wires: map[end]*wireEnd{}, links: map[string]*wire{}}
 }
 
 func (t *topology) clone() *topology {
-	return &topology{engines: maps.Clone(t.engines), udp: maps.Clone(t.udp), wires: maps.Clone(t.wires), links: maps.Clone(t.links)}
+	return &topology{engines: maps.Clone(t.engines), udp: maps.Clone(t.udp), host: maps.Clone(t.host), wires: maps.Clone(t.wires), links: maps.Clone(t.links)}
 }
 
 // draft is a change to the topology under way: it reads the current
@@ -222,6 +224,13 @@ func (f *Fabric) putNode(d *draft, n *app.Node) {
 		}
 		d.w().udp[at] = u
 	}
+	if n.Type == app.Cloud {
+		if f.clouds == nil {
+			f.clouds = map[string][]app.CloudPort{}
+		}
+		f.clouds[n.ID] = n.Properties.CloudPorts
+		f.syncHostPorts(d, n.ID)
+	}
 }
 
 // udpPeer is what a UDP endpoint binds (local, on host) and talks to
@@ -330,6 +339,10 @@ func (f *Fabric) dropNode(d *draft, id string) {
 			delete(d.w().udp, at)
 		}
 	}
+	if _, ok := f.clouds[id]; ok {
+		delete(f.clouds, id)
+		f.syncHostPorts(d, id) // closes them all
+	}
 }
 
 func (f *Fabric) putLink(d *draft, l *app.Link) {
@@ -346,6 +359,7 @@ func (f *Fabric) putLink(d *draft, l *app.Link) {
 		t.links[l.ID] = w
 		t.wires[w.ends[0]] = &wireEnd{w: w, far: w.ends[1]}
 		t.wires[w.ends[1]] = &wireEnd{w: w, far: w.ends[0]}
+		f.syncLinkedClouds(d, w)
 	}
 	flt, err := NewFilter(app.ActiveFilters(l))
 	if err != nil { // the Service stored them normalized: only a bug gets here
@@ -396,7 +410,18 @@ func (f *Fabric) dropLink(d *draft, id string) {
 			delete(t.wires, e)
 		}
 	}
+	f.syncLinkedClouds(d, w)
 	w.stopCapture()
+}
+
+// syncLinkedClouds opens or closes the host ports of the clouds at w's
+// ends, which w's creation or deletion links or unlinks.
+func (f *Fabric) syncLinkedClouds(d *draft, w *wire) {
+	for _, e := range w.ends {
+		if _, ok := f.clouds[e.node]; ok {
+			f.syncHostPorts(d, e.node)
+		}
+	}
 }
 
 // FollowCapture streams the file of a link's running capture to w: what is
@@ -423,6 +448,10 @@ func (f *Fabric) Close() {
 	for _, u := range t.udp {
 		u.close()
 	}
+	for _, h := range t.host {
+		h.close()
+	}
+	f.clouds = nil
 	for id, c := range f.consoles {
 		c.srv.close()
 		delete(f.consoles, id)
@@ -625,6 +654,10 @@ func (w *worker) arrive(t *topology, we *wireEnd, frame []byte, hop int) {
 		w.queue(u, frame)
 		return
 	}
+	if h := t.host[we.far]; h != nil {
+		h.write(frame)
+		return
+	}
 	eng := t.engines[we.far.node]
 	if eng == nil {
 		return
@@ -669,6 +702,7 @@ func (f *Fabric) Attach(ctx context.Context, svc *app.Service, events *app.Broke
 	}
 	events.OnPublish(f.Apply)
 	svc.AddConsoleServer(f)
+	svc.UseHostPorts(f)
 	projects, err := svc.FindProjects(ctx)
 	if err != nil {
 		return err

@@ -1,0 +1,91 @@
+package app
+
+// A cloud's host ports (ports_mapping entries of type ethernet and tap)
+// carry the lab's frames to a host interface or a TAP device. That takes
+// privileges this process may not have (CAP_NET_RAW, CAP_NET_ADMIN) and an
+// interface that exists, so a link to such a port is checked before it is
+// written: a port the data plane could not open is refused with the reason
+// (and the command that grants the privileges), rather than stored and
+// left dead.
+
+// HostPorts checks whether this process can open a cloud's host port. The
+// data plane implements it (it is what opens them); the Service asks it
+// before the write that links such a port.
+type HostPorts interface {
+	// CheckHostPort returns nil when the data plane can open p (of type
+	// ethernet or tap) now, else an ECONFLICT error saying why: the
+	// privilege it lacks and the command that grants it, or the host
+	// interface that does not exist.
+	CheckHostPort(p CloudPort) error
+}
+
+// IsHostPort reports whether a cloud port is a host port (ethernet or tap)
+// rather than a UDP tunnel.
+func IsHostPort(p CloudPort) bool { return p.Type == "ethernet" || p.Type == "tap" }
+
+// UseHostPorts makes s check cloud host ports with h before it links them.
+// Call it before the API serves (the data plane's Attach does).
+func (s *Service) UseHostPorts(h HostPorts) { s.hostPorts = h }
+
+// checkLinkHostPorts checks, before the write that creates a link, that the
+// data plane can open the cloud host ports the link would join; without a
+// data plane there is nothing to open and nothing to check. A missing
+// node or port is left to the write, which refuses it.
+func (s *Service) checkLinkHostPorts(projectID string, u LinkUpdate) error {
+	if s.hostPorts == nil || !u.Nodes.has() {
+		return nil
+	}
+	var check []CloudPort
+	err := s.view(func(tx Tx) error {
+		for _, e := range u.Nodes.Value {
+			n, err := findNode(tx, NodeRef{ProjectID: projectID, NodeID: e.NodeID})
+			if err != nil || n.Type != Cloud || e.AdapterNumber != 0 {
+				continue
+			}
+			if e.PortNumber >= 0 && e.PortNumber < len(n.Properties.CloudPorts) {
+				if p := n.Properties.CloudPorts[e.PortNumber]; IsHostPort(p) {
+					check = append(check, p)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range check {
+		if err := s.hostPorts.CheckHostPort(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkLinkedHostPorts refuses, inside tx, an edit of a cloud that turns a
+// linked port into a host port or changes a linked host port: the check
+// that the data plane can open it runs when the port is linked, so such a
+// port is changed by deleting its link first (GNS3 refuses any change to
+// a linked cloud).
+func checkLinkedHostPorts(tx Tx, before, after *Node) error {
+	if after.Type != Cloud {
+		return nil
+	}
+	links, err := tx.NodeLinks(after.ProjectID, after.ID)
+	if err != nil {
+		return err
+	}
+	for _, l := range links {
+		for _, e := range l.Nodes {
+			i := e.PortNumber
+			if e.NodeID != after.ID || i < 0 || i >= len(after.Properties.CloudPorts) {
+				continue
+			}
+			p := after.Properties.CloudPorts[i]
+			if !IsHostPort(p) || (i < len(before.Properties.CloudPorts) && before.Properties.CloudPorts[i] == p) {
+				continue
+			}
+			return Conflict(portsField(i, "type"), "Cloud port %s of %s is linked; delete link %s before making it a host interface or TAP port", p.Name, after.Name, l.ID)
+		}
+	}
+	return nil
+}
