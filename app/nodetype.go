@@ -72,7 +72,7 @@ var kinds = []struct {
 	k nodeKind
 }{
 	{Cloud, nodeKind{nameFormat: "Cloud{0}", symbol: ":/symbols/cloud.svg",
-		traffic:  "Its UDP tunnels carry frames to the peers they name; its Ethernet and TAP interfaces do not carry frames yet.",
+		traffic:  "Its UDP tunnels carry frames to the peers they name; while linked, its Ethernet ports bridge frames to their host interface and its TAP ports to their TAP device (created if missing), on Linux, which needs CAP_NET_RAW and CAP_NET_ADMIN.",
 		consoles: noConsole, lifecycle: AlwaysRunning,
 		folder: "builtin", hostSide: true, props: cloudProps, computeView: []string{"node_directory", "interfaces", "ports_mapping"}}},
 	{NAT, nodeKind{nameFormat: "NAT{0}", symbol: ":/symbols/nat.svg",

@@ -172,5 +172,10 @@ func TestEngines_TrafficText(t *testing.T) {
 		if says := strings.Contains(info.Traffic, "from the moment it exists"); says != forwards {
 			t.Errorf("%s: traffic %q, but an engine forwards for it: %v", info.Type, info.Traffic, forwards)
 		}
+		// The cloud's host ports are endpoints of the fabric (hostif.go).
+		if info.Type == app.Cloud && (strings.Contains(info.Traffic, "yet") || !strings.Contains(info.Traffic, "host interface") ||
+			!strings.Contains(info.Traffic, "TAP device")) {
+			t.Errorf("cloud: traffic %q, but its Ethernet and TAP ports carry frames", info.Traffic)
+		}
 	}
 }
