@@ -104,6 +104,20 @@ func TestCloudEthernetPort_PingIntoNamespace(t *testing.T) {
 	}
 	pc.con.expect("pc1>", false, 10*time.Second)
 	t.Logf("console transcript:\n%s", printable(pc.con.log.String()))
+
+	// An edit that keeps the linked port as it is goes through; another
+	// cloud port on the same interface is refused when linked.
+	path := "/v2/projects/" + pid + "/nodes/" + cloud
+	ts.do("PUT", path, map[string]any{"name": "Uplink"}).want(t, 200)
+	sw := mustCreateSwitch(ts, t, pid, nil)
+	other := ts.cloudPort(t, pid, "ethernet", hostIf)
+	e := ts.do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{end(sw, 0, 0), end(other, 0, 0)}}).want(t, 409).json(t)
+	if msg, _ := e["message"].(string); !strings.Contains(msg, hostIf) {
+		t.Fatalf("message %q: want the interface already in use", msg)
+	}
+	if !pc.pings("10.99.0.2", 20*time.Second) {
+		t.Fatal("no pings after the cloud was edited")
+	}
 }
 
 func TestCloudTAPPort_PingIntoNamespace(t *testing.T) {
@@ -163,6 +177,18 @@ func TestCloudHostPort_MissingInterface(t *testing.T) {
 	}
 	if got := ts.do("GET", "/v2/projects/"+pid+"/links", nil).want(t, 200).list(t); len(got) != 0 {
 		t.Fatalf("a refused link was stored: %v", got)
+	}
+
+	// A linked port cannot become a host port: its check runs when it is
+	// linked, so the link goes first.
+	peer := newUDPPeer(t)
+	tunnel := ts.cloudTunnels(t, pid, peer)
+	ts.link(t, pid, sw, 1, tunnel, 0)
+	bad := map[string]any{"name": "nd-nosuch0", "port_number": 0, "type": "ethernet", "interface": "nd-nosuch0"}
+	e = ts.do("PUT", "/v2/projects/"+pid+"/nodes/"+tunnel, map[string]any{"properties": map[string]any{"ports_mapping": []any{bad}}}).
+		want(t, 409).json(t)
+	if e["field"] != "properties.ports_mapping.0.type" {
+		t.Fatalf("field %v (%v)", e["field"], e["message"])
 	}
 }
 

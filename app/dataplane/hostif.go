@@ -61,9 +61,18 @@ type rawWrite struct {
 func (r *rawWrite) init() { r.fn = r.do }
 
 // CheckHostPort tells whether the fabric can open a cloud's host port now
-// (app.HostPorts): the interface exists (ethernet), this process has the
-// privileges the port needs. It opens nothing that stays.
-func (f *Fabric) CheckHostPort(p app.CloudPort) error { return checkHostPort(p) }
+// (app.HostPorts): no linked cloud port already holds the interface (two
+// ports on one NIC would bridge it twice into the lab; a TAP takes one),
+// the interface exists (ethernet), this process has the privileges the
+// port needs. It opens nothing that stays.
+func (f *Fabric) CheckHostPort(p app.CloudPort) error {
+	for _, h := range f.topo.Load().host {
+		if h.spec.Interface == p.Interface {
+			return app.Errorf(app.ECONFLICT, "Host interface %s is already used by a linked cloud port (%s); one cloud port per interface", p.Interface, h.spec.Name)
+		}
+	}
+	return checkHostPort(p)
+}
 
 // privilegeError is the refusal of a host port this process lacks the
 // privileges for, with the command that grants them to nodedesk's binary.
