@@ -12,9 +12,10 @@ SUDO     := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 DESKTOP_TAGS := desktop,production,webkit2_41
 # Debian packages. To build: a C compiler, GTK and WebKit headers; to run
 # VPCS nodes: the vpcs simulator. To test: Xvfb and ImageMagick (the window
-# test and its screenshot) and Chromium (the browser tests).
+# test and its screenshot), Chromium (the browser tests), xdotool (the
+# window's keys) and iproute2 (the cloud tests' namespaces and veth pairs).
 APT_BUILD := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev vpcs
-APT_TEST  := xvfb xauth imagemagick chromium xdotool
+APT_TEST  := xvfb xauth imagemagick chromium xdotool iproute2
 FUZZTIME ?= 60s
 CRASH_KILLS ?= 200
 
