@@ -14,9 +14,11 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -152,7 +154,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	defer st.Close()
 
-	host, _, _ := net.SplitHostPort(o.listen)
+	host, apiPort, _ := net.SplitHostPort(o.listen)
 	local := loopbackOnly(host)
 	if host == "" {
 		host = "0.0.0.0" // all interfaces: clients use the address they reached us on
@@ -173,6 +175,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	fabric := dataplane.NewFabric("127.0.0.1", logger)
 	defer fabric.Close()
+	if p, err := strconv.Atoi(apiPort); err == nil {
+		fabric.SetAPIPort(p) // NAT gateways refuse it, from the first one started
+	}
 	if err := fabric.Attach(ctx, svc, events); err != nil {
 		return err
 	}
@@ -185,6 +190,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	srv.UI, _ = fs.Sub(ui, "frontend/dist")
 	if err := srv.Open(o.listen); err != nil {
 		return err
+	}
+	if u, err := url.Parse(srv.URL()); err == nil { // the port bound, when --listen asked for any (:0)
+		if p, err := strconv.Atoi(u.Port()); err == nil {
+			fabric.SetAPIPort(p)
+		}
 	}
 	if !local {
 		logger.Warn("the API is reachable from other machines; use --listen 127.0.0.1:PORT to keep it local", "listen", o.listen)

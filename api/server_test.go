@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -113,6 +114,9 @@ func (ts *testServer) open() {
 		ts.tb.Fatal(err)
 	}
 	ts.url = ts.srv.URL()
+	if ts.fabric != nil {
+		ts.fabric.SetAPIPort(ts.srv.ln.Addr().(*net.TCPAddr).Port) // NAT gateways refuse it, as main does
+	}
 	// The timeout is a hang guard: no request of a test should come near it.
 	ts.client = &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 }

@@ -2,13 +2,15 @@
 // own ubridge and dynamips. Each link is a wire between two ports; a port
 // is either a UDP endpoint (a VPCS process, a cloud's UDP tunnel; later any
 // UDP peer such as a GNS3 compute) or a port of one of nodedesk's own
-// forwarding nodes (Ethernet switch, Ethernet hub, Frame Relay switch),
-// whose Engine decides where each frame goes. It also serves the consoles
-// of those nodes that have one (the Ethernet switch's shell).
+// forwarding nodes (Ethernet switch, Ethernet hub, Frame Relay switch, and
+// the NAT node's user-mode gateway, nat.go), whose Engine decides where
+// each frame goes. It also serves the consoles of those nodes that have one
+// (the Ethernet switch's shell).
 //
-// dataplane imports app (and app/telnet, for its consoles) and nothing
-// else of this repository; app never imports it. It never decides a rule:
-// it applies the nodes and links that the Service has committed.
+// dataplane imports app, app/telnet (its consoles) and app/natgw (the NAT
+// gateway) and nothing else of this repository; app never imports it. It
+// never decides a rule: it applies the nodes and links that the Service has
+// committed.
 package dataplane
 
 import (

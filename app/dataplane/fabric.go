@@ -42,10 +42,11 @@ const (
 
 // engines makes the forwarding engine of each node type nodedesk forwards
 // for itself: one entry per type.
-var engines = map[app.NodeType]func() Engine{
-	app.EthernetSwitch:   func() Engine { return NewEthernetSwitch() },
-	app.EthernetHub:      func() Engine { return NewEthernetHub() },
-	app.FrameRelaySwitch: func() Engine { return NewFrameRelaySwitch() },
+var engines = map[app.NodeType]func(f *Fabric, n *app.Node) (Engine, error){
+	app.EthernetSwitch:   func(*Fabric, *app.Node) (Engine, error) { return NewEthernetSwitch(), nil },
+	app.EthernetHub:      func(*Fabric, *app.Node) (Engine, error) { return NewEthernetHub(), nil },
+	app.FrameRelaySwitch: func(*Fabric, *app.Node) (Engine, error) { return NewFrameRelaySwitch(), nil },
+	app.NAT:              newNATEngine,
 }
 
 // end is one port of one node.
@@ -71,6 +72,8 @@ type Fabric struct {
 
 	// Dropped counts frames dropped for exceeding the per-frame bounds.
 	Dropped atomic.Uint64
+
+	apiPort atomic.Int32 // SetAPIPort
 
 	// ConsoleHost is the address the consoles nodedesk serves itself (the
 	// Ethernet switch's) listen on; empty means the Service's console host
@@ -199,7 +202,11 @@ func (f *Fabric) putNode(d *draft, n *app.Node) {
 	if mk, ok := engines[n.Type]; ok {
 		eng, have := d.r().engines[n.ID]
 		if !have {
-			eng = mk()
+			var err error
+			if eng, err = mk(f, n); err != nil {
+				f.log.Error("dataplane: a node's frames cannot be carried", "node", n.Name, "err", err)
+				return
+			}
 			d.w().engines[n.ID] = eng
 		}
 		eng.Configure(n)
@@ -330,7 +337,10 @@ func (f *Fabric) dropNode(d *draft, id string) {
 		c.srv.close()
 		delete(f.consoles, id)
 	}
-	if _, ok := d.r().engines[id]; ok {
+	if eng, ok := d.r().engines[id]; ok {
+		if c, ok := eng.(closer); ok {
+			c.close()
+		}
 		delete(d.w().engines, id)
 	}
 	for at, u := range d.r().udp {
@@ -450,6 +460,11 @@ func (f *Fabric) Close() {
 	}
 	for _, h := range t.host {
 		h.close()
+	}
+	for _, eng := range t.engines {
+		if c, ok := eng.(closer); ok {
+			c.close()
+		}
 	}
 	f.clouds = nil
 	for id, c := range f.consoles {

@@ -17,6 +17,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"nodedesk/app"
+	"nodedesk/app/natgw"
 )
 
 // A Frame Relay switch inside a running fabric, with routers of the
@@ -176,6 +177,11 @@ func TestEngines_TrafficText(t *testing.T) {
 		if info.Type == app.Cloud && (strings.Contains(info.Traffic, "yet") || !strings.Contains(info.Traffic, "host interface") ||
 			!strings.Contains(info.Traffic, "TAP device")) {
 			t.Errorf("cloud: traffic %q, but its Ethernet and TAP ports carry frames", info.Traffic)
+		}
+		// The NAT node's engine is a gateway (nat.go, app/natgw).
+		if info.Type == app.NAT && (strings.Contains(info.Traffic, "yet") || !strings.Contains(info.Traffic, "DHCP") ||
+			!strings.Contains(info.Traffic, natgw.GatewayIP) || !strings.Contains(info.Traffic, "except nodedesk's API")) {
+			t.Errorf("nat: traffic %q, but it is a gateway with DHCP at %s that refuses the API", info.Traffic, natgw.GatewayIP)
 		}
 	}
 }
