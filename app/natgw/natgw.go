@@ -92,9 +92,10 @@ type Gateway struct {
 	dnsU  net.PacketConn
 	dnsT  net.Listener
 
-	done   chan struct{}
-	closed sync.Once
-	wg     sync.WaitGroup
+	done     chan struct{}
+	injected chan struct{} // closed when inject has returned
+	closed   sync.Once
+	wg       sync.WaitGroup
 }
 
 // New starts a gateway.
@@ -114,7 +115,7 @@ func New(c Config) (*Gateway, error) {
 	}
 	gwIP := net.ParseIP(GatewayIP).To4()
 	g := &Gateway{mac: tcpip.LinkAddress(mac), gw: tcpip.AddrFrom4Slice(gwIP), out: c.Out,
-		in: make(chan []byte, queueLen), done: make(chan struct{})}
+		in: make(chan []byte, queueLen), done: make(chan struct{}), injected: make(chan struct{})}
 
 	pool := tap.NewIPPool(subnet)
 	pool.Reserve(gwIP, mac.String())
@@ -132,6 +133,7 @@ func New(c Config) (*Gateway, error) {
 	})
 	g.stack = s
 	fail := func(err error) (*Gateway, error) {
+		close(g.injected) // inject never started
 		g.Close()
 		return nil, fmt.Errorf("natgw: %w", err)
 	}
@@ -194,11 +196,11 @@ func New(c Config) (*Gateway, error) {
 	if err != nil {
 		return fail(err)
 	}
-	g.wg.Add(4)
+	g.wg.Add(3)
 	go func() { defer g.wg.Done(); _ = dnsSrv.Serve() }()
 	go func() { defer g.wg.Done(); _ = dnsSrv.ServeTCP() }()
 	go func() { defer g.wg.Done(); _ = g.dhcp.Serve() }()
-	go func() { defer g.wg.Done(); g.inject() }()
+	go func() { defer close(g.injected); g.inject() }()
 	return g, nil
 }
 
@@ -294,6 +296,9 @@ func dhcpUnicast(f []byte) {
 func (g *Gateway) Close() {
 	g.closed.Do(func() {
 		close(g.done)
+		// No frame may be on its way into the stack while it closes: a
+		// delivery into a closing stack can wait for it for ever.
+		<-g.injected
 		if g.dhcp != nil {
 			_ = g.dhcp.Underlying.Close()
 		}
