@@ -155,15 +155,18 @@ describe('link traffic from the UI', { timeout: 120_000 }, () => {
     await marks().waitFor({ state: 'detached' });
   });
 
-  test('the switch panel says it forwards; NAT says it does not yet', async () => {
+  test('each panel says what the server does with frames: the switch switches, NAT is a gateway, ATM carries nothing', async () => {
     const { body: templates } = await rest('GET', '/templates');
     const tid = (type) => templates.find((t) => t.template_type === type).template_id;
     const sw = (await rest('POST', `/projects/${pid}/templates/${tid('ethernet_switch')}`, { x: 0, y: 200 })).body;
     const nat = (await rest('POST', `/projects/${pid}/templates/${tid('nat')}`, { x: 360, y: 200 })).body;
+    const atm = (await rest('POST', `/projects/${pid}/templates/${tid('atm_switch')}`, { x: 180, y: 360 })).body;
     await page.locator(`[data-testid="canvas-node"][data-name="${sw.name}"]`).click();
     assert.match(await page.getByTestId('node-traffic').textContent(), /^Always running\. It switches frames between its ports, per VLAN/);
     await page.locator(`[data-testid="canvas-node"][data-name="${nat.name}"]`).click();
-    assert.match(await page.getByTestId('node-traffic').textContent(), /does not carry frames yet/);
+    assert.match(await page.getByTestId('node-traffic').textContent(), /It is a gateway to the host network/);
+    await page.locator(`[data-testid="canvas-node"][data-name="${atm.name}"]`).click();
+    assert.match(await page.getByTestId('node-traffic').textContent(), /does not forward ATM cells/);
   });
 
   test('raised no page errors', () => {
