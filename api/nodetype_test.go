@@ -1,6 +1,7 @@
 package api
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -34,6 +35,18 @@ func TestNodeTypes(t *testing.T) {
 					want = 200
 				}
 				ts.do("PUT", path, map[string]any{"console_type": ct}).want(t, want)
+			}
+
+			// runs is false exactly for the types whose start is refused.
+			switch runs := info["runs"]; {
+			case runs == false:
+				if e := ts.do("POST", path+"/start", nil).want(t, 409).json(t); !strings.Contains(e["message"].(string), "nodedesk does not run") {
+					t.Errorf("start of a %s (runs false): %v", typ, e["message"])
+				}
+			case runs != true:
+				t.Errorf("runs %v, want a boolean", runs)
+			case info["lifecycle"] == "always_running":
+				ts.do("POST", path+"/start", nil).want(t, 200)
 			}
 
 			wantStatus := map[string]string{"process": "stopped", "always_running": "started"}[info["lifecycle"].(string)]

@@ -256,6 +256,10 @@ type NodeTypeInfo struct {
 	Symbol      string `json:"symbol"`
 	// Traffic says what nodedesk does with the frames of such a node.
 	Traffic string `json:"traffic"`
+	// Runs says whether nodedesk runs nodes of the type: false for the
+	// emulators it keeps, for the project's sake, but does not run (their
+	// start answers 409), so that a client offers no Start for them.
+	Runs bool `json:"runs"`
 }
 
 // NodeTypeInfos describes every node type, in the spec's order.
@@ -269,7 +273,7 @@ func NodeTypeInfos() []NodeTypeInfo {
 			}
 		}
 		out[i] = NodeTypeInfo{Type: e.t, ConsoleTypes: cts, Lifecycle: e.k.lifecycle, Properties: e.k.props.keys,
-			ComputeView: e.k.computeView != nil, DefaultName: e.k.nameFormat, Symbol: e.k.symbol, Traffic: e.k.traffic}
+			ComputeView: e.k.computeView != nil, DefaultName: e.k.nameFormat, Symbol: e.k.symbol, Traffic: e.k.traffic, Runs: !e.k.stored}
 	}
 	return out
 }

@@ -155,7 +155,7 @@ describe('link traffic from the UI', { timeout: 120_000 }, () => {
     await marks().waitFor({ state: 'detached' });
   });
 
-  test('each panel says what the server does with frames: the switch switches, NAT is a gateway, ATM carries nothing', async () => {
+  test('each panel says what the server does with frames: the switch switches, NAT is a gateway, ATM carries nothing, QEMU is not run (no Start)', async () => {
     const { body: templates } = await rest('GET', '/templates');
     const tid = (type) => templates.find((t) => t.template_type === type).template_id;
     const sw = (await rest('POST', `/projects/${pid}/templates/${tid('ethernet_switch')}`, { x: 0, y: 200 })).body;
@@ -167,6 +167,10 @@ describe('link traffic from the UI', { timeout: 120_000 }, () => {
     assert.match(await page.getByTestId('node-traffic').textContent(), /It is a gateway to the host network/);
     await page.locator(`[data-testid="canvas-node"][data-name="${atm.name}"]`).click();
     assert.match(await page.getByTestId('node-traffic').textContent(), /does not forward ATM cells/);
+    const qemu = (await rest('POST', `/projects/${pid}/nodes`, { node_type: 'qemu', x: 360, y: 360 })).body;
+    await page.locator(`[data-testid="canvas-node"][data-name="${qemu.name}"]`).click();
+    assert.match(await page.getByTestId('node-traffic').textContent(), /^nodedesk does not run this emulator/);
+    assert.equal(await page.getByTestId('node-start').count(), 0, 'no Start for a node nodedesk does not run');
   });
 
   test('raised no page errors', () => {

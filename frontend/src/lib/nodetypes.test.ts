@@ -4,7 +4,7 @@ import { NODE_TYPES, type NodeType, type NodeTypeInfo } from './types';
 
 const info = (over: Partial<NodeTypeInfo>): NodeTypeInfo => ({
   node_type: 'qemu', console_types: ['telnet', 'vnc', 'http', null], lifecycle: 'process', properties: null,
-  compute_view: false, default_name_format: 'QEMU{0}', symbol: ':/symbols/qemu_guest.svg', traffic: '', ...over,
+  compute_view: false, default_name_format: 'QEMU{0}', symbol: ':/symbols/qemu_guest.svg', traffic: '', runs: true, ...over,
 });
 
 describe('node types', () => {
@@ -23,6 +23,7 @@ describe('node types', () => {
   it('knows what can be started from the lifecycle', () => {
     expect(runnable(info({}))).toBe(true);
     expect(runnable(info({ lifecycle: 'always_running' }))).toBe(false);
+    expect(runnable(info({ runs: false }))).toBe(false); // kept for GNS3, not run here: no Start
     expect(runnable(undefined)).toBeUndefined();
   });
 

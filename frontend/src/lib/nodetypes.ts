@@ -62,7 +62,8 @@ export function hasConsole(info: NodeTypeInfo | undefined): boolean {
 }
 
 /** runnable says whether start, stop and suspend mean something for a
- * type: its status follows a process. Unknown (not loaded) is undefined. */
+ * type: its status follows a process that nodedesk runs (not for the
+ * emulators it keeps but does not run). Unknown (not loaded) is undefined. */
 export function runnable(info: NodeTypeInfo | undefined): boolean | undefined {
-  return info ? info.lifecycle === 'process' : undefined;
+  return info ? info.lifecycle === 'process' && info.runs : undefined;
 }

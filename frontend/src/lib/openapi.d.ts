@@ -2794,6 +2794,8 @@ export interface components {
             symbol: string;
             /** @description What nodedesk does with the frames of a node of this type, for the user. */
             traffic: string;
+            /** @description Whether nodedesk runs nodes of this type: false for the emulators it keeps for the project but does not run (QEMU, Dynamips, IOU, Docker, VirtualBox, VMware, TraceNG), whose start answers 409. */
+            runs: boolean;
         };
         /** @description A capture to start. */
         LinkCaptureStart: {
