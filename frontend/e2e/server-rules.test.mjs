@@ -63,10 +63,15 @@ describe('the page follows the server', { timeout: 60_000 }, () => {
     });
   }
 
-  test('offers start and stop only for types whose lifecycle is a process', async () => {
-    assert.equal(nodeTypes.get('qemu').lifecycle, 'process');
-    await open('vm1');
+  test('offers start and stop only for types nodedesk runs whose lifecycle is a process', async () => {
+    assert.equal(nodeTypes.get('vpcs').lifecycle, 'process');
+    assert.equal(nodeTypes.get('vpcs').runs, true);
+    await open('PC1');
     await page.getByTestId('node-start').waitFor();
+    assert.equal(nodeTypes.get('qemu').runs, false);
+    await open('vm1');
+    await page.getByTestId('node-panel').getByText('nodedesk does not run this emulator').waitFor();
+    assert.equal(await page.getByTestId('node-start').count(), 0);
     assert.equal(nodeTypes.get('ethernet_switch').lifecycle, 'always_running');
     await open('Switch1');
     await page.getByTestId('node-panel').getByText('Always running').waitFor();
