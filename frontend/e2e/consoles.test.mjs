@@ -7,11 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launchBrowser, restClient, startServer, until as untilIn } from './harness.mjs';
+import { launchBrowser, restClient, startServer, until as untilIn, screenshot, ARTIFACTS } from './harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const ARTIFACTS = path.join(here, 'artifacts');
 const WAIT = 10_000;
 const until = (fn, ms = WAIT, what = 'condition') => untilIn(fn, ms, what);
 
@@ -69,10 +66,7 @@ describe('console tabs', { timeout: 120_000 }, () => {
   });
 
   after(async () => {
-    if (page) {
-      mkdirSync(ARTIFACTS, { recursive: true });
-      await page.screenshot({ path: path.join(ARTIFACTS, 'consoles.png') }).catch(() => {});
-    }
+    await screenshot(page, 'consoles.png');
     await rest?.('POST', `/projects/${pid}/nodes/stop`, {}).catch(() => {});
     await browser?.close();
     await server?.stop();

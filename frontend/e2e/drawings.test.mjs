@@ -5,13 +5,8 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launchBrowser, restClient, startServer, until as untilIn } from './harness.mjs';
+import { launchBrowser, restClient, startServer, until as untilIn, screenshot } from './harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const ARTIFACTS = path.join(here, 'artifacts');
 const WAIT = 5_000;
 const until = (fn, ms = WAIT, what = 'condition') => untilIn(fn, ms, what);
 
@@ -62,10 +57,7 @@ describe('drawings on the canvas', { timeout: 120_000 }, () => {
   });
 
   after(async () => {
-    if (page) {
-      mkdirSync(ARTIFACTS, { recursive: true });
-      await page.screenshot({ path: path.join(ARTIFACTS, 'drawings.png') }).catch(() => {});
-    }
+    await screenshot(page, 'drawings.png');
     await browser?.close();
     await server?.stop();
   });

@@ -2,9 +2,10 @@
 // fresh store) and Debian's chromium through playwright-core.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
@@ -93,4 +94,15 @@ export async function until(fn, ms, what = 'condition') {
     if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** ARTIFACTS is where the tests leave pictures for a person reading a failure. */
+export const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'artifacts');
+
+/** screenshot saves the page as ARTIFACTS/name, when there is a page; it
+ * never fails (it runs in teardowns, after a failure too). */
+export async function screenshot(page, name) {
+  if (!page) return;
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, name) }).catch(() => {});
 }

@@ -5,15 +5,12 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
-import { launchBrowser, restClient, startServer, until as untilIn } from './harness.mjs';
+import { launchBrowser, restClient, startServer, until as untilIn, screenshot } from './harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const ARTIFACTS = path.join(here, 'artifacts');
 const WAIT = 5_000;
 const until = (fn, ms = WAIT, what = 'condition') => untilIn(fn, ms, what);
 
@@ -102,10 +99,7 @@ describe('project files, save as and snapshots', { timeout: 120_000 }, () => {
   });
 
   after(async () => {
-    if (page) {
-      mkdirSync(ARTIFACTS, { recursive: true });
-      await page.screenshot({ path: path.join(ARTIFACTS, 'projects.png') }).catch(() => {});
-    }
+    await screenshot(page, 'projects.png');
     await browser?.close();
     await server?.stop();
     if (files) rmSync(files, { recursive: true, force: true });

@@ -5,11 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launchBrowser, restClient, startServer } from './harness.mjs';
+import { launchBrowser, restClient, startServer, screenshot, ARTIFACTS } from './harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const ARTIFACTS = path.join(here, 'artifacts');
 const WAIT = 5_000; // bound for anything the UI does after a click
 
 describe('nodedesk UI', { timeout: 120_000 }, () => {
@@ -34,10 +31,7 @@ describe('nodedesk UI', { timeout: 120_000 }, () => {
   });
 
   after(async () => {
-    if (page) {
-      mkdirSync(ARTIFACTS, { recursive: true });
-      await page.screenshot({ path: path.join(ARTIFACTS, 'final.png') }).catch(() => {});
-    }
+    await screenshot(page, 'final.png');
     await browser?.close();
     await server?.stop();
   });
