@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bounds, freeSpot, linkSegments, minimapPaths, minimapView, nearestSegment, nudged, segmentsPath, toFlowEdges, toFlowNodes } from './layout';
+import { bounds, linkSegments, minimapPaths, minimapView, nearestSegment, nudged, segmentsPath, toFlowEdges, toFlowNodes } from './layout';
 import { ethSwitch, link, vpcs } from './testdata';
 
 describe('canvas layout', () => {
@@ -54,9 +54,7 @@ describe('canvas layout', () => {
     expect(nearestSegment(segs, { x: 250, y: 25 }, 8)?.id).toBe('l1');
   });
 
-  it('finds a free spot for copies and nudges on whole pixels', () => {
-    expect(freeSpot({ x: 0, y: 0 }, [{ x: 0, y: 0 }, { x: 40, y: 40 }])).toEqual({ x: 80, y: 80 });
-    expect(freeSpot({ x: 500, y: 0 }, [{ x: 0, y: 0 }])).toEqual({ x: 500, y: 0 });
+  it('nudges on whole pixels and bounds positions', () => {
     expect(nudged({ x: 1.4, y: 2 }, 10, -1)).toEqual({ x: 11, y: 1 });
     expect(bounds([])).toBeNull();
     expect(bounds([{ x: 1, y: 5 }, { x: -3, y: 2 }])).toEqual({ minX: -3, minY: 2, maxX: 1, maxY: 5 });

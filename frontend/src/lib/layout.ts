@@ -210,16 +210,6 @@ export function nearestSegment(segs: readonly LinkSegment[], p: XY, max: number)
   return best;
 }
 
-/** freeSpot finds a place near want that no node occupies (within `gap`),
- * trying steps along a diagonal, e.g. for duplicates. */
-export function freeSpot(want: XY, taken: readonly XY[], gap = 40): XY {
-  let p = { ...want };
-  for (let i = 0; i < 50 && taken.some((t) => Math.abs(t.x - p.x) < gap && Math.abs(t.y - p.y) < gap); i++) {
-    p = { x: p.x + gap, y: p.y + gap };
-  }
-  return p;
-}
-
 /** nudged moves a position by (dx, dy), staying on whole pixels. */
 export function nudged(p: XY, dx: number, dy: number): XY {
   return { x: Math.round(p.x + dx), y: Math.round(p.y + dy) };
