@@ -10,7 +10,7 @@ import (
 
 // schemaVersion is the layout this nodedesk writes. Raise it only together
 // with a new entry in migrations.
-const schemaVersion = 6
+const schemaVersion = 7
 
 // migrations[i] turns a store of schema version i+1 into version i+2. The
 // list is append-only; a store newer than schemaVersion is refused.
@@ -73,6 +73,17 @@ var migrations = []func(tx *bolt.Tx) error{
 	// history starts with the first change after the upgrade).
 	func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketUndo, bucketRedo} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+	// 6 -> 7: the UDP tunnels (NIOs) a GNS3 controller gives node ports when
+	// nodedesk is its compute, and the remote computes nodedesk drives
+	// (both empty after the upgrade).
+	func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketNIOs, bucketComputes} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}

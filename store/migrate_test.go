@@ -190,6 +190,32 @@ func TestMigrate_V5(t *testing.T) {
 	wantSchemaVersion(t, s)
 }
 
+// TestMigrate_V6 opens a schema-6 store: its projects are kept and the
+// NIO and compute buckets of schema 7 exist, empty.
+func TestMigrate_V6(t *testing.T) {
+	p := &app.Project{ID: "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee", Name: "old", Seq: 1}
+	s := mustOpenAt(t, writeOldStore(t, 6, [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts, bucketUDP, bucketActive, bucketDrawings, bucketSettings, bucketSnapshots, bucketTemplates, bucketUndo, bucketRedo}, func(put putFunc) error {
+		return put(bucketProjects, uuidKey(p.ID), p)
+	}))
+	mustView(t, s, func(tx app.Tx) error {
+		if got, err := tx.Project(p.ID); err != nil || got == nil || got.Name != "old" {
+			t.Errorf("project after migration: %v, %v", got, err)
+		}
+		return nil
+	})
+	if err := s.db.View(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketNIOs, bucketComputes} {
+			if bk := tx.Bucket(b); bk == nil || bk.Stats().KeyN != 0 {
+				t.Errorf("bucket %s after migration: %v", b, bk)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	wantSchemaVersion(t, s)
+}
+
 // putFunc stores v (JSON, or raw bytes as given) under key k of bucket b.
 type putFunc func(b, k []byte, v any) error
 

@@ -23,13 +23,15 @@ var (
 	bucketTemplates = []byte("templates")  // template uuid (16) -> JSON app.Template, user templates (schema 5)
 	bucketUndo      = []byte("undo")       // project uuid (16) + seq uint64 BE -> JSON app.HistoryEntry, the undo stack (schema 6)
 	bucketRedo      = []byte("redo")       // project uuid (16) + seq uint64 BE -> JSON app.HistoryEntry, the redo stack (schema 6)
+	bucketNIOs      = []byte("nios")       // project uuid (16) + node uuid (16) + adapter uint16 + port uint16 -> JSON app.NIO (schema 7)
+	bucketComputes  = []byte("computes")   // compute id (as given) -> JSON app.Compute, remote computes (schema 7)
 
 	keySchemaVersion = []byte("schema_version")
 	keyIOULicense    = []byte("iou_license") // in settings: JSON app.IOULicense
 )
 
 // allBuckets is every bucket a store of the current schema has.
-var allBuckets = [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts, bucketUDP, bucketActive, bucketDrawings, bucketSettings, bucketSnapshots, bucketTemplates, bucketUndo, bucketRedo}
+var allBuckets = [][]byte{bucketMeta, bucketProjects, bucketNodes, bucketConsoles, bucketNames, bucketLinks, bucketPorts, bucketUDP, bucketActive, bucketDrawings, bucketSettings, bucketSnapshots, bucketTemplates, bucketUndo, bucketRedo, bucketNIOs, bucketComputes}
 
 // uuidKey encodes a canonical UUID string as its 16 bytes.
 func uuidKey(id string) []byte {
