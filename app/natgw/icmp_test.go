@@ -256,8 +256,9 @@ func TestGateway_PingsBeyondWithoutSocketsWarnOnce(t *testing.T) {
 }
 
 // DNS: a lab query to the gateway's port 53 is answered by the host's
-// resolver — "localhost", which the host answers from /etc/hosts: the
-// query never leaves the machine.
+// resolver, with compressed names — "localhost.", which the host answers
+// from /etc/hosts once the root dot is dropped: the query never leaves the
+// machine.
 func TestGateway_AnswersDNS(t *testing.T) {
 	hosts, err := os.ReadFile("/etc/hosts")
 	ns, _ := os.ReadFile("/etc/nsswitch.conf")
@@ -269,17 +270,19 @@ func TestGateway_AnswersDNS(t *testing.T) {
 	q := []byte{0xbe, 0xef, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0}
 	q = append(q, 9)
 	q = append(q, "localhost"...)
-	q = append(q, 0, 0, 1, 0, 1) // root label; A, IN
+	q = append(q, 0, 0, 1, 0, 1) // root label ("localhost."); A, IN
 	l.g.Input(ipFrame(l.g.MAC(), l.pc, l.pcIP, net.ParseIP(GatewayIP), 17, udpDatagram(5353, 53, q)))
 	r := l.next(10 * time.Second)
 	if r == nil || r[23] != 17 || binary.BigEndian.Uint16(r[34:]) != 53 || binary.BigEndian.Uint16(r[36:]) != 5353 {
 		t.Fatalf("no DNS answer from the gateway: % x", r)
 	}
 	a := r[42:]
-	// id, QR set, NOERROR, one answer (after the question), an A record:
-	// type A, class IN, length 4, 127.0.0.1 — the last bytes.
-	if len(a) < len(q)+16 || binary.BigEndian.Uint16(a) != 0xbeef || a[2]&0x80 == 0 || a[3]&0x0f != 0 || binary.BigEndian.Uint16(a[6:]) != 1 ||
-		!bytes.Equal(a[12:len(q)], q[12:]) || !bytes.HasSuffix(a, []byte{0, 4, 127, 0, 0, 1}) {
+	// id, QR set, NOERROR, one answer after the question: its name a
+	// pointer to the question's (compressed, as VPCS needs it), type A,
+	// class IN, some TTL, length 4, 127.0.0.1.
+	if len(a) != len(q)+16 || binary.BigEndian.Uint16(a) != 0xbeef || a[2]&0x80 == 0 || a[3]&0x0f != 0 || binary.BigEndian.Uint16(a[6:]) != 1 ||
+		!bytes.Equal(a[12:len(q)], q[12:]) || !bytes.Equal(a[len(q):len(q)+6], []byte{0xc0, 0x0c, 0, 1, 0, 1}) ||
+		!bytes.Equal(a[len(q)+10:], []byte{0, 4, 127, 0, 0, 1}) {
 		t.Fatalf("not an answer localhost A 127.0.0.1: % x", a)
 	}
 }

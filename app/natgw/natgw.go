@@ -30,6 +30,7 @@ import (
 	"github.com/containers/gvisor-tap-vsock/pkg/services/forwarder"
 	"github.com/containers/gvisor-tap-vsock/pkg/tap"
 	"github.com/containers/gvisor-tap-vsock/pkg/types"
+	mdns "github.com/miekg/dns"
 	"github.com/sirupsen/logrus"
 	"gvisor.dev/gvisor/pkg/buffer"
 	"gvisor.dev/gvisor/pkg/tcpip"
@@ -205,7 +206,7 @@ func New(c Config) (*Gateway, error) {
 	if err != nil {
 		return fail(err)
 	}
-	dnsSrv, err := dns.NewWithUpstreamResolver(g.dnsU, g.dnsT, nil, hostResolver{&net.Resolver{}})
+	dnsSrv, err := dns.NewWithUpstreamResolver(compressed{g.dnsU}, g.dnsT, nil, hostResolver{&net.Resolver{}})
 	if err != nil {
 		return fail(err)
 	}
@@ -234,6 +235,27 @@ func (r hostResolver) LookupIPAddr(ctx context.Context, host string) ([]net.IPAd
 		host = h
 	}
 	return r.Resolver.LookupIPAddr(ctx, host)
+}
+
+// compressed sends the DNS server's UDP answers with their names
+// compressed (RFC 1035 4.1.4), as real servers do; gvisor-tap-vsock's
+// does not, and VPCS reads an answer's name only as a pointer to the
+// question's: an uncompressed answer is "Cannot resolve" to it.
+type compressed struct{ net.PacketConn }
+
+// WriteTo sends b, a DNS message, compressed.
+func (c compressed) WriteTo(b []byte, addr net.Addr) (int, error) {
+	var m mdns.Msg
+	if m.Unpack(b) == nil {
+		m.Compress = true
+		if p, err := m.Pack(); err == nil && len(p) <= len(b) {
+			if _, err := c.PacketConn.WriteTo(p, addr); err != nil {
+				return 0, err
+			}
+			return len(b), nil
+		}
+	}
+	return c.PacketConn.WriteTo(b, addr)
 }
 
 // MAC returns the gateway's Ethernet address.
