@@ -3,7 +3,8 @@
 // containers/gvisor-tap-vsock assembles it (no root, no libvirt, no TAP).
 // On 192.168.122.0/24, libvirt's default network that GNS3 users expect,
 // the gateway 192.168.122.1 answers ARP and ping, leases .2–.254 by DHCP
-// (one hour), answers DNS by the host's resolver, and carries the lab's
+// (one hour; a host gets the same address after a restart, see
+// reserveLease), answers DNS by the host's resolver, and carries the lab's
 // TCP, UDP and pings to the host's network from host sockets of this
 // process (pings: see pinger);
 // TCP and UDP to the gateway's own address reach the host's loopback,
@@ -102,6 +103,7 @@ type Gateway struct {
 	in     chan []byte
 	stack  *stack.Stack
 	ep     *tap.LinkEndpoint
+	pool   *tap.IPPool // the DHCP leases
 	dhcp   *dhcp.Server
 	dnsU   net.PacketConn
 	dnsT   net.Listener
@@ -140,6 +142,7 @@ func New(c Config) (*Gateway, error) {
 	pool := tap.NewIPPool(subnet)
 	pool.Reserve(gwIP, mac.String())
 	pool.Reserve(net.IPv4(192, 168, 122, 255), "ff:ff:ff:ff:ff:ff") // the broadcast address is no lease
+	g.pool = pool
 	ep, err := tap.NewLinkEndpoint(false, MTU, mac.String(), GatewayIP, nil)
 	if err != nil {
 		return nil, err
@@ -294,6 +297,7 @@ func (g *Gateway) inject() {
 			if g.ping.echoBeyond(f) {
 				continue
 			}
+			reserveLease(g.pool, f)
 			eth := header.Ethernet(f)
 			data := buffer.MakeWithData(f)
 			data.TrimFront(header.EthernetMinimumSize)
