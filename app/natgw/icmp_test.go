@@ -289,7 +289,7 @@ func TestGateway_AnswersDNS(t *testing.T) {
 
 // UDP to the gateway's address reaches a service on the host's loopback
 // and its answer comes back from the gateway; a refused port is not
-// reached.
+// reached, nor the loopback addressed as 127.0.0.1 or 0.0.0.0.
 func TestGateway_UDPToHostService(t *testing.T) {
 	echo := func() (*net.UDPConn, uint16, chan string) {
 		c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
@@ -326,9 +326,21 @@ func TestGateway_UDPToHostService(t *testing.T) {
 	if f := l.next(time.Second); f != nil && (f[23] != 1 || f[34] != 3 || f[35] != 3) {
 		t.Fatalf("an answer through the refused port %d: % x", shut, f)
 	}
+	// The host's loopback addressed directly (127.0.0.1, or 0.0.0.0, which
+	// a host socket takes for it) is not reached either: it would bypass
+	// the refused ports.
+	_, direct, directGot := echo()
+	for _, dst := range []net.IP{net.IPv4(127, 0, 0, 1), net.IPv4zero} {
+		l.g.Input(ipFrame(l.g.MAC(), l.pc, l.pcIP, dst, 17, udpDatagram(40002, direct, []byte("hello"))))
+		if f := l.next(time.Second); f != nil && (f[23] != 1 || f[34] != 3) {
+			t.Fatalf("an answer from %s:%d: % x", dst, direct, f)
+		}
+	}
 	select {
 	case m := <-shutGot:
 		t.Fatalf("the refused service got %q", m)
+	case m := <-directGot:
+		t.Fatalf("a service on 127.0.0.1 addressed directly got %q", m)
 	default:
 	}
 }
