@@ -20,6 +20,7 @@ func newNATEngine(f *Fabric, n *app.Node) (Engine, error) {
 	at := end{n.ID, 0}
 	g, err := natgw.New(natgw.Config{
 		NodeID:  n.ID,
+		Log:     f.log,
 		Out:     func(frame []byte) { f.emit(at, frame) },
 		Refused: func(port uint16) bool { p := f.apiPort.Load(); return p != 0 && int32(port) == p },
 	})

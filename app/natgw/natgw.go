@@ -3,8 +3,10 @@
 // containers/gvisor-tap-vsock assembles it (no root, no libvirt, no TAP).
 // On 192.168.122.0/24, libvirt's default network that GNS3 users expect,
 // the gateway 192.168.122.1 answers ARP and ping, leases .2–.254 by DHCP
-// (one hour), answers DNS by the host's resolver, and carries the lab's
-// TCP and UDP to the host's network from host sockets of this process;
+// (one hour; a host gets the same address after a restart, see
+// reserveLease), answers DNS by the host's resolver, and carries the lab's
+// TCP, UDP and pings to the host's network from host sockets of this
+// process (pings: see pinger);
 // TCP and UDP to the gateway's own address reach the host's loopback,
 // except the ports the owner refuses (nodedesk's API).
 //
@@ -13,18 +15,23 @@
 package natgw
 
 import (
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/containers/gvisor-tap-vsock/pkg/services/dhcp"
 	"github.com/containers/gvisor-tap-vsock/pkg/services/dns"
 	"github.com/containers/gvisor-tap-vsock/pkg/services/forwarder"
 	"github.com/containers/gvisor-tap-vsock/pkg/tap"
 	"github.com/containers/gvisor-tap-vsock/pkg/types"
+	mdns "github.com/miekg/dns"
 	"github.com/sirupsen/logrus"
 	"gvisor.dev/gvisor/pkg/buffer"
 	"gvisor.dev/gvisor/pkg/tcpip"
@@ -77,20 +84,29 @@ type Config struct {
 	// reached through the gateway's address (nodedesk's own API: the lab
 	// must not drive it). It is asked at each new TCP or UDP flow.
 	Refused func(port uint16) bool
+	// Log receives the gateway's warnings (nil: none).
+	Log *slog.Logger
 }
 
 // Gateway is one running NAT gateway. Create it with New; Input feeds it
 // the frames of the lab, Close stops it.
 type Gateway struct {
-	mac   tcpip.LinkAddress
-	gw    tcpip.Address
-	out   func([]byte)
-	in    chan []byte
-	stack *stack.Stack
-	ep    *tap.LinkEndpoint
-	dhcp  *dhcp.Server
-	dnsU  net.PacketConn
-	dnsT  net.Listener
+	nodeID string
+	mac    tcpip.LinkAddress
+	gw     tcpip.Address
+	subnet tcpip.Subnet
+	ping   *pinger
+	ipID   atomic.Uint32 // IPv4 ids of the echo replies the gateway forges
+	ctx    context.Context
+	cancel context.CancelFunc // ends the gateway's host sockets
+	out    func([]byte)
+	in     chan []byte
+	stack  *stack.Stack
+	ep     *tap.LinkEndpoint
+	pool   *tap.IPPool // the DHCP leases
+	dhcp   *dhcp.Server
+	dnsU   net.PacketConn
+	dnsT   net.Listener
 
 	done     chan struct{}
 	injected chan struct{} // closed when inject has returned
@@ -114,12 +130,19 @@ func New(c Config) (*Gateway, error) {
 		return nil, err
 	}
 	gwIP := net.ParseIP(GatewayIP).To4()
-	g := &Gateway{mac: tcpip.LinkAddress(mac), gw: tcpip.AddrFrom4Slice(gwIP), out: c.Out,
+	sub, err := tcpip.NewSubnet(tcpip.AddrFromSlice(subnet.IP.To4()), tcpip.MaskFromBytes(subnet.Mask))
+	if err != nil {
+		return nil, err
+	}
+	g := &Gateway{nodeID: c.NodeID, mac: tcpip.LinkAddress(mac), gw: tcpip.AddrFrom4Slice(gwIP), subnet: sub, out: c.Out,
 		in: make(chan []byte, queueLen), done: make(chan struct{}), injected: make(chan struct{})}
+	g.ctx, g.cancel = context.WithCancel(context.Background())
+	g.ping = &pinger{g: g, log: c.Log, slots: make(chan struct{}, maxPings)}
 
 	pool := tap.NewIPPool(subnet)
 	pool.Reserve(gwIP, mac.String())
 	pool.Reserve(net.IPv4(192, 168, 122, 255), "ff:ff:ff:ff:ff:ff") // the broadcast address is no lease
+	g.pool = pool
 	ep, err := tap.NewLinkEndpoint(false, MTU, mac.String(), GatewayIP, nil)
 	if err != nil {
 		return nil, err
@@ -148,16 +171,12 @@ func New(c Config) (*Gateway, error) {
 	// host's network) and answers from it.
 	s.SetSpoofing(1, true)
 	s.SetPromiscuousMode(1, true)
-	sub, err := tcpip.NewSubnet(tcpip.AddrFromSlice(subnet.IP.To4()), tcpip.MaskFromBytes(subnet.Mask))
-	if err != nil {
-		return fail(err)
-	}
 	s.SetRouteTable([]tcpip.Route{{Destination: sub, NIC: 1}})
 
 	// TCP and UDP flows leave from host sockets; the gateway's address
 	// means the host's loopback. The NAT map serves only these two
-	// forwarders (no ICMP forwarder: the stack itself answers the
-	// gateway's pings, once).
+	// forwarders (echoes beyond the gateway never reach the stack: see
+	// pinger; the stack itself answers the gateway's pings, once).
 	var natMu sync.Mutex
 	nat := map[tcpip.Address]tcpip.Address{g.gw: tcpip.AddrFrom4Slice(net.IPv4(127, 0, 0, 1).To4())}
 	tcpF := forwarder.TCP(s, nat, &natMu, false)
@@ -169,7 +188,9 @@ func New(c Config) (*Gateway, error) {
 		if dst == g.gw {
 			return !refused(id.LocalPort)
 		}
-		return !sub.Contains(dst) // another lab address is not the host's
+		// Another lab address is not the host's; the host's loopback is
+		// reached at the gateway's address only, where ports are refused.
+		return !sub.Contains(dst) && !martian(dst)
 	}
 	s.SetTransportProtocolHandler(tcp.ProtocolNumber, func(id stack.TransportEndpointID, pkt *stack.PacketBuffer) bool {
 		return allowed(id) && tcpF.HandlePacket(id, pkt)
@@ -188,7 +209,7 @@ func New(c Config) (*Gateway, error) {
 	if err != nil {
 		return fail(err)
 	}
-	dnsSrv, err := dns.New(g.dnsU, g.dnsT, nil)
+	dnsSrv, err := dns.NewWithUpstreamResolver(compressed{g.dnsU}, g.dnsT, nil, hostResolver{&net.Resolver{}})
 	if err != nil {
 		return fail(err)
 	}
@@ -202,6 +223,42 @@ func New(c Config) (*Gateway, error) {
 	go func() { defer g.wg.Done(); _ = g.dhcp.Serve() }()
 	go func() { defer close(g.injected); g.inject() }()
 	return g, nil
+}
+
+// hostResolver answers the lab's DNS questions as the host's programs look
+// names up. A question names a rooted name ("localhost."), and Go's
+// resolver takes a rooted name straight to the DNS servers, past
+// /etc/hosts; the name is asked without its root dot, so the host's hosts
+// file answers first (and its search list applies, as for its programs).
+type hostResolver struct{ *net.Resolver }
+
+// LookupIPAddr looks the name up without its root dot.
+func (r hostResolver) LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error) {
+	if h := strings.TrimSuffix(host, "."); h != "" {
+		host = h
+	}
+	return r.Resolver.LookupIPAddr(ctx, host)
+}
+
+// compressed sends the DNS server's UDP answers with their names
+// compressed (RFC 1035 4.1.4), as real servers do; gvisor-tap-vsock's
+// does not, and VPCS reads an answer's name only as a pointer to the
+// question's: an uncompressed answer is "Cannot resolve" to it.
+type compressed struct{ net.PacketConn }
+
+// WriteTo sends b, a DNS message, compressed.
+func (c compressed) WriteTo(b []byte, addr net.Addr) (int, error) {
+	var m mdns.Msg
+	if m.Unpack(b) == nil {
+		m.Compress = true
+		if p, err := m.Pack(); err == nil && len(p) <= len(b) {
+			if _, err := c.PacketConn.WriteTo(p, addr); err != nil {
+				return 0, err
+			}
+			return len(b), nil
+		}
+	}
+	return c.PacketConn.WriteTo(b, addr)
 }
 
 // MAC returns the gateway's Ethernet address.
@@ -237,6 +294,10 @@ func (g *Gateway) inject() {
 		case <-g.done:
 			return
 		case f := <-g.in:
+			if g.ping.echoBeyond(f) {
+				continue
+			}
+			reserveLease(g.pool, f)
 			eth := header.Ethernet(f)
 			data := buffer.MakeWithData(f)
 			data.TrimFront(header.EthernetMinimumSize)
@@ -299,6 +360,7 @@ func (g *Gateway) Close() {
 		// No frame may be on its way into the stack while it closes: a
 		// delivery into a closing stack can wait for it for ever.
 		<-g.injected
+		g.cancel() // the echoes in flight end
 		if g.dhcp != nil {
 			_ = g.dhcp.Underlying.Close()
 		}

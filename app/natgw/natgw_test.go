@@ -51,6 +51,9 @@ func checksum(b []byte) uint16 {
 	for i := 0; i+1 < len(b); i += 2 {
 		s += uint32(binary.BigEndian.Uint16(b[i:]))
 	}
+	if len(b)%2 == 1 {
+		s += uint32(b[len(b)-1]) << 8
+	}
 	for s>>16 != 0 {
 		s = s&0xffff + s>>16
 	}
