@@ -3112,6 +3112,8 @@ export interface components {
             console_type?: "telnet" | "none";
             /** @description Content of the startup script. */
             startup_script?: string | null;
+            /** @description Read-only; accepted and ignored (a GNS3 controller sends back what the compute view showed). */
+            startup_script_path?: string | null;
         };
         /** @description Body for creating a cloud on the compute. */
         CloudCreate: {
