@@ -1905,7 +1905,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The compute's notification websocket, as a GNS3 controller reads it: a ping with cpu_usage_percent and memory_usage_percent at once and at least every 5 s, and node.updated (a compute view, with the project at the top level). */
+        /** The compute's notification websocket, as a GNS3 controller reads it: a ping with cpu_usage_percent and memory_usage_percent at once and at least every 5 s, node.updated (a compute view, with the project at the top level) and log.error (a VPCS that stopped by itself). */
         get: operations["computeNotificationsWS"];
         put?: never;
         post?: never;
