@@ -230,3 +230,19 @@ func TestCompute_ProcessExitLogged(t *testing.T) {
 		}
 	}
 }
+
+// A GNS3 controller duplicates a node by creating the copy, then asking
+// the compute to complete it: the VPCS's script goes with it.
+func TestCompute_Duplicate(t *testing.T) {
+	ts := mustOpenServer(t)
+	c := &gns3Controller{ts: ts, t: t, pid: uuid.NewString()}
+	ts.do("POST", "/v2/compute/projects", map[string]any{"name": "dup", "project_id": c.pid}).want(t, 201)
+	src := c.node("vpcs", "PC1", map[string]any{"startup_script": "ip 10.0.0.9/24\n"})
+	dst := c.node("vpcs", "PC2", map[string]any{})
+	base := "/v2/compute/projects/" + c.pid + "/vpcs/nodes/"
+	got := ts.do("POST", base+src["node_id"].(string)+"/duplicate", map[string]any{"destination_node_id": dst["node_id"]}).want(t, 201).json(t)
+	if got["node_id"] != dst["node_id"] || got["startup_script"] != "ip 10.0.0.9/24\n" {
+		t.Fatalf("duplicate answered %v", got)
+	}
+	ts.do("POST", base+src["node_id"].(string)+"/duplicate", map[string]any{"destination_node_id": uuid.NewString()}).want(t, 404)
+}
