@@ -238,7 +238,12 @@ func TestCompute_Duplicate(t *testing.T) {
 	c := &gns3Controller{ts: ts, t: t, pid: uuid.NewString()}
 	ts.do("POST", "/v2/compute/projects", map[string]any{"name": "dup", "project_id": c.pid}).want(t, 201)
 	src := c.node("vpcs", "PC1", map[string]any{"startup_script": "ip 10.0.0.9/24\n"})
-	dst := c.node("vpcs", "PC2", map[string]any{})
+	// The copy comes with the source's console port, as GNS3's controller
+	// sends it: a compute gives it another, as GNS3's does.
+	dst := c.node("vpcs", "PC2", map[string]any{"console": src["console"]})
+	if dst["console"] == src["console"] || dst["console"] == nil {
+		t.Fatalf("copy's console %v, source's %v", dst["console"], src["console"])
+	}
 	base := "/v2/compute/projects/" + c.pid + "/vpcs/nodes/"
 	got := ts.do("POST", base+src["node_id"].(string)+"/duplicate", map[string]any{"destination_node_id": dst["node_id"]}).want(t, 201).json(t)
 	if got["node_id"] != dst["node_id"] || got["startup_script"] != "ip 10.0.0.9/24\n" {

@@ -14,7 +14,7 @@
 #
 # It adds nodedesk as compute "nd", creates a project with two VPCS, an
 # Ethernet switch and a hub on it (PC1 — switch — hub — PC2), starts them,
-# pings across over the VPCS consoles, suspends and resumes a link, captures
+# duplicates a VPCS, pings across over the VPCS consoles, suspends and resumes a link, captures
 # through the controller's pcap proxy, closes and reopens the project (the
 # controller makes every node and link again), and deletes it.
 set -euo pipefail
@@ -100,6 +100,10 @@ def link(a, pa, b, pb):
     return must("POST", "/projects/%s/links" % p, {"nodes": [
         {"node_id": nodes[a]["node_id"], "adapter_number": 0, "port_number": pa},
         {"node_id": nodes[b]["node_id"], "adapter_number": 0, "port_number": pb}]})["link_id"]
+
+dup = must("POST", "/projects/%s/nodes/%s/duplicate" % (p, nodes["PC1"]["node_id"]), {"x": 50, "y": 50, "z": 1})
+print("duplicate of PC1: %s on %s" % (dup["name"], dup["compute_id"]))
+must("DELETE", "/projects/%s/nodes/%s" % (p, dup["node_id"]))
 
 l1 = link("PC1", 0, "SW", 0)
 link("SW", 1, "HUB", 0)
