@@ -310,8 +310,18 @@ func findLink(tx Tx, projectID, linkID string) (*Link, error) {
 }
 
 // checkLinkedPorts refuses a change to a node that would remove a port a
-// link is attached to.
+// link or a NIO is attached to.
 func checkLinkedPorts(tx Tx, n *Node) error {
+	nios, err := tx.NIOs(n.ProjectID)
+	if err != nil {
+		return err
+	}
+	for _, x := range nios {
+		if _, ok := findPort(n, x.AdapterNumber, x.PortNumber); x.NodeID == n.ID && !ok {
+			return Errorf(ECONFLICT, "Port %d/%d of %s carries a UDP tunnel (NIO) a GNS3 controller set; delete its link on that controller before removing the port",
+				x.AdapterNumber, x.PortNumber, n.Name)
+		}
+	}
 	links, err := tx.NodeLinks(n.ProjectID, n.ID)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"nodedesk/app"
@@ -74,5 +75,25 @@ func TestService_NIORules(t *testing.T) {
 			t.Log(e.Description)
 		}
 		t.Fatalf("%d history entries, want 5", len(h.Undo))
+	}
+}
+
+// A port that carries a NIO cannot be removed from its node.
+func TestService_NIOPortStays(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := newService(t)
+	p := mustCreateProject(t, svc, "p")
+	hub := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.EthernetHub})
+	lport, err := svc.ReserveUDPPort(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.AddNIO(ctx, ref(hub), 0, 7, app.NIOSpec{Type: app.NIOTypeUDP, LPort: lport, RHost: "127.0.0.1", RPort: 9}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.UpdateNode(ctx, ref(hub), app.NodeUpdate{Properties: &app.HubUpdate{PortsMapping: app.Some([]app.HubPort{{Name: "Ethernet0", PortNumber: 0}})}})
+	wantCode(t, err, "conflict")
+	if !strings.Contains(err.Error(), "NIO") {
+		t.Fatalf("refused for another reason: %v", err)
 	}
 }
