@@ -138,6 +138,17 @@ func (s *Server) handleComputeDuplicate(t app.NodeType) handlerFunc {
 	}
 }
 
+// handleComputeFiles lists a project's files with their MD5 sums, for a
+// controller's export.
+func (s *Server) handleComputeFiles(w http.ResponseWriter, r *http.Request) error {
+	files, err := s.svc.ListComputeFiles(r.Context(), mux.Vars(r)["project_id"])
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, files)
+	return nil
+}
+
 // handleComputeInterfaces lists this machine's network interfaces.
 func (s *Server) handleComputeInterfaces(w http.ResponseWriter, _ *http.Request) error {
 	writeJSON(w, http.StatusOK, app.NetworkInterfaces())

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"crypto/md5"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -250,4 +251,28 @@ func TestCompute_Duplicate(t *testing.T) {
 		t.Fatalf("duplicate answered %v", got)
 	}
 	ts.do("POST", base+src["node_id"].(string)+"/duplicate", map[string]any{"destination_node_id": uuid.NewString()}).want(t, 404)
+}
+
+// A GNS3 controller exports a project by listing a compute's files, then
+// reading each: a VPCS's startup.vpc is one.
+func TestCompute_Files(t *testing.T) {
+	ts := mustOpenServer(t)
+	c := &gns3Controller{ts: ts, t: t, pid: uuid.NewString()}
+	ts.do("POST", "/v2/compute/projects", map[string]any{"name": "files", "project_id": c.pid}).want(t, 201)
+	pc := c.node("vpcs", "PC1", map[string]any{"startup_script": "ip 10.0.0.7/24\n"})
+	files := ts.do("GET", "/v2/compute/projects/"+c.pid+"/files", nil).want(t, 200).list(t)
+	want := "project-files/vpcs/" + pc["node_id"].(string) + "/startup.vpc"
+	var sum any
+	for _, f := range files {
+		if f["path"] == want {
+			sum = f["md5sum"]
+		}
+	}
+	if sum == nil {
+		t.Fatalf("files %v lack %s", files, want)
+	}
+	body := ts.do("GET", "/v2/compute/projects/"+c.pid+"/files/"+want, nil).want(t, 200).body
+	if string(body) != "ip 10.0.0.7/24\n" || fmt.Sprintf("%x", md5.Sum(body)) != sum {
+		t.Fatalf("file %q, md5 listed %v", body, sum)
+	}
 }

@@ -126,6 +126,8 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"POST", "/v2/compute/projects/{project_id}/close", s.handleComputeProjectClose},
 		{"GET", "/v2/compute/notifications/ws", s.handleNotificationWS},
 		{"GET", "/v2/compute/network/interfaces", s.handleComputeInterfaces},
+		{"GET", "/v2/compute/projects/{project_id}/files", s.handleComputeFiles},
+		{"GET", "/v2/compute/projects/{project_id}/files/{path}", s.handleProjectFileGet},
 		{"GET", "/v2/compute/network/ports", s.handleComputeNetworkPorts},
 		{"GET", "/v2/compute/{emulator}/images", s.handleEmptyList},
 	}

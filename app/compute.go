@@ -2,10 +2,14 @@ package app
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"io"
 	"net"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The compute side's own use cases beyond nodes and NIOs: what a GNS3
@@ -170,4 +174,48 @@ func (s *Service) DuplicateComputeNode(ctx context.Context, src NodeRef, dstID s
 		return dst, err
 	}
 	return s.UpdateNode(ctx, to, NodeUpdate{Properties: &VPCSUpdate{StartupScript: Some(*from.Properties.StartupScript)}})
+}
+
+// ComputeFile is a file of a project's folder on this compute, as a GNS3
+// controller lists them to export the project.
+type ComputeFile struct {
+	Path   string `json:"path"`
+	MD5Sum string `json:"md5sum"`
+}
+
+// ListComputeFiles lists the files of a project's folder that an export
+// carries, with each VPCS's startup.vpc from the store (folderFiles, the
+// export's one list), and their MD5 sums (GNS3's GET …/files on a
+// compute; each is then read through ReadProjectFile). Codes: ENOTFOUND.
+func (s *Service) ListComputeFiles(ctx context.Context, projectID string) ([]ComputeFile, error) {
+	var p *Project
+	var nodes []*Node
+	err := s.view(func(tx Tx) (err error) {
+		if p, err = findProject(tx, projectID); err != nil {
+			return err
+		}
+		nodes, err = tx.Nodes(p.ID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	files, err := folderFiles(s.ProjectDir(p.ID), nodes, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ComputeFile, 0, len(files))
+	for _, f := range files {
+		rc, err := f.Open()
+		if err != nil {
+			continue // gone meanwhile
+		}
+		h := md5.New()
+		_, err = io.Copy(h, rc)
+		_ = rc.Close()
+		if err == nil {
+			out = append(out, ComputeFile{Path: f.Path, MD5Sum: hex.EncodeToString(h.Sum(nil))})
+		}
+	}
+	return out, nil
 }

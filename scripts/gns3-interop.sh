@@ -16,7 +16,8 @@
 # Ethernet switch and a hub on it (PC1 — switch — hub — PC2), starts them,
 # duplicates a VPCS, pings across over the VPCS consoles, suspends and resumes a link, captures
 # through the controller's pcap proxy, closes and reopens the project (the
-# controller makes every node and link again), and deletes it.
+# controller makes every node and link again), exports it (the controller
+# reads the compute's files) and deletes it.
 set -euo pipefail
 
 GNS3_PORT=${GNS3_PORT:-3180}
@@ -174,6 +175,14 @@ must("POST", "/projects/%s/open" % p, {})
 must("POST", "/projects/%s/nodes/start" % p, {})
 time.sleep(1)
 ping("ping after close and reopen", True)
+must("POST", "/projects/%s/nodes/stop" % p, {})
+st, blob = call("GET", "/projects/%s/export" % p)
+import io, zipfile
+names = zipfile.ZipFile(io.BytesIO(blob)).namelist() if st == 200 else []
+scripts = [n for n in names if n.startswith("project-files/vpcs/") and n.endswith("startup.vpc")]
+print("export by the controller: %d, %d files, VPCS scripts from nodedesk: %d" % (st, len(names), len(scripts)))
+if len(scripts) != 2:
+    sys.exit("FAIL: the export lacks the VPCS scripts")
 must("DELETE", "/projects/%s" % p)
 st, _ = call("GET", "/projects/%s" % p, base="http://127.0.0.1:%d/v2" % ND)
 print("project on nodedesk after DELETE: %d" % st)
