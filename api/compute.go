@@ -40,7 +40,7 @@ func (s *Server) handleComputeNodeCreate(t app.NodeType) handlerFunc {
 		if err := decode(raw, &in); err != nil {
 			return err
 		}
-		c := app.NodeCreate{Type: t, ID: in.NodeID, NodeUpdate: in.NodeUpdate}
+		c := app.NodeCreate{Type: t, ID: in.NodeID, NodeUpdate: in.NodeUpdate, ReplaceTakenConsole: true}
 		if c.Properties, err = app.DecodeProperties(t, raw); err != nil {
 			return err
 		}

@@ -8,6 +8,10 @@ type NodeCreate struct {
 	ID         string        // optional; a fresh UUID when empty
 	ComputeID  string        // optional; only "local" exists
 	TemplateID Field[string] // optional
+	// ReplaceTakenConsole: a console port another node owns is replaced
+	// by a free one instead of refused, as a GNS3 compute's port manager
+	// does (a controller's duplicate or reopen sends the ports it knew).
+	ReplaceTakenConsole bool
 	NodeUpdate
 }
 

@@ -124,10 +124,8 @@ func (s *Service) newLinkIn(tx Tx, projectID, id string, u LinkUpdate) (*Link, e
 		if !ok {
 			return nil, Errorf(EINVALID, "%s has no port %d/%d; see its ports array", ends[i].Name, e.AdapterNumber, e.PortNumber)
 		}
-		if lid, used, err := tx.LinkOnPort(projectID, ends[i].ID, e.AdapterNumber, e.PortNumber); err != nil {
+		if err := checkPortFree(tx, ends[i], port, id, false); err != nil {
 			return nil, err
-		} else if used {
-			return nil, Errorf(ECONFLICT, "Port %s of %s is already used by link %s; delete that link first", port.Name, ends[i].Name, lid)
 		}
 		if i == 1 && port.LinkType != l.LinkType {
 			return nil, Errorf(ECONFLICT, "Cannot connect a %s port to a %s port", l.LinkType, port.LinkType)
@@ -312,8 +310,18 @@ func findLink(tx Tx, projectID, linkID string) (*Link, error) {
 }
 
 // checkLinkedPorts refuses a change to a node that would remove a port a
-// link is attached to.
+// link or a NIO is attached to.
 func checkLinkedPorts(tx Tx, n *Node) error {
+	nios, err := tx.NIOs(n.ProjectID)
+	if err != nil {
+		return err
+	}
+	for _, x := range nios {
+		if _, ok := findPort(n, x.AdapterNumber, x.PortNumber); x.NodeID == n.ID && !ok {
+			return Errorf(ECONFLICT, "Port %d/%d of %s carries a UDP tunnel (NIO) a GNS3 controller set; delete its link on that controller before removing the port",
+				x.AdapterNumber, x.PortNumber, n.Name)
+		}
+	}
 	links, err := tx.NodeLinks(n.ProjectID, n.ID)
 	if err != nil {
 		return err

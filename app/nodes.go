@@ -71,6 +71,13 @@ func (s *Service) newNodeIn(tx Tx, projectID, id string, c NodeCreate, env newNo
 	if c.TemplateID.Set {
 		n.TemplateID = ptrOrNil(c.TemplateID)
 	}
+	if c.ReplaceTakenConsole && n.Console != 0 {
+		if owner, taken, err := tx.ConsoleOwner(n.Console); err != nil {
+			return nil, err
+		} else if taken && owner != (NodeKey{n.ProjectID, n.ID}) {
+			n.Console = 0 // addNode gives it a free one
+		}
+	}
 	if err := s.addNode(tx, n, want, !u.Label.Set); err != nil {
 		return nil, err
 	}

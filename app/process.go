@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"sync"
 )
 
@@ -36,12 +37,6 @@ type Process struct {
 	UDPLocal, UDPRemote     int     // the port pair of its link
 }
 
-// The range UDP ports for links are allocated from.
-const (
-	UDPPortMin = 20000
-	UDPPortMax = 30000
-)
-
 // maxMACOffset bounds MAC offsets: VPCS varies one byte of its address.
 const maxMACOffset = 254
 
@@ -50,7 +45,11 @@ const maxMACOffset = 254
 func (s *Service) OnProcessExit(projectID, nodeID, detail string) {
 	unlock := s.lockNode(nodeID)
 	defer unlock()
-	_, _ = s.recordStatus(context.Background(), NodeRef{ProjectID: projectID, NodeID: nodeID}, Stopped, nil)
+	n, err := s.recordStatus(context.Background(), NodeRef{ProjectID: projectID, NodeID: nodeID}, Stopped, nil)
+	if err == nil && n != nil && s.c.Events != nil { // a GNS3 controller tells its user, as GNS3's VPCS does
+		s.c.Events.Publish(Event{Action: EventLogError, ProjectID: projectID,
+			Payload: &LogMessage{Message: fmt.Sprintf("%s has stopped by itself: %s", n.Name, detail)}})
+	}
 }
 
 // claimProcessResources gives n a MAC offset and a UDP port pair if it has
@@ -78,7 +77,8 @@ func (s *Service) claimProcessResources(tx Tx, n *Node) error {
 		}
 	}
 	if len(n.UDPPorts) != 2 {
-		for p := UDPPortMin; p+1 <= UDPPortMax; p += 2 {
+		r := s.c.UDPPorts
+		for p := r.From; p+1 <= r.To; p += 2 {
 			_, a, err := tx.UDPOwner(p)
 			if err != nil {
 				return err
@@ -92,7 +92,7 @@ func (s *Service) claimProcessResources(tx Tx, n *Node) error {
 				return nil
 			}
 		}
-		return Errorf(ECONFLICT, "No UDP port pair is free in %d–%d; delete nodes you no longer need", UDPPortMin, UDPPortMax)
+		return Errorf(ECONFLICT, "No UDP port pair is free in %d–%d; delete nodes you no longer need", r.From, r.To)
 	}
 	return nil
 }

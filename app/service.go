@@ -43,6 +43,10 @@ type Config struct {
 	// allocation skips ports other programs hold; nil means
 	// TestBind(ConsoleHost).
 	PortFree func(network string, port int) bool
+	// UDPPorts is the range UDP ports are allocated from (VPCS pairs,
+	// ports/udp, NIO lports); zero means DefaultUDPPorts. Two nodedesks on
+	// one machine are given disjoint ranges.
+	UDPPorts PortRange
 }
 
 // Service is every use case of nodedesk. The REST API and the desktop window
@@ -86,6 +90,9 @@ func NewService(c Config) *Service {
 	}
 	if c.ConsoleHost == "" {
 		c.ConsoleHost = "127.0.0.1"
+	}
+	if c.UDPPorts == (PortRange{}) {
+		c.UDPPorts = DefaultUDPPorts
 	}
 	if c.PortFree == nil {
 		c.PortFree = TestBind(c.ConsoleHost)
@@ -297,6 +304,19 @@ func (t *countingTx) PutTemplate(tp *Template) error { t.writes++; return t.Tx.P
 func (t *countingTx) DeleteTemplate(id string) error {
 	t.writes++
 	return t.Tx.DeleteTemplate(id)
+}
+func (t *countingTx) ReserveUDP(projectID string, port int) error {
+	t.writes++
+	return t.Tx.ReserveUDP(projectID, port)
+}
+func (t *countingTx) ReleaseUDPReservations(projectID string) error {
+	t.writes++
+	return t.Tx.ReleaseUDPReservations(projectID)
+}
+func (t *countingTx) PutNIO(n *NIO) error { t.writes++; return t.Tx.PutNIO(n) }
+func (t *countingTx) DeleteNIO(projectID, nodeID string, adapter, port int) error {
+	t.writes++
+	return t.Tx.DeleteNIO(projectID, nodeID, adapter, port)
 }
 func (t *countingTx) PutIOULicense(l *IOULicense) error { t.writes++; return t.Tx.PutIOULicense(l) }
 func (t *countingTx) PushHistory(st HistoryStack, e *HistoryEntry, keep int) error {
