@@ -54,7 +54,9 @@ func projectFilter(projectID string) filter {
 	}
 }
 
-func controllerFilter(e app.Event) bool { return e.Action.ProjectWide() }
+func controllerFilter(e app.Event) bool {
+	return e.Action.ProjectWide() || strings.HasPrefix(string(e.Action), "compute.")
+}
 
 // streamOf resolves the project of a project stream (404 before any
 // streaming starts) or returns the controller stream.

@@ -118,8 +118,8 @@ func (s *Service) ReconcileStatuses(ctx context.Context) error {
 		changed := false
 		for _, k := range active {
 			n, err := tx.Node(k.ProjectID, k.NodeID)
-			if err != nil || n == nil || !s.runs(n.Type) {
-				continue
+			if err != nil || n == nil || !s.runs(n.Type) || n.Remote() {
+				continue // a remote node runs on its compute
 			}
 			c := *n
 			c.Status = Stopped
@@ -148,6 +148,9 @@ func (s *Service) StopProcesses(ctx context.Context) error {
 	}
 	var first error
 	for _, k := range active {
+		if n, err := s.FindNode(ctx, NodeRef{ProjectID: k.ProjectID, NodeID: k.NodeID}); err == nil && n.Remote() {
+			continue // its compute keeps running it
+		}
 		if _, err := s.NodeAction(ctx, NodeRef{ProjectID: k.ProjectID, NodeID: k.NodeID}, Stop); err != nil && first == nil {
 			first = err
 		}

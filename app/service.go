@@ -43,6 +43,9 @@ type Config struct {
 	// allocation skips ports other programs hold; nil means
 	// TestBind(ConsoleHost).
 	PortFree func(network string, port int) bool
+	// Computes starts the client of a remote compute (package
+	// app/remote); nil: remote computes are recorded but never connect.
+	Computes ComputeDialer
 }
 
 // Service is every use case of nodedesk. The REST API and the desktop window
@@ -71,6 +74,8 @@ type Service struct {
 	// hostPorts checks cloud host ports before they are linked
 	// (hostports.go); nil: no data plane opens them.
 	hostPorts HostPorts
+	// cmp holds the connections to remote computes (compute.go).
+	cmp computes
 	// noHistory turns recording off, for a benchmark of its cost
 	// (export_test.go).
 	noHistory bool
@@ -155,6 +160,12 @@ type write struct {
 // (record.go), as coming from ctx's Source.
 func (s *Service) update(ctx context.Context, fn func(tx Tx, emit emitFunc) error) error {
 	return s.submit(&write{fn: fn, src: SourceOf(ctx), record: !s.noHistory})
+}
+
+// updateQuiet is update for a change that is no user's and goes to no
+// history: what nodedesk learns or remakes of a remote compute.
+func (s *Service) updateQuiet(ctx context.Context, fn func(tx Tx, emit emitFunc) error) error {
+	return s.submit(&write{fn: fn, src: SourceOf(ctx)})
 }
 
 // submit runs w with the writes waiting at the same time, and returns its
@@ -297,6 +308,11 @@ func (t *countingTx) PutTemplate(tp *Template) error { t.writes++; return t.Tx.P
 func (t *countingTx) DeleteTemplate(id string) error {
 	t.writes++
 	return t.Tx.DeleteTemplate(id)
+}
+func (t *countingTx) PutCompute(c *Compute) error { t.writes++; return t.Tx.PutCompute(c) }
+func (t *countingTx) DeleteCompute(id string) error {
+	t.writes++
+	return t.Tx.DeleteCompute(id)
 }
 func (t *countingTx) PutIOULicense(l *IOULicense) error { t.writes++; return t.Tx.PutIOULicense(l) }
 func (t *countingTx) PushHistory(st HistoryStack, e *HistoryEntry, keep int) error {

@@ -199,6 +199,9 @@ func (f *Fabric) apply(d *draft, e app.Event) {
 }
 
 func (f *Fabric) putNode(d *draft, n *app.Node) {
+	if n.Remote() {
+		return // its compute carries its frames
+	}
 	if mk, ok := engines[n.Type]; ok {
 		eng, have := d.r().engines[n.ID]
 		if !have {
@@ -356,6 +359,9 @@ func (f *Fabric) dropNode(d *draft, id string) {
 }
 
 func (f *Fabric) putLink(d *draft, l *app.Link) {
+	if len(l.Nodes) != 2 || l.Tunnel != nil { // a tunnel's local side is a NIO
+		return
+	}
 	if len(l.Nodes) != 2 {
 		return
 	}

@@ -2186,6 +2186,8 @@ export interface components {
             y?: number;
             /** @description Stacking order. */
             z?: number;
+            /** @description nodedesk only: whether the node's compute (a link's computes) is connected. Read-only; accepted and ignored on input. */
+            compute_connected?: boolean;
         };
         /** @description Body for updating a node through the controller; every field is optional. */
         NodeUpdate: {
@@ -2241,6 +2243,8 @@ export interface components {
             y?: number;
             /** @description Stacking order. */
             z?: number;
+            /** @description nodedesk only: whether the node's compute (a link's computes) is connected. Read-only; accepted and ignored on input. */
+            compute_connected?: boolean;
         };
         /** @description An Ethernet switch port. */
         EthernetSwitchPort: {
@@ -2711,6 +2715,8 @@ export interface components {
             project_id?: components["schemas"]["UUID"];
             /** @description Whether traffic on the link is suspended. */
             suspend?: boolean;
+            /** @description nodedesk only: whether the node's compute (a link's computes) is connected. Read-only; accepted and ignored on input. */
+            compute_connected?: boolean;
         };
         /** @description Body for updating a link; every field is optional. */
         LinkUpdate: {
@@ -2739,6 +2745,8 @@ export interface components {
             project_id?: components["schemas"]["UUID"];
             /** @description Whether traffic on the link is suspended. */
             suspend?: boolean;
+            /** @description nodedesk only: whether the node's compute (a link's computes) is connected. Read-only; accepted and ignored on input. */
+            compute_connected?: boolean;
         };
         /** @description Object counts of a project. */
         Stats: {
