@@ -26,6 +26,7 @@ import (
 	"nodedesk/api"
 	"nodedesk/app"
 	"nodedesk/app/dataplane"
+	"nodedesk/app/remote"
 	"nodedesk/app/desktop"
 	"nodedesk/app/vpcs"
 	"nodedesk/store"
@@ -168,7 +169,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		DataDir:     filepath.Dir(o.db),
 		ConsoleHost: host,
 		Runner:      runner,
+		Computes:    remote.Dial, // remote computes' clients (app/remote)
 	})
+	defer svc.CloseComputes()
 	runner.OnExit(svc.OnProcessExit)
 	if err := errors.Join(svc.ReconcileStatuses(ctx), svc.ReconcileCaptures(ctx)); err != nil {
 		return err
@@ -200,6 +203,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		logger.Warn("the API is reachable from other machines; use --listen 127.0.0.1:PORT to keep it local", "listen", o.listen)
 	}
 	logger.Info("nodedesk is serving", "url", srv.URL(), "store", o.db, "version", version)
+	if err := svc.StartComputes(ctx); err != nil {
+		logger.Error("remote computes not connected", "err", err)
+	}
 
 	if o.headless {
 		<-ctx.Done()
