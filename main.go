@@ -26,8 +26,8 @@ import (
 	"nodedesk/api"
 	"nodedesk/app"
 	"nodedesk/app/dataplane"
-	"nodedesk/app/remote"
 	"nodedesk/app/desktop"
+	"nodedesk/app/remote"
 	"nodedesk/app/vpcs"
 	"nodedesk/store"
 )

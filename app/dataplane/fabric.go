@@ -359,9 +359,6 @@ func (f *Fabric) dropNode(d *draft, id string) {
 }
 
 func (f *Fabric) putLink(d *draft, l *app.Link) {
-	if len(l.Nodes) != 2 || l.Tunnel != nil { // a tunnel's local side is a NIO
-		return
-	}
 	if len(l.Nodes) != 2 {
 		return
 	}
