@@ -12,10 +12,10 @@ import (
 
 // The optional configuration file holds the settings a user does not want
 // to type (or show in `ps`) each time: lines of `key = value`, # comments.
-// Keys: listen, db, auth_user, auth_password. Flags override the file.
+// Keys: listen, db, auth_user, auth_password, udp_ports. Flags override the file.
 
 // configKeys are the keys a configuration file may set.
-var configKeys = map[string]bool{"listen": true, "db": true, "auth_user": true, "auth_password": true}
+var configKeys = map[string]bool{"listen": true, "db": true, "auth_user": true, "auth_password": true, "udp_ports": true}
 
 // defaultConfig is $XDG_CONFIG_HOME/nodedesk/nodedesk.conf, else
 // ~/.config/nodedesk/nodedesk.conf.

@@ -59,6 +59,7 @@ type cliOptions struct {
 	listen   string
 	db       string
 	auth     *api.Credentials
+	udpPorts app.PortRange
 }
 
 func parseFlags(args []string, stdout, stderr io.Writer) (cliOptions, error) {
@@ -68,12 +69,13 @@ func parseFlags(args []string, stdout, stderr io.Writer) (cliOptions, error) {
 	fs.BoolVar(&o.headless, "headless", false, "serve the REST API only, with no window")
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:3080", "address of the REST API (`host:port`)")
 	fs.StringVar(&o.db, "db", defaultDB(), "the store `file`; created with its folder if missing")
-	config := fs.String("config", defaultConfig(), "optional configuration `file` (key = value lines: listen, db, auth_user, auth_password)")
+	config := fs.String("config", defaultConfig(), "optional configuration `file` (key = value lines: listen, db, auth_user, auth_password, udp_ports)")
 	user := fs.String("auth-user", "", "require HTTP basic authentication with this `user`")
 	password := fs.String("auth-password", "", "the `password` of --auth-user (better kept in the configuration file)")
+	udpPorts := fs.String("udp-ports", "20000-30000", "the `FROM-TO` range of UDP ports for links and NIOs (two nodedesks on one machine need disjoint ranges)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: nodedesk [--headless] [--listen ADDR] [--db PATH] [--config FILE] [--auth-user USER --auth-password PASSWORD] [--version] [--help]\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: nodedesk [--headless] [--listen ADDR] [--db PATH] [--config FILE] [--auth-user USER --auth-password PASSWORD] [--udp-ports FROM-TO] [--version] [--help]\n\n"+
 			"nodedesk keeps your network labs and serves them on a GNS3 v2-compatible REST API.\n\n")
 		fs.PrintDefaults()
 	}
@@ -94,7 +96,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (cliOptions, error) {
 	if err != nil {
 		return o, err
 	}
-	for key, dst := range map[string]*string{"listen": &o.listen, "db": &o.db, "auth-user": user, "auth-password": password} {
+	for key, dst := range map[string]*string{"listen": &o.listen, "db": &o.db, "auth-user": user, "auth-password": password, "udp-ports": udpPorts} {
 		if v, ok := conf[strings.ReplaceAll(key, "-", "_")]; ok && !set[key] {
 			*dst = v
 		}
@@ -104,6 +106,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (cliOptions, error) {
 	}
 	if *user != "" {
 		o.auth = &api.Credentials{User: *user, Password: *password}
+	}
+	if o.udpPorts, err = app.ParsePortRange(*udpPorts); err != nil {
+		return o, fmt.Errorf("--udp-ports: %v", err)
 	}
 	if _, _, err := net.SplitHostPort(o.listen); err != nil {
 		return o, fmt.Errorf("--listen %q is not host:port (for example 127.0.0.1:3080)", o.listen)
@@ -170,6 +175,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		ConsoleHost: host,
 		Runner:      runner,
 		Computes:    remote.Dial, // remote computes' clients (app/remote)
+		UDPPorts:    o.udpPorts,
 	})
 	defer svc.CloseComputes()
 	runner.OnExit(svc.OnProcessExit)

@@ -116,7 +116,7 @@ func (s *Server) handleComputePorts(w http.ResponseWriter, r *http.Request) erro
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"console_port_range": []int{app.ConsolePortMin, app.ConsolePortMax}, "console_ports": used,
-		"udp_port_range": []int{app.UDPPortMin, app.UDPPortMax}, "udp_ports": []int{},
+		"udp_port_range": []int{s.svc.UDPPorts().From, s.svc.UDPPorts().To}, "udp_ports": []int{},
 	})
 	return nil
 }

@@ -50,7 +50,7 @@ type stream struct {
 
 func projectFilter(projectID string) filter {
 	return func(e app.Event) bool {
-		return e.ProjectID == projectID && !e.Action.ProjectWide()
+		return e.ProjectID == projectID && !e.Action.ProjectWide() && !e.Action.Internal()
 	}
 }
 

@@ -119,6 +119,7 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"DELETE", "/v2/projects/{project_id}/nodes/{node_id}", s.handleNodeDelete},
 
 		{"POST", "/v2/compute/projects", s.handleComputeProjectCreate},
+		{"POST", "/v2/compute/projects/{project_id}/ports/udp", s.handleComputeUDPPort},
 	}
 	for _, a := range app.Actions {
 		routes = append(routes,
@@ -134,6 +135,9 @@ func (s *Server) routes() (*mux.Router, error) {
 			route{"PUT", base + "/{node_id}", s.handleComputeNodeUpdate(t)},
 			route{"DELETE", base + "/{node_id}", s.handleComputeNodeDelete(t)},
 			route{"GET", base + "/{node_id}/console/ws", s.handleConsoleWS(t)},
+			route{"POST", base + "/{node_id}/adapters/{adapter_number}/ports/{port_number}/nio", s.handleComputeNIOCreate(t)},
+			route{"PUT", base + "/{node_id}/adapters/{adapter_number}/ports/{port_number}/nio", s.handleComputeNIOUpdate(t)},
+			route{"DELETE", base + "/{node_id}/adapters/{adapter_number}/ports/{port_number}/nio", s.handleComputeNIODelete(t)},
 		)
 		for _, a := range app.Actions {
 			routes = append(routes, route{"POST", base + "/{node_id}/" + string(a), s.handleComputeNodeAction(t, a)})

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"encoding/json"
 
 	"nodedesk/app"
@@ -81,10 +82,13 @@ func (s *Server) computeJSON(n *app.Node) any {
 		switch key {
 		case "command_line":
 			v[key] = deref(n.CommandLine)
-		case "console":
-			v[key] = n.Console
-		case "console_type":
-			v[key] = string(n.ConsoleType)
+		case "console": // GNS3's null for none
+			v[key] = nil
+			if n.Console != 0 {
+				v[key] = n.Console
+			}
+		case "console_type": // GNS3's "none" for none
+			v[key] = cmp.Or(string(n.ConsoleType), "none")
 		case "node_directory":
 			v[key] = deref(s.svc.NodeDirectory(n))
 		default:

@@ -31,7 +31,18 @@ const (
 	// project (a *HistoryState), after each change, undo and redo:
 	// nodedesk's own, which GNS3 clients ignore.
 	EventHistoryUpdated EventAction = "history.updated"
+	// EventNIOCreated, EventNIOUpdated and EventNIODeleted follow the NIOs
+	// a controller sets on this compute (payload *NIO): for the data
+	// plane only (Internal).
+	EventNIOCreated EventAction = "nio.created"
+	EventNIOUpdated EventAction = "nio.updated"
+	EventNIODeleted EventAction = "nio.deleted"
 )
+
+// Internal reports whether a is for nodedesk's own hooks (the data plane)
+// only and never goes to a client's stream: a GNS3 client has no use for
+// it, and its GUI would pass an unknown action on or choke on it.
+func (a EventAction) Internal() bool { return strings.HasPrefix(string(a), "nio.") }
 
 // ProjectWide reports whether a is about a project itself (the controller
 // stream carries these), rather than about what a project holds.

@@ -130,10 +130,8 @@ func (s *Service) newLinkIn(tx Tx, projectID, id string, u LinkUpdate) (*Link, e
 		if !ok {
 			return nil, Errorf(EINVALID, "%s has no port %d/%d; see its ports array", ends[i].Name, e.AdapterNumber, e.PortNumber)
 		}
-		if lid, used, err := tx.LinkOnPort(projectID, ends[i].ID, e.AdapterNumber, e.PortNumber); err != nil {
+		if err := checkPortFree(tx, ends[i], port, id, false); err != nil {
 			return nil, err
-		} else if used {
-			return nil, Errorf(ECONFLICT, "Port %s of %s is already used by link %s; delete that link first", port.Name, ends[i].Name, lid)
 		}
 		if i == 1 && port.LinkType != l.LinkType {
 			return nil, Errorf(ECONFLICT, "Cannot connect a %s port to a %s port", l.LinkType, port.LinkType)

@@ -87,7 +87,7 @@ var kinds = []struct {
 	{EthernetSwitch, nodeKind{nameFormat: "Switch{0}", symbol: ":/symbols/ethernet_switch.svg",
 		traffic:  "It switches frames between its ports, per VLAN, from the moment it exists.",
 		consoles: []ConsoleType{ConsoleNone, ConsoleTelnet}, lifecycle: AlwaysRunning,
-		props: switchProps, computeView: []string{"ports_mapping"}}},
+		props: switchProps, computeView: []string{"console", "console_type", "ports_mapping"}}},
 	{FrameRelaySwitch, nodeKind{nameFormat: "FRSW{0}", symbol: ":/symbols/frame_relay_switch.svg",
 		traffic:  "It switches frames between its DLCI circuits and answers LMI, from the moment it exists.",
 		consoles: noConsole, lifecycle: AlwaysRunning,

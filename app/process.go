@@ -36,12 +36,6 @@ type Process struct {
 	UDPLocal, UDPRemote     int     // the port pair of its link
 }
 
-// The range UDP ports for links are allocated from.
-const (
-	UDPPortMin = 20000
-	UDPPortMax = 30000
-)
-
 // maxMACOffset bounds MAC offsets: VPCS varies one byte of its address.
 const maxMACOffset = 254
 
@@ -78,7 +72,8 @@ func (s *Service) claimProcessResources(tx Tx, n *Node) error {
 		}
 	}
 	if len(n.UDPPorts) != 2 {
-		for p := UDPPortMin; p+1 <= UDPPortMax; p += 2 {
+		r := s.c.UDPPorts
+		for p := r.From; p+1 <= r.To; p += 2 {
 			_, a, err := tx.UDPOwner(p)
 			if err != nil {
 				return err
@@ -92,7 +87,7 @@ func (s *Service) claimProcessResources(tx Tx, n *Node) error {
 				return nil
 			}
 		}
-		return Errorf(ECONFLICT, "No UDP port pair is free in %d–%d; delete nodes you no longer need", UDPPortMin, UDPPortMax)
+		return Errorf(ECONFLICT, "No UDP port pair is free in %d–%d; delete nodes you no longer need", r.From, r.To)
 	}
 	return nil
 }

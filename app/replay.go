@@ -288,6 +288,9 @@ func (r *replayer) checkLink(l *Link) error {
 			}
 			return r.conflict("port %s of %s is now linked to %s; delete that link, then %s again", port.Name, n.Name, to, verb)
 		}
+		if err := nioOnPort(r.tx, n, port, l.ID); err != nil {
+			return r.conflict("%s", ErrorMessage(err))
+		}
 	}
 	return nil
 }

@@ -46,6 +46,10 @@ type Config struct {
 	// Computes starts the client of a remote compute (package
 	// app/remote); nil: remote computes are recorded but never connect.
 	Computes ComputeDialer
+	// UDPPorts is the range UDP ports are allocated from (VPCS pairs,
+	// ports/udp, NIO lports); zero means DefaultUDPPorts. Two nodedesks on
+	// one machine are given disjoint ranges.
+	UDPPorts PortRange
 }
 
 // Service is every use case of nodedesk. The REST API and the desktop window
@@ -91,6 +95,9 @@ func NewService(c Config) *Service {
 	}
 	if c.ConsoleHost == "" {
 		c.ConsoleHost = "127.0.0.1"
+	}
+	if c.UDPPorts == (PortRange{}) {
+		c.UDPPorts = DefaultUDPPorts
 	}
 	if c.PortFree == nil {
 		c.PortFree = TestBind(c.ConsoleHost)
@@ -313,6 +320,19 @@ func (t *countingTx) PutCompute(c *Compute) error { t.writes++; return t.Tx.PutC
 func (t *countingTx) DeleteCompute(id string) error {
 	t.writes++
 	return t.Tx.DeleteCompute(id)
+}
+func (t *countingTx) ReserveUDP(projectID string, port int) error {
+	t.writes++
+	return t.Tx.ReserveUDP(projectID, port)
+}
+func (t *countingTx) ReleaseUDPReservations(projectID string) error {
+	t.writes++
+	return t.Tx.ReleaseUDPReservations(projectID)
+}
+func (t *countingTx) PutNIO(n *NIO) error { t.writes++; return t.Tx.PutNIO(n) }
+func (t *countingTx) DeleteNIO(projectID, nodeID string, adapter, port int) error {
+	t.writes++
+	return t.Tx.DeleteNIO(projectID, nodeID, adapter, port)
 }
 func (t *countingTx) PutIOULicense(l *IOULicense) error { t.writes++; return t.Tx.PutIOULicense(l) }
 func (t *countingTx) PushHistory(st HistoryStack, e *HistoryEntry, keep int) error {

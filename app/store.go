@@ -87,8 +87,28 @@ type Tx interface {
 	ConsoleOwner(port int) (NodeKey, bool, error)
 	// ConsolePorts returns every console port some node owns, ascending.
 	ConsolePorts() ([]int, error)
-	// UDPOwner returns the node that owns a UDP port, if any.
+	// UDPOwner returns the node that owns a UDP port, if any (for a
+	// reservation of a project, NodeID is empty).
 	UDPOwner(port int) (NodeKey, bool, error)
+	// UDPUse says what holds a UDP port: a node's UDP pair, a NIO's lport
+	// or a project's reservation.
+	UDPUse(port int) (UDPUse, bool, error)
+	// ReserveUDP reserves a UDP port for a project (ports/udp).
+	ReserveUDP(projectID string, port int) error
+	// ReleaseUDPReservations frees every reservation of a project that no
+	// NIO took.
+	ReleaseUDPReservations(projectID string) error
+
+	// NIO returns the NIO of a node's port, or nil.
+	NIO(projectID, nodeID string, adapter, port int) (*NIO, error)
+	// NIOs returns a project's NIOs, by node and port.
+	NIOs(projectID string) ([]*NIO, error)
+	// PutNIO creates or replaces the NIO of a port and moves its lport in
+	// the UDP index (a reservation it takes becomes its).
+	PutNIO(n *NIO) error
+	// DeleteNIO removes the NIO of a port and frees its lport. Deleting
+	// a node removes its NIOs.
+	DeleteNIO(projectID, nodeID string, adapter, port int) error
 	// ActiveNodes returns the process-bound nodes whose status is not
 	// stopped.
 	ActiveNodes() ([]NodeKey, error)

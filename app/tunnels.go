@@ -63,8 +63,10 @@ func (s *Service) takenTunnelPort(tx Tx, before, after *Node) (index, port int, 
 		switch {
 		case err != nil:
 			return -1, 0, nil, err
-		case taken:
+		case taken && o.NodeID != "":
 			return i, p.LPort, &o, nil
+		case taken: // reserved by a project (ports/udp)
+			return i, p.LPort, nil, nil
 		case !s.c.PortFree("udp", p.LPort):
 			return i, p.LPort, nil, nil
 		}

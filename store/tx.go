@@ -80,6 +80,9 @@ func (t *tx) DeleteProject(id string) error {
 			return err
 		}
 	}
+	if err := t.ReleaseUDPReservations(id); err != nil {
+		return err
+	}
 	for _, b := range [][]byte{bucketLinks, bucketPorts, bucketDrawings, bucketSnapshots, bucketUndo, bucketRedo} {
 		if err := deletePrefix(t.bucket(b), prefix); err != nil {
 			return err
@@ -406,6 +409,9 @@ func (t *tx) DeleteNode(projectID, nodeID string) error {
 	if err := t.unindex(indexedOf(old)); err != nil {
 		return err
 	}
+	if err := t.deleteNodeNIOs(projectID, nodeID); err != nil {
+		return err
+	}
 	delete(t.read, string(key))
 	return nodes.Delete(key)
 }
@@ -414,8 +420,11 @@ func (t *tx) ConsoleOwner(port int) (app.NodeKey, bool, error) {
 	return portOwner(t.bucket(bucketConsoles), port)
 }
 
+// UDPOwner returns what holds a UDP port as a node key: a node's pair,
+// the node of a NIO, or (NodeID empty) a project's reservation.
 func (t *tx) UDPOwner(port int) (app.NodeKey, bool, error) {
-	return portOwner(t.bucket(bucketUDP), port)
+	u, taken, err := t.UDPUse(port)
+	return app.NodeKey{ProjectID: u.ProjectID, NodeID: u.NodeID}, taken, err
 }
 
 // portOwner reads a port index (port -> project + node).

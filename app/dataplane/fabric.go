@@ -81,6 +81,8 @@ type Fabric struct {
 	ConsoleHost string
 	consoles    map[string]*nodeConsole    // node id -> its console; under mu
 	clouds      map[string][]app.CloudPort // cloud id -> its ports; under mu
+	nios        map[string]*app.NIO        // NIO wire id -> the NIO; under mu (nio.go)
+	linkRecs    map[string]*app.Link       // link id -> the link as last applied; under mu
 
 	workers sync.Pool
 }
@@ -195,6 +197,12 @@ func (f *Fabric) apply(d *draft, e app.Event) {
 		} else {
 			f.putLink(d, p)
 		}
+	case *app.NIO:
+		if e.Action == app.EventNIODeleted {
+			f.dropNIO(d, p)
+		} else {
+			f.putNIO(d, p)
+		}
 	}
 }
 
@@ -263,11 +271,7 @@ func udpEndpoints(n *app.Node, host string) map[end]udpPeer {
 			if p.Type != "udp" {
 				continue
 			}
-			bind := ""
-			if ip := net.ParseIP(p.RHost); p.RHost == "localhost" || (ip != nil && ip.IsLoopback()) {
-				bind = host
-			}
-			want[end{n.ID, i}] = udpPeer{local: p.LPort, bind: bind,
+			want[end{n.ID, i}] = udpPeer{local: p.LPort, bind: bindFor(p.RHost, host),
 				remote: net.JoinHostPort(p.RHost, strconv.Itoa(p.RPort))}
 		}
 		return want
@@ -336,6 +340,7 @@ func (f *Fabric) ResetConsole(nodeID string) {
 }
 
 func (f *Fabric) dropNode(d *draft, id string) {
+	f.dropNodeNIOs(d, id)
 	if c := f.consoles[id]; c != nil {
 		c.srv.close()
 		delete(f.consoles, id)
@@ -362,6 +367,20 @@ func (f *Fabric) putLink(d *draft, l *app.Link) {
 	if len(l.Nodes) != 2 {
 		return
 	}
+	if f.linkRecs == nil {
+		f.linkRecs = map[string]*app.Link{}
+	}
+	f.linkRecs[l.ID] = l
+	if n := f.nioFor(l.ID); n != nil { // a NIO holds the port end for it (nio.go)
+		w := d.r().links[n.WireID()]
+		if w != nil && d.r().links[l.ID] != w {
+			d.w().links[l.ID] = w
+		}
+		if w != nil {
+			f.setWire(w, l)
+		}
+		return
+	}
 	w := d.r().links[l.ID]
 	if w == nil {
 		w = &wire{}
@@ -374,20 +393,26 @@ func (f *Fabric) putLink(d *draft, l *app.Link) {
 		t.wires[w.ends[1]] = &wireEnd{w: w, far: w.ends[0]}
 		f.syncLinkedClouds(d, w)
 	}
+	f.setWire(w, l)
+}
+
+// setWire gives w the filters and capture of link l.
+func (f *Fabric) setWire(w *wire, l *app.Link) {
 	flt, err := NewFilter(app.ActiveFilters(l))
 	if err != nil { // the Service stored them normalized: only a bug gets here
 		f.log.Error("dataplane: link filters not applied", "link", l.ID, "err", err)
 	}
 	w.filter.Store(flt)
-	f.setCapture(w, l)
-}
-
-// setCapture starts or stops writing w's frames to the file l names.
-func (f *Fabric) setCapture(w *wire, l *app.Link) {
 	want := ""
 	if l.Capturing && l.CaptureFilePath != nil {
 		want = *l.CaptureFilePath
 	}
+	f.captureTo(w, l.ID, want, l.CaptureDataLinkType)
+}
+
+// captureTo starts or stops writing w's frames to file want ("" for none)
+// with data link type dlt; id names the wire in the log.
+func (f *Fabric) captureTo(w *wire, id, want, dlt string) {
 	cur := ""
 	if c := w.capture.Load(); c != nil {
 		cur = c.Path()
@@ -400,20 +425,26 @@ func (f *Fabric) setCapture(w *wire, l *app.Link) {
 		return
 	}
 	if err := os.MkdirAll(filepath.Dir(want), 0o755); err != nil {
-		f.log.Error("dataplane: capture folder not created", "link", l.ID, "err", err)
+		f.log.Error("dataplane: capture folder not created", "link", id, "err", err)
 		return
 	}
-	c, err := StartCapture(want, l.CaptureDataLinkType)
+	c, err := StartCapture(want, dlt)
 	if err != nil {
-		f.log.Error("dataplane: capture not started", "link", l.ID, "file", want, "err", err)
+		f.log.Error("dataplane: capture not started", "link", id, "file", want, "err", err)
 		return
 	}
 	w.capture.Store(c)
 }
 
 func (f *Fabric) dropLink(d *draft, id string) {
+	delete(f.linkRecs, id)
 	w := d.r().links[id]
 	if w == nil {
+		return
+	}
+	if n := f.nioFor(id); n != nil && d.r().links[n.WireID()] == w { // the NIO's wire stays, with its own settings
+		delete(d.w().links, id)
+		f.setNIOWire(w, n)
 		return
 	}
 	t := d.w()
@@ -469,7 +500,7 @@ func (f *Fabric) Close() {
 			c.close()
 		}
 	}
-	f.clouds = nil
+	f.clouds, f.nios, f.linkRecs = nil, nil, nil
 	for id, c := range f.consoles {
 		c.srv.close()
 		delete(f.consoles, id)
@@ -735,6 +766,11 @@ func (f *Fabric) Attach(ctx context.Context, svc *app.Service, events *app.Broke
 			return err
 		}
 		f.Load(nodes, links)
+		nios, err := svc.FindNIOs(ctx, p.ID)
+		if err != nil {
+			return err
+		}
+		f.LoadNIOs(nios)
 	}
 	return nil
 }
