@@ -196,8 +196,11 @@ func (cl *Client) session() (connected bool, err error) {
 	h := http.Header{}
 	cl.auth(h)
 	ws := strings.Replace(cl.url("/notifications/ws"), "http", "ws", 1)
-	conn, _, err := websocket.Dial(ctx, ws, &websocket.DialOptions{HTTPClient: cl.http, HTTPHeader: h})
+	conn, resp, err := websocket.Dial(ctx, ws, &websocket.DialOptions{HTTPClient: cl.http, HTTPHeader: h})
 	cancel()
+	if err != nil && resp != nil && resp.StatusCode == http.StatusNotFound {
+		return cl.poll(caps) // a compute without the stream: watched by its capabilities
+	}
 	if err != nil {
 		return false, fmt.Errorf("Compute %s (%s): its notification stream cannot be opened: %v", cl.c.Name, cl.c.BaseURL(), err)
 	}
@@ -218,6 +221,26 @@ func (cl *Client) session() (connected bool, err error) {
 			return true, fmt.Errorf("Compute %s (%s) was lost: %v", cl.c.Name, cl.c.BaseURL(), err)
 		}
 		cl.dispatch(msg)
+	}
+}
+
+// poll watches a compute that has no notification stream by asking its
+// capabilities every pingEvery; the first failure ends the session.
+func (cl *Client) poll(caps json.RawMessage) (bool, error) {
+	cl.report(func(st *app.ComputeState) {
+		st.Connected, st.Capabilities, st.LastError = true, caps, nil
+	})
+	t := time.NewTicker(pingEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-cl.ctx.Done():
+			return true, cl.ctx.Err()
+		case <-t.C:
+			if _, err := cl.capabilities(); err != nil {
+				return true, fmt.Errorf("Compute %s (%s) was lost: %v", cl.c.Name, cl.c.BaseURL(), err)
+			}
+		}
 	}
 }
 
