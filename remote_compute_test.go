@@ -192,8 +192,11 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	// The lab: VPCS1 on A, VPCS2 and a switch on B.
 	pid := fmt.Sprint(mustJSON(t, 201, "POST", A+"/v2/projects", map[string]any{"name": "spread"})["project_id"])
 	nodes := A + "/v2/projects/" + pid + "/nodes"
+	// Fixed ids: a VPCS's MAC offset starts from its id, and each nodedesk
+	// numbers its own, so these ids keep the lab's MACs apart.
 	vpcs := func(name, ip, compute string) node {
-		return nodeOf(mustJSON(t, 201, "POST", nodes, map[string]any{"node_type": "vpcs", "name": name, "compute_id": compute,
+		id := "00000000-0000-4000-8000-00000000000" + name[len(name)-1:]
+		return nodeOf(mustJSON(t, 201, "POST", nodes, map[string]any{"node_type": "vpcs", "name": name, "compute_id": compute, "node_id": id,
 			"properties": map[string]any{"startup_script": fmt.Sprintf("set pcname %s\nip %s/24\n", name, ip)}}))
 	}
 	pc1 := vpcs("PC1", "10.15.0.1", "local")

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,9 @@ import (
 // for when it creates their node on a compute.
 var noConsoleTypeSent = map[NodeType]bool{Cloud: true, NAT: true, EthernetHub: true, FrameRelaySwitch: true, ATMSwitch: true}
 
+// computeReadOnly are properties a compute shows but does not take.
+var computeReadOnly = map[string]bool{"startup_script_path": true}
+
 // errPrepared rolls back a transaction that only computed a record.
 var errPrepared = errors.New("prepared")
 
@@ -26,11 +30,14 @@ var errPrepared = errors.New("prepared")
 func computeNodeBody(n *Node) map[string]any {
 	body := map[string]any{}
 	for k, v := range n.PropertiesView() {
-		if v != nil {
+		if v != nil && !computeReadOnly[k] {
 			body[k] = v
 		}
 	}
 	body["name"], body["node_id"] = n.Name, n.ID
+	if n.Console != 0 {
+		body["console"] = n.Console // a compute on this machine: the port this nodedesk chose
+	}
 	if !noConsoleTypeSent[n.Type] {
 		ct := string(n.ConsoleType)
 		if ct == "" {
@@ -225,6 +232,11 @@ func (s *Service) onComputeEvent(cc *computeConn, action string, ev json.RawMess
 	_, _ = s.recordStatus(context.Background(), ref, v.Status, nil)
 }
 
+// computeOnThisMachine reports whether a compute is reached on loopback:
+// it shares this machine's console ports, so this nodedesk chooses its
+// nodes' console ports (from its own free ones) and sends them.
+func (s *Service) computeOnThisMachine(id string) bool { return isLoopback(s.computeHost(id)) }
+
 // NodeShown is what the controller view shows of where a node runs: its
 // compute, the host and port of its console, whether its compute is
 // connected, and its status (stopped while its compute is lost; the
@@ -242,7 +254,7 @@ func (s *Service) ShowNode(n *Node) NodeShown {
 	if !n.Remote() {
 		return NodeShown{ComputeID: LocalCompute, ConsoleHost: s.c.ConsoleHost, Console: n.Console, Connected: true, Status: n.Status}
 	}
-	v := NodeShown{ComputeID: n.ComputeID, Console: n.ComputeConsole, Status: n.Status}
+	v := NodeShown{ComputeID: n.ComputeID, Console: cmp.Or(n.ComputeConsole, n.Console), Status: n.Status}
 	s.cmp.mu.Lock()
 	if cc := s.cmp.conns[n.ComputeID]; cc != nil {
 		v.ConsoleHost, v.Connected = cc.c.Host, cc.state.Connected
