@@ -257,7 +257,7 @@ func (s *Service) ShowNode(n *Node) NodeShown {
 	v := NodeShown{ComputeID: n.ComputeID, Console: cmp.Or(n.ComputeConsole, n.Console), Status: n.Status}
 	s.cmp.mu.Lock()
 	if cc := s.cmp.conns[n.ComputeID]; cc != nil {
-		v.ConsoleHost, v.Connected = cc.c.Host, cc.state.Connected
+		v.ConsoleHost, v.Connected = cc.c.Host, cc.state.Connected && cc.ready
 	}
 	s.cmp.mu.Unlock()
 	if !v.Connected {

@@ -101,6 +101,9 @@ type computeConn struct {
 	c      Compute
 	client ComputeClient
 	state  ComputeState
+	// ready is set once a connected compute has been healed (its nodes
+	// and tunnels made again); its nodes show connected from then on.
+	ready bool
 }
 
 // computes holds the connections to remote computes.
@@ -453,6 +456,7 @@ func (s *Service) onComputeState(cc *computeConn, st ComputeState) {
 	was := cc.state.Connected
 	cc.state = st
 	if !st.Connected {
+		cc.ready = false
 		for k := range s.cmp.projects {
 			if k[0] == cc.c.ID {
 				delete(s.cmp.projects, k) // made again when it comes back
@@ -468,7 +472,8 @@ func (s *Service) onComputeState(cc *computeConn, st ComputeState) {
 }
 
 // ComputeConnected reports whether the compute a node lives on is
-// connected: always true for "local".
+// connected and healed (its nodes and tunnels made again after it came
+// back): always true for "local".
 func (s *Service) ComputeConnected(id string) bool {
 	if id == "" || id == LocalCompute {
 		return true
@@ -476,7 +481,17 @@ func (s *Service) ComputeConnected(id string) bool {
 	s.cmp.mu.Lock()
 	defer s.cmp.mu.Unlock()
 	cc := s.cmp.conns[id]
-	return cc != nil && cc.state.Connected
+	return cc != nil && cc.state.Connected && cc.ready
+}
+
+// setComputeReady records that a compute was healed, if it is still
+// connected.
+func (s *Service) setComputeReady(id string) {
+	s.cmp.mu.Lock()
+	defer s.cmp.mu.Unlock()
+	if cc := s.cmp.conns[id]; cc != nil && cc.state.Connected {
+		cc.ready = true
+	}
 }
 
 // computeConn returns a connected compute's connection, or an ECONFLICT
