@@ -222,6 +222,15 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 		t.Fatalf("PC1 on A does not ping PC2 on B\nPC1:\n%s\nA:\n%s\nB:\n%s", con1.log.String(), a.stderr, b.stderr)
 	}
 
+	// B's notification stream tells A what happens to its nodes: PC2
+	// stopped on B directly shows stopped on A; started again through A.
+	bNodes := "http://127.0.0.1:" + strconv.Itoa(bPort) + "/v2/compute/projects/" + pid
+	mustJSON(t, 204, "POST", bNodes+"/vpcs/nodes/"+pc2.ID+"/stop", map[string]any{})
+	if !waitFor(10*time.Second, func() bool { return nodeOf(mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil)).Status == "stopped" }) {
+		t.Errorf("PC2 stopped on B still shows %v on A", mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil)["status"])
+	}
+	mustJSON(t, 200, "POST", nodes+"/"+pc2.ID+"/start", map[string]any{})
+
 	// Suspending the tunnel that reaches A (its side is A's NIO) cuts it;
 	// resuming it brings the replies back.
 	links := A + "/v2/projects/" + pid + "/links/"
@@ -293,9 +302,14 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 
 	// Deleting PC2 on A deletes it on B; with no node left there, B can go.
 	mustJSON(t, 204, "DELETE", nodes+"/"+pc2.ID, nil)
-	mustJSON(t, 204, "DELETE", nodes+"/"+sw.ID, nil)
-	if code, raw := call(t, "GET", "http://127.0.0.1:"+strconv.Itoa(bPort)+"/v2/compute/projects/"+pid+"/vpcs/nodes/"+pc2.ID, nil); code != 404 {
+	B := "http://127.0.0.1:" + strconv.Itoa(bPort) + "/v2/compute/projects/" + pid
+	if code, raw := call(t, "GET", B+"/vpcs/nodes/"+pc2.ID, nil); code != 404 {
 		t.Errorf("PC2 on B after its delete on A: %d %s, want 404", code, raw)
+	}
+	// Deleting the project on A deletes it on B, the switch with it.
+	mustJSON(t, 204, "DELETE", A+"/v2/projects/"+pid, nil)
+	if code, raw := call(t, "GET", B+"/ethernet_switch/nodes/"+sw.ID, nil); code != 404 {
+		t.Errorf("the switch on B after the project's delete on A: %d %s, want 404", code, raw)
 	}
 	mustJSON(t, 204, "DELETE", A+"/v2/computes/b", nil)
 	if code, raw := call(t, "GET", A+"/v2/computes/b", nil); code != 404 {

@@ -279,3 +279,40 @@ func (s *Service) LinkConnected(l *Link) bool {
 	}
 	return true
 }
+
+// deleteComputeProjects deletes a project on every remote compute its
+// nodes live on, with their nodes and tunnel ends there (GNS3's controller
+// does so before it deletes a project), and removes this nodedesk's sides
+// of its tunnels. A compute that cannot be reached keeps its copy; that is
+// logged, and the delete goes on.
+func (s *Service) deleteComputeProjects(ctx context.Context, projectID string) {
+	nodes, err := s.FindNodes(ctx, projectID)
+	if err != nil {
+		return
+	}
+	if links, err := s.FindLinks(ctx, projectID); err == nil {
+		for _, l := range links {
+			if l.Tunnel == nil {
+				continue
+			}
+			for i, n := range s.tunnelEnds(l) {
+				if n != nil && !n.Remote() {
+					s.deleteTunnelNIO(ctx, l, i, n)
+				}
+			}
+		}
+	}
+	done := map[string]bool{}
+	for _, n := range nodes {
+		if !n.Remote() || done[n.ComputeID] {
+			continue
+		}
+		done[n.ComputeID] = true
+		if err := s.computeCall(ctx, n.ComputeID, "DELETE", "/projects/"+projectID, nil, nil); err != nil && ErrorCode(err) != ENOTFOUND {
+			slog.Warn("project not deleted on a remote compute", "project", projectID, "compute", n.ComputeID, "err", err)
+		}
+		s.cmp.mu.Lock()
+		delete(s.cmp.projects, [2]string{n.ComputeID, projectID})
+		s.cmp.mu.Unlock()
+	}
+}
