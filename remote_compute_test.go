@@ -73,14 +73,17 @@ func openVPCS(t *testing.T, host string, port int, name string) *vpcsConsole {
 	}
 	t.Cleanup(func() { conn.Close() })
 	c := &vpcsConsole{t: t, conn: conn, name: name}
-	if !c.expect(name+">", "\r\n", 15*time.Second) {
+	ok := false
+	for deadline := time.Now().Add(15 * time.Second); !ok && time.Now().Before(deadline); {
+		ok = c.expect(name+">", "\r\n", 2*time.Second) // Enter until it answers
+	}
+	if !ok {
 		t.Fatalf("%s: no prompt: %q", name, c.log.String())
 	}
 	return c
 }
 
-// expect sends line (each 2 s while it waits) and reads until want shows,
-// within limit.
+// expect sends line (if any) and reads until want shows, within limit.
 func (c *vpcsConsole) expect(want, line string, limit time.Duration) bool {
 	var seen strings.Builder
 	buf := make([]byte, 4096)
@@ -91,7 +94,7 @@ func (c *vpcsConsole) expect(want, line string, limit time.Duration) bool {
 			if _, err := c.conn.Write([]byte(line)); err != nil {
 				return false
 			}
-			next = time.Now().Add(2 * time.Second)
+			next = deadline // once
 		}
 		_ = c.conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
 		n, err := c.conn.Read(buf)
@@ -107,12 +110,32 @@ func (c *vpcsConsole) expect(want, line string, limit time.Duration) bool {
 	return false
 }
 
-// ping runs "ping ip -c 2" until a reply comes (within limit) and returns
-// the reply lines.
+// drain reads until the console has been quiet for 400 ms (at most 5 s),
+// so that what an earlier command printed is not read as an answer.
+func (c *vpcsConsole) drain() {
+	buf := make([]byte, 4096)
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); {
+		_ = c.conn.SetReadDeadline(time.Now().Add(400 * time.Millisecond))
+		n, err := c.conn.Read(buf)
+		c.log.Write(buf[:n])
+		if err != nil {
+			return
+		}
+	}
+}
+
+// ping runs "ping ip -c 2", one at a time (each until the prompt comes
+// back), until a reply comes or limit passes, and returns the lines of
+// replies and losses.
 func (c *vpcsConsole) ping(ip string, limit time.Duration) (string, bool) {
+	c.drain()
 	start := c.log.Len()
-	ok := c.expect("ttl=", "ping "+ip+" -c 2\r\n", limit)
-	c.expect(c.name+">", "", 5*time.Second)
+	ok := false
+	for deadline := time.Now().Add(limit); !ok && time.Now().Before(deadline); {
+		from := c.log.Len()
+		c.expect(c.name+">", "ping "+ip+" -c 2\r\n", 10*time.Second)
+		ok = strings.Contains(c.log.String()[from:], "ttl=")
+	}
 	var lines []string
 	for _, l := range strings.Split(c.log.String()[start:], "\n") {
 		if strings.Contains(l, "ttl=") || strings.Contains(l, "timeout") || strings.Contains(l, "not reachable") {
@@ -241,6 +264,16 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	mustJSON(t, 200, "PUT", links+l1, map[string]any{"suspend": false})
 	if lines, ok := con1.ping("10.15.0.2", 30*time.Second); !ok {
 		t.Errorf("PC1 does not ping PC2 once the link is resumed:\n%s", lines)
+	}
+	// The same on the tunnel between two nodes of B: its filter node is
+	// PC2, whose NIO on B gets the suspension (PUT nio).
+	mustJSON(t, 200, "PUT", links+l2, map[string]any{"suspend": true})
+	if lines, ok := con1.ping("10.15.0.2", 6*time.Second); ok {
+		t.Errorf("PC1 still pings PC2 over a suspended link on B:\n%s", lines)
+	}
+	mustJSON(t, 200, "PUT", links+l2, map[string]any{"suspend": false})
+	if lines, ok := con1.ping("10.15.0.2", 30*time.Second); !ok {
+		t.Errorf("PC1 does not ping PC2 once the link on B is resumed:\n%s", lines)
 	}
 	// A compute that nodes live on cannot be removed; it can be renamed.
 	if code, raw := call(t, "DELETE", A+"/v2/computes/b", nil); code != 409 {
