@@ -275,6 +275,22 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	if lines, ok := con1.ping("10.15.0.2", 30*time.Second); !ok {
 		t.Errorf("PC1 does not ping PC2 once the link on B is resumed:\n%s", lines)
 	}
+	// Capture: on the tunnel that reaches A, A's side records the frames;
+	// on the tunnel between two nodes of B, A has none to record.
+	capt := mustJSON(t, 201, "POST", links+l1+"/start_capture", map[string]any{"capture_file_name": "l1.pcap"})
+	if lines, ok := con1.ping("10.15.0.2", 30*time.Second); !ok {
+		t.Errorf("PC1 does not ping PC2 while capturing:\n%s", lines)
+	}
+	mustJSON(t, 201, "POST", links+l1+"/stop_capture", map[string]any{})
+	if fi, err := os.Stat(fmt.Sprint(capt["capture_file_path"])); err != nil || fi.Size() < 24+2*(16+98) {
+		t.Errorf("capture of the tunnel reaching A: %v %v, want a pcap with the pings", fi, err)
+	}
+	if code, raw := call(t, "POST", links+l2+"/start_capture", map[string]any{"capture_file_name": "l2.pcap"}); code != 409 {
+		t.Errorf("capture on a tunnel between two nodes of B: %d %s, want 409", code, raw)
+	}
+	if code, raw := call(t, "POST", nodes+"/"+pc2.ID+"/duplicate", map[string]any{"x": 10, "y": 10}); code != 409 {
+		t.Errorf("duplicate of a remote node: %d %s, want 409", code, raw)
+	}
 	// A compute that nodes live on cannot be removed; it can be renamed.
 	if code, raw := call(t, "DELETE", A+"/v2/computes/b", nil); code != 409 {
 		t.Errorf("DELETE a compute with nodes: %d %s, want 409", code, raw)

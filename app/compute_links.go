@@ -320,3 +320,13 @@ func (s *Service) syncTunnelFilters(ctx context.Context, l *Link) error {
 	body := map[string]any{"type": spec.Type, "lport": spec.LPort, "rhost": spec.RHost, "rport": spec.RPort, "filters": spec.Filters, "suspend": spec.Suspend}
 	return s.computeCall(ctx, n.ComputeID, "PUT", nioPath(n, e), body, nil)
 }
+
+// checkTunnelCapture refuses a capture on a link whose two sides are both
+// on remote computes: this nodedesk carries none of its frames (GNS3
+// captures on a compute and relays the file; nodedesk does not yet).
+func checkTunnelCapture(l *Link) error {
+	if l.Tunnel == nil || l.Tunnel.Ends[0].ComputeID == LocalCompute || l.Tunnel.Ends[1].ComputeID == LocalCompute {
+		return nil
+	}
+	return Errorf(ECONFLICT, "Both nodes of link %s live on remote computes, and nodedesk cannot capture there yet; capture on a link that has a node on this nodedesk", l.ID)
+}

@@ -260,6 +260,9 @@ func (s *Service) DuplicateNode(ctx context.Context, ref NodeRef, x, y int, z Fi
 		if err != nil {
 			return err
 		}
+		if n.Remote() {
+			return Errorf(ECONFLICT, "%s lives on compute %s, and nodedesk cannot duplicate a remote node yet; create a node there with POST /v2/projects/%s/nodes and compute_id %q", n.Name, n.ComputeID, n.ProjectID, n.ComputeID)
+		}
 		dup := *n
 		c = &dup
 		c.ID, c.Seq, c.X, c.Y = s.c.NewID(), 0, x, y
