@@ -127,10 +127,10 @@ func (s *Service) ProjectDir(projectID string) string {
 }
 
 // NodeDirectory is the working folder of a node whose type keeps files
-// (VPCS, cloud, NAT), or nil.
+// (VPCS, cloud, NAT) on this nodedesk, or nil.
 func (s *Service) NodeDirectory(n *Node) *string {
 	sub := n.Type.kind().folder
-	if sub == "" {
+	if sub == "" || n.Remote() { // a remote node's folder is its compute's
 		return nil
 	}
 	d := filepath.Join(s.ProjectDir(n.ProjectID), projectFilesDir, sub, n.ID)
