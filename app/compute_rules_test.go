@@ -16,8 +16,8 @@ func TestTunnelHosts(t *testing.T) {
 		want     [2]string
 	}{
 		{[2]string{LocalCompute, "b"}, [2]string{"127.0.0.1", "127.0.0.1"}}, // this machine, seen from a loopback compute
-		{[2]string{"b", "c"}, [2]string{"127.0.0.1", "127.0.0.1"}},         // two loopback computes: GNS3 fails, nodedesk does not
-		{[2]string{"b", "d"}, [2]string{"127.0.0.1", "192.0.2.7"}},         // each remote side is its compute's host
+		{[2]string{"b", "c"}, [2]string{"127.0.0.1", "127.0.0.1"}},          // two loopback computes: GNS3 fails, nodedesk does not
+		{[2]string{"b", "d"}, [2]string{"127.0.0.1", "192.0.2.7"}},          // each remote side is its compute's host
 		{[2]string{"d", "d"}, [2]string{"192.0.2.7", "192.0.2.7"}},
 	} {
 		got, err := s.tunnelHosts(tc.computes)
