@@ -119,6 +119,25 @@ func (s *Server) handleComputePcap(t app.NodeType) handlerFunc {
 	}
 }
 
+// handleComputeDuplicate completes a node copy the controller made: 201
+// with the copy's compute view.
+func (s *Server) handleComputeDuplicate(t app.NodeType) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		in, _, err := readBody[struct {
+			DestinationNodeID string `json:"destination_node_id"`
+		}](s, r)
+		if err != nil {
+			return err
+		}
+		n, err := s.svc.DuplicateComputeNode(r.Context(), nodeRef(r, t), in.DestinationNodeID)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusCreated, s.computeJSON(n))
+		return nil
+	}
+}
+
 // handleComputeInterfaces lists this machine's network interfaces.
 func (s *Server) handleComputeInterfaces(w http.ResponseWriter, _ *http.Request) error {
 	writeJSON(w, http.StatusOK, app.NetworkInterfaces())

@@ -84,7 +84,10 @@ func TestCompute_GNS3ControllerSequence(t *testing.T) {
 	lines := bufio.NewScanner(stream.Body)
 	lines.Scan() // the first ping: the subscription is in place
 
-	pc1 := c.node("vpcs", "PC1", map[string]any{"console_type": "telnet", "startup_script": "set pcname PC1\nip 10.0.0.1/24\n"})
+	// GNS3's VPCS template script names the node with %h; a project the
+	// controller opens again sends back startup_script_path, which the
+	// compute view showed.
+	pc1 := c.node("vpcs", "PC1", map[string]any{"console_type": "telnet", "startup_script": "set pcname %h\nip 10.0.0.1/24\n", "startup_script_path": "startup.vpc"})
 	pc2 := c.node("vpcs", "PC2", map[string]any{"console_type": "telnet", "startup_script": "set pcname PC2\nip 10.0.0.2/24\n"})
 	ports := make([]any, 8)
 	for i := range ports {

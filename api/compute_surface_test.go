@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -186,4 +187,62 @@ func TestCompute_CaptureHostAndProject(t *testing.T) {
 	ts.do("PATCH", "/v2/compute/projects/"+c.pid+"/ethernet_hub/nodes/"+hid, nil).want(t, 404)
 	ts.do("DELETE", "/v2/compute/projects/"+c.pid, nil).want(t, 204)
 	ts.do("GET", "/v2/projects/"+c.pid, nil).want(t, 404)
+}
+
+// A VPCS that stops by itself is a log.error on the compute stream, as
+// GNS3's compute says it; nodedesk's own streams carry only the status.
+func TestCompute_ProcessExitLogged(t *testing.T) {
+	ts := newVPCSServer(t)
+	c := &gns3Controller{ts: ts, t: t, pid: uuid.NewString()}
+	ts.do("POST", "/v2/compute/projects", map[string]any{"name": "log", "project_id": c.pid}).want(t, 201)
+	pc := c.node("vpcs", "PCX", map[string]any{"console_type": "telnet"})
+	path := "/v2/compute/projects/" + c.pid + "/vpcs/nodes/" + pc["node_id"].(string)
+	compute, _ := ts.wsListen(t, "/v2/compute/notifications/ws")
+	project, _ := ts.wsListen(t, "/v2/projects/"+c.pid+"/notifications/ws")
+	ts.do("POST", path+"/start", map[string]any{}).want(t, 200)
+	vpid := vpcsPID(ts.do("GET", path, nil).json(t)["node_directory"].(string))
+	if vpid == 0 {
+		t.Fatal("no vpcs process")
+	}
+	if err := syscall.Kill(vpid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		e := compute()
+		if e.Action == "log.error" {
+			if msg, _ := e.Event["message"].(string); !strings.Contains(msg, "PCX") {
+				t.Fatalf("log.error %v does not name the node", e.Event)
+			}
+			break
+		}
+		if e.Action != "node.updated" {
+			t.Fatalf("compute stream: %s %v", e.Action, e.Event)
+		}
+	}
+	ts.do("PUT", path, map[string]any{"name": "PCY"}).want(t, 200)
+	for {
+		e := project()
+		if e.Action == "log.error" {
+			t.Fatalf("a project stream carried log.error: %v", e.Event)
+		}
+		if e.Event["name"] == "PCY" {
+			break
+		}
+	}
+}
+
+// A GNS3 controller duplicates a node by creating the copy, then asking
+// the compute to complete it: the VPCS's script goes with it.
+func TestCompute_Duplicate(t *testing.T) {
+	ts := mustOpenServer(t)
+	c := &gns3Controller{ts: ts, t: t, pid: uuid.NewString()}
+	ts.do("POST", "/v2/compute/projects", map[string]any{"name": "dup", "project_id": c.pid}).want(t, 201)
+	src := c.node("vpcs", "PC1", map[string]any{"startup_script": "ip 10.0.0.9/24\n"})
+	dst := c.node("vpcs", "PC2", map[string]any{})
+	base := "/v2/compute/projects/" + c.pid + "/vpcs/nodes/"
+	got := ts.do("POST", base+src["node_id"].(string)+"/duplicate", map[string]any{"destination_node_id": dst["node_id"]}).want(t, 201).json(t)
+	if got["node_id"] != dst["node_id"] || got["startup_script"] != "ip 10.0.0.9/24\n" {
+		t.Fatalf("duplicate answered %v", got)
+	}
+	ts.do("POST", base+src["node_id"].(string)+"/duplicate", map[string]any{"destination_node_id": uuid.NewString()}).want(t, 404)
 }

@@ -56,7 +56,7 @@ type stream struct {
 
 func projectFilter(projectID string) filter {
 	return func(e app.Event) bool {
-		return e.ProjectID == projectID && !e.Action.ProjectWide() && !e.Action.Internal()
+		return e.ProjectID == projectID && !e.Action.ProjectWide() && !e.Action.Internal() && !e.Action.ComputeOnly()
 	}
 }
 
@@ -69,6 +69,9 @@ func controllerFilter(e app.Event) bool {
 // project.*, node.created…): a GNS3 controller passes actions it does not
 // know on to its GUI clients.
 func computeFilter(e app.Event) bool {
+	if e.Action.ComputeOnly() {
+		return true
+	}
 	n, ok := e.Payload.(*app.Node)
 	return ok && e.Action == app.EventNodeUpdated && n.Type.HasComputeView()
 }
@@ -134,8 +137,10 @@ func (s *Server) pump(ctx context.Context, st stream, sendJSON func([]byte) erro
 				continue
 			}
 			m := notification{Action: e.Action, Event: s.eventJSON(e)}
-			if st.compute {
-				m = notification{Action: e.Action, Event: s.computeJSON(e.Payload.(*app.Node)), ProjectID: e.ProjectID}
+			if n, ok := e.Payload.(*app.Node); ok && st.compute {
+				m = notification{Action: e.Action, Event: s.computeJSON(n), ProjectID: e.ProjectID}
+			} else if st.compute {
+				m.ProjectID = e.ProjectID
 			}
 			if send(m) != nil {
 				return

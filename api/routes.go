@@ -153,6 +153,7 @@ func (s *Server) routes() (*mux.Router, error) {
 			route{"POST", base + "/{node_id}/adapters/{adapter_number}/ports/{port_number}/stop_capture", s.handleComputeCaptureStop(t)},
 			route{"GET", base + "/{node_id}/adapters/{adapter_number}/ports/{port_number}/pcap", s.handleComputePcap(t)},
 			route{"POST", base + "/{node_id}/console/reset", s.handleConsoleReset},
+			route{"POST", base + "/{node_id}/duplicate", s.handleComputeDuplicate(t)},
 		)
 		for _, a := range app.Actions {
 			routes = append(routes, route{"POST", base + "/{node_id}/" + string(a), s.handleComputeNodeAction(t, a)})

@@ -153,3 +153,21 @@ func NetworkInterfaces() []NetworkInterface {
 	slices.SortFunc(out, func(a, b NetworkInterface) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
+
+// DuplicateComputeNode gives node dstID, which a GNS3 controller has just
+// created as a copy of src, what the controller could not copy itself
+// (GNS3's POST …/nodes/{n}/duplicate on a compute): a VPCS's startup
+// script. The other types' settings came with the copy. Codes: ENOTFOUND
+// (project, either node, or dstID not of src's type).
+func (s *Service) DuplicateComputeNode(ctx context.Context, src NodeRef, dstID string) (*Node, error) {
+	from, err := s.FindNode(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	to := NodeRef{ProjectID: from.ProjectID, NodeID: dstID, Type: from.Type}
+	dst, err := s.FindNode(ctx, to)
+	if err != nil || from.Type != VPCS || from.Properties.StartupScript == nil {
+		return dst, err
+	}
+	return s.UpdateNode(ctx, to, NodeUpdate{Properties: &VPCSUpdate{StartupScript: Some(*from.Properties.StartupScript)}})
+}

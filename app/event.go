@@ -37,7 +37,21 @@ const (
 	EventNIOCreated EventAction = "nio.created"
 	EventNIOUpdated EventAction = "nio.updated"
 	EventNIODeleted EventAction = "nio.deleted"
+	// EventLogError is a compute's message to its controller (GNS3's
+	// log.error, payload *LogMessage): on the compute stream only
+	// (ComputeOnly).
+	EventLogError EventAction = "log.error"
 )
+
+// LogMessage is the payload of a log.* event: a sentence for the user.
+type LogMessage struct {
+	Message string `json:"message"`
+}
+
+// ComputeOnly reports whether a goes to the compute stream only (GNS3's
+// log.*, which a GNS3 controller shows its users); nodedesk's own clients
+// learn the same from the change that caused it (a node.updated).
+func (a EventAction) ComputeOnly() bool { return strings.HasPrefix(string(a), "log.") }
 
 // Internal reports whether a is for nodedesk's own hooks (the data plane)
 // only and never goes to a client's stream: a GNS3 client has no use for

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"sync"
 )
@@ -45,7 +46,11 @@ const maxMACOffset = 254
 func (s *Service) OnProcessExit(projectID, nodeID, detail string) {
 	unlock := s.lockNode(nodeID)
 	defer unlock()
-	_, _ = s.recordStatus(context.Background(), NodeRef{ProjectID: projectID, NodeID: nodeID}, Stopped, nil)
+	n, err := s.recordStatus(context.Background(), NodeRef{ProjectID: projectID, NodeID: nodeID}, Stopped, nil)
+	if err == nil && n != nil && s.c.Events != nil { // a GNS3 controller tells its user, as GNS3's VPCS does
+		s.c.Events.Publish(Event{Action: EventLogError, ProjectID: projectID,
+			Payload: &LogMessage{Message: fmt.Sprintf("%s has stopped by itself: %s", n.Name, detail)}})
+	}
 }
 
 // claimProcessResources gives n a MAC offset and a UDP port pair if it has

@@ -125,6 +125,16 @@ func (u *VPCSUpdate) apply(p *Properties) error {
 	return nil
 }
 
+// runScript is the startup script a VPCS runs: its own, with each "%h"
+// the node's name, as GNS3 writes it (its builtin VPCS template's script
+// is "set pcname %h").
+func runScript(n *Node) *string {
+	if n.Properties.StartupScript == nil {
+		return nil
+	}
+	return ptr(strings.ReplaceAll(*n.Properties.StartupScript, "%h", n.Name))
+}
+
 // Ethernet switch.
 
 var switchProps = propertyKind{

@@ -163,7 +163,7 @@ func (s *Service) startProcess(ctx context.Context, ref NodeRef) (*Node, error) 
 	}
 	cmdline, err := s.c.Runner.Start(Process{
 		ProjectID: n.ProjectID, NodeID: n.ID, Name: n.Name, Dir: *s.NodeDirectory(n), Console: n.Console,
-		StartupScript: n.Properties.StartupScript, MACOffset: *n.Properties.MACOffset,
+		StartupScript: runScript(n), MACOffset: *n.Properties.MACOffset,
 		UDPLocal: n.UDPPorts[0], UDPRemote: n.UDPPorts[1],
 	})
 	if err != nil {
