@@ -224,7 +224,7 @@ func (s *Service) onComputeEvent(cc *computeConn, action string, ev json.RawMess
 	}
 	ref := NodeRef{ProjectID: v.ProjectID, NodeID: v.NodeID}
 	n, err := s.FindNode(context.Background(), ref)
-	if err != nil || n.ComputeID != cc.c.ID || n.Status == v.Status {
+	if err != nil || n.ComputeID != cc.id || n.Status == v.Status {
 		return
 	}
 	unlock := s.lockNode(n.ID)

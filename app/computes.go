@@ -86,11 +86,14 @@ type ComputeClient interface {
 	// message under the code of its status, ECONFLICT when it cannot be
 	// reached.
 	Call(ctx context.Context, method, path string, body, out any) error
+	// Start starts the supervisor (the Service calls it once it holds
+	// the client, so that no report comes before).
+	Start()
 	// Close stops the supervisor and every connection.
 	Close()
 }
 
-// ComputeDialer starts a client for c and its supervisor, which connects
+// ComputeDialer makes a client for c; its supervisor, once started, connects
 // (capabilities, version check, notification stream), reconnects with a
 // backoff, and reports every change of state to onState and every
 // notification (ping excepted) to onEvent. It never blocks.
@@ -98,7 +101,8 @@ type ComputeDialer func(c Compute, onState func(ComputeState), onEvent func(acti
 
 // computeConn is one remote compute's client and state.
 type computeConn struct {
-	c      Compute
+	id     string  // c.ID, which never changes: read without the lock
+	c      Compute // under computes.mu
 	client ComputeClient
 	state  ComputeState
 	// ready is set once a connected compute has been healed (its nodes
@@ -387,7 +391,7 @@ func (s *Service) CloseComputes() {
 // dialCompute starts c's client (if a dialer is configured) and returns
 // its view.
 func (s *Service) dialCompute(c Compute) *ComputeView {
-	cc := &computeConn{c: c}
+	cc := &computeConn{id: c.ID, c: c}
 	s.cmp.mu.Lock()
 	if s.cmp.conns == nil {
 		s.cmp.conns = map[string]*computeConn{}
@@ -401,6 +405,7 @@ func (s *Service) dialCompute(c Compute) *ComputeView {
 		s.cmp.mu.Lock()
 		cc.client = client
 		s.cmp.mu.Unlock()
+		client.Start() // reports come once the client is in place
 	}
 	return s.computeView(c)
 }
@@ -415,14 +420,16 @@ func (s *Service) dropCompute(id string) *ComputeView {
 			delete(s.cmp.projects, k)
 		}
 	}
+	var v *ComputeView
+	var client ComputeClient
+	if cc != nil {
+		v, client = &ComputeView{Compute: cc.c, ComputeState: cc.state}, cc.client
+	}
 	s.cmp.mu.Unlock()
-	if cc == nil {
-		return nil
+	if client != nil {
+		client.Close()
 	}
-	if cc.client != nil {
-		cc.client.Close()
-	}
-	return &ComputeView{Compute: cc.c, ComputeState: cc.state}
+	return v
 }
 
 // setComputeRecord keeps a changed record (not its address) beside its

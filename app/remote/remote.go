@@ -46,25 +46,31 @@ type Client struct {
 	onState func(app.ComputeState)
 	onEvent func(action string, event json.RawMessage)
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
+	ctx     context.Context
+	cancel  context.CancelFunc
+	done    chan struct{}
+	started sync.Once
 
 	mu    sync.Mutex
 	state app.ComputeState
 }
 
-// Dial starts a client of c and its supervisor (an app.ComputeDialer).
+// Dial makes a client of c (an app.ComputeDialer); Start starts its
+// supervisor.
 func Dial(c app.Compute, onState func(app.ComputeState), onEvent func(string, json.RawMessage)) app.ComputeClient {
 	cl := &Client{c: c, http: &http.Client{}, onState: onState, onEvent: onEvent, done: make(chan struct{})}
 	cl.ctx, cl.cancel = context.WithCancel(context.Background())
-	go cl.supervise()
 	return cl
 }
 
-// Close stops the supervisor and closes its connection.
+// Start starts the supervisor, once.
+func (cl *Client) Start() { cl.started.Do(func() { go cl.supervise() }) }
+
+// Close stops the supervisor (if it was started) and closes its
+// connection.
 func (cl *Client) Close() {
 	cl.cancel()
+	cl.started.Do(func() { close(cl.done) }) // never started: nothing to wait for
 	<-cl.done
 }
 

@@ -113,6 +113,7 @@ func dial(t *testing.T, c app.Compute) (app.ComputeClient, *watch) {
 		w.mu.Unlock()
 	})
 	t.Cleanup(cl.Close)
+	cl.Start()
 	return cl, w
 }
 
