@@ -235,6 +235,11 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	}
 	l1 := link(pc1.ID, sw.ID, 1)
 	l2 := link(pc2.ID, sw.ID, 2)
+	// Undo replays records only, so what a remote compute also holds is
+	// not undoable: the history holds PC1's creation alone.
+	if h := mustJSON(t, 200, "GET", A+"/v2/projects/"+pid+"/history", nil); len(h["undo"].([]any)) != 1 {
+		t.Errorf("history %v, want only PC1's creation", h["undo"])
+	}
 	pc1 = nodeOf(mustJSON(t, 200, "POST", nodes+"/"+pc1.ID+"/start", map[string]any{}))
 	pc2 = nodeOf(mustJSON(t, 200, "POST", nodes+"/"+pc2.ID+"/start", map[string]any{}))
 	con1 := openVPCS(t, "127.0.0.1", pc1.Console, "PC1")

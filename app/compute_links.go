@@ -130,7 +130,7 @@ func (s *Service) createTunnelLink(ctx context.Context, projectID string, u Link
 	if l.Tunnel, err = s.makeTunnel(ctx, l, ends); err != nil {
 		return nil, err
 	}
-	err = s.update(ctx, func(tx Tx, emit emitFunc) error {
+	err = s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
 		p, err := findProject(tx, projectID)
 		if err != nil {
 			return err

@@ -140,7 +140,7 @@ func (s *Service) createRemoteNode(ctx context.Context, projectID, id string, c 
 		return nil, err
 	}
 	ans.applyTo(n)
-	err = s.update(ctx, func(tx Tx, emit emitFunc) error {
+	err = s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
 		if _, err := findProject(tx, projectID); err != nil {
 			return err
 		}
@@ -164,19 +164,21 @@ func (s *Service) createRemoteNode(ctx context.Context, projectID, id string, c 
 // forwardNodeUpdate sends a change of a remote node's name, console type
 // or properties to its compute before it is committed; other changes (its
 // place on the canvas, its label) are the controller's alone.
-func (s *Service) forwardNodeUpdate(ctx context.Context, ref NodeRef, u NodeUpdate) error {
+// It reports whether it sent one (the commit is then not undoable:
+// remoteWrite).
+func (s *Service) forwardNodeUpdate(ctx context.Context, ref NodeRef, u NodeUpdate) (bool, error) {
 	before, err := s.FindNode(ctx, ref)
 	if err != nil || !before.Remote() {
-		return err
+		return false, err
 	}
 	after, err := u.apply(before)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if after.Name == before.Name && after.ConsoleType == before.ConsoleType && unchanged(after.Properties, before.Properties) {
-		return nil
+		return false, nil
 	}
-	return s.computeCall(ctx, after.ComputeID, "PUT", computeNodePath(after), computeNodeBody(after), nil)
+	return true, s.computeCall(ctx, after.ComputeID, "PUT", computeNodePath(after), computeNodeBody(after), nil)
 }
 
 // remoteNodeAction asks the compute to start, stop, suspend or reload a
@@ -315,4 +317,15 @@ func (s *Service) deleteComputeProjects(ctx context.Context, projectID string) {
 		delete(s.cmp.projects, [2]string{n.ComputeID, projectID})
 		s.cmp.mu.Unlock()
 	}
+}
+
+// remoteWrite is how a change that a remote compute also holds is
+// committed: not recorded in history, since undo and redo replay records
+// only and would leave the compute's copy behind (a node or NIO there that
+// nodedesk no longer knows, or a record with nothing behind it).
+func (s *Service) remoteWrite(remote bool) func(context.Context, func(Tx, emitFunc) error) error {
+	if remote {
+		return s.updateQuiet
+	}
+	return s.update
 }

@@ -207,7 +207,11 @@ func (u LinkUpdate) applyTo(l *Link, relabel bool) error {
 // create another. Codes: EINVALID, ENOTFOUND.
 func (s *Service) UpdateLink(ctx context.Context, projectID, linkID string, u LinkUpdate) (*Link, error) {
 	var l *Link
-	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
+	tunnel := false
+	if cur, err := s.FindLink(ctx, projectID, linkID); err == nil {
+		tunnel = cur.Tunnel != nil
+	}
+	err := s.remoteWrite(tunnel)(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findLink(tx, projectID, linkID)
 		if err != nil {
 			return err
@@ -251,10 +255,12 @@ func (l *Link) joins(e LinkEnd) bool {
 
 // DeleteLink deletes a link. Codes: EINVALID, ENOTFOUND.
 func (s *Service) DeleteLink(ctx context.Context, projectID, linkID string) error {
+	remote := false
 	if l, err := s.FindLink(ctx, projectID, linkID); err == nil && l.Tunnel != nil {
+		remote = true
 		s.breakLinkTunnels(ctx, []*Link{l})
 	}
-	return s.update(ctx, func(tx Tx, emit emitFunc) error {
+	return s.remoteWrite(remote)(ctx, func(tx Tx, emit emitFunc) error {
 		l, err := findLink(tx, projectID, linkID)
 		if err != nil {
 			return err

@@ -166,11 +166,12 @@ func findNode(tx Tx, ref NodeRef) (*Node, error) {
 // Codes: EINVALID, ENOTFOUND, ECONFLICT (name or console port taken, a
 // linked port removed, console type changed while running).
 func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*Node, error) {
-	if err := s.forwardNodeUpdate(ctx, ref, u); err != nil {
+	forwarded, err := s.forwardNodeUpdate(ctx, ref, u)
+	if err != nil {
 		return nil, err
 	}
 	var after *Node
-	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
+	err = s.remoteWrite(forwarded)(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findNode(tx, ref)
 		if err != nil {
 			return err
@@ -221,15 +222,20 @@ func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
 	if _, err := s.NodeAction(ctx, ref, Stop); err != nil {
 		return err
 	}
+	remote := false
 	if n, err := s.FindNode(ctx, ref); err == nil {
+		remote = n.Remote()
 		if links, err := s.FindNodeLinks(ctx, ref); err == nil {
+			for _, l := range links {
+				remote = remote || l.Tunnel != nil
+			}
 			s.breakLinkTunnels(ctx, links)
 		}
 		if n.Remote() {
 			s.deleteRemoteNode(ctx, n)
 		}
 	}
-	return s.update(ctx, func(tx Tx, emit emitFunc) error {
+	return s.remoteWrite(remote)(ctx, func(tx Tx, emit emitFunc) error {
 		n, err := findNode(tx, ref)
 		if err != nil {
 			return err
