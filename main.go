@@ -27,6 +27,7 @@ import (
 	"nodedesk/app"
 	"nodedesk/app/dataplane"
 	"nodedesk/app/desktop"
+	"nodedesk/app/remote"
 	"nodedesk/app/vpcs"
 	"nodedesk/store"
 )
@@ -173,8 +174,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		DataDir:     filepath.Dir(o.db),
 		ConsoleHost: host,
 		Runner:      runner,
+		Computes:    remote.Dial, // remote computes' clients (app/remote)
 		UDPPorts:    o.udpPorts,
 	})
+	defer svc.CloseComputes()
 	runner.OnExit(svc.OnProcessExit)
 	if err := errors.Join(svc.ReconcileStatuses(ctx), svc.ReconcileCaptures(ctx)); err != nil {
 		return err
@@ -206,6 +209,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		logger.Warn("the API is reachable from other machines; use --listen 127.0.0.1:PORT to keep it local", "listen", o.listen)
 	}
 	logger.Info("nodedesk is serving", "url", srv.URL(), "store", o.db, "version", version)
+	if err := svc.StartComputes(ctx); err != nil {
+		logger.Error("remote computes not connected", "err", err)
+	}
 
 	if o.headless {
 		<-ctx.Done()

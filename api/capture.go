@@ -35,7 +35,7 @@ func (s *Server) handleLinkCaptureStart(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, linkJSONOf(l))
+	writeJSON(w, http.StatusCreated, s.linkJSON(l))
 	return nil
 }
 
@@ -45,7 +45,7 @@ func (s *Server) handleLinkCaptureStop(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, linkJSONOf(l))
+	writeJSON(w, http.StatusCreated, s.linkJSON(l))
 	return nil
 }
 

@@ -8,10 +8,10 @@ import (
 	"nodedesk/app"
 )
 
-func writeLinks(w http.ResponseWriter, ls []*app.Link) {
+func (s *Server) writeLinks(w http.ResponseWriter, ls []*app.Link) {
 	out := make([]linkJSON, len(ls))
 	for i, l := range ls {
-		out[i] = linkJSONOf(l)
+		out[i] = s.linkJSON(l)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -21,7 +21,7 @@ func (s *Server) handleLinkList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeLinks(w, ls)
+	s.writeLinks(w, ls)
 	return nil
 }
 
@@ -30,7 +30,7 @@ func (s *Server) handleNodeLinks(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeLinks(w, ls)
+	s.writeLinks(w, ls)
 	return nil
 }
 
@@ -43,7 +43,7 @@ func (s *Server) handleLinkCreate(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, linkJSONOf(l))
+	writeJSON(w, http.StatusCreated, s.linkJSON(l))
 	return nil
 }
 
@@ -53,7 +53,7 @@ func (s *Server) handleLinkGet(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, linkJSONOf(l))
+	writeJSON(w, http.StatusOK, s.linkJSON(l))
 	return nil
 }
 
@@ -67,7 +67,7 @@ func (s *Server) handleLinkUpdate(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, linkJSONOf(l))
+	writeJSON(w, http.StatusOK, s.linkJSON(l))
 	return nil
 }
 

@@ -48,19 +48,6 @@ func capabilities() map[string]any {
 	return map[string]any{"node_types": types, "platform": runtime.GOOS, "version": GNS3Version}
 }
 
-func (s *Server) handleComputeList(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, []any{s.localCompute(hostUsage())})
-	return nil
-}
-
-func (s *Server) handleComputeGet(w http.ResponseWriter, r *http.Request) error {
-	if err := checkCompute(r); err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, s.localCompute(hostUsage()))
-	return nil
-}
-
 // hostUsage reads this machine's CPU load (1-minute load average per core)
 // and memory use, in percent, from /proc; 0 where it cannot be read.
 func hostUsage() (cpu, mem float64) {

@@ -60,7 +60,9 @@ func projectFilter(projectID string) filter {
 	}
 }
 
-func controllerFilter(e app.Event) bool { return e.Action.ProjectWide() }
+func controllerFilter(e app.Event) bool {
+	return e.Action.ProjectWide() || strings.HasPrefix(string(e.Action), "compute.")
+}
 
 // computeFilter picks what a compute tells its controller: the changes of
 // nodes that have a compute view. Never a controller's events (link.*,

@@ -13,6 +13,7 @@ import (
 // nodeJSON is the controller view of a node.
 type nodeJSON struct {
 	CommandLine      *string             `json:"command_line"`
+	ComputeConnected bool                `json:"compute_connected"`
 	ComputeID        string              `json:"compute_id"`
 	Console          *int                `json:"console"`
 	ConsoleAutoStart bool                `json:"console_auto_start"`
@@ -47,23 +48,20 @@ func (s *Server) nodeJSON(n *app.Node) nodeJSON {
 	if adapters == nil {
 		adapters = []app.CustomAdapter{}
 	}
+	at := s.svc.ShowNode(n)
+	var console *int
+	if at.Console != 0 {
+		console = &at.Console
+	}
 	return nodeJSON{
-		CommandLine: n.CommandLine, ComputeID: app.LocalCompute, Console: consolePort(n),
-		ConsoleAutoStart: n.ConsoleAutoStart, ConsoleHost: s.svc.ConsoleHost(), ConsoleType: consoleType(n),
+		CommandLine: n.CommandLine, ComputeConnected: at.Connected, ComputeID: at.ComputeID, Console: console,
+		ConsoleAutoStart: n.ConsoleAutoStart, ConsoleHost: at.ConsoleHost, ConsoleType: consoleType(n),
 		CustomAdapters: adapters, FirstPortName: n.FirstPortName, Height: h, Label: n.Label,
 		Locked: n.Locked, Name: n.Name, NodeDirectory: s.svc.NodeDirectory(n), NodeID: n.ID,
 		NodeType: n.Type, PortNameFormat: n.PortNameFormat, PortSegmentSize: n.PortSegmentSize,
-		Ports: n.Ports(), ProjectID: n.ProjectID, Properties: n.PropertiesView(), Status: n.Status,
+		Ports: n.Ports(), ProjectID: n.ProjectID, Properties: n.PropertiesView(), Status: at.Status,
 		Symbol: n.Symbol, TemplateID: n.TemplateID, Width: w, X: n.X, Y: n.Y, Z: n.Z,
 	}
-}
-
-func consolePort(n *app.Node) *int {
-	if n.Console == 0 {
-		return nil
-	}
-	c := n.Console
-	return &c
 }
 
 func consoleType(n *app.Node) *string {
@@ -151,6 +149,7 @@ type linkJSON struct {
 	CaptureFileName  *string                    `json:"capture_file_name"`
 	CaptureFilePath  *string                    `json:"capture_file_path"`
 	Capturing        bool                       `json:"capturing"`
+	ComputeConnected bool                       `json:"compute_connected"`
 	Filters          map[string]json.RawMessage `json:"filters"`
 	LinkID           string                     `json:"link_id"`
 	LinkStyle        map[string]json.RawMessage `json:"link_style"`
@@ -160,6 +159,13 @@ type linkJSON struct {
 	Suspend          bool                       `json:"suspend"`
 }
 
+func (s *Server) linkJSON(l *app.Link) linkJSON {
+	j := linkJSONOf(l)
+	j.ComputeConnected = s.svc.LinkConnected(l)
+	return j
+}
+
+// linkJSONOf is l's wire form with compute_connected true (see linkJSON).
 func linkJSONOf(l *app.Link) linkJSON {
 	filters, style := l.Filters, l.LinkStyle
 	if filters == nil {
@@ -170,7 +176,7 @@ func linkJSONOf(l *app.Link) linkJSON {
 	}
 	return linkJSON{Filters: filters, LinkID: l.ID, LinkStyle: style, LinkType: l.LinkType,
 		Nodes: nonNil(l.Nodes), ProjectID: l.ProjectID, Suspend: l.Suspend, Capturing: l.Capturing,
-		CaptureFileName: l.CaptureFileName, CaptureFilePath: l.CaptureFilePath}
+		CaptureFileName: l.CaptureFileName, CaptureFilePath: l.CaptureFilePath, ComputeConnected: true}
 }
 
 // templateJSONOf is a template as GNS3 lists it: the common keys, and a
@@ -193,7 +199,9 @@ func (s *Server) eventJSON(e app.Event) any {
 	case *app.Node:
 		return s.nodeJSON(p)
 	case *app.Link:
-		return linkJSONOf(p)
+		return s.linkJSON(p)
+	case *app.ComputeView:
+		return s.remoteComputeJSON(p)
 	case *app.Project:
 		return s.projectJSON(p)
 	case *app.Drawing:

@@ -41,6 +41,9 @@ func (s *Service) StartCapture(ctx context.Context, projectID, linkID string, c 
 		if err != nil {
 			return err
 		}
+		if err := checkTunnelCapture(before); err != nil {
+			return err
+		}
 		if before.Capturing {
 			return Errorf(ECONFLICT, "Link %s is already capturing to %s; stop that capture first", before.ID, *before.CaptureFileName)
 		}

@@ -37,7 +37,7 @@ type NodeKey struct {
 // node owns is a conflict that names that node; a node whose console type
 // needs a port and has none gets the lowest free one.
 func (s *Service) claimConsole(tx Tx, n *Node) error {
-	if n.ConsoleType == ConsoleNone {
+	if n.ConsoleType == ConsoleNone || (n.Remote() && !s.computeOnThisMachine(n.ComputeID)) { // a remote node's port is its compute's
 		n.Console = 0
 		return nil
 	}
@@ -130,11 +130,15 @@ func (s *Service) ConsoleAddress(ctx context.Context, ref NodeRef) (*Node, strin
 	if err != nil {
 		return nil, "", err
 	}
-	if n.ConsoleType != ConsoleTelnet || n.Console == 0 {
+	if n.ConsoleType != ConsoleTelnet || (n.Console == 0 && n.ComputeConsole == 0) {
 		return nil, "", Errorf(ECONFLICT, "%s has no telnet console; give it console type telnet first", n.Name)
 	}
 	if n.Status != Started {
 		return nil, "", Errorf(ECONFLICT, "%s is %s; start it to use its console", n.Name, n.Status)
+	}
+	if n.Remote() {
+		v := s.ShowNode(n)
+		return n, net.JoinHostPort(DialHost(v.ConsoleHost), strconv.Itoa(v.Console)), nil
 	}
 	return n, net.JoinHostPort(DialHost(s.c.ConsoleHost), strconv.Itoa(n.Console)), nil
 }

@@ -89,6 +89,9 @@ func (s *Service) nodeFolder(ctx context.Context, ref NodeRef, name string) (*No
 		return n, p, "", nil
 	}
 	dir := s.NodeDirectory(n)
+	if n.Remote() && n.Type.kind().folder != "" {
+		return n, p, "", Errorf(ECONFLICT, "%s lives on compute %s, which keeps its files; nodedesk does not reach them there yet", n.Name, n.ComputeID)
+	}
 	if dir == nil {
 		return n, p, "", Errorf(ECONFLICT, "%s is a %s node, which keeps no files; only nodes with a folder (%s) do",
 			n.Name, n.Type, strings.Join(typesWithFolder(), ", "))

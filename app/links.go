@@ -17,6 +17,9 @@ type Link struct {
 	Filters   map[string]json.RawMessage `json:"filters,omitempty"`
 	LinkStyle map[string]json.RawMessage `json:"link_style,omitempty"`
 	Seq       uint64                     `json:"seq"`
+	// Tunnel is set when a node of the link lives on a remote compute
+	// (compute_links.go).
+	Tunnel *Tunnel `json:"tunnel,omitempty"`
 	// A packet capture of the link's frames: while Capturing, the data
 	// plane writes them to CaptureFilePath (CaptureDataLinkType is GNS3's
 	// data_link_type). The file's name and path stay after it stops.
@@ -85,6 +88,9 @@ func linkNotFound(id string) error { return Errorf(ENOTFOUND, "Link ID %s doesn'
 func (s *Service) CreateLink(ctx context.Context, projectID string, u LinkUpdate) (*Link, error) {
 	if err := s.checkLinkHostPorts(projectID, u); err != nil {
 		return nil, err
+	}
+	if ends := s.linkNodes(projectID, u); (ends[0] != nil && ends[0].Remote()) || (ends[1] != nil && ends[1].Remote()) {
+		return s.createTunnelLink(ctx, projectID, u)
 	}
 	var l *Link
 	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
@@ -201,7 +207,11 @@ func (u LinkUpdate) applyTo(l *Link, relabel bool) error {
 // create another. Codes: EINVALID, ENOTFOUND.
 func (s *Service) UpdateLink(ctx context.Context, projectID, linkID string, u LinkUpdate) (*Link, error) {
 	var l *Link
-	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
+	tunnel := false
+	if cur, err := s.FindLink(ctx, projectID, linkID); err == nil {
+		tunnel = cur.Tunnel != nil
+	}
+	err := s.remoteWrite(tunnel)(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findLink(tx, projectID, linkID)
 		if err != nil {
 			return err
@@ -229,7 +239,7 @@ func (s *Service) UpdateLink(ctx context.Context, projectID, linkID string, u Li
 	if err != nil {
 		return nil, err
 	}
-	return l, nil
+	return l, s.syncTunnelFilters(ctx, l)
 }
 
 // joins reports whether e names one of the link's ends.
@@ -245,7 +255,12 @@ func (l *Link) joins(e LinkEnd) bool {
 
 // DeleteLink deletes a link. Codes: EINVALID, ENOTFOUND.
 func (s *Service) DeleteLink(ctx context.Context, projectID, linkID string) error {
-	return s.update(ctx, func(tx Tx, emit emitFunc) error {
+	remote := false
+	if l, err := s.FindLink(ctx, projectID, linkID); err == nil && l.Tunnel != nil {
+		remote = true
+		s.breakLinkTunnels(ctx, []*Link{l})
+	}
+	return s.remoteWrite(remote)(ctx, func(tx Tx, emit emitFunc) error {
 		l, err := findLink(tx, projectID, linkID)
 		if err != nil {
 			return err

@@ -36,8 +36,24 @@ type Node struct {
 	// UDPPorts is the local and remote UDP port of a process-run node's
 	// link, allocated at its first start.
 	UDPPorts []int `json:"udp_ports,omitempty"`
+	// ComputeID is the remote compute the node lives on; empty: this
+	// nodedesk ("local"). ComputeConsole is the console port that compute
+	// gave it (Console stays 0: the port is not this machine's).
+	ComputeID      string `json:"compute_id,omitempty"`
+	ComputeConsole int    `json:"compute_console,omitempty"`
 	// Seq orders a project's nodes by creation; the store assigns it.
 	Seq uint64 `json:"seq"`
+}
+
+// Remote reports whether n lives on a remote compute.
+func (n *Node) Remote() bool { return n.ComputeID != "" && n.ComputeID != LocalCompute }
+
+// Compute is the id of the compute n lives on.
+func (n *Node) Compute() string {
+	if n.Remote() {
+		return n.ComputeID
+	}
+	return LocalCompute
 }
 
 // Label is the text shown beside a node on the canvas.

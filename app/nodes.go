@@ -15,15 +15,15 @@ func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate
 	if !c.Type.Valid() {
 		return nil, Errorf(EINVALID, "Unknown node type %q", c.Type)
 	}
-	if c.ComputeID != "" && c.ComputeID != LocalCompute {
-		return nil, Errorf(ENOTFOUND, "Compute ID %s doesn't exist; nodedesk has one compute, \"local\"", c.ComputeID)
-	}
 	id := s.c.NewID()
 	if c.ID != "" {
 		var ok bool
 		if id, ok = canonicalID(c.ID); !ok {
 			return nil, Errorf(EINVALID, "Node ID %s is not a valid UUID", c.ID)
 		}
+	}
+	if c.ComputeID != "" && c.ComputeID != LocalCompute {
+		return s.createRemoteNode(ctx, projectID, id, c)
 	}
 	env := newNodeEnvFor(c.Type, s.c.HostInterfaces) // outside the write transaction
 	var n *Node
@@ -64,6 +64,9 @@ func (s *Service) newNodeIn(tx Tx, projectID, id string, c NodeCreate, env newNo
 	u.Name = Field[string]{}
 	base := newNode(id, projectID, c.Type, env)
 	base.Name = want
+	if c.ComputeID != LocalCompute {
+		base.ComputeID = c.ComputeID
+	}
 	n, err := u.apply(base)
 	if err != nil {
 		return nil, err
@@ -170,8 +173,12 @@ func findNode(tx Tx, ref NodeRef) (*Node, error) {
 // Codes: EINVALID, ENOTFOUND, ECONFLICT (name or console port taken, a
 // linked port removed, console type changed while running).
 func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*Node, error) {
+	forwarded, err := s.forwardNodeUpdate(ctx, ref, u)
+	if err != nil {
+		return nil, err
+	}
 	var after *Node
-	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
+	err = s.remoteWrite(forwarded)(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findNode(tx, ref)
 		if err != nil {
 			return err
@@ -222,7 +229,20 @@ func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
 	if _, err := s.NodeAction(ctx, ref, Stop); err != nil {
 		return err
 	}
-	return s.update(ctx, func(tx Tx, emit emitFunc) error {
+	remote := false
+	if n, err := s.FindNode(ctx, ref); err == nil {
+		remote = n.Remote()
+		if links, err := s.FindNodeLinks(ctx, ref); err == nil {
+			for _, l := range links {
+				remote = remote || l.Tunnel != nil
+			}
+			s.breakLinkTunnels(ctx, links)
+		}
+		if n.Remote() {
+			s.deleteRemoteNode(ctx, n)
+		}
+	}
+	return s.remoteWrite(remote)(ctx, func(tx Tx, emit emitFunc) error {
 		n, err := findNode(tx, ref)
 		if err != nil {
 			return err
@@ -252,6 +272,9 @@ func (s *Service) DuplicateNode(ctx context.Context, ref NodeRef, x, y int, z Fi
 		n, err := findNode(tx, ref)
 		if err != nil {
 			return err
+		}
+		if n.Remote() {
+			return Errorf(ECONFLICT, "%s lives on compute %s, and nodedesk cannot duplicate a remote node yet; create a node there with POST /v2/projects/%s/nodes and compute_id %q", n.Name, n.ComputeID, n.ProjectID, n.ComputeID)
 		}
 		dup := *n
 		c = &dup

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"sync"
 )
 
@@ -67,8 +68,14 @@ func (s *Service) claimProcessResources(tx Tx, n *Node) error {
 				used[*o.Properties.MACOffset] = true
 			}
 		}
-		for m := 0; m <= maxMACOffset && n.Properties.MACOffset == nil; m++ {
-			if !used[m] {
+		// The search starts at a place the node's id gives, so that VPCS
+		// nodes of one lab on two computes (each numbering its own) rarely
+		// share a MAC address.
+		h := fnv.New32a()
+		h.Write([]byte(n.ID))
+		start := int(h.Sum32() % (maxMACOffset + 1))
+		for i := 0; i <= maxMACOffset && n.Properties.MACOffset == nil; i++ {
+			if m := (start + i) % (maxMACOffset + 1); !used[m] {
 				n.Properties.MACOffset = ptr(m)
 			}
 		}
@@ -118,8 +125,8 @@ func (s *Service) ReconcileStatuses(ctx context.Context) error {
 		changed := false
 		for _, k := range active {
 			n, err := tx.Node(k.ProjectID, k.NodeID)
-			if err != nil || n == nil || !s.runs(n.Type) {
-				continue
+			if err != nil || n == nil || !s.runs(n.Type) || n.Remote() {
+				continue // a remote node runs on its compute
 			}
 			c := *n
 			c.Status = Stopped
@@ -148,6 +155,9 @@ func (s *Service) StopProcesses(ctx context.Context) error {
 	}
 	var first error
 	for _, k := range active {
+		if n, err := s.FindNode(ctx, NodeRef{ProjectID: k.ProjectID, NodeID: k.NodeID}); err == nil && n.Remote() {
+			continue // its compute keeps running it
+		}
 		if _, err := s.NodeAction(ctx, NodeRef{ProjectID: k.ProjectID, NodeID: k.NodeID}, Stop); err != nil && first == nil {
 			first = err
 		}

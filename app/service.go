@@ -43,6 +43,9 @@ type Config struct {
 	// allocation skips ports other programs hold; nil means
 	// TestBind(ConsoleHost).
 	PortFree func(network string, port int) bool
+	// Computes starts the client of a remote compute (package
+	// app/remote); nil: remote computes are recorded but never connect.
+	Computes ComputeDialer
 	// UDPPorts is the range UDP ports are allocated from (VPCS pairs,
 	// ports/udp, NIO lports); zero means DefaultUDPPorts. Two nodedesks on
 	// one machine are given disjoint ranges.
@@ -75,6 +78,8 @@ type Service struct {
 	// hostPorts checks cloud host ports before they are linked
 	// (hostports.go); nil: no data plane opens them.
 	hostPorts HostPorts
+	// cmp holds the connections to remote computes (compute.go).
+	cmp computes
 	// noHistory turns recording off, for a benchmark of its cost
 	// (export_test.go).
 	noHistory bool
@@ -122,10 +127,10 @@ func (s *Service) ProjectDir(projectID string) string {
 }
 
 // NodeDirectory is the working folder of a node whose type keeps files
-// (VPCS, cloud, NAT), or nil.
+// (VPCS, cloud, NAT) on this nodedesk, or nil.
 func (s *Service) NodeDirectory(n *Node) *string {
 	sub := n.Type.kind().folder
-	if sub == "" {
+	if sub == "" || n.Remote() { // a remote node's folder is its compute's
 		return nil
 	}
 	d := filepath.Join(s.ProjectDir(n.ProjectID), projectFilesDir, sub, n.ID)
@@ -162,6 +167,12 @@ type write struct {
 // (record.go), as coming from ctx's Source.
 func (s *Service) update(ctx context.Context, fn func(tx Tx, emit emitFunc) error) error {
 	return s.submit(&write{fn: fn, src: SourceOf(ctx), record: !s.noHistory})
+}
+
+// updateQuiet is update for a change that is no user's and goes to no
+// history: what nodedesk learns or remakes of a remote compute.
+func (s *Service) updateQuiet(ctx context.Context, fn func(tx Tx, emit emitFunc) error) error {
+	return s.submit(&write{fn: fn, src: SourceOf(ctx)})
 }
 
 // submit runs w with the writes waiting at the same time, and returns its
@@ -304,6 +315,11 @@ func (t *countingTx) PutTemplate(tp *Template) error { t.writes++; return t.Tx.P
 func (t *countingTx) DeleteTemplate(id string) error {
 	t.writes++
 	return t.Tx.DeleteTemplate(id)
+}
+func (t *countingTx) PutCompute(c *Compute) error { t.writes++; return t.Tx.PutCompute(c) }
+func (t *countingTx) DeleteCompute(id string) error {
+	t.writes++
+	return t.Tx.DeleteCompute(id)
 }
 func (t *countingTx) ReserveUDP(projectID string, port int) error {
 	t.writes++

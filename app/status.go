@@ -109,6 +109,9 @@ func (s *Service) NodeAction(ctx context.Context, ref NodeRef, a Action) (*Node,
 	if n, err = s.FindNode(ctx, ref); err != nil { // as it is now we hold the lock
 		return nil, err
 	}
+	if n.Remote() {
+		return s.remoteNodeAction(ctx, n, a)
+	}
 	next, st := n.Type.Lifecycle().transition(n.Status, a)
 	if n.Type.notRun(st) {
 		return nil, Errorf(ECONFLICT, "nodedesk does not run %s nodes: %s is kept so that the project can go back to GNS3, but it cannot %s here", n.Type, n.Name, a)

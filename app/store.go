@@ -130,4 +130,13 @@ type Tx interface {
 	PopHistory(projectID string, st HistoryStack) error
 	// ClearHistory removes every entry of a stack.
 	ClearHistory(projectID string, st HistoryStack) error
+
+	// Compute returns a remote compute, or nil.
+	Compute(id string) (*Compute, error)
+	// Computes returns the remote computes in the order they were added.
+	Computes() ([]*Compute, error)
+	// PutCompute creates or replaces a remote compute.
+	PutCompute(c *Compute) error
+	// DeleteCompute removes a remote compute.
+	DeleteCompute(id string) error
 }

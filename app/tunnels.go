@@ -26,6 +26,9 @@ func checkTunnelPorts(ports []CloudPort) error {
 // tunnels and before did not: no node owns them for its link ports and
 // no program of this machine (another cloud's tunnel included) holds them.
 func (s *Service) claimTunnelPorts(tx Tx, before, after *Node) error {
+	if after.Remote() {
+		return nil // a remote cloud's tunnels are its compute's ports
+	}
 	i, port, owner, err := s.takenTunnelPort(tx, before, after)
 	switch {
 	case err != nil || i < 0:

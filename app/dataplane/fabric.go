@@ -207,6 +207,9 @@ func (f *Fabric) apply(d *draft, e app.Event) {
 }
 
 func (f *Fabric) putNode(d *draft, n *app.Node) {
+	if n.Remote() {
+		return // its compute carries its frames
+	}
 	if mk, ok := engines[n.Type]; ok {
 		eng, have := d.r().engines[n.ID]
 		if !have {

@@ -49,7 +49,11 @@ export interface paths {
         /** List computes. */
         get: operations["listComputes"];
         put?: never;
-        post?: never;
+        /**
+         * Add a remote compute.
+         * @description Adds another nodedesk or a GNS3 2.2.59 server as a compute and starts connecting to it (GET /v2/compute/capabilities, then its notification websocket); the answer does not wait for the connection: follow compute.updated. A version other than 2.2.59 leaves it not connected with last_error saying so.
+         */
+        post: operations["createCompute"];
         delete?: never;
         options?: never;
         head?: never;
@@ -65,9 +69,11 @@ export interface paths {
         };
         /** Get a compute. */
         get: operations["getCompute"];
-        put?: never;
+        /** Change a remote compute. */
+        put: operations["updateCompute"];
         post?: never;
-        delete?: never;
+        /** Remove a remote compute. */
+        delete: operations["deleteCompute"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2461,7 +2467,7 @@ export interface components {
             /** @description Server version of the compute. */
             version: string;
         };
-        /** @description A compute server known to the controller. */
+        /** @description A compute server known to the controller. connected, cpu_usage_percent, memory_usage_percent, capabilities and last_error are what nodedesk last learnt from it: capabilities is {} and the usages are null until it has connected once since nodedesk started. The password is never shown. */
         Compute: {
             /** @description Compute identifier. */
             compute_id: string;
@@ -2478,15 +2484,16 @@ export interface components {
             protocol: "http" | "https";
             /** @description User name for the compute, if any. */
             user: string | null;
-            /** @description Whether the controller is connected to the compute. */
+            /** @description Whether nodedesk is connected to the compute: its capabilities answered with version 2.2.59 and its notification stream is open. "local" is always connected. */
             connected: boolean;
-            /** @description Current CPU load of the compute. */
-            cpu_usage_percent: number;
-            /** @description Current memory use of the compute. */
-            memory_usage_percent: number;
-            /** @description Last connection error, if any. */
+            /** @description CPU load of the compute from its last ping, or null when not connected. */
+            cpu_usage_percent: number | null;
+            /** @description Memory use of the compute from its last ping, or null when not connected. */
+            memory_usage_percent: number | null;
+            /** @description Why nodedesk is not connected to the compute (unreachable, refused credentials, another version), or null. */
             last_error: string | null;
-            capabilities: components["schemas"]["Capabilities"];
+            /** @description What the compute runs, from its GET /v2/compute/capabilities; {} before it first connected. */
+            capabilities: components["schemas"]["Capabilities"] | Record<string, unknown>;
         };
         /** @description Port usage of a compute. */
         ComputePorts: {
@@ -2798,6 +2805,8 @@ export interface components {
             y: number;
             /** @description Stacking order. */
             z: number;
+            /** @description nodedesk only: false while the node's compute is not connected (its status then shows "stopped"; the status it had is restored when the compute comes back). Always true on compute "local". */
+            compute_connected: boolean;
         };
         /** @description Body for creating a node through the controller. */
         NodeCreate: {
@@ -2851,6 +2860,8 @@ export interface components {
             y?: number;
             /** @description Stacking order. */
             z?: number;
+            /** @description nodedesk only: whether the node's compute (a link's computes) is connected. Read-only; accepted and ignored on input. */
+            compute_connected?: boolean;
         };
         /** @description Body for updating a node through the controller; every field is optional. */
         NodeUpdate: {
@@ -2906,6 +2917,8 @@ export interface components {
             y?: number;
             /** @description Stacking order. */
             z?: number;
+            /** @description nodedesk only: whether the node's compute (a link's computes) is connected. Read-only; accepted and ignored on input. */
+            compute_connected?: boolean;
         };
         /** @description An Ethernet switch port. */
         EthernetSwitchPort: {
@@ -3366,6 +3379,8 @@ export interface components {
             project_id: components["schemas"]["UUID"];
             /** @description Whether traffic on the link is suspended. */
             suspend: boolean;
+            /** @description nodedesk only: false while a compute of one of the link's nodes is not connected (its tunnel carries nothing until the compute comes back and nodedesk makes it again). */
+            compute_connected: boolean;
         };
         /** @description Body for creating a link. */
         LinkCreate: {
@@ -3394,6 +3409,8 @@ export interface components {
             project_id?: components["schemas"]["UUID"];
             /** @description Whether traffic on the link is suspended. */
             suspend?: boolean;
+            /** @description nodedesk only: whether the node's compute (a link's computes) is connected. Read-only; accepted and ignored on input. */
+            compute_connected?: boolean;
         };
         /** @description Body for updating a link; every field is optional. */
         LinkUpdate: {
@@ -3422,6 +3439,8 @@ export interface components {
             project_id?: components["schemas"]["UUID"];
             /** @description Whether traffic on the link is suspended. */
             suspend?: boolean;
+            /** @description nodedesk only: whether the node's compute (a link's computes) is connected. Read-only; accepted and ignored on input. */
+            compute_connected?: boolean;
         };
         /** @description Object counts of a project. */
         Stats: {
@@ -3771,6 +3790,44 @@ export interface components {
             /** @description Absolute path of the .gns3 file on this machine. */
             path: string;
         };
+        /** @description A remote compute to add (GNS3's compute create schema). */
+        ComputeCreate: {
+            /** @description Compute identifier; a UUID is made when left out. "local" and "vm" are reserved. */
+            compute_id?: string;
+            /** @description Display name, unique among computes; defaults to protocol://host:port. */
+            name?: string;
+            /**
+             * @description Protocol used to reach the compute.
+             * @enum {string}
+             */
+            protocol: "http" | "https";
+            /** @description Host name or address of the compute. Consoles of its nodes are reached on this host. */
+            host: string;
+            /** @description TCP port of the compute API. */
+            port: number;
+            /** @description User name for HTTP Basic authentication, or null for none. */
+            user?: string | null;
+            /** @description Password for HTTP Basic authentication; stored, never shown. */
+            password?: string | null;
+        };
+        /** @description Changes to a remote compute. A change of protocol, host, port, user or password reconnects it. */
+        ComputeUpdate: {
+            /** @description Display name, unique among computes; defaults to protocol://host:port. */
+            name?: string;
+            /**
+             * @description Protocol used to reach the compute.
+             * @enum {string}
+             */
+            protocol?: "http" | "https";
+            /** @description Host name or address of the compute. Consoles of its nodes are reached on this host. */
+            host?: string;
+            /** @description TCP port of the compute API. */
+            port?: number;
+            /** @description User name for HTTP Basic authentication, or null for none. */
+            user?: string | null;
+            /** @description Password for HTTP Basic authentication; stored, never shown. */
+            password?: string | null;
+        };
         /** @description A UDP tunnel (GNS3's nio_udp) a controller gives a node's port: the port's frames go to rhost:rport and come from lport. */
         NIOCreate: {
             /** @description NIO type; nodedesk carries nio_udp only (others: 409). */
@@ -3982,6 +4039,48 @@ export interface operations {
             };
         };
     };
+    createCompute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ComputeCreate"];
+            };
+        };
+        responses: {
+            /** @description Compute added. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Compute"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description compute_id is local or vm, or is already used, or the name is already used (Compute name "X" already exists). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getCompute: {
         parameters: {
             query?: never;
@@ -4005,6 +4104,99 @@ export interface operations {
             };
             /** @description The resource does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateCompute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Compute identifier. */
+                compute_id: components["parameters"]["ComputeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ComputeUpdate"];
+            };
+        };
+        responses: {
+            /** @description Compute changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Compute"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute is "local", or the new name is used by another compute. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCompute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Compute identifier. */
+                compute_id: components["parameters"]["ComputeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Compute removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute is "local", or nodes of a project still live on it (the message names how many): delete or move them first. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

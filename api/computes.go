@@ -1,0 +1,87 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"nodedesk/app"
+)
+
+// The computes of the controller: "local" (nodedesk itself, api/meta.go's
+// localCompute) and the remote computes of app.Service.
+
+// remoteComputeJSON is a remote compute as GNS3 shows it (never its password).
+func (s *Server) remoteComputeJSON(v *app.ComputeView) map[string]any {
+	var caps any = map[string]any{}
+	if len(v.Capabilities) > 0 {
+		caps = json.RawMessage(v.Capabilities)
+	}
+	return map[string]any{
+		"capabilities": caps, "compute_id": v.ID, "connected": v.Connected, "cpu_usage_percent": v.CPU,
+		"host": v.Host, "last_error": v.LastError, "memory_usage_percent": v.Memory, "name": v.Name,
+		"port": v.Port, "protocol": v.Protocol, "user": v.User,
+	}
+}
+
+func (s *Server) handleComputeList(w http.ResponseWriter, r *http.Request) error {
+	remotes, err := s.svc.FindComputes(r.Context())
+	if err != nil {
+		return err
+	}
+	out := []any{s.localCompute(hostUsage())}
+	for _, v := range remotes {
+		out = append(out, s.remoteComputeJSON(v))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) handleComputeGet(w http.ResponseWriter, r *http.Request) error {
+	id := mux.Vars(r)["compute_id"]
+	if id == app.LocalCompute {
+		writeJSON(w, http.StatusOK, s.localCompute(hostUsage()))
+		return nil
+	}
+	v, err := s.svc.FindCompute(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, s.remoteComputeJSON(v))
+	return nil
+}
+
+func (s *Server) handleComputeCreate(w http.ResponseWriter, r *http.Request) error {
+	in, _, err := readBody[app.ComputeCreate](s, r)
+	if err != nil {
+		return err
+	}
+	v, err := s.svc.CreateCompute(r.Context(), in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, s.remoteComputeJSON(v))
+	return nil
+}
+
+func (s *Server) handleComputeUpdate(w http.ResponseWriter, r *http.Request) error {
+	in, _, err := readBody[app.ComputeUpdate](s, r)
+	if err != nil {
+		return err
+	}
+	v, err := s.svc.UpdateCompute(r.Context(), mux.Vars(r)["compute_id"], in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, s.remoteComputeJSON(v))
+	return nil
+}
+
+func (s *Server) handleComputeDelete(w http.ResponseWriter, r *http.Request) error {
+	if err := s.svc.DeleteCompute(r.Context(), mux.Vars(r)["compute_id"]); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

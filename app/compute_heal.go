@@ -1,0 +1,173 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// Loss and heal of a remote compute. When its connection is lost, its
+// nodes and the links touching it are shown so (node.updated, link.updated:
+// ShowNode, LinkConnected); nothing waits for it, since every call to it
+// is refused at once while it is not connected. When it comes back (or
+// first connects after nodedesk started), it is healed: every project
+// with nodes on it is created there again, then those nodes (same
+// node_id: idempotent on GNS3 and nodedesk computes), then the tunnels of
+// the links touching it, with fresh ports, and the nodes recorded as
+// started are started again.
+
+// healTimeout bounds one heal.
+const healTimeout = 2 * time.Minute
+
+// computeConnectionChanged shows a compute's loss or return on its nodes
+// and links, and heals a compute that came back.
+func (s *Service) computeConnectionChanged(id string, connected bool) {
+	if connected {
+		go s.healCompute(id)
+		return
+	}
+	s.showCompute(id)
+}
+
+// showCompute publishes node.updated for every node on the compute and
+// link.updated for every link touching it, so that clients show its state.
+func (s *Service) showCompute(id string) {
+	var nodes []*Node
+	var links []*Link
+	_ = s.view(func(tx Tx) (err error) {
+		if nodes, err = nodesOnCompute(tx, id); err != nil {
+			return err
+		}
+		links, err = tunnelsOnCompute(tx, id)
+		return err
+	})
+	for _, n := range nodes {
+		s.publish(EventNodeUpdated, n.ProjectID, n)
+	}
+	for _, l := range links {
+		s.publish(EventLinkUpdated, l.ProjectID, l)
+	}
+}
+
+// tunnelsOnCompute lists the tunnelled links with a side on compute id.
+func tunnelsOnCompute(tx Tx, id string) ([]*Link, error) {
+	ps, err := tx.Projects()
+	if err != nil {
+		return nil, err
+	}
+	var out []*Link
+	for _, p := range ps {
+		ls, err := tx.Links(p.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range ls {
+			if l.Tunnel != nil && (l.Tunnel.Ends[0].ComputeID == id || l.Tunnel.Ends[1].ComputeID == id) {
+				out = append(out, l)
+			}
+		}
+	}
+	return out, nil
+}
+
+// healCompute makes again on a compute that came back what nodedesk
+// records on it. Each step's failure is logged and the heal goes on.
+func (s *Service) healCompute(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), healTimeout)
+	defer cancel()
+	defer func() { // whatever could be made again was: its nodes show connected
+		s.setComputeReady(id)
+		s.showCompute(id)
+	}()
+	var nodes []*Node
+	var links []*Link
+	if err := s.view(func(tx Tx) (err error) {
+		if nodes, err = nodesOnCompute(tx, id); err != nil {
+			return err
+		}
+		links, err = tunnelsOnCompute(tx, id)
+		return err
+	}); err != nil {
+		slog.Warn("compute not healed", "compute", id, "err", err)
+		return
+	}
+	for _, n := range nodes {
+		if err := s.healNode(ctx, n); err != nil {
+			slog.Warn("node not made again on its compute", "node", n.Name, "compute", id, "err", err)
+		}
+	}
+	for _, l := range links {
+		if err := s.healTunnel(ctx, l); err != nil {
+			slog.Warn("link tunnel not made again", "link", l.ID, "compute", id, "err", err)
+		}
+	}
+	for _, n := range nodes {
+		if n.Status == Stopped || n.Type.Lifecycle() != ProcessRun {
+			continue
+		}
+		err := s.computeCall(ctx, n.ComputeID, "POST", computeNodePath(n)+"/start", map[string]any{}, nil)
+		if err == nil && n.Status == Suspended {
+			err = s.computeCall(ctx, n.ComputeID, "POST", computeNodePath(n)+"/suspend", map[string]any{}, nil)
+		}
+		if err != nil {
+			slog.Warn("node not started again on its compute", "node", n.Name, "compute", id, "err", err)
+		}
+	}
+}
+
+// healNode creates a remote node again on its compute (the compute
+// answers the node it has when it has it) and keeps the console it gives.
+func (s *Service) healNode(ctx context.Context, n *Node) error {
+	if err := s.ensureComputeProject(ctx, n.ComputeID, n.ProjectID); err != nil {
+		return err
+	}
+	var ans computeNodeAnswer
+	if err := s.computeCall(ctx, n.ComputeID, "POST", "/projects/"+n.ProjectID+"/"+string(n.Type)+"/nodes", computeNodeBody(n), &ans); err != nil {
+		return err
+	}
+	if ans.Console == nil || *ans.Console == n.ComputeConsole {
+		return nil
+	}
+	return s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error {
+		cur, err := tx.Node(n.ProjectID, n.ID)
+		if err != nil || cur == nil || cur.ComputeConsole == *ans.Console {
+			return cmpErr(err, errUnchanged)
+		}
+		c := *cur
+		c.ComputeConsole = *ans.Console
+		emit(EventNodeUpdated, c.ProjectID, &c)
+		return tx.PutNode(&c)
+	})
+}
+
+// healTunnel makes a link's tunnel again with fresh ports: the old sides
+// are removed first (errors ignored), then the tunnel is made and stored.
+func (s *Service) healTunnel(ctx context.Context, l *Link) error {
+	ends := s.tunnelEnds(l)
+	if ends[0] == nil || ends[1] == nil {
+		return nil
+	}
+	s.breakTunnel(ctx, l, ends)
+	t, err := s.makeTunnel(ctx, l, ends)
+	if err != nil {
+		return err
+	}
+	return s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error {
+		cur, err := tx.Link(l.ProjectID, l.ID)
+		if err != nil || cur == nil {
+			return cmpErr(err, errUnchanged)
+		}
+		c := *cur
+		c.Tunnel = t
+		emit(EventLinkUpdated, c.ProjectID, &c)
+		return tx.PutLink(&c)
+	})
+}
+
+// cmpErr is err if set, else def.
+func cmpErr(err, def error) error {
+	if err != nil {
+		return err
+	}
+	return def
+}

@@ -1,0 +1,332 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"strconv"
+)
+
+// Links that touch a remote compute are UDP tunnels, made with the calls
+// and in the order of GNS3's controller (udp_link.py): a UDP port on each
+// side's compute, then the NIO of side 1, then of side 2 (side 1 undone if
+// side 2 fails). A side on this nodedesk is a NIO of the in-process
+// compute (NIOSpec with the link's id, so that it sits on the port the
+// link holds), and carries the link's filters, suspension and capture.
+// The Link record is stored as usual, with its Tunnel.
+
+// Tunnel is how a link whose nodes do not both live on this nodedesk is
+// carried: one UDP end per side. Its JSON tags are the store's format.
+type Tunnel struct {
+	Ends [2]TunnelEnd `json:"ends"`
+}
+
+// TunnelEnd is one side of a tunnel: the compute of that side's node, the
+// address the other side sends to, and the UDP port it listens on.
+type TunnelEnd struct {
+	ComputeID string `json:"compute_id"`
+	Host      string `json:"host"`
+	LPort     int    `json:"lport"`
+}
+
+// filterTypes are the node types GNS3 sends a link's filters to (the
+// first end of such a type is the link's filter node).
+var filterTypes = map[NodeType]bool{VPCS: true, TraceNG: true, VMware: true, Dynamips: true, QEMU: true, IOU: true, Cloud: true, NAT: true, VirtualBox: true, Docker: true}
+
+// isLoopback reports whether host names this machine's loopback.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// computeHost is the address a remote compute is reached at.
+func (s *Service) computeHost(id string) string {
+	s.cmp.mu.Lock()
+	defer s.cmp.mu.Unlock()
+	if cc := s.cmp.conns[id]; cc != nil {
+		return DialHost(cc.c.Host)
+	}
+	return ""
+}
+
+// tunnelHosts is the hosts rule: the address each side of a link is sent
+// to. A remote side is its compute's host. This nodedesk, seen from a
+// remote compute, is 127.0.0.1 when that compute is on loopback (two
+// computes on one host work, where GNS3 finds "no common subnet"), else
+// the local address the route to that compute leaves from. Two remote
+// computes both on loopback use 127.0.0.1 both ways.
+func (s *Service) tunnelHosts(computes [2]string) ([2]string, error) {
+	var hosts [2]string
+	for i, id := range computes {
+		if id != LocalCompute {
+			hosts[i] = s.computeHost(id)
+		}
+	}
+	for i, id := range computes {
+		if id != LocalCompute {
+			continue
+		}
+		other := hosts[1-i]
+		if other == "" || isLoopback(other) {
+			hosts[i] = "127.0.0.1"
+			continue
+		}
+		c, err := net.Dial("udp", net.JoinHostPort(other, "9"))
+		if err != nil {
+			return hosts, Errorf(ECONFLICT, "No route from this machine to compute host %s: %v", other, err)
+		}
+		hosts[i] = c.LocalAddr().(*net.UDPAddr).IP.String()
+		c.Close()
+	}
+	if isLoopback(hosts[0]) && isLoopback(hosts[1]) {
+		hosts = [2]string{"127.0.0.1", "127.0.0.1"}
+	}
+	return hosts, nil
+}
+
+// linkNodes returns the two nodes of a link request (nil when either is
+// not found: the ordinary path then says why).
+func (s *Service) linkNodes(projectID string, u LinkUpdate) [2]*Node {
+	var ends [2]*Node
+	if !u.Nodes.has() || len(u.Nodes.Value) != 2 {
+		return ends
+	}
+	_ = s.view(func(tx Tx) error {
+		for i, e := range u.Nodes.Value {
+			ends[i], _ = findNode(tx, NodeRef{ProjectID: projectID, NodeID: e.NodeID})
+		}
+		return nil
+	})
+	return ends
+}
+
+// createTunnelLink makes a link that touches a remote compute: checked in
+// a transaction that is rolled back, the tunnel made, then committed.
+func (s *Service) createTunnelLink(ctx context.Context, projectID string, u LinkUpdate) (*Link, error) {
+	id := s.c.NewID()
+	var l *Link
+	err := s.c.Store.Update(func(tx Tx) error {
+		p, err := findProject(tx, projectID)
+		if err != nil {
+			return err
+		}
+		if l, err = s.newLinkIn(tx, p.ID, id, u); err != nil {
+			return err
+		}
+		return errPrepared
+	})
+	if !errors.Is(err, errPrepared) {
+		return nil, err
+	}
+	ends := s.linkNodes(projectID, u)
+	if ends[0] == nil || ends[1] == nil {
+		return nil, Errorf(ENOTFOUND, "A node of this link no longer exists")
+	}
+	if l.Tunnel, err = s.makeTunnel(ctx, l, ends); err != nil {
+		return nil, err
+	}
+	err = s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
+		p, err := findProject(tx, projectID)
+		if err != nil {
+			return err
+		}
+		tunnel := l.Tunnel
+		if l, err = s.newLinkIn(tx, p.ID, id, u); err != nil {
+			return err
+		}
+		l.Tunnel = tunnel
+		emit(EventLinkCreated, l.ProjectID, l)
+		return tx.PutLink(l)
+	})
+	if err != nil {
+		s.breakTunnel(context.WithoutCancel(ctx), l, ends)
+		return nil, err
+	}
+	return l, nil
+}
+
+// makeTunnel makes the two sides of l's tunnel between ends: a UDP port on
+// each side's compute, then the NIO of side 1, then of side 2.
+func (s *Service) makeTunnel(ctx context.Context, l *Link, ends [2]*Node) (*Tunnel, error) {
+	computes := [2]string{ends[0].Compute(), ends[1].Compute()}
+	hosts, err := s.tunnelHosts(computes)
+	if err != nil {
+		return nil, err
+	}
+	t := &Tunnel{}
+	for i, n := range ends {
+		t.Ends[i] = TunnelEnd{ComputeID: computes[i], Host: hosts[i]}
+		if t.Ends[i].LPort, err = s.tunnelPort(ctx, n); err != nil {
+			return nil, err
+		}
+	}
+	for i, n := range ends {
+		if err := s.addTunnelNIO(ctx, l, t, i, n, ends); err != nil {
+			if i == 1 {
+				s.deleteTunnelNIO(context.WithoutCancel(ctx), l, 0, ends[0])
+			}
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// tunnelPort reserves a UDP port on the compute of n.
+func (s *Service) tunnelPort(ctx context.Context, n *Node) (int, error) {
+	if !n.Remote() {
+		return s.ReserveUDPPort(ctx, n.ProjectID)
+	}
+	if err := s.ensureComputeProject(ctx, n.ComputeID, n.ProjectID); err != nil {
+		return 0, err
+	}
+	var ans struct {
+		UDPPort int `json:"udp_port"`
+	}
+	err := s.computeCall(ctx, n.ComputeID, "POST", "/projects/"+n.ProjectID+"/ports/udp", map[string]any{}, &ans)
+	return ans.UDPPort, err
+}
+
+// filterSide is the side of l that carries its filters and suspension: the
+// local side of a link to a remote compute, else GNS3's filter node (the
+// first end of a type in filterTypes); -1 when none.
+func filterSide(t *Tunnel, ends [2]*Node) int {
+	for i := range ends {
+		if t.Ends[i].ComputeID == LocalCompute {
+			return i
+		}
+	}
+	for i, n := range ends {
+		if filterTypes[n.Type] {
+			return i
+		}
+	}
+	return -1
+}
+
+// nioSpec is side i's NIO of l: it listens on its own port and sends to
+// the other side's host and port.
+func nioSpec(l *Link, t *Tunnel, i int, ends [2]*Node) NIOSpec {
+	o := 1 - i
+	spec := NIOSpec{Type: "nio_udp", LPort: t.Ends[i].LPort, RHost: t.Ends[o].Host, RPort: t.Ends[o].LPort, Filters: map[string]json.RawMessage{}}
+	if filterSide(t, ends) == i {
+		if f := ActiveFilters(l); f != nil {
+			spec.Filters = f
+		}
+		spec.Suspend = l.Suspend
+	}
+	return spec
+}
+
+func linkEndOf(l *Link, n *Node) LinkEnd {
+	for _, e := range l.Nodes {
+		if e.NodeID == n.ID {
+			return e
+		}
+	}
+	return LinkEnd{}
+}
+
+func nioPath(n *Node, e LinkEnd) string {
+	return computeNodePath(n) + "/adapters/" + strconv.Itoa(e.AdapterNumber) + "/ports/" + strconv.Itoa(e.PortNumber) + "/nio"
+}
+
+// addTunnelNIO makes side i's NIO.
+func (s *Service) addTunnelNIO(ctx context.Context, l *Link, t *Tunnel, i int, n *Node, ends [2]*Node) error {
+	spec, e := nioSpec(l, t, i, ends), linkEndOf(l, n)
+	if !n.Remote() {
+		spec.LinkID = l.ID
+		_, err := s.AddNIO(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, e.AdapterNumber, e.PortNumber, spec)
+		return err
+	}
+	body := map[string]any{"type": spec.Type, "lport": spec.LPort, "rhost": spec.RHost, "rport": spec.RPort, "filters": spec.Filters, "suspend": spec.Suspend}
+	return s.computeCall(ctx, n.ComputeID, "POST", nioPath(n, e), body, nil)
+}
+
+// deleteTunnelNIO removes side i's NIO; one that is gone already, or a
+// compute that cannot be reached, is not an error.
+func (s *Service) deleteTunnelNIO(ctx context.Context, l *Link, i int, n *Node) {
+	e := linkEndOf(l, n)
+	var err error
+	if !n.Remote() {
+		err = s.DeleteNIO(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, e.AdapterNumber, e.PortNumber)
+	} else {
+		err = s.computeCall(ctx, n.ComputeID, "DELETE", nioPath(n, e), nil, nil)
+	}
+	if err != nil && ErrorCode(err) != ENOTFOUND {
+		slog.Warn("tunnel side not removed", "link", l.ID, "node", n.Name, "err", err)
+	}
+}
+
+// breakTunnel removes both sides of l's tunnel, side 1 first.
+func (s *Service) breakTunnel(ctx context.Context, l *Link, ends [2]*Node) {
+	for i, n := range ends {
+		if n != nil {
+			s.deleteTunnelNIO(ctx, l, i, n)
+		}
+	}
+}
+
+// tunnelEnds returns the nodes of a tunnelled link, in its order.
+func (s *Service) tunnelEnds(l *Link) [2]*Node {
+	var ends [2]*Node
+	_ = s.view(func(tx Tx) error {
+		for i, e := range l.Nodes {
+			if i < 2 {
+				ends[i], _ = tx.Node(l.ProjectID, e.NodeID)
+			}
+		}
+		return nil
+	})
+	return ends
+}
+
+// breakLinkTunnels removes the tunnels of links before they are deleted.
+func (s *Service) breakLinkTunnels(ctx context.Context, links []*Link) {
+	for _, l := range links {
+		if l.Tunnel != nil {
+			s.breakTunnel(ctx, l, s.tunnelEnds(l))
+		}
+	}
+}
+
+// syncTunnelFilters gives a tunnelled link's filter side its filters and
+// suspension after a change (GNS3 sends none to a switch or a hub).
+func (s *Service) syncTunnelFilters(ctx context.Context, l *Link) error {
+	if l.Tunnel == nil {
+		return nil
+	}
+	ends := s.tunnelEnds(l)
+	if ends[0] == nil || ends[1] == nil {
+		return nil
+	}
+	i := filterSide(l.Tunnel, ends)
+	if i < 0 {
+		return nil
+	}
+	n, spec, e := ends[i], nioSpec(l, l.Tunnel, i, ends), linkEndOf(l, ends[i])
+	if !n.Remote() {
+		spec.LinkID = l.ID
+		_, err := s.UpdateNIO(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, e.AdapterNumber, e.PortNumber, spec)
+		return err
+	}
+	if n.Type == EthernetSwitch || n.Type == EthernetHub {
+		return nil
+	}
+	body := map[string]any{"type": spec.Type, "lport": spec.LPort, "rhost": spec.RHost, "rport": spec.RPort, "filters": spec.Filters, "suspend": spec.Suspend}
+	return s.computeCall(ctx, n.ComputeID, "PUT", nioPath(n, e), body, nil)
+}
+
+// checkTunnelCapture refuses a capture on a link whose two sides are both
+// on remote computes: this nodedesk carries none of its frames (GNS3
+// captures on a compute and relays the file; nodedesk does not yet).
+func checkTunnelCapture(l *Link) error {
+	if l.Tunnel == nil || l.Tunnel.Ends[0].ComputeID == LocalCompute || l.Tunnel.Ends[1].ComputeID == LocalCompute {
+		return nil
+	}
+	return Errorf(ECONFLICT, "Both nodes of link %s live on remote computes, and nodedesk cannot capture there yet; capture on a link that has a node on this nodedesk", l.ID)
+}

@@ -1,0 +1,331 @@
+package app
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+)
+
+// Nodes on a remote compute. nodedesk keeps the controller's record of the
+// node in its store, as for any node, and the compute runs it: every
+// change that the compute must know is sent to it first, outside any store
+// transaction (a compute that does not answer never holds the store), then
+// committed; a commit that fails is undone on the compute.
+
+// noConsoleTypeSent are the types GNS3's controller sends no console_type
+// for when it creates their node on a compute.
+var noConsoleTypeSent = map[NodeType]bool{Cloud: true, NAT: true, EthernetHub: true, FrameRelaySwitch: true, ATMSwitch: true}
+
+// computeReadOnly are properties a compute shows but does not take.
+var computeReadOnly = map[string]bool{"startup_script_path": true}
+
+// errPrepared rolls back a transaction that only computed a record.
+var errPrepared = errors.New("prepared")
+
+// computeNodeBody is what the compute is sent to create or change n: its
+// properties, name, node_id and console type, as GNS3's controller sends
+// them.
+func computeNodeBody(n *Node) map[string]any {
+	body := map[string]any{}
+	for k, v := range n.PropertiesView() {
+		if v != nil && !computeReadOnly[k] {
+			body[k] = v
+		}
+	}
+	body["name"], body["node_id"] = n.Name, n.ID
+	if n.Console != 0 {
+		body["console"] = n.Console // a compute on this machine: the port this nodedesk chose
+	}
+	if !noConsoleTypeSent[n.Type] {
+		ct := string(n.ConsoleType)
+		if ct == "" {
+			ct = "none"
+		}
+		body["console_type"] = ct
+	}
+	return body
+}
+
+// computeNodeAnswer is what nodedesk reads of a compute's node view.
+type computeNodeAnswer struct {
+	Status  Status `json:"status"`
+	Console *int   `json:"console"`
+}
+
+func (a computeNodeAnswer) applyTo(n *Node) {
+	if a.Status != "" {
+		n.Status = a.Status
+	}
+	if a.Console != nil {
+		n.ComputeConsole = *a.Console
+	}
+}
+
+func computeNodePath(n *Node) string {
+	return "/projects/" + n.ProjectID + "/" + string(n.Type) + "/nodes/" + n.ID
+}
+
+// ensureComputeProject creates the project on the compute once per
+// connection (POST /projects is idempotent on the compute).
+func (s *Service) ensureComputeProject(ctx context.Context, computeID, projectID string) error {
+	key := [2]string{computeID, projectID}
+	s.cmp.mu.Lock()
+	done := s.cmp.projects[key]
+	s.cmp.mu.Unlock()
+	if done {
+		return nil
+	}
+	var p *Project
+	if err := s.view(func(tx Tx) (err error) {
+		p, err = findProject(tx, projectID)
+		return err
+	}); err != nil {
+		return err
+	}
+	if err := s.computeCall(ctx, computeID, "POST", "/projects", map[string]any{"name": p.Name, "project_id": p.ID}, nil); err != nil {
+		return err
+	}
+	s.cmp.mu.Lock()
+	if s.cmp.projects == nil {
+		s.cmp.projects = map[[2]string]bool{}
+	}
+	s.cmp.projects[key] = true
+	s.cmp.mu.Unlock()
+	return nil
+}
+
+// createRemoteNode creates a node on compute c.ComputeID: the record is
+// made in a transaction that is rolled back (name and defaults), the node
+// is created on the compute with that id, then the record is committed
+// with the status and console the compute gave; a failed commit deletes
+// the node on the compute again.
+func (s *Service) createRemoteNode(ctx context.Context, projectID, id string, c NodeCreate) (*Node, error) {
+	if _, err := s.connectedCompute(c.ComputeID); err != nil {
+		return nil, err
+	}
+	env := newNodeEnvFor(c.Type, s.c.HostInterfaces)
+	var n *Node
+	err := s.c.Store.Update(func(tx Tx) error {
+		p, err := findProject(tx, projectID)
+		if err != nil {
+			return err
+		}
+		if existing, err := tx.Node(p.ID, id); err != nil || existing != nil {
+			if err == nil && existing.Type != c.Type {
+				err = Errorf(ECONFLICT, "Node ID %s already exists as a %s node", id, existing.Type)
+			}
+			n = existing
+			return errors.Join(err, errUnchanged)
+		}
+		if n, err = s.newNodeIn(tx, p.ID, id, c, env); err != nil {
+			return err
+		}
+		return errPrepared
+	})
+	s.hints.forget(projectID)
+	switch {
+	case errors.Is(err, errUnchanged) && n != nil:
+		return n, nil // the node exists already: create is idempotent
+	case !errors.Is(err, errPrepared):
+		return nil, err
+	}
+	n.Seq = 0
+	if err := s.ensureComputeProject(ctx, n.ComputeID, n.ProjectID); err != nil {
+		return nil, err
+	}
+	var ans computeNodeAnswer
+	if err := s.computeCall(ctx, n.ComputeID, "POST", "/projects/"+n.ProjectID+"/"+string(n.Type)+"/nodes", computeNodeBody(n), &ans); err != nil {
+		return nil, err
+	}
+	ans.applyTo(n)
+	err = s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
+		if _, err := findProject(tx, projectID); err != nil {
+			return err
+		}
+		if id, taken, err := tx.NodeIDByName(n.ProjectID, n.Name); err != nil || taken {
+			if err == nil {
+				err = Conflict("name", "Another node of this project is already named %s; choose another name", n.Name)
+				_ = id
+			}
+			return err
+		}
+		emit(EventNodeCreated, n.ProjectID, n)
+		return tx.PutNode(n)
+	})
+	if err != nil {
+		_ = s.computeCall(context.WithoutCancel(ctx), n.ComputeID, "DELETE", computeNodePath(n), nil, nil)
+		return nil, err
+	}
+	return n, nil
+}
+
+// forwardNodeUpdate sends a change of a remote node's name, console type
+// or properties to its compute before it is committed; other changes (its
+// place on the canvas, its label) are the controller's alone.
+// It reports whether it sent one (the commit is then not undoable:
+// remoteWrite).
+func (s *Service) forwardNodeUpdate(ctx context.Context, ref NodeRef, u NodeUpdate) (bool, error) {
+	before, err := s.FindNode(ctx, ref)
+	if err != nil || !before.Remote() {
+		return false, err
+	}
+	after, err := u.apply(before)
+	if err != nil {
+		return false, err
+	}
+	if after.Name == before.Name && after.ConsoleType == before.ConsoleType && unchanged(after.Properties, before.Properties) {
+		return false, nil
+	}
+	return true, s.computeCall(ctx, after.ComputeID, "PUT", computeNodePath(after), computeNodeBody(after), nil)
+}
+
+// remoteNodeAction asks the compute to start, stop, suspend or reload a
+// remote node and records the status the transition gives.
+func (s *Service) remoteNodeAction(ctx context.Context, n *Node, a Action) (*Node, error) {
+	if err := s.ensureComputeProject(ctx, n.ComputeID, n.ProjectID); err != nil {
+		if a == Stop && ErrorCode(err) == ECONFLICT {
+			return n, nil // a compute that is gone stops nothing; its nodes show it
+		}
+		return nil, err
+	}
+	if err := s.computeCall(ctx, n.ComputeID, "POST", computeNodePath(n)+"/"+string(a), map[string]any{}, nil); err != nil {
+		if a == Stop && ErrorCode(err) == ECONFLICT {
+			return n, nil
+		}
+		return nil, err
+	}
+	next, _ := n.Type.Lifecycle().transition(n.Status, a)
+	return s.recordStatus(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, next, nil)
+}
+
+// deleteRemoteNode deletes a remote node on its compute. A compute that
+// cannot be reached does not keep the node: it is deleted here alone, and
+// the compute drops it with its project.
+func (s *Service) deleteRemoteNode(ctx context.Context, n *Node) {
+	err := s.computeCall(ctx, n.ComputeID, "DELETE", computeNodePath(n), nil, nil)
+	if err != nil && ErrorCode(err) != ENOTFOUND {
+		slog.Warn("remote node not deleted on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
+	}
+}
+
+// onComputeEvent follows a compute's notifications: node.updated carries
+// the status of one of its nodes.
+func (s *Service) onComputeEvent(cc *computeConn, action string, ev json.RawMessage) {
+	if action != "node.updated" {
+		return
+	}
+	var v struct {
+		ProjectID string `json:"project_id"`
+		NodeID    string `json:"node_id"`
+		computeNodeAnswer
+	}
+	if json.Unmarshal(ev, &v) != nil || v.Status == "" {
+		return
+	}
+	ref := NodeRef{ProjectID: v.ProjectID, NodeID: v.NodeID}
+	n, err := s.FindNode(context.Background(), ref)
+	if err != nil || n.ComputeID != cc.id || n.Status == v.Status {
+		return
+	}
+	unlock := s.lockNode(n.ID)
+	defer unlock()
+	_, _ = s.recordStatus(context.Background(), ref, v.Status, nil)
+}
+
+// computeOnThisMachine reports whether a compute is reached on loopback:
+// it shares this machine's console ports, so this nodedesk chooses its
+// nodes' console ports (from its own free ones) and sends them.
+func (s *Service) computeOnThisMachine(id string) bool { return isLoopback(s.computeHost(id)) }
+
+// NodeShown is what the controller view shows of where a node runs: its
+// compute, the host and port of its console, whether its compute is
+// connected, and its status (stopped while its compute is lost; the
+// recorded status is kept for when it comes back).
+type NodeShown struct {
+	ComputeID   string
+	ConsoleHost string
+	Console     int
+	Connected   bool
+	Status      Status
+}
+
+// ShowNode says where n runs, as the controller view shows it.
+func (s *Service) ShowNode(n *Node) NodeShown {
+	if !n.Remote() {
+		return NodeShown{ComputeID: LocalCompute, ConsoleHost: s.c.ConsoleHost, Console: n.Console, Connected: true, Status: n.Status}
+	}
+	v := NodeShown{ComputeID: n.ComputeID, Console: cmp.Or(n.ComputeConsole, n.Console), Status: n.Status}
+	s.cmp.mu.Lock()
+	if cc := s.cmp.conns[n.ComputeID]; cc != nil {
+		v.ConsoleHost, v.Connected = cc.c.Host, cc.state.Connected && cc.ready
+	}
+	s.cmp.mu.Unlock()
+	if !v.Connected {
+		v.Status = Stopped
+	}
+	return v
+}
+
+// LinkConnected reports whether every compute of a link's nodes is
+// connected.
+func (s *Service) LinkConnected(l *Link) bool {
+	if l.Tunnel == nil {
+		return true
+	}
+	for _, e := range l.Tunnel.Ends {
+		if !s.ComputeConnected(e.ComputeID) {
+			return false
+		}
+	}
+	return true
+}
+
+// deleteComputeProjects deletes a project on every remote compute its
+// nodes live on, with their nodes and tunnel ends there (GNS3's controller
+// does so before it deletes a project), and removes this nodedesk's sides
+// of its tunnels. A compute that cannot be reached keeps its copy; that is
+// logged, and the delete goes on.
+func (s *Service) deleteComputeProjects(ctx context.Context, projectID string) {
+	nodes, err := s.FindNodes(ctx, projectID)
+	if err != nil {
+		return
+	}
+	if links, err := s.FindLinks(ctx, projectID); err == nil {
+		for _, l := range links {
+			if l.Tunnel == nil {
+				continue
+			}
+			for i, n := range s.tunnelEnds(l) {
+				if n != nil && !n.Remote() {
+					s.deleteTunnelNIO(ctx, l, i, n)
+				}
+			}
+		}
+	}
+	done := map[string]bool{}
+	for _, n := range nodes {
+		if !n.Remote() || done[n.ComputeID] {
+			continue
+		}
+		done[n.ComputeID] = true
+		if err := s.computeCall(ctx, n.ComputeID, "DELETE", "/projects/"+projectID, nil, nil); err != nil && ErrorCode(err) != ENOTFOUND {
+			slog.Warn("project not deleted on a remote compute", "project", projectID, "compute", n.ComputeID, "err", err)
+		}
+		s.cmp.mu.Lock()
+		delete(s.cmp.projects, [2]string{n.ComputeID, projectID})
+		s.cmp.mu.Unlock()
+	}
+}
+
+// remoteWrite is how a change that a remote compute also holds is
+// committed: not recorded in history, since undo and redo replay records
+// only and would leave the compute's copy behind (a node or NIO there that
+// nodedesk no longer knows, or a record with nothing behind it).
+func (s *Service) remoteWrite(remote bool) func(context.Context, func(Tx, emitFunc) error) error {
+	if remote {
+		return s.updateQuiet
+	}
+	return s.update
+}

@@ -1,0 +1,47 @@
+package app
+
+import "testing"
+
+// The hosts rule and the filter side of a tunnel (compute_links.go).
+
+func TestTunnelHosts(t *testing.T) {
+	s := &Service{}
+	s.cmp.conns = map[string]*computeConn{
+		"b": {c: Compute{ID: "b", Host: "127.0.0.1"}},
+		"c": {c: Compute{ID: "c", Host: "localhost"}},
+		"d": {c: Compute{ID: "d", Host: "192.0.2.7"}},
+	}
+	for _, tc := range []struct {
+		computes [2]string
+		want     [2]string
+	}{
+		{[2]string{LocalCompute, "b"}, [2]string{"127.0.0.1", "127.0.0.1"}}, // this machine, seen from a loopback compute
+		{[2]string{"b", "c"}, [2]string{"127.0.0.1", "127.0.0.1"}},          // two loopback computes: GNS3 fails, nodedesk does not
+		{[2]string{"b", "d"}, [2]string{"127.0.0.1", "192.0.2.7"}},          // each remote side is its compute's host
+		{[2]string{"d", "d"}, [2]string{"192.0.2.7", "192.0.2.7"}},
+	} {
+		got, err := s.tunnelHosts(tc.computes)
+		if err != nil || got != tc.want {
+			t.Errorf("tunnelHosts(%v) = %v, %v; want %v", tc.computes, got, err, tc.want)
+		}
+	}
+}
+
+func TestFilterSide(t *testing.T) {
+	node := func(ty NodeType) *Node { return &Node{Type: ty} }
+	tun := func(a, b string) *Tunnel { return &Tunnel{Ends: [2]TunnelEnd{{ComputeID: a}, {ComputeID: b}}} }
+	for _, tc := range []struct {
+		t    *Tunnel
+		ends [2]*Node
+		want int
+	}{
+		{tun("b", LocalCompute), [2]*Node{node(VPCS), node(EthernetSwitch)}, 1}, // this nodedesk's side first
+		{tun("b", "b"), [2]*Node{node(EthernetSwitch), node(VPCS)}, 1},          // else GNS3's filter node
+		{tun("b", "c"), [2]*Node{node(VPCS), node(Cloud)}, 0},
+		{tun("b", "b"), [2]*Node{node(EthernetSwitch), node(EthernetHub)}, -1}, // none: switch to hub
+	} {
+		if got := filterSide(tc.t, tc.ends); got != tc.want {
+			t.Errorf("filterSide(%v, %s–%s) = %d, want %d", tc.t.Ends, tc.ends[0].Type, tc.ends[1].Type, got, tc.want)
+		}
+	}
+}
