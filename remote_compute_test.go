@@ -192,8 +192,11 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	// The lab: VPCS1 on A, VPCS2 and a switch on B.
 	pid := fmt.Sprint(mustJSON(t, 201, "POST", A+"/v2/projects", map[string]any{"name": "spread"})["project_id"])
 	nodes := A + "/v2/projects/" + pid + "/nodes"
+	// Fixed ids: a VPCS's MAC offset starts from its id, and each nodedesk
+	// numbers its own, so these ids keep the lab's MACs apart.
 	vpcs := func(name, ip, compute string) node {
-		return nodeOf(mustJSON(t, 201, "POST", nodes, map[string]any{"node_type": "vpcs", "name": name, "compute_id": compute,
+		id := "00000000-0000-4000-8000-00000000000" + name[len(name)-1:]
+		return nodeOf(mustJSON(t, 201, "POST", nodes, map[string]any{"node_type": "vpcs", "name": name, "compute_id": compute, "node_id": id,
 			"properties": map[string]any{"startup_script": fmt.Sprintf("set pcname %s\nip %s/24\n", name, ip)}}))
 	}
 	pc1 := vpcs("PC1", "10.15.0.1", "local")
@@ -207,8 +210,8 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 			map[string]any{"node_id": x, "adapter_number": 0, "port_number": 0},
 			map[string]any{"node_id": y, "adapter_number": 0, "port_number": port}}})["link_id"])
 	}
-	link(pc1.ID, sw.ID, 1)
-	link(pc2.ID, sw.ID, 2)
+	l1 := link(pc1.ID, sw.ID, 1)
+	l2 := link(pc2.ID, sw.ID, 2)
 	pc1 = nodeOf(mustJSON(t, 200, "POST", nodes+"/"+pc1.ID+"/start", map[string]any{}))
 	pc2 = nodeOf(mustJSON(t, 200, "POST", nodes+"/"+pc2.ID+"/start", map[string]any{}))
 	con1 := openVPCS(t, "127.0.0.1", pc1.Console, "PC1")
@@ -217,6 +220,34 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	t.Logf("PC1 (A) -> PC2 (B) across the switch on B:\n%s", lines)
 	if !ok {
 		t.Fatalf("PC1 on A does not ping PC2 on B\nPC1:\n%s\nA:\n%s\nB:\n%s", con1.log.String(), a.stderr, b.stderr)
+	}
+
+	// B's notification stream tells A what happens to its nodes: PC2
+	// stopped on B directly shows stopped on A; started again through A.
+	bNodes := "http://127.0.0.1:" + strconv.Itoa(bPort) + "/v2/compute/projects/" + pid
+	mustJSON(t, 204, "POST", bNodes+"/vpcs/nodes/"+pc2.ID+"/stop", map[string]any{})
+	if !waitFor(10*time.Second, func() bool { return nodeOf(mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil)).Status == "stopped" }) {
+		t.Errorf("PC2 stopped on B still shows %v on A", mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil)["status"])
+	}
+	mustJSON(t, 200, "POST", nodes+"/"+pc2.ID+"/start", map[string]any{})
+
+	// Suspending the tunnel that reaches A (its side is A's NIO) cuts it;
+	// resuming it brings the replies back.
+	links := A + "/v2/projects/" + pid + "/links/"
+	mustJSON(t, 200, "PUT", links+l1, map[string]any{"suspend": true})
+	if lines, ok := con1.ping("10.15.0.2", 6*time.Second); ok {
+		t.Errorf("PC1 still pings PC2 over a suspended link:\n%s", lines)
+	}
+	mustJSON(t, 200, "PUT", links+l1, map[string]any{"suspend": false})
+	if lines, ok := con1.ping("10.15.0.2", 30*time.Second); !ok {
+		t.Errorf("PC1 does not ping PC2 once the link is resumed:\n%s", lines)
+	}
+	// A compute that nodes live on cannot be removed; it can be renamed.
+	if code, raw := call(t, "DELETE", A+"/v2/computes/b", nil); code != 409 {
+		t.Errorf("DELETE a compute with nodes: %d %s, want 409", code, raw)
+	}
+	if c := mustJSON(t, 200, "PUT", A+"/v2/computes/b", map[string]any{"name": "B2"}); c["name"] != "B2" || c["connected"] != true {
+		t.Errorf("renamed compute %v", c)
 	}
 
 	// B dies: A marks it and its nodes, and A's own lab goes on.
@@ -233,6 +264,11 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	}
 	_, raw = call(t, "GET", A+"/v2/computes/b", nil)
 	t.Logf("B as A shows it after the kill: %s", raw)
+	for _, l := range []string{l1, l2} {
+		if c := mustJSON(t, 200, "GET", links+l, nil)["compute_connected"]; c != false {
+			t.Errorf("link %s touching the lost compute: compute_connected %v, want false", l, c)
+		}
+	}
 	if code, raw := call(t, "POST", nodes, map[string]any{"node_type": "vpcs", "compute_id": "b"}); code != 409 || !strings.Contains(string(raw), "unreachable") {
 		t.Errorf("a node on the lost compute: %d %s, want 409 saying it is unreachable", code, raw)
 	}
@@ -262,6 +298,22 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	t.Logf("PC1 (A) -> PC2 (B) after B came back:\n%s", lines)
 	if !ok {
 		t.Fatalf("PC1 does not ping PC2 after the heal\nPC1:\n%s\nA:\n%s\nB:\n%s", con1.log.String(), a.stderr, b.stderr)
+	}
+
+	// Deleting PC2 on A deletes it on B; with no node left there, B can go.
+	mustJSON(t, 204, "DELETE", nodes+"/"+pc2.ID, nil)
+	B := "http://127.0.0.1:" + strconv.Itoa(bPort) + "/v2/compute/projects/" + pid
+	if code, raw := call(t, "GET", B+"/vpcs/nodes/"+pc2.ID, nil); code != 404 {
+		t.Errorf("PC2 on B after its delete on A: %d %s, want 404", code, raw)
+	}
+	// Deleting the project on A deletes it on B, the switch with it.
+	mustJSON(t, 204, "DELETE", A+"/v2/projects/"+pid, nil)
+	if code, raw := call(t, "GET", B+"/ethernet_switch/nodes/"+sw.ID, nil); code != 404 {
+		t.Errorf("the switch on B after the project's delete on A: %d %s, want 404", code, raw)
+	}
+	mustJSON(t, 204, "DELETE", A+"/v2/computes/b", nil)
+	if code, raw := call(t, "GET", A+"/v2/computes/b", nil); code != 404 {
+		t.Errorf("removed compute: %d %s, want 404", code, raw)
 	}
 	b.stop(t)
 	a.stop(t)

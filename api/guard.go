@@ -33,7 +33,12 @@ type guard struct {
 	auth *Credentials
 }
 
-// allowHosts sets the accepted Host values for a listener on addr.
+// allowHosts sets the accepted Host values for a listener on addr: its
+// address, localhost, 127.0.0.1 or ::1, each with the port, or without
+// it — a GNS3 controller that proxies a compute's pcap sends the compute's
+// host alone. These are IP literals and localhost only, so a page of
+// another site (DNS rebinding: its own name resolved to this machine)
+// never passes.
 func (g *guard) allowHosts(addr *net.TCPAddr) {
 	if addr.IP.IsUnspecified() {
 		g.hosts = nil
@@ -42,7 +47,9 @@ func (g *guard) allowHosts(addr *net.TCPAddr) {
 	port := strconv.Itoa(addr.Port)
 	g.hosts = map[string]bool{}
 	for _, h := range []string{addr.IP.String(), "localhost", "127.0.0.1", "::1"} {
-		g.hosts[net.JoinHostPort(h, port)] = true
+		withPort := net.JoinHostPort(h, port)
+		g.hosts[withPort] = true
+		g.hosts[strings.TrimSuffix(withPort, ":"+port)] = true // "[::1]" for IPv6
 	}
 }
 

@@ -110,15 +110,7 @@ func (s *Server) handleComputePorts(w http.ResponseWriter, r *http.Request) erro
 	if err := checkCompute(r); err != nil {
 		return err
 	}
-	used, err := s.svc.ConsolePorts(r.Context())
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"console_port_range": []int{app.ConsolePortMin, app.ConsolePortMax}, "console_ports": used,
-		"udp_port_range": []int{s.svc.UDPPorts().From, s.svc.UDPPorts().To}, "udp_ports": []int{},
-	})
-	return nil
+	return s.handleComputeNetworkPorts(w, r)
 }
 
 // handleComputeImages lists the disk images of an emulator: nodedesk runs

@@ -31,10 +31,13 @@ const writeWait = 5 * time.Second
 // is dropped (the Broker never blocks a writer).
 const subscriberBuffer = 256
 
-// notification is one message on the wire.
+// notification is one message on the wire. ProjectID is set on the
+// compute stream only, where GNS3 puts a project event's project at the
+// top level.
 type notification struct {
-	Action app.EventAction `json:"action"`
-	Event  any             `json:"event"`
+	Action    app.EventAction `json:"action"`
+	Event     any             `json:"event"`
+	ProjectID string          `json:"project_id,omitempty"`
 }
 
 // filter picks the events a stream carries.
@@ -46,6 +49,9 @@ type stream struct {
 	// controller streams also report the local compute with each ping,
 	// as GNS3's controller reports its computes.
 	controller bool
+	// compute is the compute stream a GNS3 controller reads
+	// (/v2/compute/notifications/ws): node.updated as compute views.
+	compute bool
 }
 
 func projectFilter(projectID string) filter {
@@ -58,9 +64,21 @@ func controllerFilter(e app.Event) bool {
 	return e.Action.ProjectWide() || strings.HasPrefix(string(e.Action), "compute.")
 }
 
+// computeFilter picks what a compute tells its controller: the changes of
+// nodes that have a compute view. Never a controller's events (link.*,
+// project.*, node.created…): a GNS3 controller passes actions it does not
+// know on to its GUI clients.
+func computeFilter(e app.Event) bool {
+	n, ok := e.Payload.(*app.Node)
+	return ok && e.Action == app.EventNodeUpdated && n.Type.HasComputeView()
+}
+
 // streamOf resolves the project of a project stream (404 before any
 // streaming starts) or returns the controller stream.
 func (s *Server) streamOf(r *http.Request) (stream, error) {
+	if strings.HasPrefix(r.URL.Path, "/v2/compute/") {
+		return stream{carries: computeFilter, compute: true}, nil
+	}
 	id, ok := mux.Vars(r)["project_id"]
 	if !ok {
 		return stream{carries: controllerFilter, controller: true}, nil
@@ -115,7 +133,11 @@ func (s *Server) pump(ctx context.Context, st stream, sendJSON func([]byte) erro
 			if !st.carries(e) {
 				continue
 			}
-			if send(notification{Action: e.Action, Event: s.eventJSON(e)}) != nil {
+			m := notification{Action: e.Action, Event: s.eventJSON(e)}
+			if st.compute {
+				m = notification{Action: e.Action, Event: s.computeJSON(e.Payload.(*app.Node)), ProjectID: e.ProjectID}
+			}
+			if send(m) != nil {
 				return
 			}
 		}

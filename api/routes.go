@@ -26,6 +26,10 @@ func (s *Server) routes() (*mux.Router, error) {
 		writeRefusal(w, app.Errorf(app.ENOTFOUND, "No such API endpoint: %s", r.URL.Path))
 	})
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v2/compute/") { // a GNS3 controller takes a 405 for its own failure (a 500)
+			writeRefusal(w, app.Errorf(app.ENOTFOUND, "%s %s not found", r.Method, r.URL.Path))
+			return
+		}
 		writeRefusal(w, methodNotAllowed(r))
 	})
 
@@ -120,6 +124,13 @@ func (s *Server) routes() (*mux.Router, error) {
 
 		{"POST", "/v2/compute/projects", s.handleComputeProjectCreate},
 		{"POST", "/v2/compute/projects/{project_id}/ports/udp", s.handleComputeUDPPort},
+		{"PUT", "/v2/compute/projects/{project_id}", s.handleComputeProjectUpdate},
+		{"DELETE", "/v2/compute/projects/{project_id}", s.handleComputeProjectDelete},
+		{"POST", "/v2/compute/projects/{project_id}/close", s.handleComputeProjectClose},
+		{"GET", "/v2/compute/notifications/ws", s.handleNotificationWS},
+		{"GET", "/v2/compute/network/interfaces", s.handleComputeInterfaces},
+		{"GET", "/v2/compute/network/ports", s.handleComputeNetworkPorts},
+		{"GET", "/v2/compute/{emulator}/images", s.handleEmptyList},
 	}
 	for _, a := range app.Actions {
 		routes = append(routes,
@@ -138,6 +149,10 @@ func (s *Server) routes() (*mux.Router, error) {
 			route{"POST", base + "/{node_id}/adapters/{adapter_number}/ports/{port_number}/nio", s.handleComputeNIOCreate(t)},
 			route{"PUT", base + "/{node_id}/adapters/{adapter_number}/ports/{port_number}/nio", s.handleComputeNIOUpdate(t)},
 			route{"DELETE", base + "/{node_id}/adapters/{adapter_number}/ports/{port_number}/nio", s.handleComputeNIODelete(t)},
+			route{"POST", base + "/{node_id}/adapters/{adapter_number}/ports/{port_number}/start_capture", s.handleComputeCaptureStart(t)},
+			route{"POST", base + "/{node_id}/adapters/{adapter_number}/ports/{port_number}/stop_capture", s.handleComputeCaptureStop(t)},
+			route{"GET", base + "/{node_id}/adapters/{adapter_number}/ports/{port_number}/pcap", s.handleComputePcap(t)},
+			route{"POST", base + "/{node_id}/console/reset", s.handleConsoleReset},
 		)
 		for _, a := range app.Actions {
 			routes = append(routes, route{"POST", base + "/{node_id}/" + string(a), s.handleComputeNodeAction(t, a)})

@@ -44,13 +44,9 @@ func (s *Service) StartCapture(ctx context.Context, projectID, linkID string, c 
 		if before.Capturing {
 			return Errorf(ECONFLICT, "Link %s is already capturing to %s; stop that capture first", before.ID, *before.CaptureFileName)
 		}
-		allowed := dataLinkTypes[before.LinkType]
-		dlt := allowed[0]
-		if c.DataLinkType.has() {
-			dlt = c.DataLinkType.Value
-		}
-		if !slices.Contains(allowed, dlt) {
-			return Invalid("data_link_type", "A %s link is captured as %s, not %s", before.LinkType, strings.Join(allowed, " or "), dlt)
+		dlt, err := captureDataLinkType(before.LinkType, c.DataLinkType)
+		if err != nil {
+			return err
 		}
 		name, err := s.captureFileName(tx, before, c.FileName)
 		if err != nil {
@@ -70,11 +66,7 @@ func (s *Service) StartCapture(ctx context.Context, projectID, linkID string, c 
 // file name), or GNS3's default, "<node>_<port>_to_<node>_<port>.pcap".
 func (s *Service) captureFileName(tx Tx, l *Link, asked Field[string]) (string, error) {
 	if asked.has() && asked.Value != "" {
-		name := asked.Value
-		if name != filepath.Base(name) || name == "." || name == ".." || strings.ContainsAny(name, "\x00\\") {
-			return "", Invalid("capture_file_name", "Capture file name %q must be a file name, without a folder; it is written in the project's captures folder", name)
-		}
-		return name, nil
+		return checkCaptureFileName(asked.Value)
 	}
 	parts := make([]string, 0, 2)
 	for _, e := range l.Nodes {
@@ -92,6 +84,33 @@ func (s *Service) captureFileName(tx Tx, l *Link, asked Field[string]) (string, 
 		parts = append(parts, strings.Map(fileSafe, name))
 	}
 	return fmt.Sprintf("%s_to_%s.pcap", parts[0], parts[1]), nil
+}
+
+// checkCaptureFileName refuses a capture file name that is not a bare
+// file name.
+func checkCaptureFileName(name string) (string, error) {
+	if name != filepath.Base(name) || name == "." || name == ".." || strings.ContainsAny(name, "\x00\\") {
+		return "", Invalid("capture_file_name", "Capture file name %q must be a file name, without a folder; it is written in the project's captures folder", name)
+	}
+	return name, nil
+}
+
+// captureDataLinkType is the data link type a capture of a port of
+// linkType writes: the one asked for, if that link type can carry it, or
+// its default.
+func captureDataLinkType(linkType string, asked Field[string]) (string, error) {
+	allowed := dataLinkTypes[linkType]
+	if len(allowed) == 0 {
+		allowed = dataLinkTypes["ethernet"]
+	}
+	dlt := allowed[0]
+	if asked.has() {
+		dlt = asked.Value
+	}
+	if !slices.Contains(allowed, dlt) {
+		return "", Invalid("data_link_type", "A %s link is captured as %s, not %s", linkType, strings.Join(allowed, " or "), dlt)
+	}
+	return dlt, nil
 }
 
 func fileSafe(r rune) rune {
@@ -156,6 +175,18 @@ func (s *Service) ReconcileCaptures(ctx context.Context) error {
 				emit(EventLinkUpdated, c.ProjectID, &c)
 				if err := tx.PutLink(&c); err != nil {
 					return err
+				}
+			}
+			nios, err := tx.NIOs(p.ID)
+			if err != nil {
+				return err
+			}
+			for _, n := range nios {
+				if n.Capturing {
+					n.Capturing, changed = false, true
+					if err := tx.PutNIO(n); err != nil {
+						return err
+					}
 				}
 			}
 		}

@@ -75,6 +75,10 @@ func tunnelsOnCompute(tx Tx, id string) ([]*Link, error) {
 func (s *Service) healCompute(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), healTimeout)
 	defer cancel()
+	defer func() { // whatever could be made again was: its nodes show connected
+		s.setComputeReady(id)
+		s.showCompute(id)
+	}()
 	var nodes []*Node
 	var links []*Link
 	if err := s.view(func(tx Tx) (err error) {
@@ -109,7 +113,6 @@ func (s *Service) healCompute(id string) {
 			slog.Warn("node not started again on its compute", "node", n.Name, "compute", id, "err", err)
 		}
 	}
-	s.showCompute(id)
 }
 
 // healNode creates a remote node again on its compute (the compute

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,9 @@ import (
 // for when it creates their node on a compute.
 var noConsoleTypeSent = map[NodeType]bool{Cloud: true, NAT: true, EthernetHub: true, FrameRelaySwitch: true, ATMSwitch: true}
 
+// computeReadOnly are properties a compute shows but does not take.
+var computeReadOnly = map[string]bool{"startup_script_path": true}
+
 // errPrepared rolls back a transaction that only computed a record.
 var errPrepared = errors.New("prepared")
 
@@ -26,11 +30,14 @@ var errPrepared = errors.New("prepared")
 func computeNodeBody(n *Node) map[string]any {
 	body := map[string]any{}
 	for k, v := range n.PropertiesView() {
-		if v != nil {
+		if v != nil && !computeReadOnly[k] {
 			body[k] = v
 		}
 	}
 	body["name"], body["node_id"] = n.Name, n.ID
+	if n.Console != 0 {
+		body["console"] = n.Console // a compute on this machine: the port this nodedesk chose
+	}
 	if !noConsoleTypeSent[n.Type] {
 		ct := string(n.ConsoleType)
 		if ct == "" {
@@ -225,6 +232,11 @@ func (s *Service) onComputeEvent(cc *computeConn, action string, ev json.RawMess
 	_, _ = s.recordStatus(context.Background(), ref, v.Status, nil)
 }
 
+// computeOnThisMachine reports whether a compute is reached on loopback:
+// it shares this machine's console ports, so this nodedesk chooses its
+// nodes' console ports (from its own free ones) and sends them.
+func (s *Service) computeOnThisMachine(id string) bool { return isLoopback(s.computeHost(id)) }
+
 // NodeShown is what the controller view shows of where a node runs: its
 // compute, the host and port of its console, whether its compute is
 // connected, and its status (stopped while its compute is lost; the
@@ -242,10 +254,10 @@ func (s *Service) ShowNode(n *Node) NodeShown {
 	if !n.Remote() {
 		return NodeShown{ComputeID: LocalCompute, ConsoleHost: s.c.ConsoleHost, Console: n.Console, Connected: true, Status: n.Status}
 	}
-	v := NodeShown{ComputeID: n.ComputeID, Console: n.ComputeConsole, Status: n.Status}
+	v := NodeShown{ComputeID: n.ComputeID, Console: cmp.Or(n.ComputeConsole, n.Console), Status: n.Status}
 	s.cmp.mu.Lock()
 	if cc := s.cmp.conns[n.ComputeID]; cc != nil {
-		v.ConsoleHost, v.Connected = cc.c.Host, cc.state.Connected
+		v.ConsoleHost, v.Connected = cc.c.Host, cc.state.Connected && cc.ready
 	}
 	s.cmp.mu.Unlock()
 	if !v.Connected {
@@ -266,4 +278,41 @@ func (s *Service) LinkConnected(l *Link) bool {
 		}
 	}
 	return true
+}
+
+// deleteComputeProjects deletes a project on every remote compute its
+// nodes live on, with their nodes and tunnel ends there (GNS3's controller
+// does so before it deletes a project), and removes this nodedesk's sides
+// of its tunnels. A compute that cannot be reached keeps its copy; that is
+// logged, and the delete goes on.
+func (s *Service) deleteComputeProjects(ctx context.Context, projectID string) {
+	nodes, err := s.FindNodes(ctx, projectID)
+	if err != nil {
+		return
+	}
+	if links, err := s.FindLinks(ctx, projectID); err == nil {
+		for _, l := range links {
+			if l.Tunnel == nil {
+				continue
+			}
+			for i, n := range s.tunnelEnds(l) {
+				if n != nil && !n.Remote() {
+					s.deleteTunnelNIO(ctx, l, i, n)
+				}
+			}
+		}
+	}
+	done := map[string]bool{}
+	for _, n := range nodes {
+		if !n.Remote() || done[n.ComputeID] {
+			continue
+		}
+		done[n.ComputeID] = true
+		if err := s.computeCall(ctx, n.ComputeID, "DELETE", "/projects/"+projectID, nil, nil); err != nil && ErrorCode(err) != ENOTFOUND {
+			slog.Warn("project not deleted on a remote compute", "project", projectID, "compute", n.ComputeID, "err", err)
+		}
+		s.cmp.mu.Lock()
+		delete(s.cmp.projects, [2]string{n.ComputeID, projectID})
+		s.cmp.mu.Unlock()
+	}
 }

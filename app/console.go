@@ -37,7 +37,7 @@ type NodeKey struct {
 // node owns is a conflict that names that node; a node whose console type
 // needs a port and has none gets the lowest free one.
 func (s *Service) claimConsole(tx Tx, n *Node) error {
-	if n.ConsoleType == ConsoleNone || n.Remote() { // a remote node's port is its compute's
+	if n.ConsoleType == ConsoleNone || (n.Remote() && !s.computeOnThisMachine(n.ComputeID)) { // a remote node's port is its compute's
 		n.Console = 0
 		return nil
 	}

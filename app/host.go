@@ -15,13 +15,19 @@ func SystemInterfaces() []HostInterface {
 	}
 	out := make([]HostInterface, 0, len(ifaces))
 	for _, i := range ifaces {
-		t := "ethernet"
-		if strings.HasPrefix(i.Name, "tap") {
-			t = "tap"
-		}
-		out = append(out, HostInterface{Name: i.Name, Special: i.Flags&net.FlagLoopback != 0, Type: t})
+		out = append(out, hostInterfaceOf(i))
 	}
 	return out
+}
+
+// hostInterfaceOf is the one rule of an interface's type and specialness:
+// loopback is special, a tap device is of type tap.
+func hostInterfaceOf(i net.Interface) HostInterface {
+	t := "ethernet"
+	if strings.HasPrefix(i.Name, "tap") {
+		t = "tap"
+	}
+	return HostInterface{Name: i.Name, Special: i.Flags&net.FlagLoopback != 0, Type: t}
 }
 
 // TestBind reports whether a port is free on this machine by binding it

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"hash/fnv"
 	"sync"
 )
 
@@ -62,8 +63,14 @@ func (s *Service) claimProcessResources(tx Tx, n *Node) error {
 				used[*o.Properties.MACOffset] = true
 			}
 		}
-		for m := 0; m <= maxMACOffset && n.Properties.MACOffset == nil; m++ {
-			if !used[m] {
+		// The search starts at a place the node's id gives, so that VPCS
+		// nodes of one lab on two computes (each numbering its own) rarely
+		// share a MAC address.
+		h := fnv.New32a()
+		h.Write([]byte(n.ID))
+		start := int(h.Sum32() % (maxMACOffset + 1))
+		for i := 0; i <= maxMACOffset && n.Properties.MACOffset == nil; i++ {
+			if m := (start + i) % (maxMACOffset + 1); !used[m] {
 				n.Properties.MACOffset = ptr(m)
 			}
 		}

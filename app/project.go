@@ -328,6 +328,7 @@ func (s *Service) DeleteProject(ctx context.Context, id string) error {
 	if err := s.ProjectAction(ctx, id, Stop); err != nil {
 		return err
 	}
+	s.deleteComputeProjects(ctx, id)
 	return s.update(ctx, func(tx Tx, emit emitFunc) error {
 		p, err := findProject(tx, id)
 		if err != nil {

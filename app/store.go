@@ -93,6 +93,8 @@ type Tx interface {
 	// UDPUse says what holds a UDP port: a node's UDP pair, a NIO's lport
 	// or a project's reservation.
 	UDPUse(port int) (UDPUse, bool, error)
+	// UDPPortsInUse returns every UDP port the index holds, ascending.
+	UDPPortsInUse() ([]int, error)
 	// ReserveUDP reserves a UDP port for a project (ports/udp).
 	ReserveUDP(projectID string, port int) error
 	// ReleaseUDPReservations frees every reservation of a project that no

@@ -108,6 +108,15 @@ func (t *tx) ReleaseUDPReservations(projectID string) error {
 	return nil
 }
 
+func (t *tx) UDPPortsInUse() ([]int, error) {
+	ports := []int{}
+	err := t.bucket(bucketUDP).ForEach(func(k, _ []byte) error {
+		ports = append(ports, int(binary.BigEndian.Uint16(k)))
+		return nil
+	})
+	return ports, err
+}
+
 func (t *tx) UDPUse(port int) (app.UDPUse, bool, error) {
 	if port < 1 || port > 65535 {
 		return app.UDPUse{}, false, nil

@@ -1,0 +1,524 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+)
+
+// Remote computes: other nodedesk processes or GNS3 2.2.59 servers that run
+// some of a project's nodes, driven over GNS3's compute API as GNS3's
+// controller drives its computes. The records live in the store; what is
+// known of each connection (connected, usage, capabilities, last error)
+// lives in memory, fed by the compute's client (ComputeDialer).
+
+// Compute is a remote compute. Its JSON tags are the store's record format.
+type Compute struct {
+	ID       string  `json:"compute_id"`
+	Name     string  `json:"name"`
+	Protocol string  `json:"protocol"`
+	Host     string  `json:"host"`
+	Port     int     `json:"port"`
+	User     *string `json:"user,omitempty"`
+	Password *string `json:"password,omitempty"`
+	Seq      uint64  `json:"seq"`
+}
+
+// BaseURL is the address of the compute's API, e.g. http://host:3080.
+func (c *Compute) BaseURL() string {
+	return c.Protocol + "://" + net.JoinHostPort(DialHost(c.Host), strconv.Itoa(c.Port))
+}
+
+// ComputeState is what nodedesk last learnt of a compute's connection.
+type ComputeState struct {
+	Connected    bool
+	CPU, Memory  *float64
+	Capabilities json.RawMessage // nil: not known yet
+	LastError    *string
+}
+
+// ComputeView is a compute as the API shows it: the record and its state.
+// Local is set for the "local" compute, nodedesk itself.
+type ComputeView struct {
+	Compute
+	ComputeState
+	Local bool
+}
+
+// ComputeCreate is a request to add a remote compute (GNS3's schema).
+type ComputeCreate struct {
+	ComputeID string  `json:"compute_id"`
+	Name      string  `json:"name"`
+	Protocol  string  `json:"protocol"`
+	Host      string  `json:"host"`
+	Port      int     `json:"port"`
+	User      *string `json:"user"`
+	Password  *string `json:"password"`
+}
+
+// ComputeUpdate is a change to a remote compute.
+type ComputeUpdate struct {
+	Name     Field[string] `json:"name"`
+	Protocol Field[string] `json:"protocol"`
+	Host     Field[string] `json:"host"`
+	Port     Field[int]    `json:"port"`
+	User     Field[string] `json:"user"`
+	Password Field[string] `json:"password"`
+}
+
+// The compute events, on the controller stream (payload *ComputeView).
+const (
+	EventComputeCreated EventAction = "compute.created"
+	EventComputeUpdated EventAction = "compute.updated"
+	EventComputeDeleted EventAction = "compute.deleted"
+)
+
+// ComputeClient talks to one remote compute: its HTTP API under
+// /v2/compute and, kept open by a supervisor, its notification stream.
+// Package app/remote implements it.
+type ComputeClient interface {
+	// Call sends one request to /v2/compute+path, body as JSON (nil: no
+	// body), and decodes a JSON answer into out (nil: dropped). It gives
+	// up after a short timeout. Errors are *Error: the compute's own
+	// message under the code of its status, ECONFLICT when it cannot be
+	// reached.
+	Call(ctx context.Context, method, path string, body, out any) error
+	// Close stops the supervisor and every connection.
+	Close()
+}
+
+// ComputeDialer starts a client for c and its supervisor, which connects
+// (capabilities, version check, notification stream), reconnects with a
+// backoff, and reports every change of state to onState and every
+// notification (ping excepted) to onEvent. It never blocks.
+type ComputeDialer func(c Compute, onState func(ComputeState), onEvent func(action string, event json.RawMessage)) ComputeClient
+
+// computeConn is one remote compute's client and state.
+type computeConn struct {
+	c      Compute
+	client ComputeClient
+	state  ComputeState
+	// ready is set once a connected compute has been healed (its nodes
+	// and tunnels made again); its nodes show connected from then on.
+	ready bool
+}
+
+// computes holds the connections to remote computes.
+type computes struct {
+	mu    sync.Mutex
+	conns map[string]*computeConn
+	// projects records the (compute, project) pairs whose project exists
+	// on the compute since it last connected.
+	projects map[[2]string]bool
+}
+
+// computeReserved are ids GNS3 keeps for itself.
+func computeReserved(id string) bool { return id == LocalCompute || id == "vm" }
+
+func computeNotFound(id string) error {
+	return Errorf(ENOTFOUND, "Compute ID %s doesn't exist; GET /v2/computes lists them", id)
+}
+
+// checkComputeAddress is the rule for a compute's protocol, host and port.
+func checkComputeAddress(c *Compute) error {
+	switch {
+	case c.Protocol != "http" && c.Protocol != "https":
+		return Invalid("protocol", "protocol must be http or https")
+	case c.Host == "":
+		return Invalid("host", "host is required")
+	case c.Port < 1 || c.Port > 65535:
+		return Invalid("port", "port must be 1–65535")
+	}
+	return nil
+}
+
+// defaultComputeName is GNS3's default name: protocol://[user@]host:port.
+func defaultComputeName(c *Compute) string {
+	user := ""
+	if c.User != nil && *c.User != "" {
+		user = *c.User + "@"
+	}
+	return fmt.Sprintf("%s://%s%s", c.Protocol, user, net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
+}
+
+// checkComputeName refuses a name another compute has.
+func checkComputeName(tx Tx, c *Compute) error {
+	all, err := tx.Computes()
+	if err != nil {
+		return err
+	}
+	for _, o := range all {
+		if o.ID != c.ID && o.Name == c.Name {
+			return Conflict("name", "Compute name %q already exists", c.Name)
+		}
+	}
+	return nil
+}
+
+// CreateCompute adds a remote compute and starts connecting to it; it does
+// not wait for the connection. Codes: EINVALID, ECONFLICT (id local or vm,
+// id or name taken).
+func (s *Service) CreateCompute(ctx context.Context, in ComputeCreate) (*ComputeView, error) {
+	c := &Compute{ID: in.ComputeID, Name: in.Name, Protocol: in.Protocol, Host: in.Host, Port: in.Port, User: in.User, Password: in.Password}
+	if computeReserved(c.ID) {
+		return nil, Conflict("compute_id", "Compute ID %s is reserved; leave compute_id out or choose another", c.ID)
+	}
+	if c.ID == "" {
+		c.ID = s.c.NewID()
+	}
+	if err := checkComputeAddress(c); err != nil {
+		return nil, err
+	}
+	if c.Name == "" {
+		c.Name = defaultComputeName(c)
+	}
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
+		if old, err := tx.Compute(c.ID); err != nil || old != nil {
+			if err == nil {
+				err = Conflict("compute_id", "Compute ID %s already exists", c.ID)
+			}
+			return err
+		}
+		if err := checkComputeName(tx, c); err != nil {
+			return err
+		}
+		return tx.PutCompute(c)
+	})
+	if err != nil {
+		return nil, err
+	}
+	v := s.dialCompute(*c)
+	s.publish(EventComputeCreated, "", v)
+	return v, nil
+}
+
+// UpdateCompute changes a remote compute; a change of its address or
+// credentials reconnects it. Codes: EINVALID, ENOTFOUND, ECONFLICT (local,
+// name taken).
+func (s *Service) UpdateCompute(ctx context.Context, id string, u ComputeUpdate) (*ComputeView, error) {
+	if id == LocalCompute {
+		return nil, Errorf(ECONFLICT, "The local compute is nodedesk itself and cannot be changed")
+	}
+	var before, after Compute
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
+		c, err := tx.Compute(id)
+		if err != nil || c == nil {
+			if err == nil {
+				err = computeNotFound(id)
+			}
+			return err
+		}
+		before, after = *c, *c
+		setIf(&after.Name, u.Name)
+		setIf(&after.Protocol, u.Protocol)
+		setIf(&after.Host, u.Host)
+		setIf(&after.Port, u.Port)
+		if u.User.Set {
+			after.User = ptrOrNil(u.User)
+		}
+		if u.Password.Set {
+			after.Password = ptrOrNil(u.Password)
+		}
+		if err := checkComputeAddress(&after); err != nil {
+			return err
+		}
+		if after.Name == "" {
+			after.Name = defaultComputeName(&after)
+		}
+		if err := checkComputeName(tx, &after); err != nil {
+			return err
+		}
+		if unchanged(before, after) {
+			return errUnchanged
+		}
+		return tx.PutCompute(&after)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var v *ComputeView
+	if connChanged(before, after) {
+		s.dropCompute(id)
+		v = s.dialCompute(after)
+	} else {
+		v = s.setComputeRecord(after)
+	}
+	s.publish(EventComputeUpdated, "", v)
+	return v, nil
+}
+
+// connChanged reports whether a change touches how a compute is reached.
+func connChanged(a, b Compute) bool {
+	return a.Protocol != b.Protocol || a.Host != b.Host || a.Port != b.Port ||
+		!unchanged(a.User, b.User) || !unchanged(a.Password, b.Password)
+}
+
+// DeleteCompute removes a remote compute that no node lives on. Codes:
+// ENOTFOUND, ECONFLICT (local, nodes on it).
+func (s *Service) DeleteCompute(ctx context.Context, id string) error {
+	if id == LocalCompute {
+		return Errorf(ECONFLICT, "The local compute is nodedesk itself and cannot be removed")
+	}
+	var gone *Compute
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
+		c, err := tx.Compute(id)
+		if err != nil || c == nil {
+			if err == nil {
+				err = computeNotFound(id)
+			}
+			return err
+		}
+		used, err := nodesOnCompute(tx, id)
+		if err != nil {
+			return err
+		}
+		if len(used) > 0 {
+			return Errorf(ECONFLICT, "%d node(s) live on compute %s (%s is one); delete them first", len(used), c.Name, used[0].Name)
+		}
+		gone = c
+		return tx.DeleteCompute(id)
+	})
+	if err != nil {
+		return err
+	}
+	v := s.dropCompute(id)
+	if v == nil {
+		v = &ComputeView{Compute: *gone}
+	}
+	s.publish(EventComputeDeleted, "", v)
+	return nil
+}
+
+// nodesOnCompute lists every node, of any project, that lives on compute id.
+func nodesOnCompute(tx Tx, id string) ([]*Node, error) {
+	ps, err := tx.Projects()
+	if err != nil {
+		return nil, err
+	}
+	var out []*Node
+	for _, p := range ps {
+		ns, err := tx.Nodes(p.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range ns {
+			if n.ComputeID == id {
+				out = append(out, n)
+			}
+		}
+	}
+	return out, nil
+}
+
+// FindComputes returns the remote computes, in the order they were added,
+// with their state ("local" is the API's to add: it is nodedesk itself).
+func (s *Service) FindComputes(ctx context.Context) ([]*ComputeView, error) {
+	var cs []*Compute
+	if err := s.view(func(tx Tx) (err error) {
+		cs, err = tx.Computes()
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	out := make([]*ComputeView, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, s.computeView(*c))
+	}
+	return out, nil
+}
+
+// FindCompute returns one remote compute with its state. Codes: ENOTFOUND.
+func (s *Service) FindCompute(ctx context.Context, id string) (*ComputeView, error) {
+	var c *Compute
+	if err := s.view(func(tx Tx) (err error) {
+		c, err = tx.Compute(id)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return nil, computeNotFound(id)
+	}
+	return s.computeView(*c), nil
+}
+
+// computeView is c with its current state (never connected if no client
+// runs for it).
+func (s *Service) computeView(c Compute) *ComputeView {
+	s.cmp.mu.Lock()
+	defer s.cmp.mu.Unlock()
+	v := &ComputeView{Compute: c}
+	if cc := s.cmp.conns[c.ID]; cc != nil {
+		v.ComputeState = cc.state
+	}
+	return v
+}
+
+// StartComputes connects to every stored remote compute, in the
+// background. main calls it once the API serves.
+func (s *Service) StartComputes(ctx context.Context) error {
+	cs, err := s.FindComputes(ctx)
+	if err != nil {
+		return err
+	}
+	for _, c := range cs {
+		s.dialCompute(c.Compute)
+	}
+	return nil
+}
+
+// CloseComputes ends every connection to a remote compute (the computes
+// keep running their nodes).
+func (s *Service) CloseComputes() {
+	s.cmp.mu.Lock()
+	conns := s.cmp.conns
+	s.cmp.conns = nil
+	s.cmp.mu.Unlock()
+	for _, cc := range conns {
+		if cc.client != nil {
+			cc.client.Close()
+		}
+	}
+}
+
+// dialCompute starts c's client (if a dialer is configured) and returns
+// its view.
+func (s *Service) dialCompute(c Compute) *ComputeView {
+	cc := &computeConn{c: c}
+	s.cmp.mu.Lock()
+	if s.cmp.conns == nil {
+		s.cmp.conns = map[string]*computeConn{}
+	}
+	s.cmp.conns[c.ID] = cc
+	s.cmp.mu.Unlock()
+	if s.c.Computes != nil {
+		client := s.c.Computes(c,
+			func(st ComputeState) { s.onComputeState(cc, st) },
+			func(action string, ev json.RawMessage) { s.onComputeEvent(cc, action, ev) })
+		s.cmp.mu.Lock()
+		cc.client = client
+		s.cmp.mu.Unlock()
+	}
+	return s.computeView(c)
+}
+
+// dropCompute closes a compute's client and forgets its state.
+func (s *Service) dropCompute(id string) *ComputeView {
+	s.cmp.mu.Lock()
+	cc := s.cmp.conns[id]
+	delete(s.cmp.conns, id)
+	for k := range s.cmp.projects {
+		if k[0] == id {
+			delete(s.cmp.projects, k)
+		}
+	}
+	s.cmp.mu.Unlock()
+	if cc == nil {
+		return nil
+	}
+	if cc.client != nil {
+		cc.client.Close()
+	}
+	return &ComputeView{Compute: cc.c, ComputeState: cc.state}
+}
+
+// setComputeRecord keeps a changed record (not its address) beside its
+// connection.
+func (s *Service) setComputeRecord(c Compute) *ComputeView {
+	s.cmp.mu.Lock()
+	if cc := s.cmp.conns[c.ID]; cc != nil {
+		cc.c = c
+	}
+	s.cmp.mu.Unlock()
+	return s.computeView(c)
+}
+
+// publish announces a change that is not a store write (a compute's
+// connection state, what it shows of its nodes).
+func (s *Service) publish(action EventAction, projectID string, payload any) {
+	if s.c.Events != nil {
+		s.c.Events.Publish(Event{Action: action, ProjectID: projectID, Payload: payload})
+	}
+}
+
+// onComputeState records what a compute's supervisor learnt; a change of
+// connection shows on the compute's nodes and links, and a compute that
+// comes back is healed (compute_heal.go).
+func (s *Service) onComputeState(cc *computeConn, st ComputeState) {
+	s.cmp.mu.Lock()
+	if s.cmp.conns[cc.c.ID] != cc { // removed or replaced meanwhile
+		s.cmp.mu.Unlock()
+		return
+	}
+	was := cc.state.Connected
+	cc.state = st
+	if !st.Connected {
+		cc.ready = false
+		for k := range s.cmp.projects {
+			if k[0] == cc.c.ID {
+				delete(s.cmp.projects, k) // made again when it comes back
+			}
+		}
+	}
+	c := cc.c
+	s.cmp.mu.Unlock()
+	s.publish(EventComputeUpdated, "", s.computeView(c))
+	if was != st.Connected {
+		s.computeConnectionChanged(c.ID, st.Connected)
+	}
+}
+
+// ComputeConnected reports whether the compute a node lives on is
+// connected and healed (its nodes and tunnels made again after it came
+// back): always true for "local".
+func (s *Service) ComputeConnected(id string) bool {
+	if id == "" || id == LocalCompute {
+		return true
+	}
+	s.cmp.mu.Lock()
+	defer s.cmp.mu.Unlock()
+	cc := s.cmp.conns[id]
+	return cc != nil && cc.state.Connected && cc.ready
+}
+
+// setComputeReady records that a compute was healed, if it is still
+// connected.
+func (s *Service) setComputeReady(id string) {
+	s.cmp.mu.Lock()
+	defer s.cmp.mu.Unlock()
+	if cc := s.cmp.conns[id]; cc != nil && cc.state.Connected {
+		cc.ready = true
+	}
+}
+
+// computeConn returns a connected compute's connection, or an ECONFLICT
+// error saying which compute is unreachable and what to do.
+func (s *Service) connectedCompute(id string) (*computeConn, error) {
+	s.cmp.mu.Lock()
+	defer s.cmp.mu.Unlock()
+	cc := s.cmp.conns[id]
+	if cc == nil {
+		return nil, computeNotFound(id)
+	}
+	if !cc.state.Connected || cc.client == nil {
+		why := "not connected yet"
+		if cc.state.LastError != nil {
+			why = *cc.state.LastError
+		}
+		return nil, Errorf(ECONFLICT, "Compute %s (%s) is unreachable: %s. Start nodedesk or GNS3 there, or correct its address with PUT /v2/computes/%s, then try again",
+			cc.c.Name, cc.c.BaseURL(), why, cc.c.ID)
+	}
+	return cc, nil
+}
+
+// computeCall sends one request to a connected compute.
+func (s *Service) computeCall(ctx context.Context, id, method, path string, body, out any) error {
+	cc, err := s.connectedCompute(id)
+	if err != nil {
+		return err
+	}
+	return cc.client.Call(ctx, method, path, body, out)
+}
