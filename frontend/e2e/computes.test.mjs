@@ -134,7 +134,12 @@ describe('remote computes in the UI', { timeout: 180_000 }, () => {
     await node('PC1').click();
     await page.getByTestId('panel-node-name').filter({ hasText: 'PC1' }).waitFor();
     await page.getByTestId('node-start').click();
-    await until(async () => (await node('PC1').getAttribute('data-status')) === 'started', 15_000, 'PC1 started');
+    await until(
+      async () => (await node('PC1').getAttribute('data-status')) === 'started' || (await page.getByTestId('toast-error').count()) > 0,
+      15_000, 'PC1 started',
+    );
+    assert.deepEqual(await page.getByTestId('toast-error').allTextContents(), []);
+    assert.equal(await node('PC1').getAttribute('data-status'), 'started');
     assert.equal((await getNode(ids.remote)).status, 'started');
   });
 

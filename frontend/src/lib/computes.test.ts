@@ -43,6 +43,10 @@ describe('the list and the picker', () => {
     ]);
   });
 
+  it('says which compute is local when it has the host\'s name', () => {
+    expect(computeChoices([compute(LOCAL, { name: 'vm' }), remote()])[0].label).toBe('vm (local)');
+  });
+
   it('puts new nodes on the compute picked while it exists, else on local', () => {
     expect(pickedCompute(list, 'c2')).toBe('c2');
     expect(pickedCompute(list, 'gone')).toBe(LOCAL);

@@ -55,16 +55,15 @@ export interface ComputeChoice {
   connected: boolean;
 }
 
-/** computeChoices are the picker's options, in the list's order; a compute
- * that is not connected says so (it stays choosable: whether a node can be
+/** computeChoices are the picker's options, in the list's order (local
+ * says it is, its name being the host's); a compute that is not connected says so (it stays choosable: whether a node can be
  * made there is the server's to say). No picker is shown for one compute. */
 export function computeChoices(list: readonly Compute[]): ComputeChoice[] {
   if (list.length < 2) return [];
-  return sortComputes(list).map((c) => ({
-    id: c.compute_id,
-    label: c.connected ? c.name : `${c.name} (not connected)`,
-    connected: c.connected,
-  }));
+  return sortComputes(list).map((c) => {
+    const name = c.compute_id === LOCAL && c.name !== LOCAL ? `${c.name} (local)` : c.name;
+    return { id: c.compute_id, label: c.connected ? name : `${name} (not connected)`, connected: c.connected };
+  });
 }
 
 /** pickedCompute is the compute new nodes go to: the one picked while it
