@@ -165,6 +165,19 @@ describe('remote computes in the UI', { timeout: 180_000 }, () => {
     await until(async () => (await item('B').getByTestId('compute-state').textContent()).startsWith('Not connected'), WAIT, 'B not connected in the dialog');
     await page.getByTestId('computes-dialog').getByRole('button', { name: 'Done' }).click();
     await screenshot(page, 'computes-lost.png');
+
+    // B stays choosable, says it is not connected, and a node asked of it is the server's to refuse.
+    const picker = page.getByTestId('compute-picker');
+    assert.equal(await picker.locator(`option[value="${computeId}"]`).textContent(), 'B (not connected)');
+    await picker.selectOption(computeId);
+    await page.getByTestId('palette-vpcs').click();
+    await page.getByTestId('canvas').click({ position: { x: 520, y: 460 } });
+    const refusal = page.getByTestId('toast-error').filter({ hasText: 'Could not add a VPCS' });
+    await refusal.waitFor();
+    assert.match(await refusal.textContent(), /^Could not add a VPCS: \S/);
+    assert.equal((await rest('GET', `/projects/${pid}/nodes`)).body.length, 2, 'no node was made');
+    await refusal.getByRole('button').click();
+    await picker.selectOption('local');
   });
 
   test('B back on the same store and port: the node and the link return to normal', async () => {
@@ -182,19 +195,31 @@ describe('remote computes in the UI', { timeout: 180_000 }, () => {
     assert.equal(await page.getByTestId('computes-lost').count(), 0);
   });
 
-  test("removing B is refused while a node lives there, in the server's words; then it goes", async () => {
+  test('renaming B in the dialog renames it on its node, live', async () => {
     await page.getByTestId('open-computes').click();
-    await item('B').getByTestId('compute-remove').click();
+    await item('B').getByTestId('compute-edit').click();
+    assert.equal(await page.getByTestId('compute-password').inputValue(), '', 'a password is never shown');
+    await page.getByTestId('compute-name').fill('Bee');
+    await page.getByTestId('compute-submit').click();
+    await item('Bee').waitFor();
+    assert.equal((await rest('GET', `/computes/${computeId}`)).body.name, 'Bee');
+    await node('PC1').getByTestId('node-compute').filter({ hasText: 'on Bee' }).waitFor();
+    assert.match(await item('Bee').getByTestId('compute-state').textContent(), /^Connected/, 'a rename does not disconnect');
+  });
+
+  test("removing B is refused while a node lives there, in the server's words; then it goes", async () => {
+    const B = 'Bee';
+    await item(B).getByTestId('compute-remove').click();
     await page.getByRole('button', { name: 'Remove compute' }).click();
     const err = page.getByTestId('computes-error');
     await err.waitFor();
-    assert.match(await err.textContent(), /^Could not remove B: 1 node\(s\) live on compute B \(PC1 is one\)/);
+    assert.match(await err.textContent(), /^Could not remove Bee: 1 node\(s\) live on compute Bee \(PC1 is one\)/);
     assert.equal((await rest('GET', '/computes')).body.length, 2);
     // Without its node, B goes, and the picker with it.
     assert.equal((await rest('DELETE', `/projects/${pid}/nodes/${ids.remote}`)).status, 204);
-    await item('B').getByTestId('compute-remove').click();
+    await item(B).getByTestId('compute-remove').click();
     await page.getByRole('button', { name: 'Remove compute' }).click();
-    await item('B').waitFor({ state: 'detached' });
+    await item(B).waitFor({ state: 'detached' });
     assert.deepEqual((await rest('GET', '/computes')).body.map((c) => c.compute_id), ['local']);
     await page.getByTestId('computes-dialog').getByRole('button', { name: 'Done' }).click();
     await page.getByTestId('compute-picker').waitFor({ state: 'detached' });
