@@ -76,6 +76,7 @@ describe('remote computes in the UI', { timeout: 180_000 }, () => {
     await err.waitFor();
     assert.match(await err.textContent(), /port/);
     assert.equal(await page.getByTestId('compute-port').getAttribute('aria-invalid'), 'true');
+    await screenshot(page, 'computes-form-error.png');
     assert.equal((await rest('GET', '/computes')).body.length, 1, 'nothing was added');
 
     await page.getByTestId('compute-port').fill(String(new URL(b.url).port));
@@ -89,6 +90,7 @@ describe('remote computes in the UI', { timeout: 180_000 }, () => {
     const { body: list } = await rest('GET', '/computes');
     assert.deepEqual(list.map((c) => c.compute_id).sort(), [computeId, 'local'].sort());
     assert.equal(list.find((c) => c.name === 'B').port, Number(new URL(b.url).port));
+    await screenshot(page, 'computes-dialog.png');
     await page.getByTestId('computes-dialog').getByRole('button', { name: 'Done' }).click();
     await page.getByTestId('computes-dialog').waitFor({ state: 'detached' });
   });
