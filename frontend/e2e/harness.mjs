@@ -10,14 +10,15 @@ import { chromium } from 'playwright-core';
 
 const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
 
-/** startServer runs nodedesk and resolves with its URL once it serves. */
-export async function startServer({ timeoutMs = 15_000 } = {}) {
+/** startServer runs nodedesk and resolves with its URL once it serves:
+ * on a free port and a fresh store, or on listen and the store in dir (a
+ * restart of one stopped with keepStore), with more flags in args. */
+export async function startServer({ timeoutMs = 15_000, args = [], listen = '127.0.0.1:0', dir = mkdtempSync(path.join(tmpdir(), 'nodedesk-e2e-')) } = {}) {
   const bin = process.env.NODEDESK_BIN;
   if (!bin) throw new Error('Set NODEDESK_BIN to a built nodedesk binary (e.g. NODEDESK_BIN=/tmp/ui/nodedesk npm run e2e)');
-  const dir = mkdtempSync(path.join(tmpdir(), 'nodedesk-e2e-'));
   const env = { ...process.env };
   delete env.DISPLAY;
-  const proc = spawn(path.resolve(bin), ['--headless', '--listen', '127.0.0.1:0', '--db', path.join(dir, 'e2e.db')], {
+  const proc = spawn(path.resolve(bin), ['--headless', '--listen', listen, '--db', path.join(dir, 'e2e.db'), ...args], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -39,7 +40,7 @@ export async function startServer({ timeoutMs = 15_000 } = {}) {
       reject(new Error(`nodedesk exited with ${code} before serving:\n${log}`));
     });
   });
-  const stop = async () => {
+  const stop = async ({ keepStore = false } = {}) => {
     if (proc.exitCode === null) {
       const exited = new Promise((r) => proc.once('exit', r));
       proc.kill('SIGTERM');
@@ -47,9 +48,9 @@ export async function startServer({ timeoutMs = 15_000 } = {}) {
       await exited;
       clearTimeout(t);
     }
-    rmSync(dir, { recursive: true, force: true });
+    if (!keepStore) rmSync(dir, { recursive: true, force: true });
   };
-  return { url, stop, log: () => log };
+  return { url, dir, stop, log: () => log };
 }
 
 /** launchBrowser starts headless chromium with a fresh profile. */

@@ -3,7 +3,7 @@ import * as api from './api';
 import { AppError, backoff, toAppError, useEnv, type Env } from './api';
 import type { Bindings } from './transport';
 import type { LiveEvent } from './types';
-import { link, project, vpcs } from './testdata';
+import { compute, link, project, vpcs } from './testdata';
 
 type FetchCall = { url: string; method: string; body: unknown; contentType: string | null };
 
@@ -57,6 +57,25 @@ describe('api over REST (browser)', () => {
     expect(calls[2].body).toEqual({ name: 'PC7' });
     expect(calls[2].contentType).toBe('application/json');
     expect(calls[0].body).toBeUndefined();
+  });
+
+  it('adds, changes and removes computes on /v2/computes, the server\'s 409 by its field', async () => {
+    const c = compute('c1', { name: 'B' });
+    const { fetch, calls } = fakeFetch(
+      json([compute()]), json(c, 201), json({ message: 'A compute named B exists already', status: 409, code: 'conflict', field: 'name' }, 409),
+      json(c), new Response(null, { status: 204 }),
+    );
+    useEnv({ fetch, location: LOCATION });
+    expect(await api.listComputes()).toEqual([compute()]);
+    expect(await api.createCompute({ protocol: 'http', host: '127.0.0.1', port: 3081 })).toEqual(c);
+    await expect(api.createCompute({ name: 'B', protocol: 'http', host: 'h', port: 1 })).rejects.toMatchObject({ status: 409, code: 'conflict', field: 'name' });
+    await api.updateCompute('c 1', { port: 3082 });
+    expect(await api.deleteCompute('c1')).toBeUndefined();
+    expect(calls.map((x) => `${x.method} ${x.url}`)).toEqual([
+      'GET /v2/computes', 'POST /v2/computes', 'POST /v2/computes', 'PUT /v2/computes/c%201', 'DELETE /v2/computes/c1',
+    ]);
+    expect(calls[1].body).toEqual({ protocol: 'http', host: '127.0.0.1', port: 3081 });
+    expect(calls[3].body).toEqual({ port: 3082 });
   });
 
   it('turns an error answer into an AppError with the server\'s message, status, code and field', async () => {
@@ -166,14 +185,19 @@ describe('live events over websockets (browser)', () => {
     expect(ws.closed).toBe(true);
   });
 
-  it('follows project events on the controller websocket', () => {
+  it('follows project and compute events on the controller websocket', () => {
     const got: LiveEvent[] = [];
     api.subscribe(null, (e) => got.push(e));
     const ws = FakeSocket.all[0];
     expect(ws.url).toBe('ws://127.0.0.1:3080/v2/notifications/ws');
-    ws.send('compute.updated');
+    ws.send('ping', { cpu_usage_percent: 1 });
+    ws.send('compute.updated', { compute_id: 'c1', connected: false });
     ws.send('project.updated', { project_id: 'p1', name: 'x' });
-    expect(got).toEqual([{ action: 'project.updated', event: { project_id: 'p1', name: 'x' } }]);
+    ws.send('node.updated', { node_id: 'n1' });
+    expect(got).toEqual([
+      { action: 'compute.updated', event: { compute_id: 'c1', connected: false } },
+      { action: 'project.updated', event: { project_id: 'p1', name: 'x' } },
+    ]);
   });
 
   it('reconnects with backoff and asks for a resync after a drop', () => {
@@ -343,11 +367,14 @@ describe('api in the Wails window', () => {
     w.emit({ action: 'node.updated', project_id: 'p1', event: { node_id: 'a' } });
     w.emit({ action: 'node.updated', project_id: 'p2', event: { node_id: 'b' } });
     w.emit({ action: 'project.updated', project_id: 'p1', event: { project_id: 'p1' } });
+    w.emit({ action: 'compute.updated', event: { compute_id: 'c1' } });
     w.emit({ action: 'ping', event: {} });
     w.emit({ action: 'resync' });
     w.emit(null);
     expect(proj).toEqual([{ action: 'node.updated', event: { node_id: 'a' } }, { action: 'resync' }]);
-    expect(global).toEqual([{ action: 'project.updated', event: { project_id: 'p1' } }, { action: 'resync' }]);
+    expect(global).toEqual([
+      { action: 'project.updated', event: { project_id: 'p1' } }, { action: 'compute.updated', event: { compute_id: 'c1' } }, { action: 'resync' },
+    ]);
     stopP();
     expect(w.off).toHaveBeenCalledTimes(1);
   });

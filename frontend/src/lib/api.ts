@@ -14,6 +14,7 @@ import { subscribe as follow } from './live';
 import { exportQuery, newProjectId, type ExportOptions } from './projectfile';
 import { connect, type Bindings, type Connection, type Env, type Transport } from './transport';
 import type {
+  ComputeCreate, ComputeUpdate,
   Drawing, DrawingCreate, DrawingUpdate, Link, LinkCaptureStart, LinkCreate, LinkUpdate, LiveEvent, LiveState, Node, NodeAction, NodeCreate, NodeDuplicate, NodeUpdate, ProjectCreate,
   HistoryEntry,
   Project, ProjectDuplicate, ProjectUpdate, TemplateNodeCreate,
@@ -294,6 +295,17 @@ export const undo = (pid: string): Promise<HistoryEntry> => answer(client().POST
 /** redo makes the last undone change again. */
 export const redo = (pid: string): Promise<HistoryEntry> => answer(client().POST('/v2/projects/{project_id}/redo', inProject(pid)));
 
+const onCompute = (compute_id: string) => ({ params: { path: { compute_id } } });
+/** listComputes lists the computes: "local" and the remote ones. */
+export const listComputes = () => answer(client().GET('/v2/computes'));
+/** createCompute adds a remote compute (400 by field, 409 for a name taken). */
+export const createCompute = (body: ComputeCreate) => answer(client().POST('/v2/computes', { body }));
+/** updateCompute changes a remote compute; a new address reconnects it. */
+export const updateCompute = (cid: string, body: ComputeUpdate) =>
+  answer(client().PUT('/v2/computes/{compute_id}', { ...onCompute(cid), body }));
+/** deleteCompute removes a remote compute (409 while nodes live there, as the server says). */
+export const deleteCompute = (cid: string) => done(client().DELETE('/v2/computes/{compute_id}', onCompute(cid)));
+
 export const listTemplates = () => answer(client().GET('/v2/templates'));
 /** listNodeTypes is what differs between node types (consoles, lifecycle). */
 export const listNodeTypes = () => answer(client().GET('/v2/node_types'));
@@ -337,7 +349,7 @@ export async function openConsole(pid: string, nid: string): Promise<ConsoleResu
 export const consoleLink = (pid: string, nid: string, h: ConsoleHandlers): Promise<ConsoleLink> => openConsoleLink(conn(), pid, nid, h);
 
 /** subscribe follows live events: a project's node.* and link.* events, or
- * with pid null the project.* events. 'resync' means events may have been
+ * with pid null the project.* and compute.* events. 'resync' means events may have been
  * missed. Returns the function that stops following. */
 export const subscribe = (pid: string | null, handler: (e: LiveEvent) => void, onState?: (s: LiveState) => void) =>
   follow(conn(), pid, handler, onState);

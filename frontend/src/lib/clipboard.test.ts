@@ -38,6 +38,11 @@ describe('paste bodies', () => {
     expect(body.properties).toEqual({ startup_script: 'ip 10.0.0.1/24', startup_script_path: null });
     for (const k of ['node_id', 'project_id', 'console', 'status', 'ports', 'node_directory', 'command_line', 'label', 'locked']) expect(body).not.toHaveProperty(k);
   });
+  it('copies the compute a node runs on, not whether it is connected (no field of NodeCreate)', () => {
+    const body = nodeCopy(vpcs('r1', { compute_id: 'c1', compute_connected: false }), 0, 0) as Record<string, unknown>;
+    expect(body.compute_id).toBe('c1');
+    expect(body).not.toHaveProperty('compute_connected');
+  });
   it('keeps a label that is not the name; one that is follows the copy\'s name, in the original\'s place', () => {
     expect((nodeCopy(sw, 0, 0) as Record<string, unknown>).label).toEqual(sw.label);
     expect(labelFix(sw, { ...sw, name: 'Switch2' })).toBeNull();

@@ -45,11 +45,13 @@ export function describeClip(c: Clip): string {
 }
 
 /** The fields of a node that are its own and not a copy's: identity,
- * place in the project, console port, what running it made, and what the
- * server derives (ports, symbol size). */
+ * place in the project, console port, what running it made, what the
+ * server derives (ports, symbol size) and whether its compute is
+ * connected now. (Its compute_id is copied: a copy runs where the original
+ * does.) */
 const NOT_COPIED = [
   'node_id', 'project_id', 'console', 'console_host', 'status', 'command_line', 'node_directory',
-  'ports', 'width', 'height', 'template_id', 'label', 'locked',
+  'ports', 'width', 'height', 'template_id', 'label', 'locked', 'compute_connected',
 ] as const;
 
 const labelFollows = (n: Node) => n.label.text === n.name;

@@ -19,7 +19,14 @@ const AVAILABLE: LinkFilter[] = [
 
 describe('link marks', () => {
   it('a plain link has none and no title', () => {
-    expect(linkMarks(link('l1', ['a', 0], ['b', 0]))).toEqual({ suspended: false, filtered: false, capturing: false, title: '' });
+    expect(linkMarks(link('l1', ['a', 0], ['b', 0]))).toEqual({ suspended: false, filtered: false, capturing: false, unreachable: false, title: '' });
+  });
+
+  it('a link across a compute that is not connected is unreachable, and says so first', () => {
+    const m = linkMarks({ ...link('l1', ['a', 0], ['b', 0]), compute_connected: false, suspend: true });
+    expect([m.unreachable, m.suspended]).toEqual([true, true]);
+    expect(m.title.split('\n')[0]).toMatch(/^Unreachable: a compute of this link is not connected/);
+    expect(linkMarks({ ...link('l1', ['a', 0], ['b', 0]), compute_connected: true }).unreachable).toBe(false);
   });
 
   it('says each state in the title, one per line', () => {

@@ -13,6 +13,8 @@ export interface LinkMarks {
   suspended: boolean;
   filtered: boolean;
   capturing: boolean;
+  /** A compute of one of its nodes is not connected: its tunnel carries nothing. */
+  unreachable: boolean;
   /** One line per state, for a tooltip; '' when the link is plain. */
   title: string;
 }
@@ -46,13 +48,15 @@ export function filterSummary(filters: Link['filters'] | null | undefined, avail
 }
 
 /** linkMarks is what the map shows of a link's state. */
-export function linkMarks(link: Pick<Link, 'suspend' | 'filters' | 'capturing' | 'capture_file_name'>): LinkMarks {
+export function linkMarks(link: Pick<Link, 'suspend' | 'filters' | 'capturing' | 'capture_file_name'> & Partial<Pick<Link, 'compute_connected'>>): LinkMarks {
   const filters = filterSummary(link.filters);
+  const unreachable = link.compute_connected === false;
   const lines: string[] = [];
+  if (unreachable) lines.push('Unreachable: a compute of this link is not connected; it carries nothing until the compute is back');
   if (link.suspend) lines.push('Suspended: no traffic crosses this link');
   if (filters.length > 0) lines.push(`Filtered: ${filters.join('; ')}`);
   if (link.capturing) lines.push(`Capturing${link.capture_file_name ? ` to ${link.capture_file_name}` : ''}`);
-  return { suspended: link.suspend, filtered: filters.length > 0, capturing: link.capturing, title: lines.join('\n') };
+  return { suspended: link.suspend, filtered: filters.length > 0, capturing: link.capturing, unreachable, title: lines.join('\n') };
 }
 
 /** The filters form: per filter type the server offers, one value per

@@ -8,7 +8,10 @@ const PROJECT_ACTIONS = new Set([
   'node.created', 'node.updated', 'node.deleted', 'link.created', 'link.updated', 'link.deleted',
   'drawing.created', 'drawing.updated', 'drawing.deleted', 'history.updated',
 ]);
-const GLOBAL_ACTIONS = new Set(['project.created', 'project.updated', 'project.deleted', 'project.opened', 'project.closed']);
+const GLOBAL_ACTIONS = new Set([
+  'project.created', 'project.updated', 'project.deleted', 'project.opened', 'project.closed',
+  'compute.created', 'compute.updated', 'compute.deleted',
+]);
 
 /** The delays between reconnection attempts, in ms. */
 export function backoff(attempt: number): number {
@@ -86,7 +89,7 @@ function subscribeRest(env: Env, pid: string | null, handler: Handler, onState?:
 }
 
 /** subscribe follows live events: a project's node.*, link.*, drawing.* and history.updated events, or
- * with pid null the project.* events. 'resync' means events may have been
+ * with pid null the project.* and compute.* events. 'resync' means events may have been
  * missed. Returns the function that stops following. */
 export function subscribe(c: Connection, pid: string | null, handler: Handler, onState?: OnState): () => void {
   return c.transport === 'window' ? subscribeWindow(c.env, pid, handler, onState) : subscribeRest(c.env, pid, handler, onState);

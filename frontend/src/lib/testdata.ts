@@ -1,6 +1,6 @@
 // Sample wire objects for unit tests, as nodedesk answers them.
 
-import type { Link, Node, Port, Project } from './types';
+import type { Compute, Link, Node, Port, Project } from './types';
 
 const eth = (n: number, name = `Ethernet${n}`): Port => ({
   name, short_name: `e${n}`, adapter_number: 0, port_number: n, link_type: 'ethernet', data_link_types: { Ethernet: 'DLT_EN10MB' },
@@ -13,7 +13,7 @@ function base(id: string, over: Partial<Node>): Node {
     custom_adapters: [], first_port_name: null, width: 65, height: 59,
     label: { text: id, style: null, x: null, y: -40, rotation: 0 }, locked: false, node_directory: null,
     port_name_format: 'Ethernet{0}', port_segment_size: 0, ports: [], properties: {}, symbol: null, template_id: null,
-    x: 0, y: 0, z: 1, ...over,
+    x: 0, y: 0, z: 1, compute_connected: true, ...over,
   };
 }
 
@@ -44,11 +44,16 @@ export const link = (id: string, a: [string, number], b: [string, number]): Link
     { node_id: b[0], adapter_number: 0, port_number: b[1] },
   ],
   capture_compute_id: null, capture_file_name: null, capture_file_path: null, capturing: false,
-  filters: {}, link_style: {}, suspend: false,
+  filters: {}, link_style: {}, suspend: false, compute_connected: true,
 });
 
 export const project = (id = 'p1', over: Partial<Project> = {}): Project => ({
   project_id: id, name: 'lab', status: 'opened', filename: 'lab.gns3', path: '/tmp/lab', auto_close: true, auto_open: false,
   auto_start: false, drawing_grid_size: 25, grid_size: 75, scene_height: 1000, scene_width: 2000, show_grid: false,
   show_interface_labels: false, show_layers: false, snap_to_grid: false, supplier: null, variables: null, zoom: 100, ...over,
+});
+
+export const compute = (id = 'local', over: Partial<Compute> = {}): Compute => ({
+  compute_id: id, name: id, protocol: 'http', host: '127.0.0.1', port: 3080, user: null, connected: true,
+  cpu_usage_percent: null, memory_usage_percent: null, last_error: null, capabilities: {}, ...over,
 });

@@ -54,6 +54,10 @@ export type HistoryEntry = S['HistoryEntry'];
 export type HistoryOrigin = HistoryEntry['origin'];
 /** history.updated: what undo and redo would take now. */
 export type HistoryState = S['HistoryState'];
+/** A compute server: "local" (nodedesk itself) or a remote one. */
+export type Compute = S['Compute'];
+export type ComputeCreate = S['ComputeCreate'];
+export type ComputeUpdate = S['ComputeUpdate'];
 /** What differs between node types, as GET /v2/node_types says. */
 export type NodeTypeInfo = S['NodeTypeInfo'];
 /** The body of every error answer. */
@@ -106,6 +110,7 @@ export type LiveEvent =
   | { action: 'drawing.created' | 'drawing.updated' | 'drawing.deleted'; event: DrawingEvent }
   | { action: 'project.created' | 'project.updated' | 'project.deleted' | 'project.opened' | 'project.closed'; event: Project }
   | { action: 'history.updated'; event: HistoryState }
+  | { action: 'compute.created' | 'compute.updated' | 'compute.deleted'; event: Compute }
   /** Events may have been missed (a reconnect, or a lagging subscriber): reload. */
   | { action: 'resync' };
 

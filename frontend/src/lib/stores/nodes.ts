@@ -2,7 +2,7 @@
 
 import { derived, writable } from 'svelte/store';
 import * as api from '../api';
-import type { Node, NodeAction, NodeUpdate } from '../types';
+import type { Node, NodeAction, NodeUpdate, TemplateNodeCreate } from '../types';
 import type { XY } from '../layout';
 import { removeLinksOf } from './links';
 
@@ -27,8 +27,12 @@ export function removeNode(id: string): void {
   removeLinksOf(id);
 }
 
-export async function addNode(pid: string, templateId: string, at: XY): Promise<Node> {
-  const n = await api.createNodeFromTemplate(pid, templateId, { x: Math.round(at.x), y: Math.round(at.y) });
+/** addNode makes a node from a template at a place, on a compute (the
+ * template's when none is given). */
+export async function addNode(pid: string, templateId: string, at: XY, computeId?: string): Promise<Node> {
+  const body: TemplateNodeCreate = { x: Math.round(at.x), y: Math.round(at.y) };
+  if (computeId !== undefined) body.compute_id = computeId;
+  const n = await api.createNodeFromTemplate(pid, templateId, body);
   upsertNode(n);
   return n;
 }

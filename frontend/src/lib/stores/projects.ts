@@ -95,13 +95,19 @@ export function applyProjectEvent(e: LiveEvent): void {
     case 'link.created': case 'link.updated': case 'link.deleted':
     case 'drawing.created': case 'drawing.updated': case 'drawing.deleted':
     case 'history.updated':
+    case 'compute.created': case 'compute.updated': case 'compute.deleted':
       return;
     default:
       assertNever(e, 'event');
   }
 }
 
-/** followProjects keeps the list live; returns the unsubscribe function. */
-export function followProjects(): () => void {
-  return api.subscribe(null, applyProjectEvent);
+/** followProjects keeps the list live, and hands each event of the same
+ * (controller) stream to also (the computes); returns the unsubscribe
+ * function. */
+export function followProjects(also?: (e: LiveEvent) => void): () => void {
+  return api.subscribe(null, (e) => {
+    applyProjectEvent(e);
+    also?.(e);
+  });
 }

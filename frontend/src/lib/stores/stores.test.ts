@@ -5,7 +5,8 @@ import { nodes, setNodes } from './nodes';
 import { applyProjectEvent, currentId, projects } from './projects';
 import { applyTopologyEvent } from './topology';
 import { clearSelection, selectLink, selectNodes, selectedLink, selectedNodes } from './selection';
-import { ethSwitch, link, project, vpcs } from '../testdata';
+import { addCompute, applyComputeEvent, computeMap, computes, pickCompute, placeCompute } from './computes';
+import { compute, ethSwitch, link, project, vpcs } from '../testdata';
 
 describe('topology stores follow live events', () => {
   beforeEach(() => {
@@ -111,5 +112,62 @@ describe('drawings follow live events', () => {
     answer(new Response(JSON.stringify({ ...d, x: 50 }), { status: 201, headers: { 'Content-Type': 'application/json' } }));
     await moved;
     expect(get(drawings).has('d1')).toBe(false);
+  });
+});
+
+describe('computes follow the controller stream', () => {
+  beforeEach(() => {
+    computes.set([compute('local')]);
+    pickCompute('local');
+  });
+
+  it('adds, updates (local stays first) and removes computes', () => {
+    applyComputeEvent({ action: 'compute.created', event: compute('c1', { name: 'A', connected: false }) });
+    applyComputeEvent({ action: 'compute.updated', event: compute('c1', { name: 'A', connected: true }) });
+    expect(get(computes).map((c) => [c.compute_id, c.connected])).toEqual([['local', true], ['c1', true]]);
+    expect(get(computeMap).get('c1')?.name).toBe('A');
+    applyComputeEvent({ action: 'compute.deleted', event: compute('c1') });
+    expect(get(computes).map((c) => c.compute_id)).toEqual(['local']);
+  });
+
+  it('puts new nodes back on local when the compute picked is removed', () => {
+    applyComputeEvent({ action: 'compute.created', event: compute('c1', { name: 'A' }) });
+    pickCompute('c1');
+    expect(get(placeCompute)).toBe('c1');
+    applyComputeEvent({ action: 'compute.deleted', event: compute('c1') });
+    expect(get(placeCompute)).toBe('local');
+  });
+
+  it('leaves the project list alone, and the projects leave the computes alone', () => {
+    projects.set([]);
+    applyProjectEvent({ action: 'compute.created', event: compute('c1') });
+    applyComputeEvent({ action: 'project.created', event: project('p9') });
+    expect(get(projects)).toEqual([]);
+    expect(get(computes).map((c) => c.compute_id)).toEqual(['local']);
+  });
+
+  it('a node that comes back connected is drawn from the event as it is', () => {
+    setNodes([vpcs('pc1', { compute_id: 'c1', compute_connected: true, status: 'started' })]);
+    applyTopologyEvent({ action: 'node.updated', event: vpcs('pc1', { compute_id: 'c1', compute_connected: false, status: 'stopped' }) });
+    expect(get(nodes).get('pc1')).toMatchObject({ compute_connected: false, status: 'stopped' });
+    applyTopologyEvent({ action: 'node.updated', event: vpcs('pc1', { compute_id: 'c1', compute_connected: true, status: 'started' }) });
+    expect(get(nodes).get('pc1')).toMatchObject({ compute_connected: true, status: 'started' });
+  });
+});
+
+describe('a compute write answered after its events', () => {
+  it('keeps the connection the events told, and takes the settings answered', async () => {
+    computes.set([compute('local')]);
+    const answer = compute('c1', { name: 'B', port: 3081, connected: false });
+    const { useEnv } = await import('../api');
+    useEnv({
+      fetch: async () => new Response(JSON.stringify(answer), { status: 201, headers: { 'Content-Type': 'application/json' } }),
+      location: { protocol: 'http:', host: '127.0.0.1:3080' },
+    });
+    // The compute connected (compute.updated) before POST answered.
+    const created = addCompute({ protocol: 'http', host: '127.0.0.1', port: 3081 });
+    applyComputeEvent({ action: 'compute.created', event: compute('c1', { name: 'B', port: 3081, connected: true, cpu_usage_percent: 5 }) });
+    await created;
+    expect(get(computes).find((c) => c.compute_id === 'c1')).toMatchObject({ name: 'B', connected: true, cpu_usage_percent: 5 });
   });
 });

@@ -53,6 +53,7 @@ export function applyTopologyEvent(e: LiveEvent): void {
       return;
     case 'project.created': case 'project.updated': case 'project.deleted':
     case 'project.opened': case 'project.closed':
+    case 'compute.created': case 'compute.updated': case 'compute.deleted':
       return;
     default:
       assertNever(e, 'event');
