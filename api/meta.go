@@ -24,10 +24,10 @@ func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) error {
 	return err
 }
 
-// localCompute describes the one compute nodedesk has: itself, with the
+// localCompute describes compute "local", this nodedesk itself, with the
 // host's CPU and memory use (hostUsage) as the caller read them.
 func (s *Server) localCompute(cpu, mem float64) map[string]any {
-	name, _ := os.Hostname()
+	name := app.LocalComputeName()
 	host, port := s.svc.ConsoleHost(), 3080
 	if s.ln != nil {
 		port = s.ln.Addr().(*net.TCPAddr).Port

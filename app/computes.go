@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 )
@@ -148,8 +149,18 @@ func defaultComputeName(c *Compute) string {
 	return fmt.Sprintf("%s://%s%s", c.Protocol, user, net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
 }
 
-// checkComputeName refuses a name another compute has.
+// LocalComputeName is the name of compute "local": this machine's host
+// name, as GNS3 names its local compute.
+func LocalComputeName() string {
+	name, _ := os.Hostname()
+	return name
+}
+
+// checkComputeName refuses a name another compute has, local included.
 func checkComputeName(tx Tx, c *Compute) error {
+	if c.Name == LocalComputeName() {
+		return Conflict("name", "Compute name %q already exists: it is this machine's own compute (local)", c.Name)
+	}
 	all, err := tx.Computes()
 	if err != nil {
 		return err
