@@ -344,3 +344,50 @@ func TestGateway_UDPToHostService(t *testing.T) {
 	default:
 	}
 }
+
+// A refused port stays refused at the host's own addresses: a lab that
+// addresses the host by one of its interfaces' IPv4 addresses (as it would
+// reach an API listening on every address) gets no further than at the
+// gateway's address, while another port there is reached.
+func TestGateway_RefusedPortsAtHostAddresses(t *testing.T) {
+	host := hostAddress()
+	if host == nil {
+		t.Skip("this machine has no non-loopback IPv4 address")
+	}
+	listen := func() (uint16, chan string) {
+		c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: host})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		got := make(chan string, 8)
+		go func() {
+			buf := make([]byte, 2048)
+			for {
+				n, from, err := c.ReadFromUDP(buf)
+				if err != nil {
+					return
+				}
+				got <- string(buf[:n])
+				_, _ = c.WriteToUDP(append([]byte("echo:"), buf[:n]...), from)
+			}
+		}()
+		return uint16(c.LocalAddr().(*net.UDPAddr).Port), got
+	}
+	open, _ := listen()
+	shut, shutGot := listen()
+	l := newLab(t, Config{NodeID: "n1", Refused: func(p uint16) bool { return p == shut }})
+	l.g.Input(ipFrame(l.g.MAC(), l.pc, l.pcIP, host, 17, udpDatagram(40000, open, []byte("hello"))))
+	if r := l.next(10 * time.Second); r == nil || r[23] != 17 || string(r[42:]) != "echo:hello" {
+		t.Fatalf("no answer of the service on %s:%d: % x", host, open, r)
+	}
+	l.g.Input(ipFrame(l.g.MAC(), l.pc, l.pcIP, host, 17, udpDatagram(40001, shut, []byte("hello"))))
+	if f := l.next(time.Second); f != nil && (f[23] != 1 || f[34] != 3) {
+		t.Fatalf("an answer through the refused port %s:%d: % x", host, shut, f)
+	}
+	select {
+	case m := <-shutGot:
+		t.Fatalf("the refused service at %s got %q", host, m)
+	default:
+	}
+}

@@ -80,12 +80,31 @@ type Config struct {
 	// the gateway's goroutines, never keeps frame, and must not block for
 	// long.
 	Out func(frame []byte)
-	// Refused tells whether a port of the host's loopback must not be
-	// reached through the gateway's address (nodedesk's own API: the lab
-	// must not drive it). It is asked at each new TCP or UDP flow.
+	// Refused tells whether a port of the host must not be reached, at the
+	// gateway's address (the host's loopback) or at any of the host's own
+	// addresses (nodedesk's own API: the lab must not drive it). It is
+	// asked at each new TCP or UDP flow.
 	Refused func(port uint16) bool
 	// Log receives the gateway's warnings (nil: none).
 	Log *slog.Logger
+}
+
+// isHostAddress reports whether dst is an address of one of this machine's
+// interfaces: a flow there reaches the host as surely as one to the
+// gateway's address, so the same ports are refused. Asked once per new
+// flow; an error reading the interfaces counts as "not the host's".
+func isHostAddress(dst tcpip.Address) bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	ip := net.IP(dst.AsSlice())
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.Equal(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 // Gateway is one running NAT gateway. Create it with New; Input feeds it
@@ -185,11 +204,13 @@ func New(c Config) (*Gateway, error) {
 	// there, so TCP is reset and UDP dropped — a refusal.
 	allowed := func(id stack.TransportEndpointID) bool {
 		dst := id.LocalAddress
-		if dst == g.gw {
+		if dst == g.gw || isHostAddress(dst) {
+			// The host itself, at the gateway's address (its loopback) or
+			// at one of its own addresses: its refused ports stay refused.
 			return !refused(id.LocalPort)
 		}
 		// Another lab address is not the host's; the host's loopback is
-		// reached at the gateway's address only, where ports are refused.
+		// reached at the gateway's address only.
 		return !sub.Contains(dst) && !martian(dst)
 	}
 	s.SetTransportProtocolHandler(tcp.ProtocolNumber, func(id stack.TransportEndpointID, pkt *stack.PacketBuffer) bool {
