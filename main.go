@@ -72,7 +72,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (cliOptions, error) {
 	config := fs.String("config", defaultConfig(), "optional configuration `file` (key = value lines: listen, db, auth_user, auth_password, udp_ports)")
 	user := fs.String("auth-user", "", "require HTTP basic authentication with this `user`")
 	password := fs.String("auth-password", "", "the `password` of --auth-user (better kept in the configuration file)")
-	udpPorts := fs.String("udp-ports", "20000-30000", "the `FROM-TO` range of UDP ports for links and NIOs (two nodedesks on one machine need disjoint ranges)")
+	udpPorts := fs.String("udp-ports", app.DefaultUDPPorts.String(), "the `FROM-TO` range of UDP ports for links and NIOs (two nodedesks on one machine need disjoint ranges)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: nodedesk [--headless] [--listen ADDR] [--db PATH] [--config FILE] [--auth-user USER --auth-password PASSWORD] [--udp-ports FROM-TO] [--version] [--help]\n\n"+

@@ -85,6 +85,9 @@ func ParsePortRange(s string) (PortRange, error) {
 	return PortRange{From: a, To: b}, nil
 }
 
+// String is r as ParsePortRange reads it: "FROM-TO".
+func (r PortRange) String() string { return fmt.Sprintf("%d-%d", r.From, r.To) }
+
 // Contains reports whether p is in r.
 func (r PortRange) Contains(p int) bool { return p >= r.From && p <= r.To }
 
