@@ -113,6 +113,19 @@ func (s *Service) updateRuntime(ctx context.Context, fn func(tx Tx, emit emitFun
 	return s.submit(&write{fn: fn, src: SourceOf(ctx), record: false})
 }
 
+// udpPortFree is the one test of a UDP port being free for a new use:
+// nothing of this nodedesk holds it (the udp_ports index: VPCS pairs, NIO
+// lports, reservations, cloud tunnels) and no program of this machine has
+// it bound. The checks of a port a client names (checkNIOLPort,
+// takenTunnelPort) ask the same two things, to say who holds it.
+func (s *Service) udpPortFree(tx Tx, port int) (bool, error) {
+	_, taken, err := tx.UDPUse(port)
+	if err != nil || taken {
+		return false, err
+	}
+	return s.c.PortFree("udp", port), nil
+}
+
 // ReserveUDPPort reserves for a project the first UDP port of the range
 // that nothing of this nodedesk holds and no program of this machine has
 // bound (GNS3's POST …/ports/udp): a NIO of the project may then take it
@@ -126,11 +139,11 @@ func (s *Service) ReserveUDPPort(ctx context.Context, projectID string) (int, er
 		}
 		r := s.c.UDPPorts
 		for c := r.From; c <= r.To; c++ {
-			_, taken, err := tx.UDPUse(c)
+			free, err := s.udpPortFree(tx, c)
 			if err != nil {
 				return err
 			}
-			if !taken && s.c.PortFree("udp", c) {
+			if free {
 				port = c
 				return tx.ReserveUDP(p.ID, c)
 			}

@@ -86,15 +86,15 @@ func (s *Service) claimProcessResources(tx Tx, n *Node) error {
 	if len(n.UDPPorts) != 2 {
 		r := s.c.UDPPorts
 		for p := r.From; p+1 <= r.To; p += 2 {
-			_, a, err := tx.UDPOwner(p)
+			a, err := s.udpPortFree(tx, p)
 			if err != nil {
 				return err
 			}
-			_, b, err := tx.UDPOwner(p + 1)
+			b, err := s.udpPortFree(tx, p+1)
 			if err != nil {
 				return err
 			}
-			if !a && !b && s.c.PortFree("udp", p) && s.c.PortFree("udp", p+1) {
+			if a && b {
 				n.UDPPorts = []int{p, p + 1}
 				return nil
 			}
