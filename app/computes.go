@@ -237,6 +237,9 @@ func (s *Service) UpdateCompute(ctx context.Context, id string, u ComputeUpdate)
 		if u.Password.Set {
 			after.Password = ptrOrNil(u.Password)
 		}
+		if after.User == nil {
+			after.Password = nil // Basic authentication needs a user: no user, no password kept
+		}
 		if err := checkComputeAddress(&after); err != nil {
 			return err
 		}
