@@ -354,6 +354,34 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 		t.Fatalf("PC1 does not ping PC2 after the heal\nPC1:\n%s\nA:\n%s\nB:\n%s", con1.log.String(), a.stderr, b.stderr)
 	}
 
+	// Closing the project on A closes it on B (GNS3's controller does):
+	// B drops the tunnels' NIOs and their ports. Opening it again makes
+	// them again, and the lab pings once its nodes are started.
+	bHeld := func() []any {
+		np := mustJSON(t, 200, "GET", "http://127.0.0.1:"+strconv.Itoa(bPort)+"/v2/compute/network/ports", nil)
+		held, _ := np["udp_ports"].([]any)
+		return held
+	}
+	pc2NIO := bNodes + "/vpcs/nodes/" + pc2.ID + "/adapters/0/ports/0/nio"
+	heldOpen := bHeld()
+	mustJSON(t, 204, "POST", A+"/v2/projects/"+pid+"/close", map[string]any{})
+	if code, raw := call(t, "PUT", pc2NIO, map[string]any{"type": "nio_udp", "lport": 31001, "rhost": "127.0.0.1", "rport": 31002}); code != 404 {
+		t.Errorf("PC2's NIO on B after the project's close on A: PUT = %d %s, want 404 (no NIO)", code, raw)
+	}
+	if heldClosed := bHeld(); len(heldOpen)-len(heldClosed) < 3 {
+		t.Errorf("B's UDP ports: %v open, %v closed; want the 3 tunnel ports on B released", heldOpen, heldClosed)
+	}
+	mustJSON(t, 201, "POST", A+"/v2/projects/"+pid+"/open", map[string]any{})
+	pc1 = nodeOf(mustJSON(t, 200, "POST", nodes+"/"+pc1.ID+"/start", map[string]any{}))
+	pc2 = nodeOf(mustJSON(t, 200, "POST", nodes+"/"+pc2.ID+"/start", map[string]any{}))
+	con1 = openVPCS(t, "127.0.0.1", pc1.Console, "PC1")
+	openVPCS(t, pc2.ConsoleHost, pc2.Console, "PC2")
+	lines, ok = con1.ping("10.15.0.2", 40*time.Second)
+	t.Logf("PC1 (A) -> PC2 (B) after the project's close and open on A:\n%s", lines)
+	if !ok {
+		t.Fatalf("PC1 does not ping PC2 after close and open\nPC1:\n%s\nA:\n%s\nB:\n%s", con1.log.String(), a.stderr, b.stderr)
+	}
+
 	// Deleting PC2 on A deletes it on B; with no node left there, B can go.
 	mustJSON(t, 204, "DELETE", nodes+"/"+pc2.ID, nil)
 	B := "http://127.0.0.1:" + strconv.Itoa(bPort) + "/v2/compute/projects/" + pid

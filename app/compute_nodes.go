@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 )
 
 // Nodes on a remote compute. nodedesk keeps the controller's record of the
@@ -288,35 +289,54 @@ func (s *Service) LinkConnected(l *Link) bool {
 // of its tunnels. A compute that cannot be reached keeps its copy; that is
 // logged, and the delete goes on.
 func (s *Service) deleteComputeProjects(ctx context.Context, projectID string) {
-	nodes, err := s.FindNodes(ctx, projectID)
+	s.dropTunnelSides(ctx, projectID)
+	for _, id := range s.projectComputes(ctx, projectID) {
+		if err := s.computeCall(ctx, id, "DELETE", "/projects/"+projectID, nil, nil); err != nil && ErrorCode(err) != ENOTFOUND {
+			slog.Warn("project not deleted on a remote compute", "project", projectID, "compute", id, "err", err)
+		}
+		s.forgetComputeProject(id, projectID)
+	}
+}
+
+// dropTunnelSides removes this nodedesk's sides of a project's tunnels.
+func (s *Service) dropTunnelSides(ctx context.Context, projectID string) {
+	links, err := s.FindLinks(ctx, projectID)
 	if err != nil {
 		return
 	}
-	if links, err := s.FindLinks(ctx, projectID); err == nil {
-		for _, l := range links {
-			if l.Tunnel == nil {
-				continue
-			}
-			for i, n := range s.tunnelEnds(l) {
-				if n != nil && !n.Remote() {
-					s.deleteTunnelNIO(ctx, l, i, n)
-				}
-			}
-		}
-	}
-	done := map[string]bool{}
-	for _, n := range nodes {
-		if !n.Remote() || done[n.ComputeID] {
+	for _, l := range links {
+		if l.Tunnel == nil {
 			continue
 		}
-		done[n.ComputeID] = true
-		if err := s.computeCall(ctx, n.ComputeID, "DELETE", "/projects/"+projectID, nil, nil); err != nil && ErrorCode(err) != ENOTFOUND {
-			slog.Warn("project not deleted on a remote compute", "project", projectID, "compute", n.ComputeID, "err", err)
+		for i, n := range s.tunnelEnds(l) {
+			if n != nil && !n.Remote() {
+				s.deleteTunnelNIO(ctx, l, i, n)
+			}
 		}
-		s.cmp.mu.Lock()
-		delete(s.cmp.projects, [2]string{n.ComputeID, projectID})
-		s.cmp.mu.Unlock()
 	}
+}
+
+// projectComputes lists the remote computes a project's nodes live on.
+func (s *Service) projectComputes(ctx context.Context, projectID string) []string {
+	nodes, err := s.FindNodes(ctx, projectID)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, n := range nodes {
+		if n.Remote() && !slices.Contains(out, n.ComputeID) {
+			out = append(out, n.ComputeID)
+		}
+	}
+	return out
+}
+
+// forgetComputeProject records that a project no longer exists on a
+// compute (the next call that needs it creates it again).
+func (s *Service) forgetComputeProject(computeID, projectID string) {
+	s.cmp.mu.Lock()
+	delete(s.cmp.projects, [2]string{computeID, projectID})
+	s.cmp.mu.Unlock()
 }
 
 // remoteWrite is how a change that a remote compute also holds is
