@@ -9,9 +9,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -143,6 +146,22 @@ func (c *vpcsConsole) ping(ip string, limit time.Duration) (string, bool) {
 		}
 	}
 	return strings.Join(lines, "\n"), ok
+}
+
+// pcapPackets counts the whole records of a little-endian pcap file.
+func pcapPackets(b []byte) int {
+	if len(b) < 24 {
+		return 0
+	}
+	n := 0
+	for b = b[24:]; len(b) >= 16; n++ {
+		size := int(binary.LittleEndian.Uint32(b[8:12]))
+		if len(b) < 16+size {
+			break
+		}
+		b = b[16+size:]
+	}
+	return n
 }
 
 // node is what the test reads of a node answer.
@@ -290,8 +309,35 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	if fi, err := os.Stat(fmt.Sprint(capt["capture_file_path"])); err != nil || fi.Size() < 24+2*(16+98) {
 		t.Errorf("capture of the tunnel reaching A: %v %v, want a pcap with the pings", fi, err)
 	}
-	if code, raw := call(t, "POST", links+l2+"/start_capture", map[string]any{"capture_file_name": "l2.pcap"}); code != 409 {
-		t.Errorf("capture on a tunnel between two nodes of B: %d %s, want 409", code, raw)
+	// On the tunnel between two nodes of B, B captures (on the switch's
+	// port: GNS3's choice) and A streams B's pcap.
+	mustJSON(t, 201, "POST", links+l2+"/start_capture", map[string]any{"capture_file_name": "l2.pcap"})
+	pcap := make(chan []byte, 1)
+	go func() {
+		resp, err := (&http.Client{Timeout: 90 * time.Second}).Get(links + l2 + "/pcap")
+		if err != nil {
+			pcap <- []byte(err.Error())
+			return
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		pcap <- raw
+	}()
+	time.Sleep(time.Second) // the stream is open before the pings (it starts from the file's start anyway)
+	if lines, ok := con1.ping("10.15.0.2", 30*time.Second); !ok {
+		t.Errorf("PC1 does not ping PC2 while B captures:\n%s", lines)
+	}
+	mustJSON(t, 201, "POST", links+l2+"/stop_capture", map[string]any{})
+	var got []byte
+	select {
+	case got = <-pcap:
+	case <-time.After(95 * time.Second):
+		t.Fatal("the pcap stream from A did not end once the capture stopped")
+	}
+	packets := pcapPackets(got)
+	t.Logf("pcap of the link on B, streamed from A: %d bytes, %d packets", len(got), packets)
+	if len(got) < 24 || !bytes.Equal(got[:4], []byte{0xd4, 0xc3, 0xb2, 0xa1}) || packets == 0 {
+		t.Errorf("pcap of the link on B from A: %d bytes, %d packets, starts %q; want a pcap with the pings", len(got), packets, got[:min(len(got), 40)])
 	}
 	if code, raw := call(t, "POST", nodes+"/"+pc2.ID+"/duplicate", map[string]any{"x": 10, "y": 10}); code != 409 {
 		t.Errorf("duplicate of a remote node: %d %s, want 409", code, raw)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strings"
 )
 
 // Nodes on a remote compute. nodedesk keeps the controller's record of the
@@ -211,9 +212,16 @@ func (s *Service) deleteRemoteNode(ctx context.Context, n *Node) {
 	}
 }
 
-// onComputeEvent follows a compute's notifications: node.updated carries
-// the status of one of its nodes.
-func (s *Service) onComputeEvent(cc *computeConn, action string, ev json.RawMessage) {
+// onComputeEvent follows a compute's notifications, as GNS3's controller
+// does: node.updated carries the status of one of its nodes; log.* (a
+// compute's message for its user, e.g. a VPCS that stopped by itself) is
+// passed on to the streams of its project (projectID) or, without one, of
+// every open project; anything else is not for nodedesk's clients.
+func (s *Service) onComputeEvent(cc *computeConn, action, projectID string, ev json.RawMessage) {
+	if strings.HasPrefix(action, "log.") {
+		s.relayComputeLog(cc.id, EventAction(action), projectID, ev)
+		return
+	}
 	if action != "node.updated" {
 		return
 	}
@@ -233,6 +241,38 @@ func (s *Service) onComputeEvent(cc *computeConn, action string, ev json.RawMess
 	unlock := s.lockNode(n.ID)
 	defer unlock()
 	_, _ = s.recordStatus(context.Background(), ref, v.Status, nil)
+}
+
+// ComputeMessage is a remote compute's log.* notification passed on to a
+// project's streams: the compute's event as it sent it.
+type ComputeMessage struct {
+	ComputeID string
+	Event     json.RawMessage
+}
+
+// MarshalJSON is the compute's event, unchanged (GNS3's controller passes
+// it on so).
+func (m *ComputeMessage) MarshalJSON() ([]byte, error) { return m.Event, nil }
+
+// relayComputeLog publishes a compute's log.* on the streams of its
+// project, or of every open project when it names none.
+func (s *Service) relayComputeLog(computeID string, action EventAction, projectID string, ev json.RawMessage) {
+	if !json.Valid(ev) {
+		return
+	}
+	var projects []string
+	_ = s.view(func(tx Tx) error {
+		ps, err := tx.Projects()
+		for _, p := range ps {
+			if (projectID == "" && p.Status != ProjectClosed) || p.ID == projectID {
+				projects = append(projects, p.ID)
+			}
+		}
+		return err
+	})
+	for _, pid := range projects {
+		s.publish(action, pid, &ComputeMessage{ComputeID: computeID, Event: ev})
+	}
 }
 
 // computeOnThisMachine reports whether a compute is reached on loopback:

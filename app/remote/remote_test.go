@@ -107,7 +107,7 @@ func dial(t *testing.T, c app.Compute) (app.ComputeClient, *watch) {
 		w.mu.Lock()
 		w.states = append(w.states, st)
 		w.mu.Unlock()
-	}, func(action string, ev json.RawMessage) {
+	}, func(action, _ string, ev json.RawMessage) {
 		w.mu.Lock()
 		w.events = append(w.events, action)
 		w.mu.Unlock()
