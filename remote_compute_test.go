@@ -339,8 +339,8 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	if len(got) < 24 || !bytes.Equal(got[:4], []byte{0xd4, 0xc3, 0xb2, 0xa1}) || packets == 0 {
 		t.Errorf("pcap of the link on B from A: %d bytes, %d packets, starts %q; want a pcap with the pings", len(got), packets, got[:min(len(got), 40)])
 	}
-	if code, raw := call(t, "POST", nodes+"/"+pc2.ID+"/duplicate", map[string]any{"x": 10, "y": 10}); code != 409 {
-		t.Errorf("duplicate of a remote node: %d %s, want 409", code, raw)
+	if code, raw := call(t, "POST", nodes+"/"+pc2.ID+"/duplicate", map[string]any{"x": 10, "y": 10}); code != 409 || !strings.Contains(string(raw), "stop it first") {
+		t.Errorf("duplicate of a running remote node: %d %s, want 409 (GNS3's rule)", code, raw)
 	}
 	// A compute that nodes live on cannot be removed; it can be renamed.
 	if code, raw := call(t, "DELETE", A+"/v2/computes/b", nil); code != 409 {
@@ -426,6 +426,17 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	t.Logf("PC1 (A) -> PC2 (B) after the project's close and open on A:\n%s", lines)
 	if !ok {
 		t.Fatalf("PC1 does not ping PC2 after close and open\nPC1:\n%s\nA:\n%s\nB:\n%s", con1.log.String(), a.stderr, b.stderr)
+	}
+
+	// A stopped remote node is duplicated on its compute: the copy is
+	// made on B, then B copies PC2's data to it.
+	mustJSON(t, 200, "POST", nodes+"/"+pc2.ID+"/stop", map[string]any{})
+	dup := mustJSON(t, 201, "POST", nodes+"/"+pc2.ID+"/duplicate", map[string]any{"x": 10, "y": 10})
+	if dup["compute_id"] != "b" || dup["name"] == "PC2" || dup["node_id"] == pc2.ID {
+		t.Errorf("duplicate of PC2: %v", dup)
+	}
+	if m := mustJSON(t, 200, "GET", bNodes+"/vpcs/nodes/"+fmt.Sprint(dup["node_id"]), nil); m["name"] != dup["name"] {
+		t.Errorf("PC2's copy on B: %v, want named %v", m, dup["name"])
 	}
 
 	// Deleting PC2 on A deletes it on B; with no node left there, B can go.

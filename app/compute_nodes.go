@@ -163,6 +163,68 @@ func (s *Service) createRemoteNode(ctx context.Context, projectID, id string, c 
 	return n, nil
 }
 
+// duplicateRemoteNode copies a remote node on its compute, as GNS3's
+// controller does: the copy's record is made in a transaction that is
+// rolled back, the copy is created on the same compute, the compute is
+// asked to copy the original's data to it (POST …/duplicate with
+// destination_node_id), then the copy is committed; any failure deletes
+// the copy on the compute again. A node that runs a process is copied
+// stopped only (GNS3's rule: its data may be changing).
+func (s *Service) duplicateRemoteNode(ctx context.Context, n *Node, x, y int, z Field[int]) (*Node, error) {
+	if n.Status != Stopped && n.Type.Lifecycle() == ProcessRun {
+		return nil, Errorf(ECONFLICT, "Cannot duplicate %s while it runs on compute %s; stop it first", n.Name, n.ComputeID)
+	}
+	if _, err := s.connectedCompute(n.ComputeID); err != nil {
+		return nil, err
+	}
+	var c *Node
+	err := s.c.Store.Update(func(tx Tx) (err error) {
+		if c, err = s.duplicateIn(tx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, x, y, z); err != nil {
+			return err
+		}
+		return errPrepared
+	})
+	s.hints.forget(n.ProjectID)
+	if !errors.Is(err, errPrepared) {
+		return nil, err
+	}
+	c.Seq = 0
+	if err := s.ensureComputeProject(ctx, c.ComputeID, c.ProjectID); err != nil {
+		return nil, err
+	}
+	var ans computeNodeAnswer
+	if err := s.computeCall(ctx, c.ComputeID, "POST", "/projects/"+c.ProjectID+"/"+string(c.Type)+"/nodes", computeNodeBody(c), &ans); err != nil {
+		return nil, err
+	}
+	ans.applyTo(c)
+	undo := func() { _ = s.computeCall(context.WithoutCancel(ctx), c.ComputeID, "DELETE", computeNodePath(c), nil, nil) }
+	if err := s.computeCall(ctx, n.ComputeID, "POST", computeNodePath(n)+"/duplicate", map[string]any{"destination_node_id": c.ID}, nil); err != nil {
+		undo()
+		if ErrorCode(err) == ENOTFOUND {
+			err = Errorf(ECONFLICT, "Compute %s cannot duplicate a %s node", n.ComputeID, n.Type)
+		}
+		return nil, err
+	}
+	err = s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
+		if _, err := findProject(tx, c.ProjectID); err != nil {
+			return err
+		}
+		if _, taken, err := tx.NodeIDByName(c.ProjectID, c.Name); err != nil || taken {
+			if err == nil {
+				err = Conflict("name", "Another node of this project is already named %s; try again", c.Name)
+			}
+			return err
+		}
+		emit(EventNodeCreated, c.ProjectID, c)
+		return tx.PutNode(c)
+	})
+	if err != nil {
+		undo()
+		return nil, err
+	}
+	return c, nil
+}
+
 // forwardNodeUpdate sends a change of a remote node's name, console type
 // or properties to its compute before it is committed; other changes (its
 // place on the canvas, its label) are the controller's alone.
