@@ -231,6 +231,17 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 		t.Errorf("GET /v2/computes = %d %s", code, raw)
 	}
 
+	// What a GNS3 client asks of a compute is forwarded to B.
+	if m := mustJSON(t, 200, "GET", A+"/v2/computes/b/ports", nil); fmt.Sprint(m["udp_port_range"]) != "[31000 31499]" {
+		t.Errorf("B's ports through A: %v, want B's UDP range 31000-31499", m)
+	}
+	if code, raw := call(t, "GET", A+"/v2/computes/b/network/interfaces", nil); code != 200 || !strings.Contains(string(raw), `"lo"`) {
+		t.Errorf("B's network interfaces through A: %d %s", code, raw)
+	}
+	if code, raw := call(t, "GET", A+"/v2/computes/b/qemu/images", nil); code != 200 || strings.TrimSpace(string(raw)) != "[]" {
+		t.Errorf("B's qemu images through A: %d %s", code, raw)
+	}
+
 	// The lab: VPCS1 on A, VPCS2 and a switch on B.
 	pid := fmt.Sprint(mustJSON(t, 201, "POST", A+"/v2/projects", map[string]any{"name": "spread"})["project_id"])
 	nodes := A + "/v2/projects/" + pid + "/nodes"
@@ -368,6 +379,9 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 		if c := mustJSON(t, 200, "GET", links+l, nil)["compute_connected"]; c != false {
 			t.Errorf("link %s touching the lost compute: compute_connected %v, want false", l, c)
 		}
+	}
+	if code, raw := call(t, "GET", A+"/v2/computes/b/ports", nil); code != 409 || !strings.Contains(string(raw), "unreachable") {
+		t.Errorf("ports of the lost compute: %d %s, want 409 saying it is unreachable", code, raw)
 	}
 	if code, raw := call(t, "POST", nodes, map[string]any{"node_type": "vpcs", "compute_id": "b"}); code != 409 || !strings.Contains(string(raw), "unreachable") {
 		t.Errorf("a node on the lost compute: %d %s, want 409 saying it is unreachable", code, raw)

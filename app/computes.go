@@ -546,3 +546,16 @@ func (s *Service) computeCall(ctx context.Context, id, method, path string, body
 	}
 	return cc.client.Call(ctx, method, path, body, out)
 }
+
+// ComputeResource is what a remote compute answers about itself, as JSON:
+// GET /v2/compute+path, for the paths a GNS3 controller forwards to its
+// computes (network/ports, network/interfaces, <emulator>/images). Codes:
+// ENOTFOUND (no such compute), ECONFLICT (not connected), and the
+// compute's own refusal.
+func (s *Service) ComputeResource(ctx context.Context, computeID, path string) (json.RawMessage, error) {
+	var out json.RawMessage
+	if err := s.computeCall(ctx, computeID, "GET", path, nil, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

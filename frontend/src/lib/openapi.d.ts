@@ -86,7 +86,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get the console and UDP ports of a compute. */
+        /** Get the console and UDP ports of a compute (a remote compute is asked: its /v2/compute/network/ports). */
         get: operations["getComputePorts"];
         put?: never;
         post?: never;
@@ -103,8 +103,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the images of one emulator on a compute. */
+        /** List the images of one emulator on a compute (a remote compute is asked: its /v2/compute/{emulator}/images). */
         get: operations["listComputeImages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/computes/{compute_id}/network/interfaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the network interfaces of a compute, as the GNS3 GUI's cloud dialog asks (a remote compute is asked: its /v2/compute/network/interfaces). */
+        get: operations["listComputeNetworkInterfaces"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4236,6 +4253,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The compute is remote and not connected (or refused the request with this status). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listComputeImages: {
@@ -4263,6 +4289,56 @@ export interface operations {
             };
             /** @description The resource does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute is remote and not connected (or refused the request with this status). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listComputeNetworkInterfaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Compute identifier. */
+                compute_id: components["parameters"]["ComputeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyObject"][];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute is remote and not connected (or refused the request with this status). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
