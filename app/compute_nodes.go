@@ -197,7 +197,9 @@ func (s *Service) duplicateRemoteNode(ctx context.Context, n *Node, x, y int, z 
 		return nil, err
 	}
 	ans.applyTo(c)
-	undo := func() { _ = s.computeCall(context.WithoutCancel(ctx), c.ComputeID, "DELETE", computeNodePath(c), nil, nil) }
+	undo := func() {
+		_ = s.computeCall(context.WithoutCancel(ctx), c.ComputeID, "DELETE", computeNodePath(c), nil, nil)
+	}
 	if err := s.computeCall(ctx, n.ComputeID, "POST", computeNodePath(n)+"/duplicate", map[string]any{"destination_node_id": c.ID}, nil); err != nil {
 		undo()
 		if ErrorCode(err) == ENOTFOUND {
