@@ -8,7 +8,9 @@ package main
 // once, as when a machine of a lab goes away.
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -19,6 +21,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -164,6 +167,52 @@ func pcapPackets(b []byte) int {
 	return n
 }
 
+// followStream reads a line-per-event notification stream until the test
+// ends; each line goes to the channel (dropped when nobody reads).
+func followStream(t *testing.T, url string) <-chan string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("stream %s: %v %v", url, resp, err)
+	}
+	lines := make(chan string, 64)
+	go func() {
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			default:
+			}
+		}
+	}()
+	return lines
+}
+
+// vpcsProcess is the pid of the vpcs process working in dir (0: none).
+func vpcsProcess(dir string) int {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == dir {
+			if exe, _ := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); strings.HasSuffix(exe, "vpcs") {
+				return pid
+			}
+		}
+	}
+	return 0
+}
+
 // node is what the test reads of a node answer.
 type node struct {
 	ID          string
@@ -286,6 +335,35 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	mustJSON(t, 204, "POST", bNodes+"/vpcs/nodes/"+pc2.ID+"/stop", map[string]any{})
 	if !waitFor(10*time.Second, func() bool { return nodeOf(mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil)).Status == "stopped" }) {
 		t.Errorf("PC2 stopped on B still shows %v on A", mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil)["status"])
+	}
+	mustJSON(t, 200, "POST", nodes+"/"+pc2.ID+"/start", map[string]any{})
+
+	// A VPCS on B that stops by itself: B's log.error reaches the
+	// project's stream on A (GNS3's controller passes it on).
+	events := followStream(t, A+"/v2/projects/"+pid+"/notifications")
+	pc2Dir := fmt.Sprint(mustJSON(t, 200, "GET", bNodes+"/vpcs/nodes/"+pc2.ID, nil)["node_directory"])
+	if vpid := vpcsProcess(pc2Dir); vpid == 0 {
+		t.Errorf("no vpcs process of PC2 on B (in %s)", pc2Dir)
+	} else if err := syscall.Kill(vpid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	logged := ""
+	for deadline := time.After(20 * time.Second); logged == ""; {
+		select {
+		case line := <-events:
+			if strings.Contains(line, `"log.error"`) {
+				logged = line
+			}
+		case <-deadline:
+			logged = "none"
+		}
+	}
+	t.Logf("A's project stream after PC2's VPCS died on B: %s", logged)
+	if !strings.Contains(logged, `"log.error"`) || !strings.Contains(logged, "PC2") {
+		t.Errorf("A's project stream: %s, want B's log.error naming PC2", logged)
+	}
+	if !waitFor(10*time.Second, func() bool { return nodeOf(mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil)).Status == "stopped" }) {
+		t.Errorf("PC2 whose VPCS died on B does not show stopped on A")
 	}
 	mustJSON(t, 200, "POST", nodes+"/"+pc2.ID+"/start", map[string]any{})
 
