@@ -167,31 +167,29 @@ func (s *Service) remakeOnComputes(ctx context.Context, nodes []*Node, links []*
 // opens a project. A compute that is not connected is skipped (it is
 // healed when it connects).
 func (s *Service) ReopenComputeProjects(ctx context.Context, projectID string) {
-	var nodes []*Node
-	var links []*Link
-	if err := s.view(func(tx Tx) error {
-		ns, err := tx.Nodes(projectID)
-		if err != nil {
+	var ns []*Node
+	var ls []*Link
+	if err := s.view(func(tx Tx) (err error) {
+		if ns, err = tx.Nodes(projectID); err != nil {
 			return err
 		}
-		for _, n := range ns {
-			if n.Remote() && s.ComputeConnected(n.ComputeID) {
-				nodes = append(nodes, n)
-			}
-		}
-		ls, err := tx.Links(projectID)
-		if err != nil {
-			return err
-		}
-		for _, l := range ls {
-			if l.Tunnel != nil && s.LinkConnected(l) {
-				links = append(links, l)
-			}
-		}
-		return nil
+		ls, err = tx.Links(projectID)
+		return err
 	}); err != nil {
 		slog.Warn("project not made again on its computes", "project", projectID, "err", err)
 		return
+	}
+	var nodes []*Node
+	var links []*Link
+	for _, n := range ns {
+		if n.Remote() && s.ComputeConnected(n.ComputeID) {
+			nodes = append(nodes, n)
+		}
+	}
+	for _, l := range ls {
+		if l.Tunnel != nil && s.LinkConnected(l) {
+			links = append(links, l)
+		}
 	}
 	s.remakeOnComputes(ctx, nodes, links)
 }
