@@ -110,3 +110,13 @@ func (s *Server) handleComputeNetworkInterfacesOf(w http.ResponseWriter, r *http
 	}
 	return s.handleComputeInterfaces(w, r)
 }
+
+// handleComputeForwardGet passes a GET about one of a remote compute's
+// emulators on to it (the GNS3 GUI's qemu/binaries, virtualbox/vms, …).
+func (s *Server) handleComputeForwardGet(w http.ResponseWriter, r *http.Request) error {
+	v := mux.Vars(r)
+	if remote, err := s.forwardComputeGet(w, r, "/"+v["emulator"]+"/"+v["action"]); remote || err != nil {
+		return err
+	}
+	return app.Errorf(app.ENOTFOUND, "nodedesk's own compute (local) has no %s/%s to tell", v["emulator"], v["action"])
+}

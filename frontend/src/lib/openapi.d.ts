@@ -130,6 +130,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/computes/{compute_id}/{emulator}/{action}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Ask a remote compute about one of its emulators (GET /v2/compute/{emulator}/{action} there, as GNS3's controller forwards the GNS3 GUI's qemu/binaries, virtualbox/vms, …). nodedesk's own compute (local) has none of these: 404. */
+        get: operations["forwardComputeGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/projects": {
         parameters: {
             query?: never;
@@ -4329,6 +4346,51 @@ export interface operations {
                 };
             };
             /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute is remote and not connected (or refused the request with this status). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    forwardComputeGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Compute identifier. */
+                compute_id: components["parameters"]["ComputeId"];
+                /** @description Emulator name, such as qemu, iou, dynamips or docker. */
+                emulator: components["parameters"]["Emulator"];
+                /** @description What is asked of the emulator, such as binaries, capabilities or vms. */
+                action: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The compute's answer, as it gave it (any JSON). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description The compute does not exist, or has no such resource (local never has). */
             404: {
                 headers: {
                     [name: string]: unknown;
