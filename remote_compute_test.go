@@ -403,7 +403,7 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	}
 	// On the tunnel between two nodes of B, B captures (on the switch's
 	// port: GNS3's choice) and A streams B's pcap.
-	mustJSON(t, 201, "POST", links+l2+"/start_capture", map[string]any{"capture_file_name": "l2.pcap"})
+	capt2 := mustJSON(t, 201, "POST", links+l2+"/start_capture", map[string]any{"capture_file_name": "l2.pcap"})
 	pcap := make(chan []byte, 1)
 	go func() {
 		resp, err := (&http.Client{Timeout: 90 * time.Second}).Get(links + l2 + "/pcap")
@@ -425,6 +425,9 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	case got = <-pcap:
 	case <-time.After(95 * time.Second):
 		t.Fatal("the pcap stream from A did not end once the capture stopped")
+	}
+	if _, err := os.Stat(fmt.Sprint(capt2["capture_file_path"])); err == nil {
+		t.Errorf("A wrote a capture file of its own (%v) for a link that B captures", capt2["capture_file_path"])
 	}
 	packets := pcapPackets(got)
 	t.Logf("pcap of the link on B, streamed from A: %d bytes, %d packets", len(got), packets)

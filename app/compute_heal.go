@@ -236,6 +236,7 @@ func (s *Service) healNode(ctx context.Context, n *Node) error {
 
 // healTunnel makes a link's tunnel again with fresh ports: the old sides
 // are removed first (errors ignored), then the tunnel is made and stored.
+// A capture that ran on a compute's side ended with that side.
 func (s *Service) healTunnel(ctx context.Context, l *Link) error {
 	ends := s.tunnelEnds(l)
 	if ends[0] == nil || ends[1] == nil {
@@ -252,6 +253,9 @@ func (s *Service) healTunnel(ctx context.Context, l *Link) error {
 			return cmpErr(err, errUnchanged)
 		}
 		c := *cur
+		if cur.CapturedOnCompute() {
+			c.Capturing = false // it ran on a NIO that is gone: the capture ended there
+		}
 		c.Tunnel = t
 		emit(EventLinkUpdated, c.ProjectID, &c)
 		return tx.PutLink(&c)
