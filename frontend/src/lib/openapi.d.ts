@@ -310,7 +310,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Follow the events of a project as an HTTP stream. Besides GNS3's events it carries nodedesk's history.updated (a HistoryState) after each change, undo and redo; GNS3 clients ignore it. */
+        /** Follow the events of a project as an HTTP stream. Besides GNS3's events (with a remote compute's log.* messages for the project, passed on as GNS3's controller does) it carries nodedesk's history.updated (a HistoryState) after each change, undo and redo; GNS3 clients ignore it. */
         get: operations["streamProjectNotifications"];
         put?: never;
         post?: never;
@@ -327,7 +327,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Follow the events of a project over a WebSocket. Besides GNS3's events it carries nodedesk's history.updated (a HistoryState) after each change, undo and redo; GNS3 clients ignore it. */
+        /** Follow the events of a project over a WebSocket. Besides GNS3's events (with a remote compute's log.* messages for the project, passed on as GNS3's controller does) it carries nodedesk's history.updated (a HistoryState) after each change, undo and redo; GNS3 clients ignore it. */
         get: operations["wsProjectNotifications"];
         put?: never;
         post?: never;
