@@ -31,9 +31,11 @@ func (s *Service) CaptureDir(projectID string) string {
 }
 
 // StartCapture starts capturing a link's frames to a pcap file in the
-// project's captures folder. Codes: EINVALID (a file name with a path, a
-// data link type the link cannot carry), ENOTFOUND, ECONFLICT (already
-// capturing).
+// project's captures folder; a link whose two nodes are remote is captured
+// on a compute (startCaptureOnCompute). Codes: EINVALID (a file name with a
+// path, a data link type the link cannot carry), ENOTFOUND, ECONFLICT
+// (already capturing; on a compute: none of its nodes started, compute
+// unreachable).
 func (s *Service) StartCapture(ctx context.Context, projectID, linkID string, c LinkCapture) (*Link, error) {
 	if l, err := s.FindLink(ctx, projectID, linkID); err == nil && capturedOnCompute(l) {
 		return s.startCaptureOnCompute(ctx, projectID, linkID, c)
@@ -131,7 +133,9 @@ func fileSafe(r rune) rune {
 }
 
 // StopCapture stops a link's capture; the file stays. Stopping a link
-// that does not capture changes nothing. Codes: ENOTFOUND.
+// that does not capture changes nothing. A capture on a compute is
+// stopped there (a compute that does not answer is logged). Codes:
+// ENOTFOUND.
 func (s *Service) StopCapture(ctx context.Context, projectID, linkID string) (*Link, error) {
 	cur, err := s.FindLink(ctx, projectID, linkID)
 	if err != nil {
