@@ -515,7 +515,14 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	if heldClosed := bHeld(); len(heldOpen)-len(heldClosed) < 3 {
 		t.Errorf("B's UDP ports: %v open, %v closed; want the 3 tunnel ports on B released", heldOpen, heldClosed)
 	}
+	// A change made while the project is closed reaches B when it opens.
+	if m := mustJSON(t, 200, "PUT", nodes+"/"+sw.ID, map[string]any{"name": "SW9"}); m["name"] != "SW9" {
+		t.Errorf("switch renamed while closed: %v", m)
+	}
 	mustJSON(t, 201, "POST", A+"/v2/projects/"+pid+"/open", map[string]any{})
+	if m := mustJSON(t, 200, "GET", bNodes+"/ethernet_switch/nodes/"+sw.ID, nil); m["name"] != "SW9" {
+		t.Errorf("the switch on B after the project opened again: named %v, want SW9 (renamed while closed)", m["name"])
+	}
 	pc1 = nodeOf(mustJSON(t, 200, "POST", nodes+"/"+pc1.ID+"/start", map[string]any{}))
 	pc2 = nodeOf(mustJSON(t, 200, "POST", nodes+"/"+pc2.ID+"/start", map[string]any{}))
 	con1 = openVPCS(t, "127.0.0.1", pc1.Console, "PC1")

@@ -95,7 +95,7 @@ func (s *Service) healCompute(id string) {
 		slog.Warn("compute not healed", "compute", id, "err", err)
 		return
 	}
-	s.remakeOnComputes(ctx, nodes, links)
+	s.remakeOnComputes(ctx, nodes, links, false)
 }
 
 // inOpenProjects keeps the nodes and links of open projects.
@@ -135,11 +135,16 @@ func inOpenProjects(tx Tx, nodes []*Node, links []*Link) ([]*Node, []*Link, erro
 // what it records there: the projects and nodes (same ids), then the
 // tunnels with fresh ports, then the nodes recorded as started are
 // started again. It serves a compute that came back (healCompute) and a
-// project opened again (ReopenComputeProjects). Each step's failure is
+// project opened again (ReopenComputeProjects, which also resends each
+// node as recorded: it may have changed while the project was closed). Each step's failure is
 // logged and the rest goes on.
-func (s *Service) remakeOnComputes(ctx context.Context, nodes []*Node, links []*Link) {
+func (s *Service) remakeOnComputes(ctx context.Context, nodes []*Node, links []*Link, resend bool) {
 	for _, n := range nodes {
-		if err := s.healNode(ctx, n); err != nil {
+		err := s.healNode(ctx, n)
+		if err == nil && resend { // a compute that kept the node gets its changes since
+			err = s.computeCall(ctx, n.ComputeID, "PUT", computeNodePath(n), computeNodeBody(n), nil)
+		}
+		if err != nil {
 			slog.Warn("node not made again on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
 		}
 	}
@@ -191,7 +196,7 @@ func (s *Service) ReopenComputeProjects(ctx context.Context, projectID string) {
 			links = append(links, l)
 		}
 	}
-	s.remakeOnComputes(ctx, nodes, links)
+	s.remakeOnComputes(ctx, nodes, links, true)
 }
 
 // closeComputeProjects closes a project on every remote compute its nodes

@@ -229,7 +229,8 @@ func (s *Service) duplicateRemoteNode(ctx context.Context, n *Node, x, y int, z 
 
 // forwardNodeUpdate sends a change of a remote node's name, console type
 // or properties to its compute before it is committed; other changes (its
-// place on the canvas, its label) are the controller's alone.
+// place on the canvas, its label) are the controller's alone. A node of a
+// closed project is changed here only (ReopenComputeProjects sends it).
 // It reports whether it sent one (the commit is then not undoable:
 // remoteWrite).
 func (s *Service) forwardNodeUpdate(ctx context.Context, ref NodeRef, u NodeUpdate) (bool, error) {
@@ -243,6 +244,9 @@ func (s *Service) forwardNodeUpdate(ctx context.Context, ref NodeRef, u NodeUpda
 	}
 	if after.Name == before.Name && after.ConsoleType == before.ConsoleType && unchanged(after.Properties, before.Properties) {
 		return false, nil
+	}
+	if p, err := s.FindProjectByID(ctx, before.ProjectID); err != nil || p.Status == ProjectClosed {
+		return true, err // closed there too: the compute is sent the node as it is when the project opens
 	}
 	return true, s.computeCall(ctx, after.ComputeID, "PUT", computeNodePath(after), computeNodeBody(after), nil)
 }
