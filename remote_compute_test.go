@@ -8,14 +8,20 @@ package main
 // once, as when a machine of a lab goes away.
 
 import (
+	"bufio"
 	"bytes"
+	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -145,6 +151,68 @@ func (c *vpcsConsole) ping(ip string, limit time.Duration) (string, bool) {
 	return strings.Join(lines, "\n"), ok
 }
 
+// pcapPackets counts the whole records of a little-endian pcap file.
+func pcapPackets(b []byte) int {
+	if len(b) < 24 {
+		return 0
+	}
+	n := 0
+	for b = b[24:]; len(b) >= 16; n++ {
+		size := int(binary.LittleEndian.Uint32(b[8:12]))
+		if len(b) < 16+size {
+			break
+		}
+		b = b[16+size:]
+	}
+	return n
+}
+
+// followStream reads a line-per-event notification stream until the test
+// ends; each line goes to the channel (dropped when nobody reads).
+func followStream(t *testing.T, url string) <-chan string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("stream %s: %v %v", url, resp, err)
+	}
+	lines := make(chan string, 64)
+	go func() {
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			default:
+			}
+		}
+	}()
+	return lines
+}
+
+// vpcsProcess is the pid of the vpcs process working in dir (0: none).
+func vpcsProcess(dir string) int {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == dir {
+			if exe, _ := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); strings.HasSuffix(exe, "vpcs") {
+				return pid
+			}
+		}
+	}
+	return 0
+}
+
 // node is what the test reads of a node answer.
 type node struct {
 	ID          string
@@ -212,6 +280,20 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 		t.Errorf("GET /v2/computes = %d %s", code, raw)
 	}
 
+	// What a GNS3 client asks of a compute is forwarded to B.
+	if m := mustJSON(t, 200, "GET", A+"/v2/computes/b/ports", nil); fmt.Sprint(m["udp_port_range"]) != "[31000 31499]" {
+		t.Errorf("B's ports through A: %v, want B's UDP range 31000-31499", m)
+	}
+	if code, raw := call(t, "GET", A+"/v2/computes/b/network/interfaces", nil); code != 200 || !strings.Contains(string(raw), `"lo"`) {
+		t.Errorf("B's network interfaces through A: %d %s", code, raw)
+	}
+	if code, raw := call(t, "GET", A+"/v2/computes/b/qemu/images", nil); code != 200 || strings.TrimSpace(string(raw)) != "[]" {
+		t.Errorf("B's qemu images through A: %d %s", code, raw)
+	}
+	if code, raw := call(t, "GET", A+"/v2/computes/b/qemu/binaries", nil); code != 404 || !strings.Contains(string(raw), "Compute B") {
+		t.Errorf("qemu binaries of B (which has none) through A: %d %s, want B's 404 naming it", code, raw)
+	}
+
 	// The lab: VPCS1 on A, VPCS2 and a switch on B.
 	pid := fmt.Sprint(mustJSON(t, 201, "POST", A+"/v2/projects", map[string]any{"name": "spread"})["project_id"])
 	nodes := A + "/v2/projects/" + pid + "/nodes"
@@ -259,6 +341,35 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	}
 	mustJSON(t, 200, "POST", nodes+"/"+pc2.ID+"/start", map[string]any{})
 
+	// A VPCS on B that stops by itself: B's log.error reaches the
+	// project's stream on A (GNS3's controller passes it on).
+	events := followStream(t, A+"/v2/projects/"+pid+"/notifications")
+	pc2Dir := fmt.Sprint(mustJSON(t, 200, "GET", bNodes+"/vpcs/nodes/"+pc2.ID, nil)["node_directory"])
+	if vpid := vpcsProcess(pc2Dir); vpid == 0 {
+		t.Errorf("no vpcs process of PC2 on B (in %s)", pc2Dir)
+	} else if err := syscall.Kill(vpid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	logged := ""
+	for deadline := time.After(20 * time.Second); logged == ""; {
+		select {
+		case line := <-events:
+			if strings.Contains(line, `"log.error"`) {
+				logged = line
+			}
+		case <-deadline:
+			logged = "none"
+		}
+	}
+	t.Logf("A's project stream after PC2's VPCS died on B: %s", logged)
+	if !strings.Contains(logged, `"log.error"`) || !strings.Contains(logged, "PC2") {
+		t.Errorf("A's project stream: %s, want B's log.error naming PC2", logged)
+	}
+	if !waitFor(10*time.Second, func() bool { return nodeOf(mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil)).Status == "stopped" }) {
+		t.Errorf("PC2 whose VPCS died on B does not show stopped on A")
+	}
+	mustJSON(t, 200, "POST", nodes+"/"+pc2.ID+"/start", map[string]any{})
+
 	// Suspending the tunnel that reaches A (its side is A's NIO) cuts it;
 	// resuming it brings the replies back.
 	links := A + "/v2/projects/" + pid + "/links/"
@@ -290,11 +401,41 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	if fi, err := os.Stat(fmt.Sprint(capt["capture_file_path"])); err != nil || fi.Size() < 24+2*(16+98) {
 		t.Errorf("capture of the tunnel reaching A: %v %v, want a pcap with the pings", fi, err)
 	}
-	if code, raw := call(t, "POST", links+l2+"/start_capture", map[string]any{"capture_file_name": "l2.pcap"}); code != 409 {
-		t.Errorf("capture on a tunnel between two nodes of B: %d %s, want 409", code, raw)
+	// On the tunnel between two nodes of B, B captures (on the switch's
+	// port: GNS3's choice) and A streams B's pcap.
+	capt2 := mustJSON(t, 201, "POST", links+l2+"/start_capture", map[string]any{"capture_file_name": "l2.pcap"})
+	pcap := make(chan []byte, 1)
+	go func() {
+		resp, err := (&http.Client{Timeout: 90 * time.Second}).Get(links + l2 + "/pcap")
+		if err != nil {
+			pcap <- []byte(err.Error())
+			return
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		pcap <- raw
+	}()
+	time.Sleep(time.Second) // the stream is open before the pings (it starts from the file's start anyway)
+	if lines, ok := con1.ping("10.15.0.2", 30*time.Second); !ok {
+		t.Errorf("PC1 does not ping PC2 while B captures:\n%s", lines)
 	}
-	if code, raw := call(t, "POST", nodes+"/"+pc2.ID+"/duplicate", map[string]any{"x": 10, "y": 10}); code != 409 {
-		t.Errorf("duplicate of a remote node: %d %s, want 409", code, raw)
+	mustJSON(t, 201, "POST", links+l2+"/stop_capture", map[string]any{})
+	var got []byte
+	select {
+	case got = <-pcap:
+	case <-time.After(95 * time.Second):
+		t.Fatal("the pcap stream from A did not end once the capture stopped")
+	}
+	if _, err := os.Stat(fmt.Sprint(capt2["capture_file_path"])); err == nil {
+		t.Errorf("A wrote a capture file of its own (%v) for a link that B captures", capt2["capture_file_path"])
+	}
+	packets := pcapPackets(got)
+	t.Logf("pcap of the link on B, streamed from A: %d bytes, %d packets", len(got), packets)
+	if len(got) < 24 || !bytes.Equal(got[:4], []byte{0xd4, 0xc3, 0xb2, 0xa1}) || packets == 0 {
+		t.Errorf("pcap of the link on B from A: %d bytes, %d packets, starts %q; want a pcap with the pings", len(got), packets, got[:min(len(got), 40)])
+	}
+	if code, raw := call(t, "POST", nodes+"/"+pc2.ID+"/duplicate", map[string]any{"x": 10, "y": 10}); code != 409 || !strings.Contains(string(raw), "stop it first") {
+		t.Errorf("duplicate of a running remote node: %d %s, want 409 (GNS3's rule)", code, raw)
 	}
 	// A compute that nodes live on cannot be removed; it can be renamed.
 	if code, raw := call(t, "DELETE", A+"/v2/computes/b", nil); code != 409 {
@@ -322,6 +463,9 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 		if c := mustJSON(t, 200, "GET", links+l, nil)["compute_connected"]; c != false {
 			t.Errorf("link %s touching the lost compute: compute_connected %v, want false", l, c)
 		}
+	}
+	if code, raw := call(t, "GET", A+"/v2/computes/b/ports", nil); code != 409 || !strings.Contains(string(raw), "unreachable") {
+		t.Errorf("ports of the lost compute: %d %s, want 409 saying it is unreachable", code, raw)
 	}
 	if code, raw := call(t, "POST", nodes, map[string]any{"node_type": "vpcs", "compute_id": "b"}); code != 409 || !strings.Contains(string(raw), "unreachable") {
 		t.Errorf("a node on the lost compute: %d %s, want 409 saying it is unreachable", code, raw)
@@ -352,6 +496,52 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	t.Logf("PC1 (A) -> PC2 (B) after B came back:\n%s", lines)
 	if !ok {
 		t.Fatalf("PC1 does not ping PC2 after the heal\nPC1:\n%s\nA:\n%s\nB:\n%s", con1.log.String(), a.stderr, b.stderr)
+	}
+
+	// Closing the project on A closes it on B (GNS3's controller does):
+	// B drops the tunnels' NIOs and their ports. Opening it again makes
+	// them again, and the lab pings once its nodes are started.
+	bHeld := func() []any {
+		np := mustJSON(t, 200, "GET", "http://127.0.0.1:"+strconv.Itoa(bPort)+"/v2/compute/network/ports", nil)
+		held, _ := np["udp_ports"].([]any)
+		return held
+	}
+	pc2NIO := bNodes + "/vpcs/nodes/" + pc2.ID + "/adapters/0/ports/0/nio"
+	heldOpen := bHeld()
+	mustJSON(t, 204, "POST", A+"/v2/projects/"+pid+"/close", map[string]any{})
+	if code, raw := call(t, "PUT", pc2NIO, map[string]any{"type": "nio_udp", "lport": 31001, "rhost": "127.0.0.1", "rport": 31002}); code != 404 {
+		t.Errorf("PC2's NIO on B after the project's close on A: PUT = %d %s, want 404 (no NIO)", code, raw)
+	}
+	if heldClosed := bHeld(); len(heldOpen)-len(heldClosed) < 3 {
+		t.Errorf("B's UDP ports: %v open, %v closed; want the 3 tunnel ports on B released", heldOpen, heldClosed)
+	}
+	// A change made while the project is closed reaches B when it opens.
+	if m := mustJSON(t, 200, "PUT", nodes+"/"+sw.ID, map[string]any{"name": "SW9"}); m["name"] != "SW9" {
+		t.Errorf("switch renamed while closed: %v", m)
+	}
+	mustJSON(t, 201, "POST", A+"/v2/projects/"+pid+"/open", map[string]any{})
+	if m := mustJSON(t, 200, "GET", bNodes+"/ethernet_switch/nodes/"+sw.ID, nil); m["name"] != "SW9" {
+		t.Errorf("the switch on B after the project opened again: named %v, want SW9 (renamed while closed)", m["name"])
+	}
+	pc1 = nodeOf(mustJSON(t, 200, "POST", nodes+"/"+pc1.ID+"/start", map[string]any{}))
+	pc2 = nodeOf(mustJSON(t, 200, "POST", nodes+"/"+pc2.ID+"/start", map[string]any{}))
+	con1 = openVPCS(t, "127.0.0.1", pc1.Console, "PC1")
+	openVPCS(t, pc2.ConsoleHost, pc2.Console, "PC2")
+	lines, ok = con1.ping("10.15.0.2", 40*time.Second)
+	t.Logf("PC1 (A) -> PC2 (B) after the project's close and open on A:\n%s", lines)
+	if !ok {
+		t.Fatalf("PC1 does not ping PC2 after close and open\nPC1:\n%s\nA:\n%s\nB:\n%s", con1.log.String(), a.stderr, b.stderr)
+	}
+
+	// A stopped remote node is duplicated on its compute: the copy is
+	// made on B, then B copies PC2's data to it.
+	mustJSON(t, 200, "POST", nodes+"/"+pc2.ID+"/stop", map[string]any{})
+	dup := mustJSON(t, 201, "POST", nodes+"/"+pc2.ID+"/duplicate", map[string]any{"x": 10, "y": 10})
+	if dup["compute_id"] != "b" || dup["name"] == "PC2" || dup["node_id"] == pc2.ID {
+		t.Errorf("duplicate of PC2: %v", dup)
+	}
+	if m := mustJSON(t, 200, "GET", bNodes+"/vpcs/nodes/"+fmt.Sprint(dup["node_id"]), nil); m["name"] != dup["name"] {
+		t.Errorf("PC2's copy on B: %v, want named %v", m, dup["name"])
 	}
 
 	// Deleting PC2 on A deletes it on B; with no node left there, B can go.

@@ -50,7 +50,8 @@ func (s *Server) handleLinkCaptureStop(w http.ResponseWriter, r *http.Request) e
 }
 
 // handleLinkPcap streams a capture file from its start and then as it
-// grows, until the capture stops (as GNS3 feeds Wireshark).
+// grows, until the capture stops (as GNS3 feeds Wireshark); a capture
+// that runs on a remote compute is streamed from there.
 func (s *Server) handleLinkPcap(w http.ResponseWriter, r *http.Request) error {
 	pid, lid := linkIDs(r)
 	l, err := s.svc.FindLink(r.Context(), pid, lid)
@@ -59,6 +60,10 @@ func (s *Server) handleLinkPcap(w http.ResponseWriter, r *http.Request) error {
 	}
 	if !l.Capturing || l.CaptureFilePath == nil {
 		return app.Errorf(app.ECONFLICT, "Link %s is not capturing; start a capture first", l.ID)
+	}
+	if l.CapturedOnCompute() { // both nodes remote: the compute's pcap, proxied
+		w.Header().Set("Content-Type", "application/vnd.tcpdump.pcap")
+		return s.svc.StreamComputeCapture(r.Context(), l, w)
 	}
 	if s.FollowCapture == nil {
 		return app.Errorf(app.ECONFLICT, "This nodedesk runs without a data plane, so it captures nothing")

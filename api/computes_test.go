@@ -54,6 +54,20 @@ func TestComputes_Rules(t *testing.T) {
 		t.Errorf("renamed: %v", r)
 	}
 	ts.do("PUT", "/v2/computes/local", map[string]any{"name": "x"}).want(t, 409)
+	// What a GNS3 controller forwards to a compute: refused at once, saying
+	// why, while the compute is not connected; answered for local.
+	for _, path := range []string{"/ports", "/network/interfaces", "/qemu/images", "/qemu/binaries"} {
+		e := ts.do("GET", "/v2/computes/"+id+path, nil).want(t, 409).json(t)
+		if msg, _ := e["message"].(string); !strings.Contains(msg, "unreachable") || !strings.Contains(msg, "lab2") {
+			t.Errorf("GET %s of a compute not connected: %v, want 409 naming it unreachable", path, e)
+		}
+		ts.do("GET", "/v2/computes/nope"+path, nil).want(t, 404)
+		if path == "/qemu/binaries" {
+			ts.do("GET", "/v2/computes/local"+path, nil).want(t, 404)
+		} else {
+			ts.do("GET", "/v2/computes/local"+path, nil).want(t, 200)
+		}
+	}
 	ts.do("DELETE", "/v2/computes/"+id, nil).want(t, 204)
 	ts.do("GET", "/v2/computes/"+id, nil).want(t, 404)
 }

@@ -98,16 +98,8 @@ func (s *Server) handleCapabilities(w http.ResponseWriter, r *http.Request) erro
 	return nil
 }
 
-// checkCompute refuses a compute id other than "local".
-func checkCompute(r *http.Request) error {
-	if id := mux.Vars(r)["compute_id"]; id != app.LocalCompute {
-		return app.Errorf(app.ENOTFOUND, "Compute ID %s doesn't exist; nodedesk has one compute, \"local\"", id)
-	}
-	return nil
-}
-
 func (s *Server) handleComputePorts(w http.ResponseWriter, r *http.Request) error {
-	if err := checkCompute(r); err != nil {
+	if remote, err := s.forwardComputeGet(w, r, "/network/ports"); remote || err != nil {
 		return err
 	}
 	return s.handleComputeNetworkPorts(w, r)
@@ -116,7 +108,7 @@ func (s *Server) handleComputePorts(w http.ResponseWriter, r *http.Request) erro
 // handleComputeImages lists the disk images of an emulator: nodedesk runs
 // no image-based emulator, so there are none.
 func (s *Server) handleComputeImages(w http.ResponseWriter, r *http.Request) error {
-	if err := checkCompute(r); err != nil {
+	if remote, err := s.forwardComputeGet(w, r, "/"+mux.Vars(r)["emulator"]+"/images"); remote || err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, []any{})

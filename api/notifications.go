@@ -56,7 +56,7 @@ type stream struct {
 
 func projectFilter(projectID string) filter {
 	return func(e app.Event) bool {
-		return e.ProjectID == projectID && !e.Action.ProjectWide() && !e.Action.Internal() && !e.Action.ComputeOnly()
+		return e.ProjectID == projectID && !e.Action.ProjectWide() && !e.Action.Internal() && !e.ComputeOnly()
 	}
 }
 
@@ -70,7 +70,7 @@ func controllerFilter(e app.Event) bool {
 // know on to its GUI clients.
 func computeFilter(e app.Event) bool {
 	if e.Action.ComputeOnly() {
-		return true
+		return e.ComputeOnly() // never a log.* relayed from a remote compute
 	}
 	n, ok := e.Payload.(*app.Node)
 	return ok && e.Action == app.EventNodeUpdated && n.Type.HasComputeView()

@@ -48,6 +48,8 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"DELETE", "/v2/computes/{compute_id}", s.handleComputeDelete},
 		{"GET", "/v2/computes/{compute_id}/ports", s.handleComputePorts},
 		{"GET", "/v2/computes/{compute_id}/{emulator}/images", s.handleComputeImages},
+		{"GET", "/v2/computes/{compute_id}/network/interfaces", s.handleComputeNetworkInterfacesOf},
+		{"GET", "/v2/computes/{compute_id}/{emulator}/{action}", s.handleComputeForwardGet},
 		{"GET", "/v2/compute/capabilities", s.handleCapabilities},
 		{"GET", "/v2/notifications", s.handleNotificationStream},
 		{"GET", "/v2/notifications/ws", s.handleNotificationWS},

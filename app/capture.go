@@ -31,38 +31,47 @@ func (s *Service) CaptureDir(projectID string) string {
 }
 
 // StartCapture starts capturing a link's frames to a pcap file in the
-// project's captures folder. Codes: EINVALID (a file name with a path, a
-// data link type the link cannot carry), ENOTFOUND, ECONFLICT (already
-// capturing).
+// project's captures folder; a link whose two nodes are remote is captured
+// on a compute (startCaptureOnCompute). Codes: EINVALID (a file name with a
+// path, a data link type the link cannot carry), ENOTFOUND, ECONFLICT
+// (already capturing; on a compute: none of its nodes started, compute
+// unreachable).
 func (s *Service) StartCapture(ctx context.Context, projectID, linkID string, c LinkCapture) (*Link, error) {
+	if l, err := s.FindLink(ctx, projectID, linkID); err == nil && capturedOnCompute(l) {
+		return s.startCaptureOnCompute(ctx, projectID, linkID, c)
+	}
 	var l *Link
-	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
-		before, err := findLink(tx, projectID, linkID)
-		if err != nil {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) (err error) {
+		if l, err = s.prepareCapture(tx, projectID, linkID, c); err != nil {
 			return err
 		}
-		if err := checkTunnelCapture(before); err != nil {
-			return err
-		}
-		if before.Capturing {
-			return Errorf(ECONFLICT, "Link %s is already capturing to %s; stop that capture first", before.ID, *before.CaptureFileName)
-		}
-		dlt, err := captureDataLinkType(before.LinkType, c.DataLinkType)
-		if err != nil {
-			return err
-		}
-		name, err := s.captureFileName(tx, before, c.FileName)
-		if err != nil {
-			return err
-		}
-		after := *before
-		path := filepath.Join(s.CaptureDir(after.ProjectID), name)
-		after.Capturing, after.CaptureFileName, after.CaptureFilePath, after.CaptureDataLinkType = true, &name, &path, dlt
-		l = &after
 		emit(EventLinkUpdated, l.ProjectID, l)
 		return tx.PutLink(l)
 	})
 	return l, err
+}
+
+// prepareCapture is the link as a capture would make it, inside tx.
+func (s *Service) prepareCapture(tx Tx, projectID, linkID string, c LinkCapture) (*Link, error) {
+	before, err := findLink(tx, projectID, linkID)
+	if err != nil {
+		return nil, err
+	}
+	if before.Capturing {
+		return nil, Errorf(ECONFLICT, "Link %s is already capturing to %s; stop that capture first", before.ID, *before.CaptureFileName)
+	}
+	dlt, err := captureDataLinkType(before.LinkType, c.DataLinkType)
+	if err != nil {
+		return nil, err
+	}
+	name, err := s.captureFileName(tx, before, c.FileName)
+	if err != nil {
+		return nil, err
+	}
+	after := *before
+	path := filepath.Join(s.CaptureDir(after.ProjectID), name)
+	after.Capturing, after.CaptureFileName, after.CaptureFilePath, after.CaptureDataLinkType = true, &name, &path, dlt
+	return &after, nil
 }
 
 // captureFileName is the file a capture writes: the one asked for (a bare
@@ -124,10 +133,20 @@ func fileSafe(r rune) rune {
 }
 
 // StopCapture stops a link's capture; the file stays. Stopping a link
-// that does not capture changes nothing. Codes: ENOTFOUND.
+// that does not capture changes nothing. A capture on a compute is
+// stopped there (a compute that does not answer is logged). Codes:
+// ENOTFOUND.
 func (s *Service) StopCapture(ctx context.Context, projectID, linkID string) (*Link, error) {
+	cur, err := s.FindLink(ctx, projectID, linkID)
+	if err != nil {
+		return nil, err
+	}
+	onCompute := cur.Capturing && cur.CapturedOnCompute()
+	if onCompute {
+		s.stopComputeCapture(ctx, cur)
+	}
 	var l *Link
-	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
+	err = s.remoteWrite(onCompute)(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findLink(tx, projectID, linkID)
 		if err != nil {
 			return err
@@ -138,6 +157,11 @@ func (s *Service) StopCapture(ctx context.Context, projectID, linkID string) (*L
 		}
 		after := *before
 		after.Capturing = false
+		if after.Tunnel != nil && after.Tunnel.Capture != nil {
+			t := *after.Tunnel
+			t.Capture = nil
+			after.Tunnel = &t
+		}
 		l = &after
 		emit(EventLinkUpdated, l.ProjectID, l)
 		return tx.PutLink(l)

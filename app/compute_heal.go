@@ -71,7 +71,8 @@ func tunnelsOnCompute(tx Tx, id string) ([]*Link, error) {
 }
 
 // healCompute makes again on a compute that came back what nodedesk
-// records on it. Each step's failure is logged and the heal goes on.
+// records on it, for the projects that are open (a closed project is made
+// there again when it is opened: ReopenComputeProjects).
 func (s *Service) healCompute(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), healTimeout)
 	defer cancel()
@@ -85,20 +86,71 @@ func (s *Service) healCompute(id string) {
 		if nodes, err = nodesOnCompute(tx, id); err != nil {
 			return err
 		}
-		links, err = tunnelsOnCompute(tx, id)
+		if links, err = tunnelsOnCompute(tx, id); err != nil {
+			return err
+		}
+		nodes, links, err = inOpenProjects(tx, nodes, links)
 		return err
 	}); err != nil {
 		slog.Warn("compute not healed", "compute", id, "err", err)
 		return
 	}
+	s.remakeOnComputes(ctx, nodes, links, false)
+}
+
+// inOpenProjects keeps the nodes and links of open projects.
+func inOpenProjects(tx Tx, nodes []*Node, links []*Link) ([]*Node, []*Link, error) {
+	open := map[string]bool{}
+	isOpen := func(pid string) (bool, error) {
+		if v, ok := open[pid]; ok {
+			return v, nil
+		}
+		p, err := tx.Project(pid)
+		if err != nil {
+			return false, err
+		}
+		open[pid] = p != nil && p.Status != ProjectClosed
+		return open[pid], nil
+	}
+	var ns []*Node
+	var ls []*Link
 	for _, n := range nodes {
-		if err := s.healNode(ctx, n); err != nil {
-			slog.Warn("node not made again on its compute", "node", n.Name, "compute", id, "err", err)
+		if ok, err := isOpen(n.ProjectID); err != nil {
+			return nil, nil, err
+		} else if ok {
+			ns = append(ns, n)
+		}
+	}
+	for _, l := range links {
+		if ok, err := isOpen(l.ProjectID); err != nil {
+			return nil, nil, err
+		} else if ok {
+			ls = append(ls, l)
+		}
+	}
+	return ns, ls, nil
+}
+
+// remakeOnComputes is the one way nodedesk makes again on remote computes
+// what it records there: the projects and nodes (same ids), then the
+// tunnels with fresh ports, then the nodes recorded as started are
+// started again. It serves a compute that came back (healCompute) and a
+// project opened again (ReopenComputeProjects, which also resends each
+// node as recorded: it may have changed while the project was closed). Each step's failure is
+// logged and the rest goes on.
+func (s *Service) remakeOnComputes(ctx context.Context, nodes []*Node, links []*Link, resend bool) {
+	for _, n := range nodes {
+		err := s.healNode(ctx, n)
+		if err == nil && resend { // a compute that kept the node gets its changes since
+			err = s.computeCall(ctx, n.ComputeID, "PUT", computeNodePath(n), computeNodeBody(n), nil)
+		}
+		if err != nil {
+			slog.Warn("node not made again on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
 		}
 	}
 	for _, l := range links {
 		if err := s.healTunnel(ctx, l); err != nil {
-			slog.Warn("link tunnel not made again", "link", l.ID, "compute", id, "err", err)
+			slog.Warn("link tunnel not made again", "link", l.ID, "err", err)
 		}
 	}
 	for _, n := range nodes {
@@ -110,8 +162,55 @@ func (s *Service) healCompute(id string) {
 			err = s.computeCall(ctx, n.ComputeID, "POST", computeNodePath(n)+"/suspend", map[string]any{}, nil)
 		}
 		if err != nil {
-			slog.Warn("node not started again on its compute", "node", n.Name, "compute", id, "err", err)
+			slog.Warn("node not started again on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
 		}
+	}
+}
+
+// ReopenComputeProjects makes an opened project's remote nodes and
+// tunnels again on their computes, as GNS3's controller does when it
+// opens a project. A compute that is not connected is skipped (it is
+// healed when it connects).
+func (s *Service) ReopenComputeProjects(ctx context.Context, projectID string) {
+	var ns []*Node
+	var ls []*Link
+	if err := s.view(func(tx Tx) (err error) {
+		if ns, err = tx.Nodes(projectID); err != nil {
+			return err
+		}
+		ls, err = tx.Links(projectID)
+		return err
+	}); err != nil {
+		slog.Warn("project not made again on its computes", "project", projectID, "err", err)
+		return
+	}
+	var nodes []*Node
+	var links []*Link
+	for _, n := range ns {
+		if n.Remote() && s.ComputeConnected(n.ComputeID) {
+			nodes = append(nodes, n)
+		}
+	}
+	for _, l := range ls {
+		if l.Tunnel != nil && s.LinkConnected(l) {
+			links = append(links, l)
+		}
+	}
+	s.remakeOnComputes(ctx, nodes, links, true)
+}
+
+// closeComputeProjects closes a project on every remote compute its nodes
+// live on (POST /projects/{id}/close, as GNS3's controller does: the
+// compute drops its NIOs and stops its nodes) and removes this nodedesk's
+// sides of its tunnels. A compute that cannot be reached is logged and
+// skipped.
+func (s *Service) closeComputeProjects(ctx context.Context, projectID string) {
+	s.dropTunnelSides(ctx, projectID)
+	for _, id := range s.projectComputes(ctx, projectID) {
+		if err := s.computeCall(ctx, id, "POST", "/projects/"+projectID+"/close", map[string]any{}, nil); err != nil && ErrorCode(err) != ENOTFOUND {
+			slog.Warn("project not closed on a remote compute", "project", projectID, "compute", id, "err", err)
+		}
+		s.forgetComputeProject(id, projectID)
 	}
 }
 
@@ -142,6 +241,7 @@ func (s *Service) healNode(ctx context.Context, n *Node) error {
 
 // healTunnel makes a link's tunnel again with fresh ports: the old sides
 // are removed first (errors ignored), then the tunnel is made and stored.
+// A capture that ran on a compute's side ended with that side.
 func (s *Service) healTunnel(ctx context.Context, l *Link) error {
 	ends := s.tunnelEnds(l)
 	if ends[0] == nil || ends[1] == nil {
@@ -158,6 +258,9 @@ func (s *Service) healTunnel(ctx context.Context, l *Link) error {
 			return cmpErr(err, errUnchanged)
 		}
 		c := *cur
+		if cur.CapturedOnCompute() {
+			c.Capturing = false // it ran on a NIO that is gone: the capture ended there
+		}
 		c.Tunnel = t
 		emit(EventLinkUpdated, c.ProjectID, &c)
 		return tx.PutLink(&c)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"strconv"
@@ -21,6 +22,9 @@ import (
 // carried: one UDP end per side. Its JSON tags are the store's format.
 type Tunnel struct {
 	Ends [2]TunnelEnd `json:"ends"`
+	// Capture is the side whose compute runs the link's capture, when
+	// both sides are remote (nil: none, or this nodedesk captures).
+	Capture *int `json:"capture,omitempty"`
 }
 
 // TunnelEnd is one side of a tunnel: the compute of that side's node, the
@@ -232,7 +236,7 @@ func linkEndOf(l *Link, n *Node) LinkEnd {
 }
 
 func nioPath(n *Node, e LinkEnd) string {
-	return computeNodePath(n) + "/adapters/" + strconv.Itoa(e.AdapterNumber) + "/ports/" + strconv.Itoa(e.PortNumber) + "/nio"
+	return portPath(n, e) + "/nio"
 }
 
 // addTunnelNIO makes side i's NIO.
@@ -321,12 +325,139 @@ func (s *Service) syncTunnelFilters(ctx context.Context, l *Link) error {
 	return s.computeCall(ctx, n.ComputeID, "PUT", nioPath(n, e), body, nil)
 }
 
-// checkTunnelCapture refuses a capture on a link whose two sides are both
-// on remote computes: this nodedesk carries none of its frames (GNS3
-// captures on a compute and relays the file; nodedesk does not yet).
-func checkTunnelCapture(l *Link) error {
-	if l.Tunnel == nil || l.Tunnel.Ends[0].ComputeID == LocalCompute || l.Tunnel.Ends[1].ComputeID == LocalCompute {
-		return nil
+// alwaysRunning are the node types GNS3 prefers to capture on (their
+// capture is not cut off by a stop).
+var alwaysRunning = map[NodeType]bool{Cloud: true, NAT: true, EthernetSwitch: true, EthernetHub: true, FrameRelaySwitch: true, ATMSwitch: true}
+
+// capturedOnCompute reports whether l's frames can only be captured on a
+// remote compute: both of its sides are remote.
+func capturedOnCompute(l *Link) bool {
+	return l.Tunnel != nil && l.Tunnel.Ends[0].ComputeID != LocalCompute && l.Tunnel.Ends[1].ComputeID != LocalCompute
+}
+
+// CapturedOnCompute reports whether l's capture runs on a remote compute
+// (its pcap is then streamed from there: StreamComputeCapture).
+func (l *Link) CapturedOnCompute() bool { return l.Tunnel != nil && l.Tunnel.Capture != nil }
+
+// captureSide is the side of l a capture runs on, in GNS3's order of
+// preference: a started node of an always-running type on this nodedesk,
+// then one anywhere, then any started node on this nodedesk, then any
+// started node.
+func captureSide(ends [2]*Node) (int, error) {
+	picks := []func(n *Node) bool{
+		func(n *Node) bool { return !n.Remote() && alwaysRunning[n.Type] && n.Status == Started },
+		func(n *Node) bool { return alwaysRunning[n.Type] && n.Status == Started },
+		func(n *Node) bool { return !n.Remote() && n.Status == Started },
+		func(n *Node) bool { return n.Status == Started },
 	}
-	return Errorf(ECONFLICT, "Both nodes of link %s live on remote computes, and nodedesk cannot capture there yet; capture on a link that has a node on this nodedesk", l.ID)
+	for _, pick := range picks {
+		for i, n := range ends {
+			if n != nil && pick(n) {
+				return i, nil
+			}
+		}
+	}
+	return 0, Errorf(ECONFLICT, "Cannot capture because there is no running device on this link; start one of its nodes first")
+}
+
+// startComputeCapture starts a capture of l (both sides remote) on the
+// compute of the side captureSide picks, and returns that side.
+func (s *Service) startComputeCapture(ctx context.Context, l *Link) (int, error) {
+	ends := s.tunnelEnds(l)
+	if ends[0] == nil || ends[1] == nil {
+		return 0, Errorf(ENOTFOUND, "A node of link %s no longer exists", l.ID)
+	}
+	i, err := captureSide(ends)
+	if err != nil {
+		return 0, err
+	}
+	n, e := ends[i], linkEndOf(l, ends[i])
+	body := map[string]any{"capture_file_name": *l.CaptureFileName, "data_link_type": l.CaptureDataLinkType}
+	return i, s.computeCall(ctx, n.ComputeID, "POST", portPath(n, e)+"/start_capture", body, nil)
+}
+
+// startCaptureOnCompute starts a capture of a link whose two sides are
+// remote: prepared in a transaction that is rolled back, started on the
+// compute of captureSide's side (GNS3's start_capture on its port), then
+// committed with that side; a failed commit stops it there again.
+func (s *Service) startCaptureOnCompute(ctx context.Context, projectID, linkID string, c LinkCapture) (*Link, error) {
+	var l *Link
+	err := s.c.Store.Update(func(tx Tx) (err error) {
+		if l, err = s.prepareCapture(tx, projectID, linkID, c); err != nil {
+			return err
+		}
+		return errPrepared
+	})
+	if !errors.Is(err, errPrepared) {
+		return nil, err
+	}
+	side, err := s.startComputeCapture(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	err = s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error { // the compute holds it: see remoteWrite
+		cur, err := findLink(tx, projectID, linkID)
+		if err != nil {
+			return err
+		}
+		if cur.Capturing || cur.Tunnel == nil {
+			return Errorf(ECONFLICT, "Link %s changed while its capture started; try again", cur.ID)
+		}
+		after := *cur
+		after.Capturing, after.CaptureFileName, after.CaptureFilePath, after.CaptureDataLinkType = true, l.CaptureFileName, l.CaptureFilePath, l.CaptureDataLinkType
+		t := *cur.Tunnel
+		t.Capture = &side
+		after.Tunnel = &t
+		l = &after
+		emit(EventLinkUpdated, l.ProjectID, l)
+		return tx.PutLink(l)
+	})
+	if err != nil {
+		started := *l
+		t := *l.Tunnel
+		t.Capture = &side
+		started.Tunnel = &t
+		s.stopComputeCapture(context.WithoutCancel(ctx), &started)
+		return nil, err
+	}
+	return l, nil
+}
+
+// stopComputeCapture stops l's capture on its compute; a compute that is
+// gone or no longer has it is logged, since the capture stops anyway.
+func (s *Service) stopComputeCapture(ctx context.Context, l *Link) {
+	if !l.CapturedOnCompute() {
+		return
+	}
+	n := s.tunnelEnds(l)[*l.Tunnel.Capture]
+	if n == nil {
+		return
+	}
+	err := s.computeCall(ctx, n.ComputeID, "POST", portPath(n, linkEndOf(l, n))+"/stop_capture", map[string]any{}, nil)
+	if err != nil {
+		slog.Warn("capture not stopped on its compute", "link", l.ID, "compute", n.ComputeID, "err", err)
+	}
+}
+
+// StreamComputeCapture copies the pcap of a capture that runs on a remote
+// compute to w, as the compute streams it, until the capture stops there
+// or ctx is done (GNS3's controller proxies the compute's pcap the same
+// way). Codes: ECONFLICT (not capturing there, compute unreachable).
+func (s *Service) StreamComputeCapture(ctx context.Context, l *Link, w io.Writer) error {
+	if !l.Capturing || !l.CapturedOnCompute() {
+		return Errorf(ECONFLICT, "Link %s has no capture running on a compute", l.ID)
+	}
+	n := s.tunnelEnds(l)[*l.Tunnel.Capture]
+	if n == nil {
+		return Errorf(ENOTFOUND, "A node of link %s no longer exists", l.ID)
+	}
+	cc, err := s.connectedCompute(n.ComputeID)
+	if err != nil {
+		return err
+	}
+	return cc.client.Stream(ctx, portPath(n, linkEndOf(l, n))+"/pcap", w)
+}
+
+func portPath(n *Node, e LinkEnd) string {
+	return computeNodePath(n) + "/adapters/" + strconv.Itoa(e.AdapterNumber) + "/ports/" + strconv.Itoa(e.PortNumber)
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
+	"strings"
 )
 
 // Nodes on a remote compute. nodedesk keeps the controller's record of the
@@ -161,9 +163,74 @@ func (s *Service) createRemoteNode(ctx context.Context, projectID, id string, c 
 	return n, nil
 }
 
+// duplicateRemoteNode copies a remote node on its compute, as GNS3's
+// controller does: the copy's record is made in a transaction that is
+// rolled back, the copy is created on the same compute, the compute is
+// asked to copy the original's data to it (POST …/duplicate with
+// destination_node_id), then the copy is committed; any failure deletes
+// the copy on the compute again. A node that runs a process is copied
+// stopped only (GNS3's rule: its data may be changing).
+func (s *Service) duplicateRemoteNode(ctx context.Context, n *Node, x, y int, z Field[int]) (*Node, error) {
+	if n.Status != Stopped && n.Type.Lifecycle() == ProcessRun {
+		return nil, Errorf(ECONFLICT, "Cannot duplicate %s while it runs on compute %s; stop it first", n.Name, n.ComputeID)
+	}
+	if _, err := s.connectedCompute(n.ComputeID); err != nil {
+		return nil, err
+	}
+	var c *Node
+	err := s.c.Store.Update(func(tx Tx) (err error) {
+		if c, err = s.duplicateIn(tx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, x, y, z); err != nil {
+			return err
+		}
+		return errPrepared
+	})
+	s.hints.forget(n.ProjectID)
+	if !errors.Is(err, errPrepared) {
+		return nil, err
+	}
+	c.Seq = 0
+	if err := s.ensureComputeProject(ctx, c.ComputeID, c.ProjectID); err != nil {
+		return nil, err
+	}
+	var ans computeNodeAnswer
+	if err := s.computeCall(ctx, c.ComputeID, "POST", "/projects/"+c.ProjectID+"/"+string(c.Type)+"/nodes", computeNodeBody(c), &ans); err != nil {
+		return nil, err
+	}
+	ans.applyTo(c)
+	undo := func() {
+		_ = s.computeCall(context.WithoutCancel(ctx), c.ComputeID, "DELETE", computeNodePath(c), nil, nil)
+	}
+	if err := s.computeCall(ctx, n.ComputeID, "POST", computeNodePath(n)+"/duplicate", map[string]any{"destination_node_id": c.ID}, nil); err != nil {
+		undo()
+		if ErrorCode(err) == ENOTFOUND {
+			err = Errorf(ECONFLICT, "Compute %s cannot duplicate a %s node", n.ComputeID, n.Type)
+		}
+		return nil, err
+	}
+	err = s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
+		if _, err := findProject(tx, c.ProjectID); err != nil {
+			return err
+		}
+		if _, taken, err := tx.NodeIDByName(c.ProjectID, c.Name); err != nil || taken {
+			if err == nil {
+				err = Conflict("name", "Another node of this project is already named %s; try again", c.Name)
+			}
+			return err
+		}
+		emit(EventNodeCreated, c.ProjectID, c)
+		return tx.PutNode(c)
+	})
+	if err != nil {
+		undo()
+		return nil, err
+	}
+	return c, nil
+}
+
 // forwardNodeUpdate sends a change of a remote node's name, console type
 // or properties to its compute before it is committed; other changes (its
-// place on the canvas, its label) are the controller's alone.
+// place on the canvas, its label) are the controller's alone. A node of a
+// closed project is changed here only (ReopenComputeProjects sends it).
 // It reports whether it sent one (the commit is then not undoable:
 // remoteWrite).
 func (s *Service) forwardNodeUpdate(ctx context.Context, ref NodeRef, u NodeUpdate) (bool, error) {
@@ -177,6 +244,9 @@ func (s *Service) forwardNodeUpdate(ctx context.Context, ref NodeRef, u NodeUpda
 	}
 	if after.Name == before.Name && after.ConsoleType == before.ConsoleType && unchanged(after.Properties, before.Properties) {
 		return false, nil
+	}
+	if p, err := s.FindProjectByID(ctx, before.ProjectID); err != nil || p.Status == ProjectClosed {
+		return true, err // closed there too: the compute is sent the node as it is when the project opens
 	}
 	return true, s.computeCall(ctx, after.ComputeID, "PUT", computeNodePath(after), computeNodeBody(after), nil)
 }
@@ -210,9 +280,16 @@ func (s *Service) deleteRemoteNode(ctx context.Context, n *Node) {
 	}
 }
 
-// onComputeEvent follows a compute's notifications: node.updated carries
-// the status of one of its nodes.
-func (s *Service) onComputeEvent(cc *computeConn, action string, ev json.RawMessage) {
+// onComputeEvent follows a compute's notifications, as GNS3's controller
+// does: node.updated carries the status of one of its nodes; log.* (a
+// compute's message for its user, e.g. a VPCS that stopped by itself) is
+// passed on to the streams of its project (projectID) or, without one, of
+// every open project; anything else is not for nodedesk's clients.
+func (s *Service) onComputeEvent(cc *computeConn, action, projectID string, ev json.RawMessage) {
+	if strings.HasPrefix(action, "log.") {
+		s.relayComputeLog(cc.id, EventAction(action), projectID, ev)
+		return
+	}
 	if action != "node.updated" {
 		return
 	}
@@ -232,6 +309,38 @@ func (s *Service) onComputeEvent(cc *computeConn, action string, ev json.RawMess
 	unlock := s.lockNode(n.ID)
 	defer unlock()
 	_, _ = s.recordStatus(context.Background(), ref, v.Status, nil)
+}
+
+// ComputeMessage is a remote compute's log.* notification passed on to a
+// project's streams: the compute's event as it sent it.
+type ComputeMessage struct {
+	ComputeID string
+	Event     json.RawMessage
+}
+
+// MarshalJSON is the compute's event, unchanged (GNS3's controller passes
+// it on so).
+func (m *ComputeMessage) MarshalJSON() ([]byte, error) { return m.Event, nil }
+
+// relayComputeLog publishes a compute's log.* on the streams of its
+// project, or of every open project when it names none.
+func (s *Service) relayComputeLog(computeID string, action EventAction, projectID string, ev json.RawMessage) {
+	if !json.Valid(ev) {
+		return
+	}
+	var projects []string
+	_ = s.view(func(tx Tx) error {
+		ps, err := tx.Projects()
+		for _, p := range ps {
+			if (projectID == "" && p.Status != ProjectClosed) || p.ID == projectID {
+				projects = append(projects, p.ID)
+			}
+		}
+		return err
+	})
+	for _, pid := range projects {
+		s.publish(action, pid, &ComputeMessage{ComputeID: computeID, Event: ev})
+	}
 }
 
 // computeOnThisMachine reports whether a compute is reached on loopback:
@@ -288,35 +397,54 @@ func (s *Service) LinkConnected(l *Link) bool {
 // of its tunnels. A compute that cannot be reached keeps its copy; that is
 // logged, and the delete goes on.
 func (s *Service) deleteComputeProjects(ctx context.Context, projectID string) {
-	nodes, err := s.FindNodes(ctx, projectID)
+	s.dropTunnelSides(ctx, projectID)
+	for _, id := range s.projectComputes(ctx, projectID) {
+		if err := s.computeCall(ctx, id, "DELETE", "/projects/"+projectID, nil, nil); err != nil && ErrorCode(err) != ENOTFOUND {
+			slog.Warn("project not deleted on a remote compute", "project", projectID, "compute", id, "err", err)
+		}
+		s.forgetComputeProject(id, projectID)
+	}
+}
+
+// dropTunnelSides removes this nodedesk's sides of a project's tunnels.
+func (s *Service) dropTunnelSides(ctx context.Context, projectID string) {
+	links, err := s.FindLinks(ctx, projectID)
 	if err != nil {
 		return
 	}
-	if links, err := s.FindLinks(ctx, projectID); err == nil {
-		for _, l := range links {
-			if l.Tunnel == nil {
-				continue
-			}
-			for i, n := range s.tunnelEnds(l) {
-				if n != nil && !n.Remote() {
-					s.deleteTunnelNIO(ctx, l, i, n)
-				}
-			}
-		}
-	}
-	done := map[string]bool{}
-	for _, n := range nodes {
-		if !n.Remote() || done[n.ComputeID] {
+	for _, l := range links {
+		if l.Tunnel == nil {
 			continue
 		}
-		done[n.ComputeID] = true
-		if err := s.computeCall(ctx, n.ComputeID, "DELETE", "/projects/"+projectID, nil, nil); err != nil && ErrorCode(err) != ENOTFOUND {
-			slog.Warn("project not deleted on a remote compute", "project", projectID, "compute", n.ComputeID, "err", err)
+		for i, n := range s.tunnelEnds(l) {
+			if n != nil && !n.Remote() {
+				s.deleteTunnelNIO(ctx, l, i, n)
+			}
 		}
-		s.cmp.mu.Lock()
-		delete(s.cmp.projects, [2]string{n.ComputeID, projectID})
-		s.cmp.mu.Unlock()
 	}
+}
+
+// projectComputes lists the remote computes a project's nodes live on.
+func (s *Service) projectComputes(ctx context.Context, projectID string) []string {
+	nodes, err := s.FindNodes(ctx, projectID)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, n := range nodes {
+		if n.Remote() && !slices.Contains(out, n.ComputeID) {
+			out = append(out, n.ComputeID)
+		}
+	}
+	return out
+}
+
+// forgetComputeProject records that a project no longer exists on a
+// compute (the next call that needs it creates it again).
+func (s *Service) forgetComputeProject(computeID, projectID string) {
+	s.cmp.mu.Lock()
+	delete(s.cmp.projects, [2]string{computeID, projectID})
+	s.cmp.mu.Unlock()
 }
 
 // remoteWrite is how a change that a remote compute also holds is

@@ -45,3 +45,35 @@ func TestFilterSide(t *testing.T) {
 		}
 	}
 }
+
+// captureSide picks as GNS3's _choose_capture_side does: a started
+// always-running node here, then one anywhere, then a started node here,
+// then any started node; none started is a 409.
+func TestCaptureSide(t *testing.T) {
+	node := func(tp NodeType, compute string, st Status) *Node {
+		return &Node{Type: tp, ComputeID: compute, Status: st}
+	}
+	for _, tc := range []struct {
+		name string
+		ends [2]*Node
+		want int
+	}{
+		{"switch on b over vpcs on b", [2]*Node{node(VPCS, "b", Started), node(EthernetSwitch, "b", Started)}, 1},
+		{"local switch over remote switch", [2]*Node{node(EthernetSwitch, "b", Started), node(EthernetSwitch, LocalCompute, Started)}, 1},
+		{"started vpcs over stopped vpcs", [2]*Node{node(VPCS, "b", Stopped), node(VPCS, "c", Started)}, 1},
+		{"local vpcs over remote vpcs", [2]*Node{node(VPCS, "b", Started), node(VPCS, LocalCompute, Started)}, 1},
+		{"first when alike", [2]*Node{node(VPCS, "b", Started), node(VPCS, "c", Started)}, 0},
+		{"none started", [2]*Node{node(VPCS, "b", Stopped), node(VPCS, "c", Stopped)}, -1},
+	} {
+		got, err := captureSide(tc.ends)
+		if tc.want < 0 {
+			if ErrorCode(err) != ECONFLICT {
+				t.Errorf("%s: %d %v, want ECONFLICT", tc.name, got, err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%s: side %d %v, want %d", tc.name, got, err, tc.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strconv"
@@ -87,6 +88,10 @@ type ComputeClient interface {
 	// message under the code of its status, ECONFLICT when it cannot be
 	// reached.
 	Call(ctx context.Context, method, path string, body, out any) error
+	// Stream sends a GET to /v2/compute+path and copies the answer to w
+	// as it comes (a capture's pcap), until the compute ends it or ctx is
+	// done. A refusal before the first byte is an *Error as Call gives.
+	Stream(ctx context.Context, path string, w io.Writer) error
 	// Start starts the supervisor (the Service calls it once it holds
 	// the client, so that no report comes before).
 	Start()
@@ -97,8 +102,9 @@ type ComputeClient interface {
 // ComputeDialer makes a client for c; its supervisor, once started, connects
 // (capabilities, version check, notification stream), reconnects with a
 // backoff, and reports every change of state to onState and every
-// notification (ping excepted) to onEvent. It never blocks.
-type ComputeDialer func(c Compute, onState func(ComputeState), onEvent func(action string, event json.RawMessage)) ComputeClient
+// notification (ping excepted) to onEvent, with the project_id the
+// compute put at its top (empty if none). It never blocks.
+type ComputeDialer func(c Compute, onState func(ComputeState), onEvent func(action, projectID string, event json.RawMessage)) ComputeClient
 
 // computeConn is one remote compute's client and state.
 type computeConn struct {
@@ -415,7 +421,7 @@ func (s *Service) dialCompute(c Compute) *ComputeView {
 	if s.c.Computes != nil {
 		client := s.c.Computes(c,
 			func(st ComputeState) { s.onComputeState(cc, st) },
-			func(action string, ev json.RawMessage) { s.onComputeEvent(cc, action, ev) })
+			func(action, projectID string, ev json.RawMessage) { s.onComputeEvent(cc, action, projectID, ev) })
 		s.cmp.mu.Lock()
 		cc.client = client
 		s.cmp.mu.Unlock()
@@ -542,4 +548,17 @@ func (s *Service) computeCall(ctx context.Context, id, method, path string, body
 		return err
 	}
 	return cc.client.Call(ctx, method, path, body, out)
+}
+
+// ComputeResource is what a remote compute answers about itself, as JSON:
+// GET /v2/compute+path, for the paths a GNS3 controller forwards to its
+// computes (network/ports, network/interfaces, <emulator>/images). Codes:
+// ENOTFOUND (no such compute), ECONFLICT (not connected), and the
+// compute's own refusal.
+func (s *Service) ComputeResource(ctx context.Context, computeID, path string) (json.RawMessage, error) {
+	var out json.RawMessage
+	if err := s.computeCall(ctx, computeID, "GET", path, nil, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

@@ -53,6 +53,14 @@ type LogMessage struct {
 // learn the same from the change that caused it (a node.updated).
 func (a EventAction) ComputeOnly() bool { return strings.HasPrefix(string(a), "log.") }
 
+// ComputeOnly reports whether e goes to the compute stream only: a log.*
+// this nodedesk says as a compute. One a remote compute said
+// (*ComputeMessage) goes to its project's streams instead.
+func (e Event) ComputeOnly() bool {
+	_, relayed := e.Payload.(*ComputeMessage)
+	return e.Action.ComputeOnly() && !relayed
+}
+
 // Internal reports whether a is for nodedesk's own hooks (the data plane)
 // only and never goes to a client's stream: a GNS3 client has no use for
 // it, and its GUI would pass an unknown action on or choke on it.

@@ -265,37 +265,47 @@ func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
 
 // DuplicateNode copies a node to (x, y[, z]) under a fresh name (from the
 // original's) and console port. Links are not copied; the copy starts in
-// its type's initial status. Codes: EINVALID, ENOTFOUND, ECONFLICT.
+// its type's initial status. A remote node is copied on its compute
+// (duplicateRemoteNode). Codes: EINVALID, ENOTFOUND, ECONFLICT.
 func (s *Service) DuplicateNode(ctx context.Context, ref NodeRef, x, y int, z Field[int]) (*Node, error) {
+	if n, err := s.FindNode(ctx, ref); err == nil && n.Remote() {
+		return s.duplicateRemoteNode(ctx, n, x, y, z)
+	}
 	var c *Node
-	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
-		n, err := findNode(tx, ref)
-		if err != nil {
-			return err
-		}
-		if n.Remote() {
-			return Errorf(ECONFLICT, "%s lives on compute %s, and nodedesk cannot duplicate a remote node yet; create a node there with POST /v2/projects/%s/nodes and compute_id %q", n.Name, n.ComputeID, n.ProjectID, n.ComputeID)
-		}
-		dup := *n
-		c = &dup
-		c.ID, c.Seq, c.X, c.Y = s.c.NewID(), 0, x, y
-		setIf(&c.Z, z)
-		c.Status, c.Locked = n.Type.Lifecycle().initialStatus(), false
-		if c.Console != 0 {
-			c.Console = 0 // a fresh port: the original keeps its own
-		}
-		if c.CommandLine != nil {
-			empty := ""
-			c.CommandLine = &empty
-		}
-		c.UDPPorts, c.Properties.MACOffset = nil, nil // its own, at its first start
-		if err := s.addNode(tx, c, n.Name, n.Label.Text == n.Name); err != nil {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) (err error) {
+		if c, err = s.duplicateIn(tx, ref, x, y, z); err != nil {
 			return err
 		}
 		emit(EventNodeCreated, c.ProjectID, c)
 		return nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// duplicateIn stores a copy of a node, inside tx.
+func (s *Service) duplicateIn(tx Tx, ref NodeRef, x, y int, z Field[int]) (*Node, error) {
+	n, err := findNode(tx, ref)
+	if err != nil {
+		return nil, err
+	}
+	dup := *n
+	c := &dup
+	c.ID, c.Seq, c.X, c.Y = s.c.NewID(), 0, x, y
+	setIf(&c.Z, z)
+	c.Status, c.Locked = n.Type.Lifecycle().initialStatus(), false
+	if c.Console != 0 {
+		c.Console = 0 // a fresh port: the original keeps its own
+	}
+	c.ComputeConsole = 0 // a remote copy's is its compute's answer
+	if c.CommandLine != nil {
+		empty := ""
+		c.CommandLine = &empty
+	}
+	c.UDPPorts, c.Properties.MACOffset = nil, nil // its own, at its first start
+	if err := s.addNode(tx, c, n.Name, n.Label.Text == n.Name); err != nil {
 		return nil, err
 	}
 	return c, nil

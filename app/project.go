@@ -252,15 +252,23 @@ func (s *Service) OpenProjectFile(ctx context.Context, path string) (p *Project,
 	return p, err == nil, err
 }
 
-// OpenProject marks a project opened, and sweeps the files of its
-// snapshots that nothing can bring back (sweepSnapshotFiles). Codes:
-// ENOTFOUND.
+// OpenProject marks a project opened, makes a closed project's remote
+// nodes and tunnels again on their computes (ReopenComputeProjects), and
+// sweeps the files of its snapshots that nothing can bring back
+// (sweepSnapshotFiles). Codes: ENOTFOUND.
 func (s *Service) OpenProject(ctx context.Context, id string) (*Project, error) {
+	before, err := s.FindProjectByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
 	p, err := s.changeProject(ctx, id, EventProjectOpened, func(p *Project) (*Project, error) {
 		c := *p
 		c.Status = ProjectOpened
 		return &c, nil
 	})
+	if err == nil && before.Status == ProjectClosed {
+		s.ReopenComputeProjects(ctx, p.ID)
+	}
 	if err == nil {
 		s.sweepProjectSnapshots(p.ID)
 	}
@@ -275,13 +283,15 @@ func (s *Service) sweepProjectSnapshots(projectID string) {
 	s.sweepSnapshotFiles(projectID)
 }
 
-// CloseProject stops the project's running nodes and marks it closed. Its
-// nodes stay readable and editable. The files of its snapshots that
+// CloseProject stops the project's running nodes, closes it on the remote
+// computes its nodes live on (closeComputeProjects) and marks it closed.
+// Its nodes stay readable and editable. The files of its snapshots that
 // nothing can bring back are swept (sweepSnapshotFiles). Codes: ENOTFOUND.
 func (s *Service) CloseProject(ctx context.Context, id string) error {
 	if err := s.ProjectAction(ctx, id, Stop); err != nil {
 		return err
 	}
+	s.closeComputeProjects(ctx, id)
 	p, err := s.changeProject(ctx, id, EventProjectClosed, func(p *Project) (*Project, error) {
 		c := *p
 		c.Status = ProjectClosed

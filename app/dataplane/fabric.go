@@ -404,7 +404,7 @@ func (f *Fabric) setWire(w *wire, l *app.Link) {
 	}
 	w.filter.Store(flt)
 	want := ""
-	if l.Capturing && l.CaptureFilePath != nil {
+	if l.Capturing && l.CaptureFilePath != nil && !l.CapturedOnCompute() { // a remote compute's capture is its own
 		want = *l.CaptureFilePath
 	}
 	f.captureTo(w, l.ID, want, l.CaptureDataLinkType)

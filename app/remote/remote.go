@@ -44,7 +44,7 @@ type Client struct {
 	c       app.Compute
 	http    *http.Client
 	onState func(app.ComputeState)
-	onEvent func(action string, event json.RawMessage)
+	onEvent func(action, projectID string, event json.RawMessage)
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -57,7 +57,7 @@ type Client struct {
 
 // Dial makes a client of c (an app.ComputeDialer); Start starts its
 // supervisor.
-func Dial(c app.Compute, onState func(app.ComputeState), onEvent func(string, json.RawMessage)) app.ComputeClient {
+func Dial(c app.Compute, onState func(app.ComputeState), onEvent func(action, projectID string, event json.RawMessage)) app.ComputeClient {
 	cl := &Client{c: c, http: &http.Client{}, onState: onState, onEvent: onEvent, done: make(chan struct{})}
 	cl.ctx, cl.cancel = context.WithCancel(context.Background())
 	return cl
@@ -104,6 +104,52 @@ func (cl *Client) Call(ctx context.Context, method, path string, body, out any) 
 		}
 	}
 	return nil
+}
+
+// streamBuffer is what Stream holds of a stream at once.
+const streamBuffer = 32 << 10
+
+// Stream sends a GET to /v2/compute+path and copies the answer to w as it
+// comes, flushing w after each chunk when w can flush (app.ComputeClient).
+// The compute has callTimeout to answer; then the copy lasts until the
+// compute ends the stream or ctx is done. Memory is bounded: one
+// streamBuffer.
+func (cl *Client) Stream(ctx context.Context, path string, w io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	waiting := time.AfterFunc(callTimeout, cancel) // bounds the wait for the answer only
+	req, err := http.NewRequestWithContext(ctx, "GET", cl.url(path), nil)
+	if err != nil {
+		return err
+	}
+	cl.auth(req.Header)
+	resp, err := cl.http.Do(req)
+	waiting.Stop()
+	if err != nil {
+		return app.Errorf(app.ECONFLICT, "Compute %s (%s) is unreachable: %v", cl.c.Name, cl.c.BaseURL(), err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		return cl.refusal("GET", path, resp.StatusCode, raw)
+	}
+	flush := func() {}
+	if f, ok := w.(interface{ Flush() }); ok {
+		flush = f.Flush
+	}
+	buf := make([]byte, streamBuffer)
+	for {
+		n, rerr := resp.Body.Read(buf)
+		if n > 0 {
+			if _, err := w.Write(buf[:n]); err != nil {
+				return nil // the listener left
+			}
+			flush()
+		}
+		if rerr != nil {
+			return nil // the compute ended the stream, or ctx is done
+		}
+	}
 }
 
 // do sends one request and reads the whole answer.
@@ -274,14 +320,15 @@ func (cl *Client) keepAlive(ctx context.Context, stop func(), conn *websocket.Co
 // anything else goes to the Service.
 func (cl *Client) dispatch(msg []byte) {
 	var m struct {
-		Action string          `json:"action"`
-		Event  json.RawMessage `json:"event"`
+		Action    string          `json:"action"`
+		Event     json.RawMessage `json:"event"`
+		ProjectID string          `json:"project_id"`
 	}
 	if json.Unmarshal(msg, &m) != nil {
 		return
 	}
 	if m.Action != "ping" {
-		cl.onEvent(m.Action, m.Event)
+		cl.onEvent(m.Action, m.ProjectID, m.Event)
 		return
 	}
 	var u struct {

@@ -69,6 +69,17 @@ func newFakeCompute(t *testing.T, version, user string) *fakeCompute {
 		w.WriteHeader(http.StatusConflict)
 		_, _ = w.Write([]byte(`{"message":"Console port 5000 is taken","status":409}`))
 	})
+	mux.HandleFunc("GET /v2/compute/pcap", func(w http.ResponseWriter, r *http.Request) {
+		for i := range 3 { // three chunks, each flushed, then the end
+			_, _ = w.Write([]byte("chunk" + strconv.Itoa(i)))
+			w.(http.Flusher).Flush()
+		}
+	})
+	mux.HandleFunc("GET /v2/compute/endless", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte("head"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
 	f.srv = httptest.NewServer(mux)
 	t.Cleanup(f.srv.Close)
 	return f
@@ -107,7 +118,7 @@ func dial(t *testing.T, c app.Compute) (app.ComputeClient, *watch) {
 		w.mu.Lock()
 		w.states = append(w.states, st)
 		w.mu.Unlock()
-	}, func(action string, ev json.RawMessage) {
+	}, func(action, _ string, ev json.RawMessage) {
 		w.mu.Lock()
 		w.events = append(w.events, action)
 		w.mu.Unlock()
@@ -184,4 +195,26 @@ func TestClient_RefusesAnotherVersionAndBadAuth(t *testing.T) {
 	}
 	_, w = dial(t, g.compute("alice"))
 	waitState(t, w, func(st app.ComputeState, _ []string) bool { return st.Connected })
+}
+
+// Stream copies a compute's answer as it comes, ends with the compute's
+// stream or with its context, and turns a refusal into the compute's own
+// error.
+func TestClient_Stream(t *testing.T) {
+	f := newFakeCompute(t, "2.2.59", "")
+	cl, _ := dial(t, f.compute(""))
+	var b strings.Builder
+	if err := cl.Stream(context.Background(), "/pcap", &b); err != nil || b.String() != "chunk0chunk1chunk2" {
+		t.Errorf("Stream = %v, %q", err, b.String())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	b.Reset()
+	if err := cl.Stream(ctx, "/endless", &b); err != nil || b.String() != "head" || ctx.Err() == nil {
+		t.Errorf("Stream of an endless answer = %v, %q (ctx %v): want it ended by its context", err, b.String(), ctx.Err())
+	}
+	err := cl.Stream(context.Background(), "/nothing", &b)
+	if app.ErrorCode(err) != app.ENOTFOUND || !strings.Contains(err.Error(), "Compute F") {
+		t.Errorf("Stream of a missing path = %v, want ENOTFOUND naming the compute", err)
+	}
 }

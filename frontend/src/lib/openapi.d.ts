@@ -86,7 +86,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get the console and UDP ports of a compute. */
+        /** Get the console and UDP ports of a compute (a remote compute is asked: its /v2/compute/network/ports). */
         get: operations["getComputePorts"];
         put?: never;
         post?: never;
@@ -103,8 +103,42 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the images of one emulator on a compute. */
+        /** List the images of one emulator on a compute (a remote compute is asked: its /v2/compute/{emulator}/images). */
         get: operations["listComputeImages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/computes/{compute_id}/network/interfaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the network interfaces of a compute, as the GNS3 GUI's cloud dialog asks (a remote compute is asked: its /v2/compute/network/interfaces). */
+        get: operations["listComputeNetworkInterfaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/computes/{compute_id}/{emulator}/{action}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Ask a remote compute about one of its emulators (GET /v2/compute/{emulator}/{action} there, as GNS3's controller forwards the GNS3 GUI's qemu/binaries, virtualbox/vms, …). nodedesk's own compute (local) has none of these: 404. */
+        get: operations["forwardComputeGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -276,7 +310,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Follow the events of a project as an HTTP stream. Besides GNS3's events it carries nodedesk's history.updated (a HistoryState) after each change, undo and redo; GNS3 clients ignore it. */
+        /** Follow the events of a project as an HTTP stream. Besides GNS3's events (with a remote compute's log.* messages for the project, passed on as GNS3's controller does) it carries nodedesk's history.updated (a HistoryState) after each change, undo and redo; GNS3 clients ignore it. */
         get: operations["streamProjectNotifications"];
         put?: never;
         post?: never;
@@ -293,7 +327,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Follow the events of a project over a WebSocket. Besides GNS3's events it carries nodedesk's history.updated (a HistoryState) after each change, undo and redo; GNS3 clients ignore it. */
+        /** Follow the events of a project over a WebSocket. Besides GNS3's events (with a remote compute's log.* messages for the project, passed on as GNS3's controller does) it carries nodedesk's history.updated (a HistoryState) after each change, undo and redo; GNS3 clients ignore it. */
         get: operations["wsProjectNotifications"];
         put?: never;
         post?: never;
@@ -4236,6 +4270,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The compute is remote and not connected (or refused the request with this status). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listComputeImages: {
@@ -4263,6 +4306,101 @@ export interface operations {
             };
             /** @description The resource does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute is remote and not connected (or refused the request with this status). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listComputeNetworkInterfaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Compute identifier. */
+                compute_id: components["parameters"]["ComputeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyObject"][];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute is remote and not connected (or refused the request with this status). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    forwardComputeGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Compute identifier. */
+                compute_id: components["parameters"]["ComputeId"];
+                /** @description Emulator name, such as qemu, iou, dynamips or docker. */
+                emulator: components["parameters"]["Emulator"];
+                /** @description What is asked of the emulator, such as binaries, capabilities or vms. */
+                action: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The compute's answer, as it gave it (any JSON). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description The compute does not exist, or has no such resource (local never has). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute is remote and not connected (or refused the request with this status). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
