@@ -306,10 +306,6 @@ func (u *CloudUpdate) apply(p *Properties) error {
 	return nil
 }
 
-// ATM switch and the emulated types nodedesk stores but does not run
-// (qemu, docker, ...): free-form properties, kept as given, and the ports
-// GNS3 derives from them (ports.go).
-
 // NAT.
 
 // natPort is the NAT node's one port, nat0, into the host's network, as
@@ -335,6 +331,10 @@ type NATUpdate struct {
 }
 
 func (u *NATUpdate) apply(*Properties) error { return nil }
+
+// ATM switch and the emulated types nodedesk stores but does not run
+// (qemu, docker, ...): free-form properties, kept as given, and the ports
+// GNS3 derives from them (ports.go).
 
 var (
 	atmProps      = withPorts(genericProps, (*Node).atmPorts)
