@@ -1,6 +1,7 @@
 package api
 
 import (
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -49,7 +50,8 @@ func capabilities() map[string]any {
 }
 
 // hostUsage reads this machine's CPU load (1-minute load average per core)
-// and memory use, in percent, from /proc; 0 where it cannot be read.
+// and memory use, in percent with one decimal, from /proc; 0 where it
+// cannot be read.
 func hostUsage() (cpu, mem float64) {
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		if f := strings.Fields(string(b)); len(f) > 0 {
@@ -77,7 +79,9 @@ func hostUsage() (cpu, mem float64) {
 			mem = (total - avail) * 100 / total
 		}
 	}
-	return cpu, mem
+	// One decimal, as GNS3's psutil gives them: the GNS3 GUI prints the
+	// number as it comes ("CPU 27.500000000000004%" otherwise).
+	return math.Round(cpu*10) / 10, math.Round(mem*10) / 10
 }
 
 func (s *Server) handleVersionCheck(w http.ResponseWriter, r *http.Request) error {

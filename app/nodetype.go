@@ -78,7 +78,7 @@ var kinds = []struct {
 	{NAT, nodeKind{nameFormat: "NAT{0}", symbol: ":/symbols/nat.svg",
 		traffic:  "It is a gateway to the host network from the moment it exists, without root: 192.168.122.1 on 192.168.122.0/24 answers ping, leases .2-.254 by DHCP, answers DNS through the host's resolver and carries TCP and UDP out through nodedesk's own sockets; TCP and UDP to 192.168.122.1 reach the host's loopback, except nodedesk's API. Pings beyond the gateway are sent from the host, which needs net.ipv4.ping_group_range to include nodedesk's group or CAP_NET_RAW (nodedesk logs the command once if neither is there).",
 		consoles: noConsole, lifecycle: AlwaysRunning,
-		folder: "builtin", hostSide: true, props: natProps}},
+		folder: "builtin", hostSide: true, props: natProps, computeView: []string{"ports_mapping"}}},
 	{EthernetHub, nodeKind{nameFormat: "Hub{0}", symbol: ":/symbols/hub.svg",
 		traffic:  "It repeats each frame to all its other linked ports, from the moment it exists.",
 		consoles: noConsole, lifecycle: AlwaysRunning,

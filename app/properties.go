@@ -46,7 +46,7 @@ func newNodeEnvFor(t NodeType, hostInterfaces func() []HostInterface) newNodeEnv
 }
 
 // PropertiesUpdate is a change to the type-specific fields of a node: a
-// VPCSUpdate, SwitchUpdate, HubUpdate, FrameRelayUpdate, CloudUpdate or
+// VPCSUpdate, SwitchUpdate, HubUpdate, FrameRelayUpdate, CloudUpdate, NATUpdate or
 // GenericUpdate. A nil PropertiesUpdate changes nothing.
 type PropertiesUpdate interface {
 	// apply checks the change against its type's rules and applies it to p.
@@ -306,14 +306,35 @@ func (u *CloudUpdate) apply(p *Properties) error {
 	return nil
 }
 
-// NAT, ATM switch and the emulated types nodedesk stores but does not run
+// NAT.
+
+// natPort is the NAT node's one port, nat0, into the host's network, as
+// GNS3's NAT node has it. nodedesk's gateway is not a host interface: the
+// port names itself as its interface.
+var natPort = CloudPort{Name: "nat0", PortNumber: 0, Type: "ethernet", Interface: "nat0"}
+
+// natProps: a NAT node's ports_mapping is fixed (GNS3 ignores a change of
+// it), so the node keeps nothing of its own; the free-form keys an older
+// record or a project file gave it stay stored but are not shown.
+var natProps = propertyKind{
+	keys:      []string{"ports_mapping"},
+	newUpdate: func() PropertiesUpdate { return &NATUpdate{} },
+	init:      func(*Node, newNodeEnv) {},
+	ports:     func(*Node) []Port { return []Port{ethernetPort(natPort.Name, natPort.Name, 0, natPort.PortNumber)} },
+	view:      func(*Node) map[string]any { return map[string]any{"ports_mapping": []CloudPort{natPort}} },
+}
+
+// NATUpdate is a change to a NAT node's properties: its ports_mapping is
+// read and ignored, as GNS3 does, since the NAT node's one port is fixed.
+type NATUpdate struct {
+	PortsMapping Field[json.RawMessage] `json:"ports_mapping"`
+}
+
+func (u *NATUpdate) apply(*Properties) error { return nil }
+
+// ATM switch and the emulated types nodedesk stores but does not run
 // (qemu, docker, ...): free-form properties, kept as given, and the ports
 // GNS3 derives from them (ports.go).
-
-var natProps = withPorts(genericProps, func(*Node) []Port {
-	// One port into the host's NAT network, as GNS3's NAT node has.
-	return []Port{ethernetPort("nat0", "nat0", 0, 0)}
-})
 
 var (
 	atmProps      = withPorts(genericProps, (*Node).atmPorts)
