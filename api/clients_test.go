@@ -36,8 +36,9 @@ func TestTemplates(t *testing.T) {
 		}
 	}
 	vpcs := builtinTemplateIDs["VPCS"]
-	if got := ts.do("GET", "/v2/templates/"+vpcs, nil).want(t, 200).json(t); got["template_type"] != "vpcs" || got["default_name_format"] != "PC{0}" {
-		t.Errorf("VPCS template %v", got)
+	if got := ts.do("GET", "/v2/templates/"+vpcs, nil).want(t, 200).json(t); got["template_type"] != "vpcs" || got["default_name_format"] != "PC{0}" ||
+		got["base_script_file"] != "vpcs_base_config.txt" {
+		t.Errorf("VPCS template %v, want GNS3's with its base script file", got)
 	}
 	ts.do("GET", "/v2/templates/00000000-0000-4000-8000-000000000000", nil).want(t, 404)
 
@@ -54,6 +55,10 @@ func TestTemplates(t *testing.T) {
 	n := use(vpcs, map[string]any{"x": 0, "y": 0, "name": "client"}).want(t, 201).json(t)
 	if n["name"] != "client" || n["node_type"] != "vpcs" {
 		t.Errorf("named node from template: %v", n)
+	}
+	// GNS3's base script: the prompt is the node's name (%h, put at run).
+	if script := n["properties"].(map[string]any)["startup_script"]; script != "set pcname %h\n" {
+		t.Errorf("VPCS from the builtin template has script %q, want GNS3's base script", script)
 	}
 	if n := use(vpcs, map[string]any{"x": 0, "y": 0}).want(t, 201).json(t); n["name"] != "PC2" {
 		t.Errorf("second VPCS from the template is %v, want PC2", n["name"])

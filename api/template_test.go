@@ -88,6 +88,9 @@ func TestUserTemplates(t *testing.T) {
 		n["symbol"] != ":/symbols/computer.svg" || n["template_id"] != vid || n["x"] != 10.0 {
 		t.Errorf("node from user template %v", n)
 	}
+	if script := n["properties"].(map[string]any)["startup_script"]; script != "set pcname %h\n" {
+		t.Errorf("node from a template with base_script_file has script %q, want the file's", script)
+	}
 	s := ts.do("POST", "/v2/projects/"+pid+"/templates/"+swid, map[string]any{"x": 0, "y": 0}).want(t, 201).json(t)
 	ports := s["properties"].(map[string]any)["ports_mapping"].([]any)
 	if s["name"] != "Switch1" || len(ports) != 2 || ports[0].(map[string]any)["vlan"] != 10.0 || ports[1].(map[string]any)["type"] != "dot1q" {

@@ -33,7 +33,7 @@ type Template struct {
 // builtinTemplates are GNS3's builtin templates; their ids are GNS3's
 // uuid3(NAMESPACE_DNS, type).
 var builtinTemplates = []Template{
-	builtin("19021f99-e36f-394d-b4a1-8aaa902ab9cc", "VPCS", VPCS, "guest"),
+	withSettings(builtin("19021f99-e36f-394d-b4a1-8aaa902ab9cc", "VPCS", VPCS, "guest"), "base_script_file", `"vpcs_base_config.txt"`),
 	builtin("1966b864-93e7-32d5-965f-001384eec461", "Ethernet switch", EthernetSwitch, "switch"),
 	builtin("b4503ea9-d6b6-3695-9fe4-1db3b39290b0", "Ethernet hub", EthernetHub, "switch"),
 	builtin("dd0f6f3a-ba58-3249-81cb-a1dd88407a47", "Frame Relay switch", FrameRelaySwitch, "switch"),
@@ -46,6 +46,19 @@ func builtin(id, name string, t NodeType, category string) Template {
 	return Template{ID: id, Name: name, Type: t, Category: category, Builtin: true,
 		DefaultNameFormat: t.kind().nameFormat, Symbol: t.kind().symbol}
 }
+
+// withSettings gives a builtin template one of its type's settings (raw
+// JSON), as GNS3's builtin template has it.
+func withSettings(t Template, key, raw string) Template {
+	t.Settings = map[string]json.RawMessage{key: json.RawMessage(raw)}
+	return t
+}
+
+// baseScripts are the startup scripts a VPCS template's base_script_file
+// names: GNS3's configs folder has one, which names the prompt after the
+// node (runScript puts the name for %h). A file it does not have gives no
+// script, as a missing file does in GNS3.
+var baseScripts = map[string]string{"vpcs_base_config.txt": "set pcname %h\n"}
 
 // templateCategories are GNS3's categories; old clients send their index.
 var templateCategories = []string{"router", "switch", "guest", "firewall"}
@@ -288,6 +301,15 @@ func (t *Template) nodeCreate(u TemplateUse) (NodeCreate, error) {
 	}
 	node, props := map[string]json.RawMessage{}, map[string]json.RawMessage{}
 	for k, v := range t.Settings {
+		if k == "base_script_file" && t.Type == VPCS {
+			// The file's content becomes the node's script, unless the
+			// template gives a script of its own.
+			var file string
+			if _, own := t.Settings["startup_script"]; !own && json.Unmarshal(v, &file) == nil && baseScripts[file] != "" {
+				props["startup_script"], _ = json.Marshal(baseScripts[file])
+			}
+			continue
+		}
 		if slices.Contains(nodeKeys, k) {
 			node[k] = v
 		} else {
