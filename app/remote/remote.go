@@ -58,7 +58,10 @@ type Client struct {
 // Dial makes a client of c (an app.ComputeDialer); Start starts its
 // supervisor.
 func Dial(c app.Compute, onState func(app.ComputeState), onEvent func(string, json.RawMessage)) app.ComputeClient {
-	cl := &Client{c: c, http: &http.Client{}, onState: onState, onEvent: onEvent, done: make(chan struct{})}
+	// Redirects are not followed: a compute that answers 3xx could send a
+	// call (a DELETE) anywhere, this nodedesk included; refusal() says so.
+	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	cl := &Client{c: c, http: hc, onState: onState, onEvent: onEvent, done: make(chan struct{})}
 	cl.ctx, cl.cancel = context.WithCancel(context.Background())
 	return cl
 }
@@ -151,6 +154,9 @@ func (cl *Client) refusal(method, path string, status int, raw []byte) error {
 		code = app.ENOTFOUND
 	case http.StatusUnauthorized, http.StatusForbidden:
 		msg = "Invalid auth for compute " + cl.c.Name + ": check its user and password (" + msg + ")"
+	}
+	if status < 400 {
+		msg = fmt.Sprintf("it answered %s %s with a redirection (status %d), which nodedesk does not follow; check the compute's address", method, path, status)
 	}
 	return app.Errorf(code, "Compute %s: %s", cl.c.Name, msg)
 }
