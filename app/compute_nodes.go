@@ -185,14 +185,14 @@ func (s *Service) forwardNodeUpdate(ctx context.Context, ref NodeRef, u NodeUpda
 // remote node and records the status the transition gives.
 func (s *Service) remoteNodeAction(ctx context.Context, n *Node, a Action) (*Node, error) {
 	if err := s.ensureComputeProject(ctx, n.ComputeID, n.ProjectID); err != nil {
-		if a == Stop && ErrorCode(err) == ECONFLICT {
+		if a == Stop && errors.Is(err, ErrComputeUnreachable) {
 			return n, nil // a compute that is gone stops nothing; its nodes show it
 		}
 		return nil, err
 	}
 	if err := s.computeCall(ctx, n.ComputeID, "POST", computeNodePath(n)+"/"+string(a), map[string]any{}, nil); err != nil {
-		if a == Stop && ErrorCode(err) == ECONFLICT {
-			return n, nil
+		if a == Stop && errors.Is(err, ErrComputeUnreachable) {
+			return n, nil // a refusal (409, 5xx) is not: the compute still runs it
 		}
 		return nil, err
 	}

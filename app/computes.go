@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -85,7 +86,7 @@ type ComputeClient interface {
 	// body), and decodes a JSON answer into out (nil: dropped). It gives
 	// up after a short timeout. Errors are *Error: the compute's own
 	// message under the code of its status, ECONFLICT when it cannot be
-	// reached.
+	// reached (then also ErrComputeUnreachable: Unreachable).
 	Call(ctx context.Context, method, path string, body, out any) error
 	// Start starts the supervisor (the Service calls it once it holds
 	// the client, so that no report comes before).
@@ -122,6 +123,22 @@ type computes struct {
 
 // computeReserved are ids GNS3 keeps for itself.
 func computeReserved(id string) bool { return id == LocalCompute || id == "vm" }
+
+// ErrComputeUnreachable marks (errors.Is) the error of a call that did not
+// reach its compute, as against the compute's own refusal: both are
+// ECONFLICT, but only the first means the compute no longer holds the
+// node's process.
+var ErrComputeUnreachable = errors.New("compute unreachable")
+
+// Unreachable is an ECONFLICT error that is also ErrComputeUnreachable.
+func Unreachable(format string, args ...any) error {
+	return unreachableError{Errorf(ECONFLICT, format, args...)}
+}
+
+type unreachableError struct{ e *Error }
+
+func (u unreachableError) Error() string   { return u.e.Error() }
+func (u unreachableError) Unwrap() []error { return []error{u.e, ErrComputeUnreachable} }
 
 func computeNotFound(id string) error {
 	return Errorf(ENOTFOUND, "Compute ID %s doesn't exist; GET /v2/computes lists them", id)
@@ -529,7 +546,7 @@ func (s *Service) connectedCompute(id string) (*computeConn, error) {
 		if cc.state.LastError != nil {
 			why = *cc.state.LastError
 		}
-		return nil, Errorf(ECONFLICT, "Compute %s (%s) is unreachable: %s. Start nodedesk or GNS3 there, or correct its address with PUT /v2/computes/%s, then try again",
+		return nil, Unreachable("Compute %s (%s) is unreachable: %s. Start nodedesk or GNS3 there, or correct its address with PUT /v2/computes/%s, then try again",
 			cc.c.Name, cc.c.BaseURL(), why, cc.c.ID)
 	}
 	return cc, nil

@@ -96,7 +96,7 @@ func (cl *Client) Call(ctx context.Context, method, path string, body, out any) 
 	defer cancel()
 	status, raw, err := cl.do(ctx, method, path, body)
 	if err != nil {
-		return app.Errorf(app.ECONFLICT, "Compute %s (%s) is unreachable: %v", cl.c.Name, cl.c.BaseURL(), err)
+		return app.Unreachable("Compute %s (%s) is unreachable: %v", cl.c.Name, cl.c.BaseURL(), err)
 	}
 	if status >= 300 {
 		return cl.refusal(method, path, status, raw)

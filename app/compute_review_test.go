@@ -1,0 +1,143 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"nodedesk/app"
+)
+
+// fakeRemote is an in-process ComputeClient: it reports itself connected
+// on Start, records every call, and answers by handle (nil: a plain
+// success, with a node's status and console or a UDP port).
+type fakeRemote struct {
+	mu      sync.Mutex
+	calls   []string // "METHOD path"
+	handle  func(method, path string) error
+	onState func(app.ComputeState)
+	onEvent func(string, json.RawMessage)
+	port    int
+}
+
+func (f *fakeRemote) dial(c app.Compute, onState func(app.ComputeState), onEvent func(string, json.RawMessage)) app.ComputeClient {
+	f.mu.Lock()
+	f.onState, f.onEvent = onState, onEvent
+	f.mu.Unlock()
+	return f
+}
+
+func (f *fakeRemote) Start() { f.onState(app.ComputeState{Connected: true}) }
+func (f *fakeRemote) Close() {}
+
+func (f *fakeRemote) Call(ctx context.Context, method, path string, body, out any) error {
+	f.mu.Lock()
+	f.calls = append(f.calls, method+" "+path)
+	h := f.handle
+	f.port++
+	port := f.port
+	f.mu.Unlock()
+	if h != nil {
+		if err := h(method, path); err != nil {
+			return err
+		}
+	}
+	var ans any
+	switch {
+	case strings.HasSuffix(path, "/ports/udp"):
+		ans = map[string]any{"udp_port": 30000 + port}
+	case method == "POST" && strings.HasSuffix(path, "/nodes"):
+		ans = map[string]any{"status": "stopped", "console": 5000}
+	}
+	if out != nil && ans != nil {
+		b, _ := json.Marshal(ans)
+		return json.Unmarshal(b, out)
+	}
+	return nil
+}
+
+func (f *fakeRemote) setHandle(h func(method, path string) error) {
+	f.mu.Lock()
+	f.handle = h
+	f.mu.Unlock()
+}
+
+// called returns the calls made so far whose "METHOD path" contains s.
+func (f *fakeRemote) called(s string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, c := range f.calls {
+		if strings.Contains(c, s) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// newRemoteService is a Service with one remote compute, driven by a
+// fakeRemote, connected and healed.
+func newRemoteService(t *testing.T) (*app.Service, *app.Broker, *fakeRemote, string) {
+	t.Helper()
+	f := &fakeRemote{}
+	b := app.NewBroker()
+	svc := app.NewService(app.Config{
+		Store: mustOpenStore(t), Events: b, DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+		PortFree: everyPortFree, Computes: f.dial,
+	})
+	t.Cleanup(svc.CloseComputes)
+	c, err := svc.CreateCompute(context.Background(), app.ComputeCreate{Protocol: "http", Host: "192.0.2.1", Port: 3080})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "compute ready", func() bool { return svc.ComputeConnected(c.ID) })
+	return svc, b, f, c.ID
+}
+
+// waitFor waits (bounded) until cond holds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func mustCreateRemoteVPCS(t *testing.T, svc *app.Service, projectID, computeID, name string) *app.Node {
+	t.Helper()
+	return mustCreateNode(t, svc, projectID, app.NodeCreate{Type: app.VPCS, ComputeID: computeID, NodeUpdate: app.NodeUpdate{Name: app.Some(name)}})
+}
+
+// TestRemote_StopRefusedKeepsNode: a compute that refuses to stop a node
+// (409) still runs it, so its delete is refused and the record kept; a
+// compute that cannot be reached stops nothing, and the delete goes on.
+func TestRemote_StopRefusedKeepsNode(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	n := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
+	f.setHandle(func(method, path string) error {
+		if strings.HasSuffix(path, "/stop") {
+			return app.Errorf(app.ECONFLICT, "Compute R: the node is busy")
+		}
+		return nil
+	})
+	if err := svc.DeleteNode(ctx, ref(n)); app.ErrorCode(err) != app.ECONFLICT {
+		t.Fatalf("delete with a refused stop: %v, want the refusal", err)
+	}
+	mustFindNode(t, svc, n)
+	f.setHandle(func(method, path string) error {
+		if strings.HasSuffix(path, "/stop") {
+			return app.Unreachable("Compute R is unreachable")
+		}
+		return nil
+	})
+	if err := svc.DeleteNode(ctx, ref(n)); err != nil {
+		t.Fatalf("delete with an unreachable compute: %v", err)
+	}
+}
