@@ -21,17 +21,30 @@ type fakeRemote struct {
 	onState func(app.ComputeState)
 	onEvent func(string, json.RawMessage)
 	port    int
+	dials   int
+	closes  int
 }
 
 func (f *fakeRemote) dial(c app.Compute, onState func(app.ComputeState), onEvent func(string, json.RawMessage)) app.ComputeClient {
 	f.mu.Lock()
 	f.onState, f.onEvent = onState, onEvent
+	f.dials++
 	f.mu.Unlock()
 	return f
 }
 
 func (f *fakeRemote) Start() { f.onState(app.ComputeState{Connected: true}) }
-func (f *fakeRemote) Close() {}
+func (f *fakeRemote) Close() {
+	f.mu.Lock()
+	f.closes++
+	f.mu.Unlock()
+}
+
+func (f *fakeRemote) counts() (dials, closes int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.dials, f.closes
+}
 
 func (f *fakeRemote) Call(ctx context.Context, method, path string, body, out any) error {
 	f.mu.Lock()
@@ -139,5 +152,28 @@ func TestRemote_StopRefusedKeepsNode(t *testing.T) {
 	})
 	if err := svc.DeleteNode(ctx, ref(n)); err != nil {
 		t.Fatalf("delete with an unreachable compute: %v", err)
+	}
+}
+
+// TestRemote_OneClientPerCompute: StartComputes leaves a compute a request
+// dialled already alone, and nothing is dialled after CloseComputes.
+func TestRemote_OneClientPerCompute(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, _ := newRemoteService(t)
+	if err := svc.StartComputes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := f.counts(); d != 1 {
+		t.Errorf("%d clients dialled for one compute, want 1", d)
+	}
+	svc.CloseComputes()
+	if _, c := f.counts(); c != 1 {
+		t.Errorf("%d clients closed, want 1", c)
+	}
+	if _, err := svc.CreateCompute(ctx, app.ComputeCreate{Protocol: "http", Host: "192.0.2.2", Port: 3080}); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := f.counts(); d != 1 {
+		t.Errorf("a client was dialled after CloseComputes (%d dials)", d)
 	}
 }

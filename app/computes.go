@@ -119,6 +119,8 @@ type computes struct {
 	// projects records the (compute, project) pairs whose project exists
 	// on the compute since it last connected.
 	projects map[[2]string]bool
+	// closed is set by CloseComputes: no client is dialled after it.
+	closed bool
 }
 
 // computeReserved are ids GNS3 keeps for itself.
@@ -393,14 +395,20 @@ func (s *Service) computeView(c Compute) *ComputeView {
 }
 
 // StartComputes connects to every stored remote compute, in the
-// background. main calls it once the API serves.
+// background (one a request dialled already is left alone). main calls it
+// before the API serves.
 func (s *Service) StartComputes(ctx context.Context) error {
 	cs, err := s.FindComputes(ctx)
 	if err != nil {
 		return err
 	}
 	for _, c := range cs {
-		s.dialCompute(c.Compute)
+		s.cmp.mu.Lock()
+		dialled := s.cmp.conns[c.ID] != nil
+		s.cmp.mu.Unlock()
+		if !dialled {
+			s.dialCompute(c.Compute)
+		}
 	}
 	return nil
 }
@@ -411,6 +419,7 @@ func (s *Service) CloseComputes() {
 	s.cmp.mu.Lock()
 	conns := s.cmp.conns
 	s.cmp.conns = nil
+	s.cmp.closed = true
 	s.cmp.mu.Unlock()
 	for _, cc := range conns {
 		if cc.client != nil {
@@ -419,16 +428,25 @@ func (s *Service) CloseComputes() {
 	}
 }
 
-// dialCompute starts c's client (if a dialer is configured) and returns
-// its view.
+// dialCompute starts c's client (if a dialer is configured and
+// CloseComputes has not run) and returns its view; a client that ran for
+// c is closed.
 func (s *Service) dialCompute(c Compute) *ComputeView {
 	cc := &computeConn{id: c.ID, c: c}
 	s.cmp.mu.Lock()
+	if s.cmp.closed {
+		s.cmp.mu.Unlock()
+		return &ComputeView{Compute: c}
+	}
 	if s.cmp.conns == nil {
 		s.cmp.conns = map[string]*computeConn{}
 	}
+	old := s.cmp.conns[c.ID]
 	s.cmp.conns[c.ID] = cc
 	s.cmp.mu.Unlock()
+	if old != nil && old.client != nil {
+		old.client.Close()
+	}
 	if s.c.Computes != nil {
 		client := s.c.Computes(c,
 			func(st ComputeState) { s.onComputeState(cc, st) },
