@@ -23,6 +23,7 @@ type fakeRemote struct {
 	port    int
 	dials   int
 	closes  int
+	offline bool // Start reports nothing: the compute is not reached
 }
 
 func (f *fakeRemote) dial(c app.Compute, onState func(app.ComputeState), onEvent func(string, json.RawMessage)) app.ComputeClient {
@@ -33,7 +34,14 @@ func (f *fakeRemote) dial(c app.Compute, onState func(app.ComputeState), onEvent
 	return f
 }
 
-func (f *fakeRemote) Start() { f.onState(app.ComputeState{Connected: true}) }
+func (f *fakeRemote) Start() {
+	f.mu.Lock()
+	offline := f.offline
+	f.mu.Unlock()
+	if !offline {
+		f.onState(app.ComputeState{Connected: true})
+	}
+}
 func (f *fakeRemote) Close() {
 	f.mu.Lock()
 	f.closes++
@@ -175,5 +183,32 @@ func TestRemote_OneClientPerCompute(t *testing.T) {
 	}
 	if d, _ := f.counts(); d != 1 {
 		t.Errorf("a client was dialled after CloseComputes (%d dials)", d)
+	}
+}
+
+// TestRemote_AddressChangeShowsNodes: a compute moved to another address
+// is not connected until it is reached there: its nodes are published
+// again, showing so.
+func TestRemote_AddressChangeShowsNodes(t *testing.T) {
+	ctx := context.Background()
+	svc, b, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	n := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
+	ch, cancel := b.Subscribe(100)
+	defer cancel()
+	f.mu.Lock()
+	f.offline = true
+	f.mu.Unlock()
+	if _, err := svc.UpdateCompute(ctx, cid, app.ComputeUpdate{Host: app.Some("192.0.2.9")}); err != nil {
+		t.Fatal(err)
+	}
+	shown := false
+	for _, e := range drain(ch) {
+		if m, ok := e.Payload.(*app.Node); ok && e.Action == app.EventNodeUpdated && m.ID == n.ID {
+			shown = true
+		}
+	}
+	if !shown || svc.ShowNode(n).Connected {
+		t.Errorf("after the address change: node.updated published %v, connected %v; want published, not connected", shown, svc.ShowNode(n).Connected)
 	}
 }

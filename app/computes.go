@@ -279,6 +279,7 @@ func (s *Service) UpdateCompute(ctx context.Context, id string, u ComputeUpdate)
 	var v *ComputeView
 	if connChanged(before, after) {
 		s.dropCompute(id)
+		s.showCompute(id) // its nodes and links are not connected until it is healed again
 		v = s.dialCompute(after)
 	} else {
 		v = s.setComputeRecord(after)
