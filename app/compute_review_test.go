@@ -212,3 +212,29 @@ func TestRemote_AddressChangeShowsNodes(t *testing.T) {
 		t.Errorf("after the address change: node.updated published %v, connected %v; want published, not connected", shown, svc.ShowNode(n).Connected)
 	}
 }
+
+// TestRemote_LinkUpdateRefusedIsNotStored: a filter change the compute
+// refuses is refused, and the link keeps what it had.
+func TestRemote_LinkUpdateRefusedIsNotStored(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	a, b := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1"), mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC2")
+	l, err := svc.CreateLink(ctx, p.ID, app.LinkUpdate{Nodes: app.Some([]app.LinkEnd{{NodeID: a.ID}, {NodeID: b.ID}})})
+	if err != nil || l.Tunnel == nil {
+		t.Fatalf("tunnel link: %+v, %v", l, err)
+	}
+	f.setHandle(func(method, path string) error {
+		if method == "PUT" && strings.HasSuffix(path, "/nio") {
+			return app.Errorf(app.ECONFLICT, "Compute R: no")
+		}
+		return nil
+	})
+	_, err = svc.UpdateLink(ctx, p.ID, l.ID, app.LinkUpdate{Suspend: app.Some(true)})
+	if app.ErrorCode(err) != app.ECONFLICT {
+		t.Fatalf("refused update: %v, want the compute's refusal", err)
+	}
+	if got, _ := svc.FindLink(ctx, p.ID, l.ID); got == nil || got.Suspend {
+		t.Errorf("stored link %+v: the refused suspension was kept", got)
+	}
+}
