@@ -181,6 +181,18 @@ func (s *Service) forwardNodeUpdate(ctx context.Context, ref NodeRef, u NodeUpda
 	return true, s.computeCall(ctx, after.ComputeID, "PUT", computeNodePath(after), computeNodeBody(after), nil)
 }
 
+// unforwardNodeUpdate undoes on the compute a change forwardNodeUpdate
+// sent whose commit failed: the compute is sent the node as it is stored.
+func (s *Service) unforwardNodeUpdate(ctx context.Context, ref NodeRef) {
+	n, err := s.FindNode(ctx, ref)
+	if err == nil {
+		err = s.computeCall(ctx, n.ComputeID, "PUT", computeNodePath(n), computeNodeBody(n), nil)
+	}
+	if err != nil {
+		slog.Warn("remote node change not undone on its compute", "node", ref.NodeID, "err", err)
+	}
+}
+
 // remoteNodeAction asks the compute to start, stop, suspend or reload a
 // remote node and records the status the transition gives.
 func (s *Service) remoteNodeAction(ctx context.Context, n *Node, a Action) (*Node, error) {

@@ -17,6 +17,7 @@ import (
 type fakeRemote struct {
 	mu      sync.Mutex
 	calls   []string // "METHOD path"
+	bodies  []any    // their bodies
 	handle  func(method, path string) error
 	onState func(app.ComputeState)
 	onEvent func(string, json.RawMessage)
@@ -57,6 +58,7 @@ func (f *fakeRemote) counts() (dials, closes int) {
 func (f *fakeRemote) Call(ctx context.Context, method, path string, body, out any) error {
 	f.mu.Lock()
 	f.calls = append(f.calls, method+" "+path)
+	f.bodies = append(f.bodies, body)
 	h := f.handle
 	f.port++
 	port := f.port
@@ -236,5 +238,29 @@ func TestRemote_LinkUpdateRefusedIsNotStored(t *testing.T) {
 	}
 	if got, _ := svc.FindLink(ctx, p.ID, l.ID); got == nil || got.Suspend {
 		t.Errorf("stored link %+v: the refused suspension was kept", got)
+	}
+}
+
+// TestRemote_NodeUpdateRefusedIsUndone: a rename sent to the compute whose
+// commit fails (the name is taken) is undone there: the compute is sent
+// the node as stored.
+func TestRemote_NodeUpdateRefusedIsUndone(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
+	b := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC2")
+	_, err := svc.UpdateNode(ctx, ref(b), app.NodeUpdate{Name: app.Some("PC1")})
+	wantCode(t, err, app.ECONFLICT)
+	f.mu.Lock()
+	var last any
+	for i, c := range f.calls {
+		if c == "PUT /projects/"+p.ID+"/vpcs/nodes/"+b.ID {
+			last = f.bodies[i]
+		}
+	}
+	f.mu.Unlock()
+	if m, _ := last.(map[string]any); m == nil || m["name"] != "PC2" {
+		t.Errorf("the compute was last sent %v; want the stored node, named PC2", last)
 	}
 }
