@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"time"
 )
 
 // Nodes on a remote compute. nodedesk keeps the controller's record of the
@@ -137,6 +138,7 @@ func (s *Service) createRemoteNode(ctx context.Context, projectID, id string, c 
 	}
 	var ans computeNodeAnswer
 	if err := s.computeCall(ctx, n.ComputeID, "POST", "/projects/"+n.ProjectID+"/"+string(n.Type)+"/nodes", computeNodeBody(n), &ans); err != nil {
+		s.dropRemoteOrphan(ctx, n) // it may have made the node before a timeout or cancel
 		return nil, err
 	}
 	ans.applyTo(n)
@@ -151,14 +153,33 @@ func (s *Service) createRemoteNode(ctx context.Context, projectID, id string, c 
 			}
 			return err
 		}
+		if n.Console != 0 { // chosen in the rolled-back transaction: still free?
+			if err := s.claimConsole(tx, n); err != nil {
+				return err
+			}
+		}
 		emit(EventNodeCreated, n.ProjectID, n)
 		return tx.PutNode(n)
 	})
 	if err != nil {
-		_ = s.computeCall(context.WithoutCancel(ctx), n.ComputeID, "DELETE", computeNodePath(n), nil, nil)
+		s.dropRemoteOrphan(ctx, n)
 		return nil, err
 	}
 	return n, nil
+}
+
+// orphanTimeout bounds the delete of a node a failed create left on its
+// compute.
+const orphanTimeout = 5 * time.Second
+
+// dropRemoteOrphan deletes on its compute a node whose create failed here,
+// whatever ctx became (a node it does not have is fine).
+func (s *Service) dropRemoteOrphan(ctx context.Context, n *Node) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), orphanTimeout)
+	defer cancel()
+	if err := s.computeCall(ctx, n.ComputeID, "DELETE", computeNodePath(n), nil, nil); err != nil && ErrorCode(err) != ENOTFOUND {
+		slog.Warn("node of a failed create not deleted on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
+	}
 }
 
 // forwardNodeUpdate sends a change of a remote node's name, console type

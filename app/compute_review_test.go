@@ -264,3 +264,66 @@ func TestRemote_NodeUpdateRefusedIsUndone(t *testing.T) {
 		t.Errorf("the compute was last sent %v; want the stored node, named PC2", last)
 	}
 }
+
+// TestRemote_FailedCreateLeavesNoOrphan: a create whose call fails (the
+// compute may have made the node before the answer was lost) deletes the
+// node on the compute.
+func TestRemote_FailedCreateLeavesNoOrphan(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	f.setHandle(func(method, path string) error {
+		if method == "POST" && strings.HasSuffix(path, "/vpcs/nodes") {
+			return context.DeadlineExceeded
+		}
+		return nil
+	})
+	_, err := svc.CreateNode(ctx, p.ID, app.NodeCreate{Type: app.VPCS, ComputeID: cid})
+	if err == nil {
+		t.Fatal("create with a failed call succeeded")
+	}
+	if got := f.called("DELETE /projects/" + p.ID + "/vpcs/nodes/"); len(got) != 1 {
+		t.Errorf("deletes sent %v, want one for the node", got)
+	}
+}
+
+// TestRemote_CreateConsoleClaimedAtCommit: the console port a node on a
+// compute on this machine was given is claimed again when it is stored:
+// a node that took it meanwhile makes the create fail (and the compute's
+// node deleted), not two owners.
+func TestRemote_CreateConsoleClaimedAtCommit(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, _ := newRemoteService(t)
+	c, err := svc.CreateCompute(ctx, app.ComputeCreate{Protocol: "http", Host: "127.0.0.1", Port: 3080})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "compute on loopback ready", func() bool { return svc.ComputeConnected(c.ID) })
+	p := mustCreateProject(t, svc, "p")
+	f.setHandle(func(method, path string) error {
+		if method != "POST" || !strings.HasSuffix(path, "/vpcs/nodes") {
+			return nil
+		}
+		f.mu.Lock()
+		body, _ := f.bodies[len(f.bodies)-1].(map[string]any)
+		f.mu.Unlock()
+		port, _ := body["console"].(int)
+		if port == 0 {
+			t.Errorf("no console port sent to a compute on this machine: %v", body)
+			return nil
+		}
+		_, err := svc.CreateNode(ctx, p.ID, app.NodeCreate{Type: app.VPCS, NodeUpdate: app.NodeUpdate{Console: app.Some(port)}})
+		if err != nil {
+			t.Errorf("local node on port %d: %v", port, err)
+		}
+		return nil
+	})
+	_, err = svc.CreateNode(ctx, p.ID, app.NodeCreate{Type: app.VPCS, ComputeID: c.ID, NodeUpdate: app.NodeUpdate{Name: app.Some("R1")}})
+	wantCode(t, err, app.ECONFLICT)
+	if !strings.Contains(app.ErrorMessage(err), "Console port") {
+		t.Errorf("refusal %v, want the console port's", err)
+	}
+	if got := f.called("DELETE /projects/" + p.ID + "/vpcs/nodes/"); len(got) != 1 {
+		t.Errorf("deletes sent %v, want one for the node", got)
+	}
+}
