@@ -159,9 +159,17 @@ func (s *Service) makeTunnel(ctx context.Context, l *Link, ends [2]*Node) (*Tunn
 		return nil, err
 	}
 	t := &Tunnel{}
+	release := func() { // this nodedesk's reservations, on a failure (a compute frees its own with the project)
+		for i, n := range ends {
+			if !n.Remote() && t.Ends[i].LPort != 0 {
+				s.releaseUDPPort(context.WithoutCancel(ctx), n.ProjectID, t.Ends[i].LPort)
+			}
+		}
+	}
 	for i, n := range ends {
 		t.Ends[i] = TunnelEnd{ComputeID: computes[i], Host: hosts[i]}
 		if t.Ends[i].LPort, err = s.tunnelPort(ctx, n); err != nil {
+			release()
 			return nil, err
 		}
 	}
@@ -170,6 +178,7 @@ func (s *Service) makeTunnel(ctx context.Context, l *Link, ends [2]*Node) (*Tunn
 			if i == 1 {
 				s.deleteTunnelNIO(context.WithoutCancel(ctx), l, 0, ends[0])
 			}
+			release()
 			return nil, err
 		}
 	}

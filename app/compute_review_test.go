@@ -327,3 +327,37 @@ func TestRemote_CreateConsoleClaimedAtCommit(t *testing.T) {
 		t.Errorf("deletes sent %v, want one for the node", got)
 	}
 }
+
+// TestRemote_FailedTunnelReleasesPorts: a tunnel that cannot be made (the
+// compute refuses its UDP port, or its NIO) leaves no UDP port of this
+// nodedesk reserved.
+func TestRemote_FailedTunnelReleasesPorts(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	a := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.VPCS, NodeUpdate: app.NodeUpdate{Name: app.Some("L1")}})
+	b := mustCreateRemoteVPCS(t, svc, p.ID, cid, "R1")
+	for _, refused := range []string{"/ports/udp", "/nio"} {
+		first, err := svc.ReserveUDPPort(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.setHandle(func(method, path string) error {
+			if method == "POST" && strings.HasSuffix(path, refused) {
+				return app.Errorf(app.ECONFLICT, "Compute R: no")
+			}
+			return nil
+		})
+		ends := []app.LinkEnd{{NodeID: a.ID}, {NodeID: b.ID}}
+		if refused == "/nio" {
+			ends[0], ends[1] = ends[1], ends[0] // the remote side's NIO, made first, fails
+		}
+		if _, err := svc.CreateLink(ctx, p.ID, app.LinkUpdate{Nodes: app.Some(ends)}); err == nil {
+			t.Fatalf("%s refused: the link was made", refused)
+		}
+		if next, _ := svc.ReserveUDPPort(ctx, p.ID); next != first+1 {
+			t.Errorf("%s refused: next reservation %d after %d; the failed tunnel kept a port", refused, next, first)
+		}
+		f.setHandle(nil)
+	}
+}

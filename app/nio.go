@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net"
 	"strconv"
 	"strings"
@@ -152,6 +153,15 @@ func (s *Service) ReserveUDPPort(ctx context.Context, projectID string) (int, er
 		return Errorf(ECONFLICT, "No UDP port is free in %d–%d", r.From, r.To)
 	})
 	return port, err
+}
+
+// releaseUDPPort frees a reservation of a project that no NIO took (a
+// tunnel that could not be made); a failure is logged.
+func (s *Service) releaseUDPPort(ctx context.Context, projectID string, port int) {
+	err := s.updateRuntime(ctx, func(tx Tx, _ emitFunc) error { return tx.ReleaseUDPReservation(projectID, port) })
+	if err != nil {
+		slog.Warn("UDP port reservation not released", "port", port, "err", err)
+	}
 }
 
 // nioNotFound is the error for a port without a NIO.
