@@ -257,14 +257,49 @@ func (s *Service) onComputeEvent(cc *computeConn, action string, ev json.RawMess
 	if json.Unmarshal(ev, &v) != nil || v.Status == "" {
 		return
 	}
-	ref := NodeRef{ProjectID: v.ProjectID, NodeID: v.NodeID}
-	n, err := s.FindNode(context.Background(), ref)
-	if err != nil || n.ComputeID != cc.id || n.Status == v.Status {
-		return
+	e := computeEvent{ref: NodeRef{ProjectID: v.ProjectID, NodeID: v.NodeID}, status: v.Status}
+	for { // never waits: the oldest event gives way when the queue is full
+		select {
+		case cc.events <- e:
+			return
+		default:
+		}
+		select {
+		case <-cc.events:
+			slog.Warn("compute event dropped: too many waiting", "compute", cc.id)
+		default:
+		}
 	}
-	unlock := s.lockNode(n.ID)
-	defer unlock()
-	_, _ = s.recordStatus(context.Background(), ref, v.Status, nil)
+}
+
+// computeEventQueue is how many node events of a compute may wait.
+const computeEventQueue = 256
+
+// computeEvent is a node status a compute told.
+type computeEvent struct {
+	ref    NodeRef
+	status Status
+}
+
+// handleComputeEvents records the statuses a compute tells, in order, on
+// a goroutine of their own: recording one waits for the node's lock,
+// which an action holds across its call to the compute.
+func (s *Service) handleComputeEvents(cc *computeConn) {
+	defer s.cmp.wg.Done()
+	for {
+		select {
+		case <-cc.ctx.Done():
+			return
+		case e := <-cc.events:
+			n, err := s.FindNode(cc.ctx, e.ref)
+			if err != nil || n.ComputeID != cc.id || n.Status == e.status {
+				continue
+			}
+			unlock := s.lockNode(n.ID)
+			_, _ = s.recordStatus(cc.ctx, e.ref, e.status, nil)
+			unlock()
+		}
+	}
 }
 
 // computeOnThisMachine reports whether a compute is reached on loopback:

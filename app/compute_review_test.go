@@ -361,3 +361,34 @@ func TestRemote_FailedTunnelReleasesPorts(t *testing.T) {
 		f.setHandle(nil)
 	}
 }
+
+// TestRemote_EventDuringActionDoesNotBlock: a compute that tells a node's
+// new status before it answers the action (as GNS3 does) is not kept
+// waiting for the node's lock, which the action holds; the status it told
+// is recorded once the action is done.
+func TestRemote_EventDuringActionDoesNotBlock(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	n := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
+	f.setHandle(func(method, path string) error {
+		if !strings.HasSuffix(path, "/start") {
+			return nil
+		}
+		told := make(chan struct{})
+		go func() {
+			f.onEvent("node.updated", json.RawMessage(`{"project_id":"`+p.ID+`","node_id":"`+n.ID+`","status":"started"}`))
+			close(told)
+		}()
+		select {
+		case <-told:
+			return nil
+		case <-time.After(5 * time.Second): // bound: the old reader waited here for ever
+			return app.Errorf(app.ECONFLICT, "the compute's event reader is blocked by the action")
+		}
+	})
+	if _, err := svc.NodeAction(ctx, ref(n), app.Start); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "status started", func() bool { return mustFindNode(t, svc, n).Status == app.Started })
+}

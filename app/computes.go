@@ -110,6 +110,13 @@ type computeConn struct {
 	// ready is set once a connected compute has been healed (its nodes
 	// and tunnels made again); its nodes show connected from then on.
 	ready bool
+	// ctx is cancelled when the connection is dropped (dropCompute,
+	// CloseComputes): what runs for it (events, heals) stops.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// events queues the compute's node events for one goroutine
+	// (handleComputeEvents), so that the stream's reader never waits.
+	events chan computeEvent
 }
 
 // computes holds the connections to remote computes.
@@ -121,6 +128,9 @@ type computes struct {
 	projects map[[2]string]bool
 	// closed is set by CloseComputes: no client is dialled after it.
 	closed bool
+	// wg counts the goroutines of connections (events, heals);
+	// CloseComputes waits for them.
+	wg sync.WaitGroup
 }
 
 // computeReserved are ids GNS3 keeps for itself.
@@ -423,20 +433,24 @@ func (s *Service) CloseComputes() {
 	s.cmp.closed = true
 	s.cmp.mu.Unlock()
 	for _, cc := range conns {
+		cc.cancel()
 		if cc.client != nil {
 			cc.client.Close()
 		}
 	}
+	s.cmp.wg.Wait()
 }
 
 // dialCompute starts c's client (if a dialer is configured and
 // CloseComputes has not run) and returns its view; a client that ran for
 // c is closed.
 func (s *Service) dialCompute(c Compute) *ComputeView {
-	cc := &computeConn{id: c.ID, c: c}
+	cc := &computeConn{id: c.ID, c: c, events: make(chan computeEvent, computeEventQueue)}
+	cc.ctx, cc.cancel = context.WithCancel(context.Background())
 	s.cmp.mu.Lock()
 	if s.cmp.closed {
 		s.cmp.mu.Unlock()
+		cc.cancel()
 		return &ComputeView{Compute: c}
 	}
 	if s.cmp.conns == nil {
@@ -444,9 +458,14 @@ func (s *Service) dialCompute(c Compute) *ComputeView {
 	}
 	old := s.cmp.conns[c.ID]
 	s.cmp.conns[c.ID] = cc
+	s.cmp.wg.Add(1)
 	s.cmp.mu.Unlock()
-	if old != nil && old.client != nil {
-		old.client.Close()
+	go s.handleComputeEvents(cc)
+	if old != nil {
+		old.cancel()
+		if old.client != nil {
+			old.client.Close()
+		}
 	}
 	if s.c.Computes != nil {
 		client := s.c.Computes(c,
@@ -474,6 +493,7 @@ func (s *Service) dropCompute(id string) *ComputeView {
 	var client ComputeClient
 	if cc != nil {
 		v, client = &ComputeView{Compute: cc.c, ComputeState: cc.state}, cc.client
+		cc.cancel()
 	}
 	s.cmp.mu.Unlock()
 	if client != nil {
