@@ -23,7 +23,20 @@ const healTimeout = 2 * time.Minute
 // and links, and heals a compute that came back.
 func (s *Service) computeConnectionChanged(id string, connected bool) {
 	if connected {
-		go s.healCompute(id)
+		s.cmp.mu.Lock()
+		cc := s.cmp.conns[id]
+		if cc == nil || s.cmp.closed {
+			s.cmp.mu.Unlock()
+			return
+		}
+		s.cmp.wg.Add(1) // CloseComputes waits for it
+		s.cmp.mu.Unlock()
+		go func() {
+			defer s.cmp.wg.Done()
+			cc.healMu.Lock() // one heal at a time per compute
+			defer cc.healMu.Unlock()
+			s.healCompute(cc.ctx, id)
+		}()
 		return
 	}
 	s.showCompute(id)
@@ -71,11 +84,15 @@ func tunnelsOnCompute(tx Tx, id string) ([]*Link, error) {
 }
 
 // healCompute makes again on a compute that came back what nodedesk
-// records on it. Each step's failure is logged and the heal goes on.
-func (s *Service) healCompute(id string) {
-	ctx, cancel := context.WithTimeout(context.Background(), healTimeout)
+// records on it. Each step's failure is logged and the heal goes on; it
+// stops when parent is cancelled (the connection dropped).
+func (s *Service) healCompute(parent context.Context, id string) {
+	ctx, cancel := context.WithTimeout(parent, healTimeout)
 	defer cancel()
 	defer func() { // whatever could be made again was: its nodes show connected
+		if parent.Err() != nil {
+			return // dropped: a later connection has its own heal
+		}
 		s.setComputeReady(id)
 		s.showCompute(id)
 	}()
@@ -117,13 +134,23 @@ func (s *Service) healCompute(id string) {
 
 // healNode creates a remote node again on its compute (the compute
 // answers the node it has when it has it) and keeps the console it gives.
+// A node deleted meanwhile is not made again (or is deleted again, if it
+// went while it was being made).
 func (s *Service) healNode(ctx context.Context, n *Node) error {
+	ref := NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}
+	if _, err := s.FindNode(ctx, ref); ErrorCode(err) == ENOTFOUND {
+		return nil
+	}
 	if err := s.ensureComputeProject(ctx, n.ComputeID, n.ProjectID); err != nil {
 		return err
 	}
 	var ans computeNodeAnswer
 	if err := s.computeCall(ctx, n.ComputeID, "POST", "/projects/"+n.ProjectID+"/"+string(n.Type)+"/nodes", computeNodeBody(n), &ans); err != nil {
 		return err
+	}
+	if _, err := s.FindNode(ctx, ref); ErrorCode(err) == ENOTFOUND {
+		s.dropRemoteOrphan(ctx, n)
+		return nil
 	}
 	if ans.Console == nil || *ans.Console == n.ComputeConsole {
 		return nil
@@ -152,9 +179,19 @@ func (s *Service) healTunnel(ctx context.Context, l *Link) error {
 	if err != nil {
 		return err
 	}
+	gone := false
+	defer func() {
+		if gone { // deleted meanwhile: the tunnel just made goes too
+			made := *l
+			made.Tunnel = t
+			s.breakTunnel(context.WithoutCancel(ctx), &made, ends)
+		}
+	}()
 	return s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error {
+		gone = false
 		cur, err := tx.Link(l.ProjectID, l.ID)
 		if err != nil || cur == nil {
+			gone = err == nil
 			return cmpErr(err, errUnchanged)
 		}
 		c := *cur

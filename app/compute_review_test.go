@@ -25,6 +25,12 @@ type fakeRemote struct {
 	dials   int
 	closes  int
 	offline bool // Start reports nothing: the compute is not reached
+	// block, when set, holds the calls it accepts until it is closed or
+	// their context ends; unblocked is then set.
+	block     func(method, path string) bool
+	gate      chan struct{}
+	blocking  bool
+	unblocked bool
 }
 
 func (f *fakeRemote) dial(c app.Compute, onState func(app.ComputeState), onEvent func(string, json.RawMessage)) app.ComputeClient {
@@ -62,7 +68,22 @@ func (f *fakeRemote) Call(ctx context.Context, method, path string, body, out an
 	h := f.handle
 	f.port++
 	port := f.port
+	blocked := f.block != nil && f.block(method, path)
+	gate := f.gate
+	f.blocking = f.blocking || blocked
 	f.mu.Unlock()
+	if blocked {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+		}
+		f.mu.Lock()
+		f.unblocked = true
+		f.mu.Unlock()
+		if ctx.Err() != nil {
+			return app.Unreachable("Compute R: %v", ctx.Err())
+		}
+	}
 	if h != nil {
 		if err := h(method, path); err != nil {
 			return err
@@ -391,4 +412,85 @@ func TestRemote_EventDuringActionDoesNotBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "status started", func() bool { return mustFindNode(t, svc, n).Status == app.Started })
+}
+
+// reconnect makes the fake compute lost, then back: a heal starts.
+func (f *fakeRemote) reconnect() {
+	f.onState(app.ComputeState{})
+	f.onState(app.ComputeState{Connected: true})
+}
+
+// blockOnce holds the first call that match accepts.
+func (f *fakeRemote) blockOnce(match func(method, path string) bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	done := false
+	f.gate, f.unblocked = make(chan struct{}), false
+	f.block = func(method, path string) bool {
+		if done || !match(method, path) {
+			return false
+		}
+		done = true
+		return true
+	}
+}
+
+// isBlocked reports whether blockOnce holds a call.
+func (f *fakeRemote) isBlocked() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.blocking
+}
+
+// TestRemote_CloseComputesEndsHeals: a heal under way stops when the
+// connections are closed, and CloseComputes returns after it.
+func TestRemote_CloseComputesEndsHeals(t *testing.T) {
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
+	f.blockOnce(func(method, path string) bool { return method == "POST" && path == "/projects" })
+	f.reconnect()
+	waitFor(t, "the heal to call", f.isBlocked)
+	svc.CloseComputes()
+	f.mu.Lock()
+	unblocked := f.unblocked
+	f.mu.Unlock()
+	close(f.gate)
+	if !unblocked {
+		t.Error("CloseComputes returned while a heal still waited for its compute")
+	}
+}
+
+// TestRemote_HealSkipsDeletedNode: a node deleted while its compute's heal
+// runs is not left on the compute: the heal's create of it is followed by
+// its delete.
+func TestRemote_HealSkipsDeletedNode(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	n := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
+	f.blockOnce(func(method, path string) bool { return method == "POST" && path == "/projects" })
+	f.reconnect()
+	waitFor(t, "the heal to call", f.isBlocked)
+	if err := svc.DeleteNode(ctx, ref(n)); err != nil {
+		t.Fatal(err)
+	}
+	close(f.gate)
+	waitFor(t, "the heal to end", func() bool { return svc.ComputeConnected(cid) })
+	create, del := "POST /projects/"+p.ID+"/vpcs/nodes", "DELETE /projects/"+p.ID+"/vpcs/nodes/"+n.ID
+	lastCreate, lastDelete := -1, -1
+	f.mu.Lock()
+	for i, c := range f.calls {
+		switch c {
+		case create:
+			lastCreate = i
+		case del:
+			lastDelete = i
+		}
+	}
+	calls := append([]string(nil), f.calls...)
+	f.mu.Unlock()
+	if lastDelete < lastCreate {
+		t.Errorf("the deleted node was left on its compute: %v", calls)
+	}
 }

@@ -114,6 +114,8 @@ type computeConn struct {
 	// CloseComputes): what runs for it (events, heals) stops.
 	ctx    context.Context
 	cancel context.CancelFunc
+	// healMu makes its heals run one at a time.
+	healMu sync.Mutex
 	// events queues the compute's node events for one goroutine
 	// (handleComputeEvents), so that the stream's reader never waits.
 	events chan computeEvent
