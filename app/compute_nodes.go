@@ -56,7 +56,7 @@ type computeNodeAnswer struct {
 }
 
 func (a computeNodeAnswer) applyTo(n *Node) {
-	if a.Status != "" {
+	if a.Status.Known() {
 		n.Status = a.Status
 	}
 	if a.Console != nil {
@@ -254,8 +254,8 @@ func (s *Service) onComputeEvent(cc *computeConn, action string, ev json.RawMess
 		NodeID    string `json:"node_id"`
 		computeNodeAnswer
 	}
-	if json.Unmarshal(ev, &v) != nil || v.Status == "" {
-		return
+	if json.Unmarshal(ev, &v) != nil || !v.Status.Known() {
+		return // a status nodedesk does not know is not recorded
 	}
 	e := computeEvent{ref: NodeRef{ProjectID: v.ProjectID, NodeID: v.NodeID}, status: v.Status}
 	for { // never waits: the oldest event gives way when the queue is full

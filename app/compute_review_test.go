@@ -494,3 +494,44 @@ func TestRemote_HealSkipsDeletedNode(t *testing.T) {
 		t.Errorf("the deleted node was left on its compute: %v", calls)
 	}
 }
+
+// TestRemote_BoundsComputeReports: a node status the spec does not know is
+// not recorded, and a usage that moved by less than a point publishes no
+// compute.updated (one that moved more does).
+func TestRemote_BoundsComputeReports(t *testing.T) {
+	svc, b, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	n := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
+	ch, cancel := b.Subscribe(100)
+	defer cancel()
+	f.onEvent("node.updated", json.RawMessage(`{"project_id":"`+p.ID+`","node_id":"`+n.ID+`","status":"exploded"}`))
+	f.onEvent("node.updated", json.RawMessage(`{"project_id":"`+p.ID+`","node_id":"`+n.ID+`","status":"started"}`))
+	waitFor(t, "status started", func() bool { return mustFindNode(t, svc, n).Status == app.Started })
+	for _, e := range drain(ch) {
+		if m, ok := e.Payload.(*app.Node); ok && m.ID == n.ID && m.Status != app.Started {
+			t.Errorf("status %q recorded", m.Status)
+		}
+	}
+	usage := func(cpu float64) app.ComputeState {
+		mem := 50.0
+		return app.ComputeState{Connected: true, CPU: &cpu, Memory: &mem}
+	}
+	updates := func() (n int) {
+		for _, e := range drain(ch) {
+			if e.Action == app.EventComputeUpdated {
+				n++
+			}
+		}
+		return n
+	}
+	f.onState(usage(10))
+	f.onState(usage(10.4))
+	f.onState(usage(10.8))
+	if got := updates(); got != 1 {
+		t.Errorf("%d compute.updated for usage 10, 10.4, 10.8; want 1", got)
+	}
+	f.onState(usage(11.2))
+	if got := updates(); got != 1 {
+		t.Errorf("%d compute.updated for usage 11.2 after 10; want 1", got)
+	}
+}

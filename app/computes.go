@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"strconv"
@@ -533,6 +534,10 @@ func (s *Service) onComputeState(cc *computeConn, st ComputeState) {
 		return
 	}
 	was := cc.state.Connected
+	if usageOnly(cc.state, st) {
+		s.cmp.mu.Unlock()
+		return // kept as last published: usage moves often, clients need it now and then
+	}
 	cc.state = st
 	if !st.Connected {
 		cc.ready = false
@@ -548,6 +553,16 @@ func (s *Service) onComputeState(cc *computeConn, st ComputeState) {
 	if was != st.Connected {
 		s.computeConnectionChanged(c.ID, st.Connected)
 	}
+}
+
+// usageOnly reports whether b differs from a only by a CPU or memory usage
+// less than a point away, which is not worth a compute.updated.
+func usageOnly(a, b ComputeState) bool {
+	near := func(x, y *float64) bool {
+		return (x == nil) == (y == nil) && (x == nil || math.Abs(*x-*y) < 1)
+	}
+	return a.Connected == b.Connected && unchanged(a.LastError, b.LastError) &&
+		string(a.Capabilities) == string(b.Capabilities) && near(a.CPU, b.CPU) && near(a.Memory, b.Memory)
 }
 
 // ComputeConnected reports whether the compute a node lives on is

@@ -39,6 +39,15 @@ const (
 	maxBackoff = 30 * time.Second
 )
 
+// Bounds on what a compute's answers may make nodedesk keep or show.
+const (
+	// maxMessage is the most of a compute's error message put into one
+	// of nodedesk's.
+	maxMessage = 1 << 10
+	// maxCapabilities is the largest capabilities answer kept.
+	maxCapabilities = 64 << 10
+)
+
 // Client talks to one remote compute.
 type Client struct {
 	c       app.Compute
@@ -145,6 +154,9 @@ func (cl *Client) refusal(method, path string, status int, raw []byte) error {
 	msg := strings.TrimSpace(string(raw))
 	if json.Unmarshal(raw, &e) == nil && e.Message != "" {
 		msg = e.Message
+	}
+	if len(msg) > maxMessage {
+		msg = strings.ToValidUTF8(msg[:maxMessage], "") + "…"
 	}
 	code := app.ECONFLICT
 	switch status {
@@ -315,6 +327,8 @@ func (cl *Client) capabilities() (json.RawMessage, error) {
 		return nil, fmt.Errorf("The server %s is not a GNS3 server or it's a 1.X server", name)
 	case status != http.StatusOK:
 		return nil, fmt.Errorf("Compute %s answered its capabilities with status %d", name, status)
+	case len(raw) > maxCapabilities:
+		return nil, fmt.Errorf("Compute %s answered capabilities of %d bytes, more than the %d nodedesk keeps", name, len(raw), maxCapabilities)
 	}
 	var c struct {
 		Version *string `json:"version"`

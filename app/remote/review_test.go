@@ -44,3 +44,27 @@ func TestClient_RedirectIsARefusal(t *testing.T) {
 		t.Errorf("the redirect was followed: %d request(s) reached its target", hits.Load())
 	}
 }
+
+// TestClient_BoundsWhatAComputeSays: a compute's huge error message is cut
+// to about a KiB in the error nodedesk gives, and capabilities larger than
+// nodedesk keeps make the connection fail, saying so.
+func TestClient_BoundsWhatAComputeSays(t *testing.T) {
+	huge := strings.Repeat("é", 50<<10)
+	c := listen(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v2/compute/capabilities" {
+			_ = json.NewEncoder(w).Encode(map[string]any{"version": app.GNS3Version, "padding": huge})
+			return
+		}
+		w.WriteHeader(http.StatusConflict)
+		_ = json.NewEncoder(w).Encode(map[string]any{"message": huge})
+	}))
+	cl, w := dial(t, c)
+	err := cl.Call(context.Background(), "POST", "/projects", map[string]any{}, nil)
+	if m := app.ErrorMessage(err); app.ErrorCode(err) != app.ECONFLICT || len(m) > 2<<10 || !strings.Contains(m, "éé") {
+		t.Errorf("refusal of %d bytes (code %s), want the compute's message cut to about 1 KiB", len(m), app.ErrorCode(err))
+	}
+	st := waitState(t, w, func(st app.ComputeState, _ []string) bool { return st.LastError != nil })
+	if st.Connected || st.Capabilities != nil || !strings.Contains(*st.LastError, "more than") {
+		t.Errorf("huge capabilities: connected %v, %d bytes kept, last_error %s", st.Connected, len(st.Capabilities), deref(st.LastError))
+	}
+}
