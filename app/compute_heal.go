@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"slices"
 	"time"
 )
 
@@ -108,6 +110,7 @@ func (s *Service) healCompute(parent context.Context, id string) {
 		slog.Warn("compute not healed", "compute", id, "err", err)
 		return
 	}
+	s.drainPendingDeletes(ctx, id)
 	for _, n := range nodes {
 		if err := s.healNode(ctx, n); err != nil {
 			slog.Warn("node not made again on its compute", "node", n.Name, "compute", id, "err", err)
@@ -207,4 +210,36 @@ func cmpErr(err, def error) error {
 		return err
 	}
 	return def
+}
+
+// deleteLater keeps the delete of path for compute id's next heal when err
+// says the compute could not be reached; it reports whether it did.
+func (s *Service) deleteLater(id, path string, err error) bool {
+	if !errors.Is(err, ErrComputeUnreachable) {
+		return false
+	}
+	s.cmp.mu.Lock()
+	defer s.cmp.mu.Unlock()
+	if s.cmp.pending == nil {
+		s.cmp.pending = map[string][]string{}
+	}
+	if !slices.Contains(s.cmp.pending[id], path) {
+		s.cmp.pending[id] = append(s.cmp.pending[id], path)
+	}
+	return true
+}
+
+// drainPendingDeletes deletes on compute id what was deleted here while it
+// could not be reached; what fails again is kept for the next heal.
+func (s *Service) drainPendingDeletes(ctx context.Context, id string) {
+	s.cmp.mu.Lock()
+	paths := s.cmp.pending[id]
+	delete(s.cmp.pending, id)
+	s.cmp.mu.Unlock()
+	for _, p := range paths {
+		err := s.computeCall(ctx, id, "DELETE", p, nil, nil)
+		if err != nil && ErrorCode(err) != ENOTFOUND && !s.deleteLater(id, p, err) {
+			slog.Warn("delete not made on a compute that came back", "compute", id, "path", p, "err", err)
+		}
+	}
 }

@@ -263,8 +263,8 @@ func (s *Service) deleteTunnelNIO(ctx context.Context, l *Link, i int, n *Node) 
 	var err error
 	if !n.Remote() {
 		err = s.DeleteNIO(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, e.AdapterNumber, e.PortNumber)
-	} else {
-		err = s.computeCall(ctx, n.ComputeID, "DELETE", nioPath(n, e), nil, nil)
+	} else if err = s.computeCall(ctx, n.ComputeID, "DELETE", nioPath(n, e), nil, nil); s.deleteLater(n.ComputeID, nioPath(n, e), err) {
+		err = nil
 	}
 	if err != nil && ErrorCode(err) != ENOTFOUND {
 		slog.Warn("tunnel side not removed", "link", l.ID, "node", n.Name, "err", err)

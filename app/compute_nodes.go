@@ -238,7 +238,7 @@ func (s *Service) remoteNodeAction(ctx context.Context, n *Node, a Action) (*Nod
 // the compute drops it with its project.
 func (s *Service) deleteRemoteNode(ctx context.Context, n *Node) {
 	err := s.computeCall(ctx, n.ComputeID, "DELETE", computeNodePath(n), nil, nil)
-	if err != nil && ErrorCode(err) != ENOTFOUND {
+	if err != nil && ErrorCode(err) != ENOTFOUND && !s.deleteLater(n.ComputeID, computeNodePath(n), err) {
 		slog.Warn("remote node not deleted on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
 	}
 }
@@ -378,7 +378,7 @@ func (s *Service) deleteComputeProjects(ctx context.Context, projectID string) {
 			continue
 		}
 		done[n.ComputeID] = true
-		if err := s.computeCall(ctx, n.ComputeID, "DELETE", "/projects/"+projectID, nil, nil); err != nil && ErrorCode(err) != ENOTFOUND {
+		if err := s.computeCall(ctx, n.ComputeID, "DELETE", "/projects/"+projectID, nil, nil); err != nil && ErrorCode(err) != ENOTFOUND && !s.deleteLater(n.ComputeID, "/projects/"+projectID, err) {
 			slog.Warn("project not deleted on a remote compute", "project", projectID, "compute", n.ComputeID, "err", err)
 		}
 		s.cmp.mu.Lock()

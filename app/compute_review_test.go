@@ -535,3 +535,36 @@ func TestRemote_BoundsComputeReports(t *testing.T) {
 		t.Errorf("%d compute.updated for usage 11.2 after 10; want 1", got)
 	}
 }
+
+// TestRemote_DeleteWhileLostIsMadeOnHeal: a node and a tunnel deleted
+// while their compute cannot be reached are deleted there when it comes
+// back.
+func TestRemote_DeleteWhileLostIsMadeOnHeal(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	a := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.VPCS, NodeUpdate: app.NodeUpdate{Name: app.Some("L1")}})
+	b := mustCreateRemoteVPCS(t, svc, p.ID, cid, "R1")
+	c := mustCreateRemoteVPCS(t, svc, p.ID, cid, "R2")
+	l, err := svc.CreateLink(ctx, p.ID, app.LinkUpdate{Nodes: app.Some([]app.LinkEnd{{NodeID: a.ID}, {NodeID: c.ID}})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.onState(app.ComputeState{}) // lost
+	if err := svc.DeleteNode(ctx, ref(b)); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.DeleteLink(ctx, p.ID, l.ID); err != nil {
+		t.Fatal(err)
+	}
+	nodeDel := "DELETE /projects/" + p.ID + "/vpcs/nodes/" + b.ID
+	nioDel := "DELETE /projects/" + p.ID + "/vpcs/nodes/" + c.ID + "/adapters/0/ports/0/nio"
+	if len(f.called(nodeDel))+len(f.called(nioDel)) != 0 {
+		t.Fatal("a lost compute was called")
+	}
+	f.onState(app.ComputeState{Connected: true})
+	waitFor(t, "the heal to end", func() bool { return svc.ComputeConnected(cid) })
+	if len(f.called(nodeDel)) != 1 || len(f.called(nioDel)) != 1 {
+		t.Errorf("after the heal: %v; want the node's and the NIO's delete", f.called("DELETE"))
+	}
+}

@@ -134,6 +134,10 @@ type computes struct {
 	// wg counts the goroutines of connections (events, heals);
 	// CloseComputes waits for them.
 	wg sync.WaitGroup
+	// pending are, per compute, the paths of what was deleted here while
+	// it could not be reached: its heal deletes them there first. Kept in
+	// memory only: after a restart of nodedesk they are not retried.
+	pending map[string][]string
 }
 
 // computeReserved are ids GNS3 keeps for itself.
@@ -339,6 +343,9 @@ func (s *Service) DeleteCompute(ctx context.Context, id string) error {
 	if v == nil {
 		v = &ComputeView{Compute: *gone}
 	}
+	s.cmp.mu.Lock()
+	delete(s.cmp.pending, id)
+	s.cmp.mu.Unlock()
 	s.publish(EventComputeDeleted, "", v)
 	return nil
 }
