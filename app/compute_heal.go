@@ -89,6 +89,9 @@ func tunnelsOnCompute(tx Tx, id string) ([]*Link, error) {
 // records on it. Each step's failure is logged and the heal goes on; it
 // stops when parent is cancelled (the connection dropped).
 func (s *Service) healCompute(parent context.Context, id string) {
+	if parent.Err() != nil {
+		return // dropped while it waited for the heal before it
+	}
 	ctx, cancel := context.WithTimeout(parent, healTimeout)
 	defer cancel()
 	defer func() { // whatever could be made again was: its nodes show connected
