@@ -197,6 +197,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	srv.Auth = o.auth
 	srv.FollowCapture = fabric.FollowCapture
 	srv.UI, _ = fs.Sub(ui, "frontend/dist")
+	if err := svc.StartComputes(ctx); err != nil {
+		logger.Error("remote computes not connected", "err", err)
+	}
 	if err := srv.Open(o.listen); err != nil {
 		return err
 	}
@@ -209,9 +212,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 		logger.Warn("the API is reachable from other machines; use --listen 127.0.0.1:PORT to keep it local", "listen", o.listen)
 	}
 	logger.Info("nodedesk is serving", "url", srv.URL(), "store", o.db, "version", version)
-	if err := svc.StartComputes(ctx); err != nil {
-		logger.Error("remote computes not connected", "err", err)
-	}
 
 	if o.headless {
 		<-ctx.Done()

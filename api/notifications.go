@@ -67,13 +67,14 @@ func controllerFilter(e app.Event) bool {
 // computeFilter picks what a compute tells its controller: the changes of
 // nodes that have a compute view. Never a controller's events (link.*,
 // project.*, node.created…): a GNS3 controller passes actions it does not
-// know on to its GUI clients.
+// know on to its GUI clients. Nor the nodes this nodedesk's own
+// controller runs on other computes: they are not this compute's.
 func computeFilter(e app.Event) bool {
 	if e.Action.ComputeOnly() {
 		return e.ComputeOnly() // never a log.* relayed from a remote compute
 	}
 	n, ok := e.Payload.(*app.Node)
-	return ok && e.Action == app.EventNodeUpdated && n.Type.HasComputeView()
+	return ok && e.Action == app.EventNodeUpdated && n.Type.HasComputeView() && !n.Remote()
 }
 
 // streamOf resolves the project of a project stream (404 before any

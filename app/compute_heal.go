@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"slices"
 	"time"
 )
 
@@ -23,7 +25,20 @@ const healTimeout = 2 * time.Minute
 // and links, and heals a compute that came back.
 func (s *Service) computeConnectionChanged(id string, connected bool) {
 	if connected {
-		go s.healCompute(id)
+		s.cmp.mu.Lock()
+		cc := s.cmp.conns[id]
+		if cc == nil || s.cmp.closed {
+			s.cmp.mu.Unlock()
+			return
+		}
+		s.cmp.wg.Add(1) // CloseComputes waits for it
+		s.cmp.mu.Unlock()
+		go func() {
+			defer s.cmp.wg.Done()
+			cc.healMu.Lock() // one heal at a time per compute
+			defer cc.healMu.Unlock()
+			s.healCompute(cc.ctx, id)
+		}()
 		return
 	}
 	s.showCompute(id)
@@ -72,11 +87,19 @@ func tunnelsOnCompute(tx Tx, id string) ([]*Link, error) {
 
 // healCompute makes again on a compute that came back what nodedesk
 // records on it, for the projects that are open (a closed project is made
-// there again when it is opened: ReopenComputeProjects).
-func (s *Service) healCompute(id string) {
-	ctx, cancel := context.WithTimeout(context.Background(), healTimeout)
+// there again when it is opened: ReopenComputeProjects). Each step's
+// failure is logged and the heal goes on; it stops when parent is
+// cancelled (the connection dropped).
+func (s *Service) healCompute(parent context.Context, id string) {
+	if parent.Err() != nil {
+		return // dropped while it waited for the heal before it
+	}
+	ctx, cancel := context.WithTimeout(parent, healTimeout)
 	defer cancel()
 	defer func() { // whatever could be made again was: its nodes show connected
+		if parent.Err() != nil {
+			return // dropped: a later connection has its own heal
+		}
 		s.setComputeReady(id)
 		s.showCompute(id)
 	}()
@@ -95,6 +118,7 @@ func (s *Service) healCompute(id string) {
 		slog.Warn("compute not healed", "compute", id, "err", err)
 		return
 	}
+	s.drainPendingDeletes(ctx, id)
 	s.remakeOnComputes(ctx, nodes, links, false)
 }
 
@@ -216,13 +240,23 @@ func (s *Service) closeComputeProjects(ctx context.Context, projectID string) {
 
 // healNode creates a remote node again on its compute (the compute
 // answers the node it has when it has it) and keeps the console it gives.
+// A node deleted meanwhile is not made again (or is deleted again, if it
+// went while it was being made).
 func (s *Service) healNode(ctx context.Context, n *Node) error {
+	ref := NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}
+	if _, err := s.FindNode(ctx, ref); ErrorCode(err) == ENOTFOUND {
+		return nil
+	}
 	if err := s.ensureComputeProject(ctx, n.ComputeID, n.ProjectID); err != nil {
 		return err
 	}
 	var ans computeNodeAnswer
 	if err := s.computeCall(ctx, n.ComputeID, "POST", "/projects/"+n.ProjectID+"/"+string(n.Type)+"/nodes", computeNodeBody(n), &ans); err != nil {
 		return err
+	}
+	if _, err := s.FindNode(ctx, ref); ErrorCode(err) == ENOTFOUND {
+		s.dropRemoteOrphan(ctx, n)
+		return nil
 	}
 	if ans.Console == nil || *ans.Console == n.ComputeConsole {
 		return nil
@@ -252,9 +286,19 @@ func (s *Service) healTunnel(ctx context.Context, l *Link) error {
 	if err != nil {
 		return err
 	}
+	gone := false
+	defer func() {
+		if gone { // deleted meanwhile: the tunnel just made goes too
+			made := *l
+			made.Tunnel = t
+			s.breakTunnel(context.WithoutCancel(ctx), &made, ends)
+		}
+	}()
 	return s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error {
+		gone = false
 		cur, err := tx.Link(l.ProjectID, l.ID)
 		if err != nil || cur == nil {
+			gone = err == nil
 			return cmpErr(err, errUnchanged)
 		}
 		c := *cur
@@ -273,4 +317,36 @@ func cmpErr(err, def error) error {
 		return err
 	}
 	return def
+}
+
+// deleteLater keeps the delete of path for compute id's next heal when err
+// says the compute could not be reached; it reports whether it did.
+func (s *Service) deleteLater(id, path string, err error) bool {
+	if !errors.Is(err, ErrComputeUnreachable) {
+		return false
+	}
+	s.cmp.mu.Lock()
+	defer s.cmp.mu.Unlock()
+	if s.cmp.pending == nil {
+		s.cmp.pending = map[string][]string{}
+	}
+	if !slices.Contains(s.cmp.pending[id], path) {
+		s.cmp.pending[id] = append(s.cmp.pending[id], path)
+	}
+	return true
+}
+
+// drainPendingDeletes deletes on compute id what was deleted here while it
+// could not be reached; what fails again is kept for the next heal.
+func (s *Service) drainPendingDeletes(ctx context.Context, id string) {
+	s.cmp.mu.Lock()
+	paths := s.cmp.pending[id]
+	delete(s.cmp.pending, id)
+	s.cmp.mu.Unlock()
+	for _, p := range paths {
+		err := s.computeCall(ctx, id, "DELETE", p, nil, nil)
+		if err != nil && ErrorCode(err) != ENOTFOUND && !s.deleteLater(id, p, err) {
+			slog.Warn("delete not made on a compute that came back", "compute", id, "path", p, "err", err)
+		}
+	}
 }

@@ -163,9 +163,17 @@ func (s *Service) makeTunnel(ctx context.Context, l *Link, ends [2]*Node) (*Tunn
 		return nil, err
 	}
 	t := &Tunnel{}
+	release := func() { // this nodedesk's reservations, on a failure (a compute frees its own with the project)
+		for i, n := range ends {
+			if !n.Remote() && t.Ends[i].LPort != 0 {
+				s.releaseUDPPort(context.WithoutCancel(ctx), n.ProjectID, t.Ends[i].LPort)
+			}
+		}
+	}
 	for i, n := range ends {
 		t.Ends[i] = TunnelEnd{ComputeID: computes[i], Host: hosts[i]}
 		if t.Ends[i].LPort, err = s.tunnelPort(ctx, n); err != nil {
+			release()
 			return nil, err
 		}
 	}
@@ -174,6 +182,7 @@ func (s *Service) makeTunnel(ctx context.Context, l *Link, ends [2]*Node) (*Tunn
 			if i == 1 {
 				s.deleteTunnelNIO(context.WithoutCancel(ctx), l, 0, ends[0])
 			}
+			release()
 			return nil, err
 		}
 	}
@@ -258,8 +267,8 @@ func (s *Service) deleteTunnelNIO(ctx context.Context, l *Link, i int, n *Node) 
 	var err error
 	if !n.Remote() {
 		err = s.DeleteNIO(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, e.AdapterNumber, e.PortNumber)
-	} else {
-		err = s.computeCall(ctx, n.ComputeID, "DELETE", nioPath(n, e), nil, nil)
+	} else if err = s.computeCall(ctx, n.ComputeID, "DELETE", nioPath(n, e), nil, nil); s.deleteLater(n.ComputeID, nioPath(n, e), err) {
+		err = nil
 	}
 	if err != nil && ErrorCode(err) != ENOTFOUND {
 		slog.Warn("tunnel side not removed", "link", l.ID, "node", n.Name, "err", err)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Nodes on a remote compute. nodedesk keeps the controller's record of the
@@ -57,7 +58,7 @@ type computeNodeAnswer struct {
 }
 
 func (a computeNodeAnswer) applyTo(n *Node) {
-	if a.Status != "" {
+	if a.Status.Known() {
 		n.Status = a.Status
 	}
 	if a.Console != nil {
@@ -139,6 +140,7 @@ func (s *Service) createRemoteNode(ctx context.Context, projectID, id string, c 
 	}
 	var ans computeNodeAnswer
 	if err := s.computeCall(ctx, n.ComputeID, "POST", "/projects/"+n.ProjectID+"/"+string(n.Type)+"/nodes", computeNodeBody(n), &ans); err != nil {
+		s.dropRemoteOrphan(ctx, n) // it may have made the node before a timeout or cancel
 		return nil, err
 	}
 	ans.applyTo(n)
@@ -153,11 +155,16 @@ func (s *Service) createRemoteNode(ctx context.Context, projectID, id string, c 
 			}
 			return err
 		}
+		if n.Console != 0 { // chosen in the rolled-back transaction: still free?
+			if err := s.claimConsole(tx, n); err != nil {
+				return err
+			}
+		}
 		emit(EventNodeCreated, n.ProjectID, n)
 		return tx.PutNode(n)
 	})
 	if err != nil {
-		_ = s.computeCall(context.WithoutCancel(ctx), n.ComputeID, "DELETE", computeNodePath(n), nil, nil)
+		s.dropRemoteOrphan(ctx, n)
 		return nil, err
 	}
 	return n, nil
@@ -227,6 +234,20 @@ func (s *Service) duplicateRemoteNode(ctx context.Context, n *Node, x, y int, z 
 	return c, nil
 }
 
+// orphanTimeout bounds the delete of a node a failed create left on its
+// compute.
+const orphanTimeout = 5 * time.Second
+
+// dropRemoteOrphan deletes on its compute a node whose create failed here,
+// whatever ctx became (a node it does not have is fine).
+func (s *Service) dropRemoteOrphan(ctx context.Context, n *Node) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), orphanTimeout)
+	defer cancel()
+	if err := s.computeCall(ctx, n.ComputeID, "DELETE", computeNodePath(n), nil, nil); err != nil && ErrorCode(err) != ENOTFOUND {
+		slog.Warn("node of a failed create not deleted on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
+	}
+}
+
 // forwardNodeUpdate sends a change of a remote node's name, console type
 // or properties to its compute before it is committed; other changes (its
 // place on the canvas, its label) are the controller's alone. A node of a
@@ -251,18 +272,30 @@ func (s *Service) forwardNodeUpdate(ctx context.Context, ref NodeRef, u NodeUpda
 	return true, s.computeCall(ctx, after.ComputeID, "PUT", computeNodePath(after), computeNodeBody(after), nil)
 }
 
+// unforwardNodeUpdate undoes on the compute a change forwardNodeUpdate
+// sent whose commit failed: the compute is sent the node as it is stored.
+func (s *Service) unforwardNodeUpdate(ctx context.Context, ref NodeRef) {
+	n, err := s.FindNode(ctx, ref)
+	if err == nil {
+		err = s.computeCall(ctx, n.ComputeID, "PUT", computeNodePath(n), computeNodeBody(n), nil)
+	}
+	if err != nil {
+		slog.Warn("remote node change not undone on its compute", "node", ref.NodeID, "err", err)
+	}
+}
+
 // remoteNodeAction asks the compute to start, stop, suspend or reload a
 // remote node and records the status the transition gives.
 func (s *Service) remoteNodeAction(ctx context.Context, n *Node, a Action) (*Node, error) {
 	if err := s.ensureComputeProject(ctx, n.ComputeID, n.ProjectID); err != nil {
-		if a == Stop && ErrorCode(err) == ECONFLICT {
+		if a == Stop && errors.Is(err, ErrComputeUnreachable) {
 			return n, nil // a compute that is gone stops nothing; its nodes show it
 		}
 		return nil, err
 	}
 	if err := s.computeCall(ctx, n.ComputeID, "POST", computeNodePath(n)+"/"+string(a), map[string]any{}, nil); err != nil {
-		if a == Stop && ErrorCode(err) == ECONFLICT {
-			return n, nil
+		if a == Stop && errors.Is(err, ErrComputeUnreachable) {
+			return n, nil // a refusal (409, 5xx) is not: the compute still runs it
 		}
 		return nil, err
 	}
@@ -275,7 +308,7 @@ func (s *Service) remoteNodeAction(ctx context.Context, n *Node, a Action) (*Nod
 // the compute drops it with its project.
 func (s *Service) deleteRemoteNode(ctx context.Context, n *Node) {
 	err := s.computeCall(ctx, n.ComputeID, "DELETE", computeNodePath(n), nil, nil)
-	if err != nil && ErrorCode(err) != ENOTFOUND {
+	if err != nil && ErrorCode(err) != ENOTFOUND && !s.deleteLater(n.ComputeID, computeNodePath(n), err) {
 		slog.Warn("remote node not deleted on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
 	}
 }
@@ -298,17 +331,52 @@ func (s *Service) onComputeEvent(cc *computeConn, action, projectID string, ev j
 		NodeID    string `json:"node_id"`
 		computeNodeAnswer
 	}
-	if json.Unmarshal(ev, &v) != nil || v.Status == "" {
-		return
+	if json.Unmarshal(ev, &v) != nil || !v.Status.Known() {
+		return // a status nodedesk does not know is not recorded
 	}
-	ref := NodeRef{ProjectID: v.ProjectID, NodeID: v.NodeID}
-	n, err := s.FindNode(context.Background(), ref)
-	if err != nil || n.ComputeID != cc.id || n.Status == v.Status {
-		return
+	e := computeEvent{ref: NodeRef{ProjectID: v.ProjectID, NodeID: v.NodeID}, status: v.Status}
+	for { // never waits: the oldest event gives way when the queue is full
+		select {
+		case cc.events <- e:
+			return
+		default:
+		}
+		select {
+		case <-cc.events:
+			slog.Warn("compute event dropped: too many waiting", "compute", cc.id)
+		default:
+		}
 	}
-	unlock := s.lockNode(n.ID)
-	defer unlock()
-	_, _ = s.recordStatus(context.Background(), ref, v.Status, nil)
+}
+
+// computeEventQueue is how many node events of a compute may wait.
+const computeEventQueue = 256
+
+// computeEvent is a node status a compute told.
+type computeEvent struct {
+	ref    NodeRef
+	status Status
+}
+
+// handleComputeEvents records the statuses a compute tells, in order, on
+// a goroutine of their own: recording one waits for the node's lock,
+// which an action holds across its call to the compute.
+func (s *Service) handleComputeEvents(cc *computeConn) {
+	defer s.cmp.wg.Done()
+	for {
+		select {
+		case <-cc.ctx.Done():
+			return
+		case e := <-cc.events:
+			n, err := s.FindNode(cc.ctx, e.ref)
+			if err != nil || n.ComputeID != cc.id || n.Status == e.status {
+				continue
+			}
+			unlock := s.lockNode(n.ID)
+			_, _ = s.recordStatus(cc.ctx, e.ref, e.status, nil)
+			unlock()
+		}
+	}
 }
 
 // ComputeMessage is a remote compute's log.* notification passed on to a
@@ -399,7 +467,7 @@ func (s *Service) LinkConnected(l *Link) bool {
 func (s *Service) deleteComputeProjects(ctx context.Context, projectID string) {
 	s.dropTunnelSides(ctx, projectID)
 	for _, id := range s.projectComputes(ctx, projectID) {
-		if err := s.computeCall(ctx, id, "DELETE", "/projects/"+projectID, nil, nil); err != nil && ErrorCode(err) != ENOTFOUND {
+		if err := s.computeCall(ctx, id, "DELETE", "/projects/"+projectID, nil, nil); err != nil && ErrorCode(err) != ENOTFOUND && !s.deleteLater(id, "/projects/"+projectID, err) {
 			slog.Warn("project not deleted on a remote compute", "project", projectID, "compute", id, "err", err)
 		}
 		s.forgetComputeProject(id, projectID)

@@ -3,8 +3,10 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"strconv"
@@ -86,7 +88,7 @@ type ComputeClient interface {
 	// body), and decodes a JSON answer into out (nil: dropped). It gives
 	// up after a short timeout. Errors are *Error: the compute's own
 	// message under the code of its status, ECONFLICT when it cannot be
-	// reached.
+	// reached (then also ErrComputeUnreachable: Unreachable).
 	Call(ctx context.Context, method, path string, body, out any) error
 	// Stream sends a GET to /v2/compute+path and copies the answer to w
 	// as it comes (a capture's pcap), until the compute ends it or ctx is
@@ -115,6 +117,15 @@ type computeConn struct {
 	// ready is set once a connected compute has been healed (its nodes
 	// and tunnels made again); its nodes show connected from then on.
 	ready bool
+	// ctx is cancelled when the connection is dropped (dropCompute,
+	// CloseComputes): what runs for it (events, heals) stops.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// healMu makes its heals run one at a time.
+	healMu sync.Mutex
+	// events queues the compute's node events for one goroutine
+	// (handleComputeEvents), so that the stream's reader never waits.
+	events chan computeEvent
 }
 
 // computes holds the connections to remote computes.
@@ -124,10 +135,35 @@ type computes struct {
 	// projects records the (compute, project) pairs whose project exists
 	// on the compute since it last connected.
 	projects map[[2]string]bool
+	// closed is set by CloseComputes: no client is dialled after it.
+	closed bool
+	// wg counts the goroutines of connections (events, heals);
+	// CloseComputes waits for them.
+	wg sync.WaitGroup
+	// pending are, per compute, the paths of what was deleted here while
+	// it could not be reached: its heal deletes them there first. Kept in
+	// memory only: after a restart of nodedesk they are not retried.
+	pending map[string][]string
 }
 
 // computeReserved are ids GNS3 keeps for itself.
 func computeReserved(id string) bool { return id == LocalCompute || id == "vm" }
+
+// ErrComputeUnreachable marks (errors.Is) the error of a call that did not
+// reach its compute, as against the compute's own refusal: both are
+// ECONFLICT, but only the first means the compute no longer holds the
+// node's process.
+var ErrComputeUnreachable = errors.New("compute unreachable")
+
+// Unreachable is an ECONFLICT error that is also ErrComputeUnreachable.
+func Unreachable(format string, args ...any) error {
+	return unreachableError{Errorf(ECONFLICT, format, args...)}
+}
+
+type unreachableError struct{ e *Error }
+
+func (u unreachableError) Error() string   { return u.e.Error() }
+func (u unreachableError) Unwrap() []error { return []error{u.e, ErrComputeUnreachable} }
 
 func computeNotFound(id string) error {
 	return Errorf(ENOTFOUND, "Compute ID %s doesn't exist; GET /v2/computes lists them", id)
@@ -266,6 +302,7 @@ func (s *Service) UpdateCompute(ctx context.Context, id string, u ComputeUpdate)
 	var v *ComputeView
 	if connChanged(before, after) {
 		s.dropCompute(id)
+		s.showCompute(id) // its nodes and links are not connected until it is healed again
 		v = s.dialCompute(after)
 	} else {
 		v = s.setComputeRecord(after)
@@ -312,6 +349,9 @@ func (s *Service) DeleteCompute(ctx context.Context, id string) error {
 	if v == nil {
 		v = &ComputeView{Compute: *gone}
 	}
+	s.cmp.mu.Lock()
+	delete(s.cmp.pending, id)
+	s.cmp.mu.Unlock()
 	s.publish(EventComputeDeleted, "", v)
 	return nil
 }
@@ -382,14 +422,20 @@ func (s *Service) computeView(c Compute) *ComputeView {
 }
 
 // StartComputes connects to every stored remote compute, in the
-// background. main calls it once the API serves.
+// background (one a request dialled already is left alone). main calls it
+// before the API serves.
 func (s *Service) StartComputes(ctx context.Context) error {
 	cs, err := s.FindComputes(ctx)
 	if err != nil {
 		return err
 	}
 	for _, c := range cs {
-		s.dialCompute(c.Compute)
+		s.cmp.mu.Lock()
+		dialled := s.cmp.conns[c.ID] != nil
+		s.cmp.mu.Unlock()
+		if !dialled {
+			s.dialCompute(c.Compute)
+		}
 	}
 	return nil
 }
@@ -400,24 +446,43 @@ func (s *Service) CloseComputes() {
 	s.cmp.mu.Lock()
 	conns := s.cmp.conns
 	s.cmp.conns = nil
+	s.cmp.closed = true
 	s.cmp.mu.Unlock()
 	for _, cc := range conns {
+		cc.cancel()
 		if cc.client != nil {
 			cc.client.Close()
 		}
 	}
+	s.cmp.wg.Wait()
 }
 
-// dialCompute starts c's client (if a dialer is configured) and returns
-// its view.
+// dialCompute starts c's client (if a dialer is configured and
+// CloseComputes has not run) and returns its view; a client that ran for
+// c is closed.
 func (s *Service) dialCompute(c Compute) *ComputeView {
-	cc := &computeConn{id: c.ID, c: c}
+	cc := &computeConn{id: c.ID, c: c, events: make(chan computeEvent, computeEventQueue)}
+	cc.ctx, cc.cancel = context.WithCancel(context.Background())
 	s.cmp.mu.Lock()
+	if s.cmp.closed {
+		s.cmp.mu.Unlock()
+		cc.cancel()
+		return &ComputeView{Compute: c}
+	}
 	if s.cmp.conns == nil {
 		s.cmp.conns = map[string]*computeConn{}
 	}
+	old := s.cmp.conns[c.ID]
 	s.cmp.conns[c.ID] = cc
+	s.cmp.wg.Add(1)
 	s.cmp.mu.Unlock()
+	go s.handleComputeEvents(cc)
+	if old != nil {
+		old.cancel()
+		if old.client != nil {
+			old.client.Close()
+		}
+	}
 	if s.c.Computes != nil {
 		client := s.c.Computes(c,
 			func(st ComputeState) { s.onComputeState(cc, st) },
@@ -444,6 +509,7 @@ func (s *Service) dropCompute(id string) *ComputeView {
 	var client ComputeClient
 	if cc != nil {
 		v, client = &ComputeView{Compute: cc.c, ComputeState: cc.state}, cc.client
+		cc.cancel()
 	}
 	s.cmp.mu.Unlock()
 	if client != nil {
@@ -481,6 +547,10 @@ func (s *Service) onComputeState(cc *computeConn, st ComputeState) {
 		return
 	}
 	was := cc.state.Connected
+	if usageOnly(cc.state, st) {
+		s.cmp.mu.Unlock()
+		return // kept as last published: usage moves often, clients need it now and then
+	}
 	cc.state = st
 	if !st.Connected {
 		cc.ready = false
@@ -496,6 +566,16 @@ func (s *Service) onComputeState(cc *computeConn, st ComputeState) {
 	if was != st.Connected {
 		s.computeConnectionChanged(c.ID, st.Connected)
 	}
+}
+
+// usageOnly reports whether b differs from a only by a CPU or memory usage
+// less than a point away, which is not worth a compute.updated.
+func usageOnly(a, b ComputeState) bool {
+	near := func(x, y *float64) bool {
+		return (x == nil) == (y == nil) && (x == nil || math.Abs(*x-*y) < 1)
+	}
+	return a.Connected == b.Connected && unchanged(a.LastError, b.LastError) &&
+		string(a.Capabilities) == string(b.Capabilities) && near(a.CPU, b.CPU) && near(a.Memory, b.Memory)
 }
 
 // ComputeConnected reports whether the compute a node lives on is
@@ -535,7 +615,7 @@ func (s *Service) connectedCompute(id string) (*computeConn, error) {
 		if cc.state.LastError != nil {
 			why = *cc.state.LastError
 		}
-		return nil, Errorf(ECONFLICT, "Compute %s (%s) is unreachable: %s. Start nodedesk or GNS3 there, or correct its address with PUT /v2/computes/%s, then try again",
+		return nil, Unreachable("Compute %s (%s) is unreachable: %s. Start nodedesk or GNS3 there, or correct its address with PUT /v2/computes/%s, then try again",
 			cc.c.Name, cc.c.BaseURL(), why, cc.c.ID)
 	}
 	return cc, nil

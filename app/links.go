@@ -206,7 +206,7 @@ func (u LinkUpdate) applyTo(l *Link, relabel bool) error {
 // that name other ports than the link's are refused: delete the link and
 // create another. Codes: EINVALID, ENOTFOUND.
 func (s *Service) UpdateLink(ctx context.Context, projectID, linkID string, u LinkUpdate) (*Link, error) {
-	var l *Link
+	var l, prev *Link
 	tunnel := false
 	if cur, err := s.FindLink(ctx, projectID, linkID); err == nil {
 		tunnel = cur.Tunnel != nil
@@ -233,13 +233,37 @@ func (s *Service) UpdateLink(ctx context.Context, projectID, linkID string, u Li
 		if unchanged(before, l) {
 			return errUnchanged
 		}
+		prev = before
 		emit(EventLinkUpdated, l.ProjectID, l)
 		return tx.PutLink(l)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return l, s.syncTunnelFilters(ctx, l)
+	if err := s.syncTunnelFilters(ctx, l); err != nil {
+		if prev != nil {
+			s.undoLinkUpdate(context.WithoutCancel(ctx), prev, l)
+		}
+		return nil, err
+	}
+	return l, nil
+}
+
+// undoLinkUpdate puts a tunnelled link's record back as it was when the
+// compute refused its change (unless it changed again meanwhile), so that
+// what is stored matches what the caller is told.
+func (s *Service) undoLinkUpdate(ctx context.Context, before, after *Link) {
+	err := s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error {
+		cur, err := tx.Link(before.ProjectID, before.ID)
+		if err != nil || cur == nil || !unchanged(cur, after) {
+			return cmpErr(err, errUnchanged)
+		}
+		emit(EventLinkUpdated, before.ProjectID, before)
+		return tx.PutLink(before)
+	})
+	if err == nil {
+		_ = s.syncTunnelFilters(ctx, before) // the side the refusal left half-changed, if any
+	}
 }
 
 // joins reports whether e names one of the link's ends.

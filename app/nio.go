@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // NIOs: nodedesk as a GNS3 compute. A GNS3 controller links every pair of
@@ -153,14 +155,27 @@ func (s *Service) ReserveUDPPort(ctx context.Context, projectID string) (int, er
 	return port, err
 }
 
+// releaseUDPPort frees a reservation of a project that no NIO took (a
+// tunnel that could not be made); a failure is logged.
+func (s *Service) releaseUDPPort(ctx context.Context, projectID string, port int) {
+	err := s.updateRuntime(ctx, func(tx Tx, _ emitFunc) error { return tx.ReleaseUDPReservation(projectID, port) })
+	if err != nil {
+		slog.Warn("UDP port reservation not released", "port", port, "err", err)
+	}
+}
+
 // nioNotFound is the error for a port without a NIO.
 func nioNotFound(n *Node, adapter, port int) error {
 	return Errorf(ENOTFOUND, "Node %s has no NIO on adapter %d port %d", n.Name, adapter, port)
 }
 
+// nioResolveTimeout bounds the resolution of a NIO's rhost.
+const nioResolveTimeout = 5 * time.Second
+
 // checkNIOSpec checks what does not need the store: the type, ports, the
-// remote host (resolved) and the filters, which it returns normalized.
-func (s *Service) checkNIOSpec(in NIOSpec) (map[string]json.RawMessage, error) {
+// remote host (resolved, within the request and nioResolveTimeout) and
+// the filters, which it returns normalized.
+func (s *Service) checkNIOSpec(ctx context.Context, in NIOSpec) (map[string]json.RawMessage, error) {
 	switch {
 	case in.Type == "":
 		return nil, Invalid("type", "A NIO needs a type: nio_udp")
@@ -174,7 +189,10 @@ func (s *Service) checkNIOSpec(in NIOSpec) (map[string]json.RawMessage, error) {
 		return nil, Invalid("rhost", "A nio_udp needs rhost, the address of the other end")
 	}
 	if net.ParseIP(in.RHost) == nil {
-		if _, err := net.LookupHost(in.RHost); err != nil {
+		rctx, cancel := context.WithTimeout(ctx, nioResolveTimeout)
+		_, err := net.DefaultResolver.LookupHost(rctx, in.RHost)
+		cancel()
+		if err != nil {
 			return nil, Invalid("rhost", "Remote host %s cannot be resolved: %v", in.RHost, err)
 		}
 	}
@@ -194,7 +212,7 @@ func (s *Service) checkNIOSpec(in NIOSpec) (map[string]json.RawMessage, error) {
 // unresolvable, filters), ECONFLICT (another type than nio_udp, the port
 // linked, lport held by something else).
 func (s *Service) AddNIO(ctx context.Context, ref NodeRef, adapter, port int, in NIOSpec) (*NIO, error) {
-	filters, err := s.checkNIOSpec(in)
+	filters, err := s.checkNIOSpec(ctx, in)
 	if err != nil {
 		return nil, err
 	}

@@ -218,6 +218,9 @@ func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*N
 		return tx.PutNode(after)
 	})
 	if err != nil {
+		if forwarded {
+			s.unforwardNodeUpdate(context.WithoutCancel(ctx), ref)
+		}
 		return nil, err
 	}
 	return after, nil

@@ -329,6 +329,10 @@ func (t *countingTx) ReleaseUDPReservations(projectID string) error {
 	t.writes++
 	return t.Tx.ReleaseUDPReservations(projectID)
 }
+func (t *countingTx) ReleaseUDPReservation(projectID string, port int) error {
+	t.writes++
+	return t.Tx.ReleaseUDPReservation(projectID, port)
+}
 func (t *countingTx) PutNIO(n *NIO) error { t.writes++; return t.Tx.PutNIO(n) }
 func (t *countingTx) DeleteNIO(projectID, nodeID string, adapter, port int) error {
 	t.writes++

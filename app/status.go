@@ -29,6 +29,9 @@ const (
 	Suspended Status = "suspended"
 )
 
+// Known reports whether s is one of the statuses of the spec.
+func (s Status) Known() bool { return s == Stopped || s == Started || s == Suspended }
+
 // step is what a node's process must do for a transition.
 type step int
 

@@ -100,6 +100,9 @@ type Tx interface {
 	// ReleaseUDPReservations frees every reservation of a project that no
 	// NIO took.
 	ReleaseUDPReservations(projectID string) error
+	// ReleaseUDPReservation frees one reservation of a project, if it is
+	// still the project's (no NIO took it).
+	ReleaseUDPReservation(projectID string, port int) error
 
 	// NIO returns the NIO of a node's port, or nil.
 	NIO(projectID, nodeID string, adapter, port int) (*NIO, error)

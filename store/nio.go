@@ -108,6 +108,10 @@ func (t *tx) ReleaseUDPReservations(projectID string) error {
 	return nil
 }
 
+func (t *tx) ReleaseUDPReservation(projectID string, port int) error {
+	return t.freeUDP(port, uuidKey(projectID))
+}
+
 func (t *tx) UDPPortsInUse() ([]int, error) {
 	ports := []int{}
 	err := t.bucket(bucketUDP).ForEach(func(k, _ []byte) error {

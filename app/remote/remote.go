@@ -39,6 +39,15 @@ const (
 	maxBackoff = 30 * time.Second
 )
 
+// Bounds on what a compute's answers may make nodedesk keep or show.
+const (
+	// maxMessage is the most of a compute's error message put into one
+	// of nodedesk's.
+	maxMessage = 1 << 10
+	// maxCapabilities is the largest capabilities answer kept.
+	maxCapabilities = 64 << 10
+)
+
 // Client talks to one remote compute.
 type Client struct {
 	c       app.Compute
@@ -58,7 +67,10 @@ type Client struct {
 // Dial makes a client of c (an app.ComputeDialer); Start starts its
 // supervisor.
 func Dial(c app.Compute, onState func(app.ComputeState), onEvent func(action, projectID string, event json.RawMessage)) app.ComputeClient {
-	cl := &Client{c: c, http: &http.Client{}, onState: onState, onEvent: onEvent, done: make(chan struct{})}
+	// Redirects are not followed: a compute that answers 3xx could send a
+	// call (a DELETE) anywhere, this nodedesk included; refusal() says so.
+	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	cl := &Client{c: c, http: hc, onState: onState, onEvent: onEvent, done: make(chan struct{})}
 	cl.ctx, cl.cancel = context.WithCancel(context.Background())
 	return cl
 }
@@ -93,7 +105,7 @@ func (cl *Client) Call(ctx context.Context, method, path string, body, out any) 
 	defer cancel()
 	status, raw, err := cl.do(ctx, method, path, body)
 	if err != nil {
-		return app.Errorf(app.ECONFLICT, "Compute %s (%s) is unreachable: %v", cl.c.Name, cl.c.BaseURL(), err)
+		return app.Unreachable("Compute %s (%s) is unreachable: %v", cl.c.Name, cl.c.BaseURL(), err)
 	}
 	if status >= 300 {
 		return cl.refusal(method, path, status, raw)
@@ -189,6 +201,9 @@ func (cl *Client) refusal(method, path string, status int, raw []byte) error {
 	if json.Unmarshal(raw, &e) == nil && e.Message != "" {
 		msg = e.Message
 	}
+	if len(msg) > maxMessage {
+		msg = strings.ToValidUTF8(msg[:maxMessage], "") + "…"
+	}
 	code := app.ECONFLICT
 	switch status {
 	case http.StatusBadRequest:
@@ -197,6 +212,9 @@ func (cl *Client) refusal(method, path string, status int, raw []byte) error {
 		code = app.ENOTFOUND
 	case http.StatusUnauthorized, http.StatusForbidden:
 		msg = "Invalid auth for compute " + cl.c.Name + ": check its user and password (" + msg + ")"
+	}
+	if status < 400 {
+		msg = fmt.Sprintf("it answered %s %s with a redirection (status %d), which nodedesk does not follow; check the compute's address", method, path, status)
 	}
 	return app.Errorf(code, "Compute %s: %s", cl.c.Name, msg)
 }
@@ -356,6 +374,8 @@ func (cl *Client) capabilities() (json.RawMessage, error) {
 		return nil, fmt.Errorf("The server %s is not a GNS3 server or it's a 1.X server", name)
 	case status != http.StatusOK:
 		return nil, fmt.Errorf("Compute %s answered its capabilities with status %d", name, status)
+	case len(raw) > maxCapabilities:
+		return nil, fmt.Errorf("Compute %s answered capabilities of %d bytes, more than the %d nodedesk keeps", name, len(raw), maxCapabilities)
 	}
 	var c struct {
 		Version *string `json:"version"`

@@ -1,0 +1,576 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"nodedesk/app"
+)
+
+// fakeRemote is an in-process ComputeClient: it reports itself connected
+// on Start, records every call, and answers by handle (nil: a plain
+// success, with a node's status and console or a UDP port).
+type fakeRemote struct {
+	mu      sync.Mutex
+	calls   []string // "METHOD path"
+	bodies  []any    // their bodies
+	handle  func(method, path string) error
+	onState func(app.ComputeState)
+	onEvent func(action, projectID string, event json.RawMessage)
+	port    int
+	dials   int
+	closes  int
+	offline bool // Start reports nothing: the compute is not reached
+	// block, when set, holds the calls it accepts until it is closed or
+	// their context ends; unblocked is then set.
+	block     func(method, path string) bool
+	gate      chan struct{}
+	blocking  bool
+	unblocked bool
+}
+
+func (f *fakeRemote) dial(c app.Compute, onState func(app.ComputeState), onEvent func(action, projectID string, event json.RawMessage)) app.ComputeClient {
+	f.mu.Lock()
+	f.onState, f.onEvent = onState, onEvent
+	f.dials++
+	f.mu.Unlock()
+	return f
+}
+
+func (f *fakeRemote) Start() {
+	f.mu.Lock()
+	offline := f.offline
+	f.mu.Unlock()
+	if !offline {
+		f.onState(app.ComputeState{Connected: true})
+	}
+}
+func (f *fakeRemote) Close() {
+	f.mu.Lock()
+	f.closes++
+	f.mu.Unlock()
+}
+
+func (f *fakeRemote) counts() (dials, closes int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.dials, f.closes
+}
+
+func (f *fakeRemote) Call(ctx context.Context, method, path string, body, out any) error {
+	f.mu.Lock()
+	f.calls = append(f.calls, method+" "+path)
+	f.bodies = append(f.bodies, body)
+	h := f.handle
+	f.port++
+	port := f.port
+	blocked := f.block != nil && f.block(method, path)
+	gate := f.gate
+	f.blocking = f.blocking || blocked
+	f.mu.Unlock()
+	if blocked {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+		}
+		f.mu.Lock()
+		f.unblocked = true
+		f.mu.Unlock()
+		if ctx.Err() != nil {
+			return app.Unreachable("Compute R: %v", ctx.Err())
+		}
+	}
+	if h != nil {
+		if err := h(method, path); err != nil {
+			return err
+		}
+	}
+	var ans any
+	switch {
+	case strings.HasSuffix(path, "/ports/udp"):
+		ans = map[string]any{"udp_port": 30000 + port}
+	case method == "POST" && strings.HasSuffix(path, "/nodes"):
+		ans = map[string]any{"status": "stopped", "console": 5000}
+	}
+	if out != nil && ans != nil {
+		b, _ := json.Marshal(ans)
+		return json.Unmarshal(b, out)
+	}
+	return nil
+}
+
+// Stream is not used by these tests: the fake compute has no captures.
+func (f *fakeRemote) Stream(ctx context.Context, path string, w io.Writer) error {
+	return app.Errorf(app.ENOTFOUND, "no capture on the fake compute")
+}
+
+func (f *fakeRemote) setHandle(h func(method, path string) error) {
+	f.mu.Lock()
+	f.handle = h
+	f.mu.Unlock()
+}
+
+// called returns the calls made so far whose "METHOD path" contains s.
+func (f *fakeRemote) called(s string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, c := range f.calls {
+		if strings.Contains(c, s) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// newRemoteService is a Service with one remote compute, driven by a
+// fakeRemote, connected and healed.
+func newRemoteService(t *testing.T) (*app.Service, *app.Broker, *fakeRemote, string) {
+	t.Helper()
+	f := &fakeRemote{}
+	b := app.NewBroker()
+	svc := app.NewService(app.Config{
+		Store: mustOpenStore(t), Events: b, DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+		PortFree: everyPortFree, Computes: f.dial,
+	})
+	t.Cleanup(svc.CloseComputes)
+	c, err := svc.CreateCompute(context.Background(), app.ComputeCreate{Protocol: "http", Host: "192.0.2.1", Port: 3080})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "compute ready", func() bool { return svc.ComputeConnected(c.ID) })
+	return svc, b, f, c.ID
+}
+
+// waitFor waits (bounded) until cond holds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func mustCreateRemoteVPCS(t *testing.T, svc *app.Service, projectID, computeID, name string) *app.Node {
+	t.Helper()
+	return mustCreateNode(t, svc, projectID, app.NodeCreate{Type: app.VPCS, ComputeID: computeID, NodeUpdate: app.NodeUpdate{Name: app.Some(name)}})
+}
+
+// TestRemote_StopRefusedKeepsNode: a compute that refuses to stop a node
+// (409) still runs it, so its delete is refused and the record kept; a
+// compute that cannot be reached stops nothing, and the delete goes on.
+func TestRemote_StopRefusedKeepsNode(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	n := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
+	f.setHandle(func(method, path string) error {
+		if strings.HasSuffix(path, "/stop") {
+			return app.Errorf(app.ECONFLICT, "Compute R: the node is busy")
+		}
+		return nil
+	})
+	if err := svc.DeleteNode(ctx, ref(n)); app.ErrorCode(err) != app.ECONFLICT {
+		t.Fatalf("delete with a refused stop: %v, want the refusal", err)
+	}
+	mustFindNode(t, svc, n)
+	f.setHandle(func(method, path string) error {
+		if strings.HasSuffix(path, "/stop") {
+			return app.Unreachable("Compute R is unreachable")
+		}
+		return nil
+	})
+	if err := svc.DeleteNode(ctx, ref(n)); err != nil {
+		t.Fatalf("delete with an unreachable compute: %v", err)
+	}
+}
+
+// TestRemote_OneClientPerCompute: StartComputes leaves a compute a request
+// dialled already alone, and nothing is dialled after CloseComputes.
+func TestRemote_OneClientPerCompute(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, _ := newRemoteService(t)
+	if err := svc.StartComputes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := f.counts(); d != 1 {
+		t.Errorf("%d clients dialled for one compute, want 1", d)
+	}
+	svc.CloseComputes()
+	if _, c := f.counts(); c != 1 {
+		t.Errorf("%d clients closed, want 1", c)
+	}
+	if _, err := svc.CreateCompute(ctx, app.ComputeCreate{Protocol: "http", Host: "192.0.2.2", Port: 3080}); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := f.counts(); d != 1 {
+		t.Errorf("a client was dialled after CloseComputes (%d dials)", d)
+	}
+}
+
+// TestRemote_AddressChangeShowsNodes: a compute moved to another address
+// is not connected until it is reached there: its nodes are published
+// again, showing so.
+func TestRemote_AddressChangeShowsNodes(t *testing.T) {
+	ctx := context.Background()
+	svc, b, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	n := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
+	ch, cancel := b.Subscribe(100)
+	defer cancel()
+	f.mu.Lock()
+	f.offline = true
+	f.mu.Unlock()
+	if _, err := svc.UpdateCompute(ctx, cid, app.ComputeUpdate{Host: app.Some("192.0.2.9")}); err != nil {
+		t.Fatal(err)
+	}
+	shown := false
+	for _, e := range drain(ch) {
+		if m, ok := e.Payload.(*app.Node); ok && e.Action == app.EventNodeUpdated && m.ID == n.ID {
+			shown = true
+		}
+	}
+	if !shown || svc.ShowNode(n).Connected {
+		t.Errorf("after the address change: node.updated published %v, connected %v; want published, not connected", shown, svc.ShowNode(n).Connected)
+	}
+}
+
+// TestRemote_LinkUpdateRefusedIsNotStored: a filter change the compute
+// refuses is refused, and the link keeps what it had.
+func TestRemote_LinkUpdateRefusedIsNotStored(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	a, b := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1"), mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC2")
+	l, err := svc.CreateLink(ctx, p.ID, app.LinkUpdate{Nodes: app.Some([]app.LinkEnd{{NodeID: a.ID}, {NodeID: b.ID}})})
+	if err != nil || l.Tunnel == nil {
+		t.Fatalf("tunnel link: %+v, %v", l, err)
+	}
+	f.setHandle(func(method, path string) error {
+		if method == "PUT" && strings.HasSuffix(path, "/nio") {
+			return app.Errorf(app.ECONFLICT, "Compute R: no")
+		}
+		return nil
+	})
+	_, err = svc.UpdateLink(ctx, p.ID, l.ID, app.LinkUpdate{Suspend: app.Some(true)})
+	if app.ErrorCode(err) != app.ECONFLICT {
+		t.Fatalf("refused update: %v, want the compute's refusal", err)
+	}
+	if got, _ := svc.FindLink(ctx, p.ID, l.ID); got == nil || got.Suspend {
+		t.Errorf("stored link %+v: the refused suspension was kept", got)
+	}
+}
+
+// TestRemote_NodeUpdateRefusedIsUndone: a rename sent to the compute whose
+// commit fails (the name is taken) is undone there: the compute is sent
+// the node as stored.
+func TestRemote_NodeUpdateRefusedIsUndone(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
+	b := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC2")
+	_, err := svc.UpdateNode(ctx, ref(b), app.NodeUpdate{Name: app.Some("PC1")})
+	wantCode(t, err, app.ECONFLICT)
+	f.mu.Lock()
+	var last any
+	for i, c := range f.calls {
+		if c == "PUT /projects/"+p.ID+"/vpcs/nodes/"+b.ID {
+			last = f.bodies[i]
+		}
+	}
+	f.mu.Unlock()
+	if m, _ := last.(map[string]any); m == nil || m["name"] != "PC2" {
+		t.Errorf("the compute was last sent %v; want the stored node, named PC2", last)
+	}
+}
+
+// TestRemote_FailedCreateLeavesNoOrphan: a create whose call fails (the
+// compute may have made the node before the answer was lost) deletes the
+// node on the compute.
+func TestRemote_FailedCreateLeavesNoOrphan(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	f.setHandle(func(method, path string) error {
+		if method == "POST" && strings.HasSuffix(path, "/vpcs/nodes") {
+			return context.DeadlineExceeded
+		}
+		return nil
+	})
+	_, err := svc.CreateNode(ctx, p.ID, app.NodeCreate{Type: app.VPCS, ComputeID: cid})
+	if err == nil {
+		t.Fatal("create with a failed call succeeded")
+	}
+	if got := f.called("DELETE /projects/" + p.ID + "/vpcs/nodes/"); len(got) != 1 {
+		t.Errorf("deletes sent %v, want one for the node", got)
+	}
+}
+
+// TestRemote_CreateConsoleClaimedAtCommit: the console port a node on a
+// compute on this machine was given is claimed again when it is stored:
+// a node that took it meanwhile makes the create fail (and the compute's
+// node deleted), not two owners.
+func TestRemote_CreateConsoleClaimedAtCommit(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, _ := newRemoteService(t)
+	c, err := svc.CreateCompute(ctx, app.ComputeCreate{Protocol: "http", Host: "127.0.0.1", Port: 3080})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "compute on loopback ready", func() bool { return svc.ComputeConnected(c.ID) })
+	p := mustCreateProject(t, svc, "p")
+	f.setHandle(func(method, path string) error {
+		if method != "POST" || !strings.HasSuffix(path, "/vpcs/nodes") {
+			return nil
+		}
+		f.mu.Lock()
+		body, _ := f.bodies[len(f.bodies)-1].(map[string]any)
+		f.mu.Unlock()
+		port, _ := body["console"].(int)
+		if port == 0 {
+			t.Errorf("no console port sent to a compute on this machine: %v", body)
+			return nil
+		}
+		_, err := svc.CreateNode(ctx, p.ID, app.NodeCreate{Type: app.VPCS, NodeUpdate: app.NodeUpdate{Console: app.Some(port)}})
+		if err != nil {
+			t.Errorf("local node on port %d: %v", port, err)
+		}
+		return nil
+	})
+	_, err = svc.CreateNode(ctx, p.ID, app.NodeCreate{Type: app.VPCS, ComputeID: c.ID, NodeUpdate: app.NodeUpdate{Name: app.Some("R1")}})
+	wantCode(t, err, app.ECONFLICT)
+	if !strings.Contains(app.ErrorMessage(err), "Console port") {
+		t.Errorf("refusal %v, want the console port's", err)
+	}
+	if got := f.called("DELETE /projects/" + p.ID + "/vpcs/nodes/"); len(got) != 1 {
+		t.Errorf("deletes sent %v, want one for the node", got)
+	}
+}
+
+// TestRemote_FailedTunnelReleasesPorts: a tunnel that cannot be made (the
+// compute refuses its UDP port, or its NIO) leaves no UDP port of this
+// nodedesk reserved.
+func TestRemote_FailedTunnelReleasesPorts(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	a := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.VPCS, NodeUpdate: app.NodeUpdate{Name: app.Some("L1")}})
+	b := mustCreateRemoteVPCS(t, svc, p.ID, cid, "R1")
+	for _, refused := range []string{"/ports/udp", "/nio"} {
+		first, err := svc.ReserveUDPPort(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.setHandle(func(method, path string) error {
+			if method == "POST" && strings.HasSuffix(path, refused) {
+				return app.Errorf(app.ECONFLICT, "Compute R: no")
+			}
+			return nil
+		})
+		ends := []app.LinkEnd{{NodeID: a.ID}, {NodeID: b.ID}}
+		if refused == "/nio" {
+			ends[0], ends[1] = ends[1], ends[0] // the remote side's NIO, made first, fails
+		}
+		if _, err := svc.CreateLink(ctx, p.ID, app.LinkUpdate{Nodes: app.Some(ends)}); err == nil {
+			t.Fatalf("%s refused: the link was made", refused)
+		}
+		if next, _ := svc.ReserveUDPPort(ctx, p.ID); next != first+1 {
+			t.Errorf("%s refused: next reservation %d after %d; the failed tunnel kept a port", refused, next, first)
+		}
+		f.setHandle(nil)
+	}
+}
+
+// TestRemote_EventDuringActionDoesNotBlock: a compute that tells a node's
+// new status before it answers the action (as GNS3 does) is not kept
+// waiting for the node's lock, which the action holds; the status it told
+// is recorded once the action is done.
+func TestRemote_EventDuringActionDoesNotBlock(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	n := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
+	f.setHandle(func(method, path string) error {
+		if !strings.HasSuffix(path, "/start") {
+			return nil
+		}
+		told := make(chan struct{})
+		go func() {
+			f.onEvent("node.updated", "", json.RawMessage(`{"project_id":"`+p.ID+`","node_id":"`+n.ID+`","status":"started"}`))
+			close(told)
+		}()
+		select {
+		case <-told:
+			return nil
+		case <-time.After(5 * time.Second): // bound: the old reader waited here for ever
+			return app.Errorf(app.ECONFLICT, "the compute's event reader is blocked by the action")
+		}
+	})
+	if _, err := svc.NodeAction(ctx, ref(n), app.Start); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "status started", func() bool { return mustFindNode(t, svc, n).Status == app.Started })
+}
+
+// reconnect makes the fake compute lost, then back: a heal starts.
+func (f *fakeRemote) reconnect() {
+	f.onState(app.ComputeState{})
+	f.onState(app.ComputeState{Connected: true})
+}
+
+// blockOnce holds the first call that match accepts.
+func (f *fakeRemote) blockOnce(match func(method, path string) bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	done := false
+	f.gate, f.unblocked = make(chan struct{}), false
+	f.block = func(method, path string) bool {
+		if done || !match(method, path) {
+			return false
+		}
+		done = true
+		return true
+	}
+}
+
+// isBlocked reports whether blockOnce holds a call.
+func (f *fakeRemote) isBlocked() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.blocking
+}
+
+// TestRemote_CloseComputesEndsHeals: a heal under way stops when the
+// connections are closed, and CloseComputes returns after it.
+func TestRemote_CloseComputesEndsHeals(t *testing.T) {
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
+	f.blockOnce(func(method, path string) bool { return method == "POST" && path == "/projects" })
+	f.reconnect()
+	waitFor(t, "the heal to call", f.isBlocked)
+	svc.CloseComputes()
+	f.mu.Lock()
+	unblocked := f.unblocked
+	f.mu.Unlock()
+	close(f.gate)
+	if !unblocked {
+		t.Error("CloseComputes returned while a heal still waited for its compute")
+	}
+}
+
+// TestRemote_HealSkipsDeletedNode: a node deleted while its compute's heal
+// runs is not left on the compute: the heal's create of it is followed by
+// its delete.
+func TestRemote_HealSkipsDeletedNode(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	n := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
+	f.blockOnce(func(method, path string) bool { return method == "POST" && path == "/projects" })
+	f.reconnect()
+	waitFor(t, "the heal to call", f.isBlocked)
+	if err := svc.DeleteNode(ctx, ref(n)); err != nil {
+		t.Fatal(err)
+	}
+	close(f.gate)
+	waitFor(t, "the heal to end", func() bool { return svc.ComputeConnected(cid) })
+	create, del := "POST /projects/"+p.ID+"/vpcs/nodes", "DELETE /projects/"+p.ID+"/vpcs/nodes/"+n.ID
+	lastCreate, lastDelete := -1, -1
+	f.mu.Lock()
+	for i, c := range f.calls {
+		switch c {
+		case create:
+			lastCreate = i
+		case del:
+			lastDelete = i
+		}
+	}
+	calls := append([]string(nil), f.calls...)
+	f.mu.Unlock()
+	if lastDelete < lastCreate {
+		t.Errorf("the deleted node was left on its compute: %v", calls)
+	}
+}
+
+// TestRemote_BoundsComputeReports: a node status the spec does not know is
+// not recorded, and a usage that moved by less than a point publishes no
+// compute.updated (one that moved more does).
+func TestRemote_BoundsComputeReports(t *testing.T) {
+	svc, b, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	n := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
+	ch, cancel := b.Subscribe(100)
+	defer cancel()
+	f.onEvent("node.updated", "", json.RawMessage(`{"project_id":"`+p.ID+`","node_id":"`+n.ID+`","status":"exploded"}`))
+	f.onEvent("node.updated", "", json.RawMessage(`{"project_id":"`+p.ID+`","node_id":"`+n.ID+`","status":"started"}`))
+	waitFor(t, "status started", func() bool { return mustFindNode(t, svc, n).Status == app.Started })
+	for _, e := range drain(ch) {
+		if m, ok := e.Payload.(*app.Node); ok && m.ID == n.ID && m.Status != app.Started {
+			t.Errorf("status %q recorded", m.Status)
+		}
+	}
+	usage := func(cpu float64) app.ComputeState {
+		mem := 50.0
+		return app.ComputeState{Connected: true, CPU: &cpu, Memory: &mem}
+	}
+	updates := func() (n int) {
+		for _, e := range drain(ch) {
+			if e.Action == app.EventComputeUpdated {
+				n++
+			}
+		}
+		return n
+	}
+	f.onState(usage(10))
+	f.onState(usage(10.4))
+	f.onState(usage(10.8))
+	if got := updates(); got != 1 {
+		t.Errorf("%d compute.updated for usage 10, 10.4, 10.8; want 1", got)
+	}
+	f.onState(usage(11.2))
+	if got := updates(); got != 1 {
+		t.Errorf("%d compute.updated for usage 11.2 after 10; want 1", got)
+	}
+}
+
+// TestRemote_DeleteWhileLostIsMadeOnHeal: a node and a tunnel deleted
+// while their compute cannot be reached are deleted there when it comes
+// back.
+func TestRemote_DeleteWhileLostIsMadeOnHeal(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	a := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.VPCS, NodeUpdate: app.NodeUpdate{Name: app.Some("L1")}})
+	b := mustCreateRemoteVPCS(t, svc, p.ID, cid, "R1")
+	c := mustCreateRemoteVPCS(t, svc, p.ID, cid, "R2")
+	l, err := svc.CreateLink(ctx, p.ID, app.LinkUpdate{Nodes: app.Some([]app.LinkEnd{{NodeID: a.ID}, {NodeID: c.ID}})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.onState(app.ComputeState{}) // lost
+	if err := svc.DeleteNode(ctx, ref(b)); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.DeleteLink(ctx, p.ID, l.ID); err != nil {
+		t.Fatal(err)
+	}
+	nodeDel := "DELETE /projects/" + p.ID + "/vpcs/nodes/" + b.ID
+	nioDel := "DELETE /projects/" + p.ID + "/vpcs/nodes/" + c.ID + "/adapters/0/ports/0/nio"
+	if len(f.called(nodeDel))+len(f.called(nioDel)) != 0 {
+		t.Fatal("a lost compute was called")
+	}
+	f.onState(app.ComputeState{Connected: true})
+	waitFor(t, "the heal to end", func() bool { return svc.ComputeConnected(cid) })
+	if len(f.called(nodeDel)) != 1 || len(f.called(nioDel)) != 1 {
+		t.Errorf("after the heal: %v; want the node's and the NIO's delete", f.called("DELETE"))
+	}
+}
