@@ -12,6 +12,13 @@ package dataplane
 //	relay   nodedesk's Fabric carrying a direct VPCS–VPCS link
 //	switch  nodedesk's Fabric carrying two VPCS on two access ports of an
 //	        Ethernet switch that has learnt both (unicast forwarding)
+//	nio-switch  the same lab as a GNS3 controller makes it on nodedesk as
+//	        its compute: no links, but for each VPCS–switch link two NIOs
+//	        (nio_udp) whose UDP endpoints on 127.0.0.1 point at each other,
+//	        one on the VPCS's port (joining its UDP pair) and one on the
+//	        switch's, put on the Fabric through Apply with the events the
+//	        Service publishes (nioSwitchLab); a frame crosses one more UDP
+//	        datagram, sent and read by the Fabric, per link it crosses
 //
 // Each relay runs alone in a child process (this test binary, re-run with
 // relayChildEnv), so that its CPU time, read from /proc, is its own; the
@@ -23,9 +30,15 @@ package dataplane
 //	NODEDESK_BENCH=1                  run it (otherwise skipped)
 //	NODEDESK_BENCH_RELAY_RATE=R       frames/s of the CPU measurement (default 20000)
 //	NODEDESK_BENCH_RELAY_SECONDS=S    seconds of it per cell and round (default 1)
+//	NODEDESK_BENCH_RELAY_MODES=M,...  the paths besides bare (default
+//	                                  relay,switch,nio-switch)
+//
+// nio-switch has no target: its line and its ratios to switch (printed
+// under the table) say what a GNS3 controller's NIOs cost.
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -45,6 +58,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"nodedesk/app"
 )
 
 const (
@@ -76,17 +91,61 @@ func TestRelayBenchChild(t *testing.T) {
 		ports[i], _ = strconv.Atoi(f[i+1])
 	}
 	a1, r1, a2, r2 := ports[0], ports[1], ports[2], ports[3]
-	if f[0] == "bare" {
+	switch f[0] {
+	case "bare":
 		c1, c2 := bareConn(t, r1, a1), bareConn(t, r2, a2)
 		go bareCopy(c2, c1)
 		go bareCopy(c1, c2)
-	} else {
+	case "nio-switch":
+		fab := NewFabric("127.0.0.1", slog.New(slog.NewTextHandler(os.Stderr, nil)))
+		defer fab.Close()
+		nioSwitchLab(t, fab, a1, r1, a2, r2)
+	default:
 		fab := NewFabric("127.0.0.1", slog.New(slog.NewTextHandler(os.Stderr, nil)))
 		defer fab.Close()
 		fab.Load(relayTopology(f[0], a1, r1, a2, r2))
 	}
 	fmt.Println("ready")
 	_, _ = io.Copy(io.Discard, os.Stdin)
+}
+
+// benchModes are the paths the relay benchmark can measure besides bare:
+// those of the fabric's hot-path benchmark, and nio-switch.
+var benchModes = append(slices.Clone(relayModes), "nio-switch")
+
+// nioSwitchLab puts the switch lab (relayTopology's) on fab as a GNS3 2.2
+// controller makes it on a compute: the nodes are created, each link is
+// two nio_udp NIOs (one on each end's port) whose UDP endpoints on
+// 127.0.0.1 point at each other, then the VPCS start. All of it goes
+// through Apply, with the events the Service publishes.
+func nioSwitchLab(t *testing.T, fab *Fabric, a1, r1, a2, r2 int) {
+	t.Helper()
+	nodes, _ := relayTopology("switch", a1, r1, a2, r2)
+	for _, n := range nodes {
+		n.ProjectID = "p"
+		created := *n
+		if n.Type == app.VPCS {
+			created.Status, created.UDPPorts = app.Stopped, nil
+		}
+		fab.Apply(app.Event{Action: app.EventNodeCreated, ProjectID: "p", Payload: &created})
+	}
+	nio := func(node string, port, lport, rport int) {
+		fab.Apply(app.Event{Action: app.EventNIOCreated, ProjectID: "p", Payload: &app.NIO{
+			ProjectID: "p", NodeID: node, PortNumber: port, Type: app.NIOTypeUDP,
+			LPort: lport, RHost: "127.0.0.1", RPort: rport, Filters: map[string]json.RawMessage{}}})
+	}
+	for i, vpcs := range []string{"n1", "n2"} { // link i: vpcs port 0 – sw port i
+		pv, ps := freeUDPPort(t), freeUDPPort(t)
+		nio(vpcs, 0, pv, ps)
+		nio("sw", i, ps, pv)
+	}
+	for _, n := range nodes[:2] {
+		fab.Apply(app.Event{Action: app.EventNodeUpdated, ProjectID: "p", Payload: n})
+	}
+	top := fab.topo.Load()
+	if len(top.udp) != 6 || len(top.wires) != 8 {
+		t.Fatalf("the NIO lab has %d UDP endpoints and %d wired ports, want 6 and 8", len(top.udp), len(top.wires))
+	}
 }
 
 // bareConn is the bare relay's socket: bound to local, connected to
@@ -423,7 +482,7 @@ func TestRelayTable(t *testing.T) {
 	}
 	rate := float64(benchEnv(t, "NODEDESK_BENCH_RELAY_RATE", 20000))
 	window := time.Duration(benchEnv(t, "NODEDESK_BENCH_RELAY_SECONDS", 1)) * time.Second
-	modes := append([]string{"bare"}, relayModes...)
+	modes := append([]string{"bare"}, benchModesFrom(t, os.Getenv("NODEDESK_BENCH_RELAY_MODES"))...)
 	procs := map[string]*relayProc{}
 	for _, m := range modes {
 		procs[m] = startRelay(t, m)
@@ -444,11 +503,30 @@ func TestRelayTable(t *testing.T) {
 		}
 		t.Logf("%d-byte frames measured (%v so far)", size, time.Since(began).Round(time.Second))
 	}
-	table, missed := relayTable(cells, rate)
+	table, missed := relayTable(modes, cells, rate)
 	fmt.Print(table)
 	for _, m := range missed {
 		t.Error("target missed: " + m)
 	}
+}
+
+// benchModesFrom reads NODEDESK_BENCH_RELAY_MODES: a comma-separated list
+// of benchModes, or all of them when empty.
+func benchModesFrom(t *testing.T, v string) []string {
+	if v == "" {
+		return benchModes
+	}
+	var modes []string
+	for m := range strings.SplitSeq(v, ",") {
+		m = strings.TrimSpace(m)
+		if !slices.Contains(benchModes, m) {
+			t.Fatalf("NODEDESK_BENCH_RELAY_MODES=%q: %q is none of %s", v, m, strings.Join(benchModes, ","))
+		}
+		if !slices.Contains(modes, m) {
+			modes = append(modes, m)
+		}
+	}
+	return modes
 }
 
 // benchEnv reads a positive integer setting, or def.
@@ -464,18 +542,19 @@ func benchEnv(t *testing.T, name string, def int) int {
 	return n
 }
 
-// relayTable formats the cells, with each relay's ratios to the bare relay
-// of the same size, and lists the targets missed.
-func relayTable(cells map[string]*relayCell, rate float64) (string, []string) {
+// relayTable formats the cells of modes (bare first), with each relay's
+// ratios to the bare relay of the same size, then nio-switch's to switch,
+// and lists the targets missed.
+func relayTable(modes []string, cells map[string]*relayCell, rate float64) (string, []string) {
 	var b strings.Builder
 	var missed []string
 	fmt.Fprintf(&b, "\ndata plane: CPU per frame at %.0f frames/s, frames/s at <1%% loss, round trip (one frame at a time)\n", rate)
-	line := "%-7s %5s %9s %8s %11s %8s %9s %8s %8s %8s %10s %8s\n"
+	line := "%-10s %5s %9s %8s %11s %8s %9s %8s %8s %8s %10s %8s\n"
 	fmt.Fprintf(&b, line, "path", "bytes", "CPU µs/f", "×bare", "frames/s", "×bare", "rtt p50", "p99", "×bare", "lost", "ping µs/f", "×bare")
-	fmt.Fprintln(&b, strings.Repeat("-", 108))
+	fmt.Fprintln(&b, strings.Repeat("-", 111))
 	for _, size := range relaySizes {
 		bare := cells["bare/"+strconv.Itoa(size)]
-		for _, m := range append([]string{"bare"}, relayModes...) {
+		for _, m := range modes {
 			c := cells[m+"/"+strconv.Itoa(size)]
 			cpuR := c.cpuPerFrame() / bare.cpuPerFrame()
 			tputR := c.tput / bare.tput
@@ -492,6 +571,9 @@ func relayTable(cells map[string]*relayCell, rate float64) (string, []string) {
 				}
 				continue
 			}
+			if m == "nio-switch" {
+				continue // a cost measured, not a target
+			}
 			what := fmt.Sprintf("%s %d B: ", m, size)
 			if !(cpuR <= 1.0) {
 				missed = append(missed, what+fmt.Sprintf("CPU per frame %.2f× the bare relay's (target ≤ 1.0×)", cpuR))
@@ -504,9 +586,21 @@ func relayTable(cells map[string]*relayCell, rate float64) (string, []string) {
 			}
 		}
 	}
+	if slices.Contains(modes, "switch") && slices.Contains(modes, "nio-switch") {
+		fmt.Fprintln(&b, "\nnio-switch ÷ switch (a GNS3 controller's NIOs against nodedesk's links, same run)")
+		nl := "%-10s %5s %9s %11s %9s %10s\n"
+		fmt.Fprintf(&b, nl, "", "bytes", "CPU µs/f", "frames/s", "rtt p50", "ping µs/f")
+		for _, size := range relaySizes {
+			n, s := cells["nio-switch/"+strconv.Itoa(size)], cells["switch/"+strconv.Itoa(size)]
+			fmt.Fprintf(&b, nl, "", strconv.Itoa(size),
+				fmt.Sprintf("%.2f×", n.cpuPerFrame()/s.cpuPerFrame()), fmt.Sprintf("%.2f×", n.tput/s.tput),
+				fmt.Sprintf("%.2f×", float64(n.rtt(0.5))/float64(s.rtt(0.5))), fmt.Sprintf("%.2f×", n.pingCPUPerFrame()/s.pingCPUPerFrame()))
+		}
+	}
 	fmt.Fprintln(&b, "CPU µs/f: the relay process's CPU time (all threads, /proc schedstat) ÷ frames delivered, load paced every 50µs.")
 	fmt.Fprintln(&b, "frames/s: the highest delivered rate with <1% loss (offered rate raised ×1.5, then bisected; 300 ms trials).")
 	fmt.Fprintln(&b, "rtt: VPCS 1 → relay → VPCS 2 (echo) → relay → VPCS 1, one frame at a time; ping µs/f: the relay's CPU per crossing then.")
+	fmt.Fprintln(&b, "nio-switch: the switch lab with each link two NIOs pointing at each other on 127.0.0.1, as a GNS3 controller links nodes.")
 	fmt.Fprintln(&b, "targets: relay and switch CPU ≤ 1.0× and frames/s ≥ 1.0× the bare relay's; switch rtt p50 ≤ 1.2×.")
 	return b.String(), missed
 }
