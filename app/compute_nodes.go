@@ -248,28 +248,30 @@ func (s *Service) dropRemoteOrphan(ctx context.Context, n *Node) {
 	}
 }
 
-// forwardNodeUpdate sends a change of a remote node's name, console type
-// or properties to its compute before it is committed; other changes (its
-// place on the canvas, its label) are the controller's alone. A node of a
-// closed project is changed here only (ReopenComputeProjects sends it).
-// It reports whether it sent one (the commit is then not undoable:
-// remoteWrite).
-func (s *Service) forwardNodeUpdate(ctx context.Context, ref NodeRef, u NodeUpdate) (bool, error) {
+// forwardNodeUpdate sends a change of a remote node's name, console,
+// console type or properties to its compute before it is committed; other
+// changes (its place on the canvas, its label) are the controller's alone.
+// A node of a closed project is changed here only (ReopenComputeProjects
+// sends it). It returns the compute's answer when it sent one (nil when
+// not; the commit is then not undoable: remoteWrite), whose console the
+// commit keeps as the node's on the compute.
+func (s *Service) forwardNodeUpdate(ctx context.Context, ref NodeRef, u NodeUpdate) (*computeNodeAnswer, error) {
 	before, err := s.FindNode(ctx, ref)
 	if err != nil || !before.Remote() {
-		return false, err
+		return nil, err
 	}
 	after, err := u.apply(before)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	if after.Name == before.Name && after.ConsoleType == before.ConsoleType && unchanged(after.Properties, before.Properties) {
-		return false, nil
+	if after.Name == before.Name && after.Console == before.Console && after.ConsoleType == before.ConsoleType && unchanged(after.Properties, before.Properties) {
+		return nil, nil
 	}
+	ans := &computeNodeAnswer{}
 	if p, err := s.FindProjectByID(ctx, before.ProjectID); err != nil || p.Status == ProjectClosed {
-		return true, err // closed there too: the compute is sent the node as it is when the project opens
+		return ans, err // closed there too: the compute is sent the node as it is when the project opens
 	}
-	return true, s.computeCall(ctx, after.ComputeID, "PUT", computeNodePath(after), computeNodeBody(after), nil)
+	return ans, s.computeCall(ctx, after.ComputeID, "PUT", computeNodePath(after), computeNodeBody(after), ans)
 }
 
 // unforwardNodeUpdate undoes on the compute a change forwardNodeUpdate

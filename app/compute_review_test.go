@@ -96,6 +96,10 @@ func (f *fakeRemote) Call(ctx context.Context, method, path string, body, out an
 		ans = map[string]any{"udp_port": 30000 + port}
 	case method == "POST" && strings.HasSuffix(path, "/nodes"):
 		ans = map[string]any{"status": "stopped", "console": 5000}
+	case method == "PUT" && strings.Contains(path, "/nodes/"): // the console asked for, as a compute answers
+		if m, ok := body.(map[string]any); ok {
+			ans = map[string]any{"console": m["console"]}
+		}
 	}
 	if out != nil && ans != nil {
 		b, _ := json.Marshal(ans)
@@ -289,6 +293,27 @@ func TestRemote_NodeUpdateRefusedIsUndone(t *testing.T) {
 	f.mu.Unlock()
 	if m, _ := last.(map[string]any); m == nil || m["name"] != "PC2" {
 		t.Errorf("the compute was last sent %v; want the stored node, named PC2", last)
+	}
+}
+
+// TestRemote_ConsoleChangeReachesCompute: a remote node's new console
+// port is sent to its compute (the GNS3 GUI's Configure dialog), and the
+// port the compute answers is the node's console from then on.
+func TestRemote_ConsoleChangeReachesCompute(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	n := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
+	got, err := svc.UpdateNode(ctx, ref(n), app.NodeUpdate{Console: app.Some(5791)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	puts := f.called("PUT /projects/" + p.ID + "/vpcs/nodes/" + n.ID)
+	if len(puts) != 1 {
+		t.Fatalf("the compute got %d PUTs of the node, want 1: %v", len(puts), f.called("PUT"))
+	}
+	if shown := svc.ShowNode(got); shown.Console != 5791 {
+		t.Errorf("the node shows console %d after the compute answered 5791", shown.Console)
 	}
 }
 

@@ -173,10 +173,11 @@ func findNode(tx Tx, ref NodeRef) (*Node, error) {
 // Codes: EINVALID, ENOTFOUND, ECONFLICT (name or console port taken, a
 // linked port removed, console type changed while running).
 func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*Node, error) {
-	forwarded, err := s.forwardNodeUpdate(ctx, ref, u)
+	answer, err := s.forwardNodeUpdate(ctx, ref, u)
 	if err != nil {
 		return nil, err
 	}
+	forwarded := answer != nil
 	var after *Node
 	err = s.remoteWrite(forwarded)(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findNode(tx, ref)
@@ -185,6 +186,9 @@ func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*N
 		}
 		if after, err = u.apply(before); err != nil {
 			return err
+		}
+		if forwarded && answer.Console != nil {
+			after.ComputeConsole = *answer.Console // the console the compute now gives it
 		}
 		if after.ConsoleType != before.ConsoleType && before.Active() {
 			return Conflict("console_type", "%s must be stopped to change its console type", before.Name)
