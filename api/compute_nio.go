@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -48,7 +49,10 @@ func portOf(r *http.Request) (adapter, port int, err error) {
 	return adapter, port, nil
 }
 
-func (s *Server) handleComputeNIOCreate(t app.NodeType) handlerFunc {
+// handleComputeNIOPut is POST …/nio (set, app.Service.AddNIO) and PUT
+// …/nio (change filters and suspend, UpdateNIO): both answer 201 with the
+// NIO, as GNS3 does.
+func (s *Server) handleComputeNIOPut(t app.NodeType, set func(*app.Service, context.Context, app.NodeRef, int, int, app.NIOSpec) (*app.NIO, error)) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		adapter, port, err := portOf(r)
 		if err != nil {
@@ -58,26 +62,7 @@ func (s *Server) handleComputeNIOCreate(t app.NodeType) handlerFunc {
 		if err != nil {
 			return err
 		}
-		n, err := s.svc.AddNIO(r.Context(), nodeRef(r, t), adapter, port, in.spec())
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusCreated, nioJSON(n))
-		return nil
-	}
-}
-
-func (s *Server) handleComputeNIOUpdate(t app.NodeType) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		adapter, port, err := portOf(r)
-		if err != nil {
-			return err
-		}
-		in, _, err := readBody[nioBody](s, r)
-		if err != nil {
-			return err
-		}
-		n, err := s.svc.UpdateNIO(r.Context(), nodeRef(r, t), adapter, port, in.spec())
+		n, err := set(s.svc, r.Context(), nodeRef(r, t), adapter, port, in.spec())
 		if err != nil {
 			return err
 		}

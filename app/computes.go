@@ -165,6 +165,15 @@ type unreachableError struct{ e *Error }
 func (u unreachableError) Error() string   { return u.e.Error() }
 func (u unreachableError) Unwrap() []error { return []error{u.e, ErrComputeUnreachable} }
 
+// findCompute reads a remote compute's record. Codes: ENOTFOUND.
+func findCompute(tx Tx, id string) (*Compute, error) {
+	c, err := tx.Compute(id)
+	if err == nil && c == nil {
+		err = computeNotFound(id)
+	}
+	return c, err
+}
+
 func computeNotFound(id string) error {
 	return Errorf(ENOTFOUND, "Compute ID %s doesn't exist; GET /v2/computes lists them", id)
 }
@@ -261,11 +270,8 @@ func (s *Service) UpdateCompute(ctx context.Context, id string, u ComputeUpdate)
 	}
 	var before, after Compute
 	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
-		c, err := tx.Compute(id)
-		if err != nil || c == nil {
-			if err == nil {
-				err = computeNotFound(id)
-			}
+		c, err := findCompute(tx, id)
+		if err != nil {
 			return err
 		}
 		before, after = *c, *c
@@ -325,11 +331,8 @@ func (s *Service) DeleteCompute(ctx context.Context, id string) error {
 	}
 	var gone *Compute
 	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
-		c, err := tx.Compute(id)
-		if err != nil || c == nil {
-			if err == nil {
-				err = computeNotFound(id)
-			}
+		c, err := findCompute(tx, id)
+		if err != nil {
 			return err
 		}
 		used, err := nodesOnCompute(tx, id)
@@ -398,13 +401,10 @@ func (s *Service) FindComputes(ctx context.Context) ([]*ComputeView, error) {
 func (s *Service) FindCompute(ctx context.Context, id string) (*ComputeView, error) {
 	var c *Compute
 	if err := s.view(func(tx Tx) (err error) {
-		c, err = tx.Compute(id)
+		c, err = findCompute(tx, id)
 		return err
 	}); err != nil {
 		return nil, err
-	}
-	if c == nil {
-		return nil, computeNotFound(id)
 	}
 	return s.computeView(*c), nil
 }

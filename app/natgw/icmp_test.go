@@ -291,28 +291,9 @@ func TestGateway_AnswersDNS(t *testing.T) {
 // and its answer comes back from the gateway; a refused port is not
 // reached, nor the loopback addressed as 127.0.0.1 or 0.0.0.0.
 func TestGateway_UDPToHostService(t *testing.T) {
-	echo := func() (*net.UDPConn, uint16, chan string) {
-		c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		got := make(chan string, 8)
-		go func() {
-			buf := make([]byte, 2048)
-			for {
-				n, from, err := c.ReadFromUDP(buf)
-				if err != nil {
-					return
-				}
-				got <- string(buf[:n])
-				_, _ = c.WriteToUDP(append([]byte("echo:"), buf[:n]...), from)
-			}
-		}()
-		return c, uint16(c.LocalAddr().(*net.UDPAddr).Port), got
-	}
-	_, open, _ := echo()
-	_, shut, shutGot := echo()
+	loopback := net.IPv4(127, 0, 0, 1)
+	open, _ := udpEcho(t, loopback)
+	shut, shutGot := udpEcho(t, loopback)
 	l := newLab(t, Config{NodeID: "n1", Refused: func(p uint16) bool { return p == shut }})
 	gw := net.ParseIP(GatewayIP)
 	l.g.Input(ipFrame(l.g.MAC(), l.pc, l.pcIP, gw, 17, udpDatagram(40000, open, []byte("hello"))))
@@ -329,7 +310,7 @@ func TestGateway_UDPToHostService(t *testing.T) {
 	// The host's loopback addressed directly (127.0.0.1, or 0.0.0.0, which
 	// a host socket takes for it) is not reached either: it would bypass
 	// the refused ports.
-	_, direct, directGot := echo()
+	direct, directGot := udpEcho(t, loopback)
 	for _, dst := range []net.IP{net.IPv4(127, 0, 0, 1), net.IPv4zero} {
 		l.g.Input(ipFrame(l.g.MAC(), l.pc, l.pcIP, dst, 17, udpDatagram(40002, direct, []byte("hello"))))
 		if f := l.next(time.Second); f != nil && (f[23] != 1 || f[34] != 3) {
@@ -354,28 +335,8 @@ func TestGateway_RefusedPortsAtHostAddresses(t *testing.T) {
 	if host == nil {
 		t.Skip("this machine has no non-loopback IPv4 address")
 	}
-	listen := func() (uint16, chan string) {
-		c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: host})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		got := make(chan string, 8)
-		go func() {
-			buf := make([]byte, 2048)
-			for {
-				n, from, err := c.ReadFromUDP(buf)
-				if err != nil {
-					return
-				}
-				got <- string(buf[:n])
-				_, _ = c.WriteToUDP(append([]byte("echo:"), buf[:n]...), from)
-			}
-		}()
-		return uint16(c.LocalAddr().(*net.UDPAddr).Port), got
-	}
-	open, _ := listen()
-	shut, shutGot := listen()
+	open, _ := udpEcho(t, host)
+	shut, shutGot := udpEcho(t, host)
 	l := newLab(t, Config{NodeID: "n1", Refused: func(p uint16) bool { return p == shut }})
 	l.g.Input(ipFrame(l.g.MAC(), l.pc, l.pcIP, host, 17, udpDatagram(40000, open, []byte("hello"))))
 	if r := l.next(10 * time.Second); r == nil || r[23] != 17 || string(r[42:]) != "echo:hello" {
@@ -390,4 +351,29 @@ func TestGateway_RefusedPortsAtHostAddresses(t *testing.T) {
 		t.Fatalf("the refused service at %s got %q", host, m)
 	default:
 	}
+}
+
+// udpEcho is a UDP service of the host on ip: it answers each datagram
+// with "echo:" and it, and passes what it got on the channel. It ends with
+// the test.
+func udpEcho(t *testing.T, ip net.IP) (uint16, chan string) {
+	t.Helper()
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: ip})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	got := make(chan string, 8)
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			n, from, err := c.ReadFromUDP(buf)
+			if err != nil {
+				return
+			}
+			got <- string(buf[:n])
+			_, _ = c.WriteToUDP(append([]byte("echo:"), buf[:n]...), from)
+		}
+	}()
+	return uint16(c.LocalAddr().(*net.UDPAddr).Port), got
 }
