@@ -110,8 +110,8 @@ func Start(ctx context.Context, a *App) {
 					ch, cancel = a.events.Subscribe(1024) // dropped for lagging: the page reloads its data
 					continue
 				}
-				if e.Action.Internal() || e.Action.ComputeOnly() {
-					continue // the data plane's (nio.*) or a GNS3 controller's (log.*), not the page's
+				if e.Action.Internal() || e.ComputeOnly() {
+					continue // the data plane's (nio.*) or a GNS3 controller's (log.*), not the page's; a remote compute's log.*, relayed, is
 				}
 				emit(ctx, "notification", map[string]any{"action": e.Action, "project_id": e.ProjectID, "event": a.call.RenderEvent(e)})
 			}

@@ -185,6 +185,13 @@ func TestOpenConsole(t *testing.T) {
 // the service and the API server, and records what is emitted to the page.
 func newDoor(t *testing.T) (*desktop.App, *emitted) {
 	t.Helper()
+	door, em, _ := newDoorEvents(t)
+	return door, em
+}
+
+// newDoorEvents is newDoor with the broker the service publishes on.
+func newDoorEvents(t *testing.T) (*desktop.App, *emitted, *app.Broker) {
+	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "d.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +208,7 @@ func newDoor(t *testing.T) (*desktop.App, *emitted) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	desktop.Start(ctx, door)
-	return door, em
+	return door, em, events
 }
 
 type emitted struct {
@@ -301,6 +308,26 @@ func TestDoor(t *testing.T) {
 		t.Errorf("close: %d", status)
 	}
 	em.waitFor(t, "project.closed")
+}
+
+// TestDoor_LogEvents: a remote compute's log.* relayed to a project (a
+// VPCS that stopped by itself there) reaches the page, as it reaches the
+// project's websocket; nodedesk's own log.*, for a GNS3 controller that
+// uses it as a compute, and the data plane's nio.* do not.
+func TestDoor_LogEvents(t *testing.T) {
+	_, em, events := newDoorEvents(t)
+	events.Publish(app.Event{Action: app.EventLogError, ProjectID: "p", Payload: &app.LogMessage{Message: "for a GNS3 controller"}})
+	events.Publish(app.Event{Action: "nio.created", ProjectID: "p", Payload: &app.NIO{}})
+	events.Publish(app.Event{Action: app.EventLogError, ProjectID: "p", Payload: &app.ComputeMessage{ComputeID: "b", Event: json.RawMessage(`{"message":"PC2 has stopped by itself"}`)}})
+	ev := em.waitFor(t, "log.error")
+	if ev["project_id"] != "p" || ev["event"].(map[string]any)["message"] != "PC2 has stopped by itself" {
+		t.Errorf("the page got %v, want the compute's message", ev)
+	}
+	em.mu.Lock()
+	defer em.mu.Unlock()
+	if len(em.got) != 1 {
+		t.Errorf("the page got %v, want the relayed log.error only", em.got)
+	}
 }
 
 // TestBindingsGenerated: the page's stubs of the bindings

@@ -366,12 +366,15 @@ describe('api in the Wails window', () => {
     api.subscribe(null, (e) => global.push(e));
     w.emit({ action: 'node.updated', project_id: 'p1', event: { node_id: 'a' } });
     w.emit({ action: 'node.updated', project_id: 'p2', event: { node_id: 'b' } });
+    w.emit({ action: 'log.error', project_id: 'p1', event: { message: 'PC2 has stopped by itself' } });
     w.emit({ action: 'project.updated', project_id: 'p1', event: { project_id: 'p1' } });
     w.emit({ action: 'compute.updated', event: { compute_id: 'c1' } });
     w.emit({ action: 'ping', event: {} });
     w.emit({ action: 'resync' });
     w.emit(null);
-    expect(proj).toEqual([{ action: 'node.updated', event: { node_id: 'a' } }, { action: 'resync' }]);
+    expect(proj).toEqual([
+      { action: 'node.updated', event: { node_id: 'a' } }, { action: 'log.error', event: { message: 'PC2 has stopped by itself' } }, { action: 'resync' },
+    ]);
     expect(global).toEqual([
       { action: 'project.updated', event: { project_id: 'p1' } }, { action: 'compute.updated', event: { compute_id: 'c1' } }, { action: 'resync' },
     ]);

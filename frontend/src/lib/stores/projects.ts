@@ -96,6 +96,7 @@ export function applyProjectEvent(e: LiveEvent): void {
     case 'drawing.created': case 'drawing.updated': case 'drawing.deleted':
     case 'history.updated':
     case 'compute.created': case 'compute.updated': case 'compute.deleted':
+    case 'log.error': case 'log.warning': case 'log.info':
       return;
     default:
       assertNever(e, 'event');

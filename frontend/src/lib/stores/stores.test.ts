@@ -4,6 +4,7 @@ import { links, setLinks } from './links';
 import { nodes, setNodes } from './nodes';
 import { applyProjectEvent, currentId, projects } from './projects';
 import { applyTopologyEvent } from './topology';
+import { notices } from './notices';
 import { clearSelection, selectLink, selectNodes, selectedLink, selectedNodes } from './selection';
 import { addCompute, applyComputeEvent, computeMap, computes, pickCompute, placeCompute } from './computes';
 import { compute, ethSwitch, link, project, vpcs } from '../testdata';
@@ -20,6 +21,13 @@ describe('topology stores follow live events', () => {
     const m = get(nodes);
     expect([...m.keys()]).toEqual(['pc1', 'sw1', 'pc2']);
     expect(m.get('pc1')).toMatchObject({ name: 'web', x: 77 });
+  });
+
+  it("says a remote compute's message as a notice, an error for log.error", () => {
+    applyTopologyEvent({ action: 'log.error', event: { message: 'PC2 has stopped by itself' } });
+    applyTopologyEvent({ action: 'log.info', event: { message: '' } }); // nothing to say
+    const said = get(notices).slice(-1)[0];
+    expect(said).toMatchObject({ kind: 'error', message: 'PC2 has stopped by itself' });
   });
 
   it('drops a deleted node together with its links', () => {

@@ -9,6 +9,7 @@ import { removeLink, setLinks, upsertLink } from './links';
 import { removeNode, setNodes, upsertNode } from './nodes';
 import { applyHistoryEvent, followHistory, reloadHistory } from './history';
 import { clearSelection } from './selection';
+import { notify } from './notices';
 
 export type TopologyState = 'idle' | 'loading' | 'ready' | { error: string };
 export const topologyState = writable<TopologyState>('idle');
@@ -44,6 +45,11 @@ export function applyTopologyEvent(e: LiveEvent): void {
       return;
     case 'history.updated':
       applyHistoryEvent(e.event);
+      return;
+    case 'log.error':
+    case 'log.warning':
+    case 'log.info': // a remote compute's sentence for the user
+      if (typeof e.event?.message === 'string' && e.event.message) notify(e.action === 'log.error' ? 'error' : 'info', e.event.message);
       return;
     case 'resync':
       if (shown) {
