@@ -50,11 +50,7 @@ func (s *Service) CloseComputeProject(ctx context.Context, projectID string) err
 func (s *Service) StartNIOCapture(ctx context.Context, ref NodeRef, adapter, port int, c LinkCapture) (*NIO, error) {
 	var out *NIO
 	err := s.updateRuntime(ctx, func(tx Tx, emit emitFunc) error {
-		n, err := findNode(tx, ref)
-		if err != nil {
-			return err
-		}
-		nio, err := tx.NIO(n.ProjectID, n.ID, adapter, port)
+		n, nio, err := findNIO(tx, ref, adapter, port)
 		switch {
 		case err != nil:
 			return err
@@ -92,11 +88,7 @@ func (s *Service) StartNIOCapture(ctx context.Context, ref NodeRef, adapter, por
 // (project, node).
 func (s *Service) StopNIOCapture(ctx context.Context, ref NodeRef, adapter, port int) error {
 	return s.updateRuntime(ctx, func(tx Tx, emit emitFunc) error {
-		n, err := findNode(tx, ref)
-		if err != nil {
-			return err
-		}
-		nio, err := tx.NIO(n.ProjectID, n.ID, adapter, port)
+		_, nio, err := findNIO(tx, ref, adapter, port)
 		if err != nil {
 			return err
 		}

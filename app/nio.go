@@ -164,6 +164,17 @@ func (s *Service) releaseUDPPort(ctx context.Context, projectID string, port int
 	}
 }
 
+// findNIO reads a node and the NIO of one of its ports (nil when the port
+// has none). Codes: ENOTFOUND (project, node).
+func findNIO(tx Tx, ref NodeRef, adapter, port int) (*Node, *NIO, error) {
+	n, err := findNode(tx, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	nio, err := tx.NIO(n.ProjectID, n.ID, adapter, port)
+	return n, nio, err
+}
+
 // nioNotFound is the error for a port without a NIO.
 func nioNotFound(n *Node, adapter, port int) error {
 	return Errorf(ENOTFOUND, "Node %s has no NIO on adapter %d port %d", n.Name, adapter, port)
@@ -324,15 +335,13 @@ func (s *Service) UpdateNIO(ctx context.Context, ref NodeRef, adapter, port int,
 	}
 	var out *NIO
 	err = s.updateRuntime(ctx, func(tx Tx, emit emitFunc) error {
-		n, err := findNode(tx, ref)
+		n, nio, err := findNIO(tx, ref, adapter, port)
 		if err != nil {
 			return err
-		}
-		if out, err = tx.NIO(n.ProjectID, n.ID, adapter, port); err != nil {
-			return err
-		} else if out == nil {
+		} else if nio == nil {
 			return nioNotFound(n, adapter, port)
 		}
+		out = nio
 		out.Filters, out.Suspend = filters, in.Suspend
 		if err := tx.PutNIO(out); err != nil {
 			return err
@@ -350,15 +359,10 @@ func (s *Service) UpdateNIO(ctx context.Context, ref NodeRef, adapter, port int,
 // …/nio). Codes: ENOTFOUND (project, node, no NIO on the port).
 func (s *Service) DeleteNIO(ctx context.Context, ref NodeRef, adapter, port int) error {
 	return s.updateRuntime(ctx, func(tx Tx, emit emitFunc) error {
-		n, err := findNode(tx, ref)
+		n, nio, err := findNIO(tx, ref, adapter, port)
 		if err != nil {
 			return err
-		}
-		nio, err := tx.NIO(n.ProjectID, n.ID, adapter, port)
-		if err != nil {
-			return err
-		}
-		if nio == nil {
+		} else if nio == nil {
 			return nioNotFound(n, adapter, port)
 		}
 		if err := tx.DeleteNIO(n.ProjectID, n.ID, adapter, port); err != nil {
@@ -388,13 +392,11 @@ func (s *Service) FindNIOs(ctx context.Context, projectID string) ([]*NIO, error
 func (s *Service) FindNIO(ctx context.Context, ref NodeRef, adapter, port int) (*NIO, error) {
 	var out *NIO
 	err := s.view(func(tx Tx) error {
-		n, err := findNode(tx, ref)
-		if err != nil {
-			return err
-		}
-		if out, err = tx.NIO(n.ProjectID, n.ID, adapter, port); err == nil && out == nil {
+		n, nio, err := findNIO(tx, ref, adapter, port)
+		if err == nil && nio == nil {
 			err = nioNotFound(n, adapter, port)
 		}
+		out = nio
 		return err
 	})
 	return out, err
