@@ -196,7 +196,8 @@ func followStream(t *testing.T, url string) <-chan string {
 	return lines
 }
 
-// vpcsProcess is the pid of the vpcs process working in dir (0: none).
+// vpcsProcess is the pid of the vpcs process working in dir, a zombie
+// not counted (0: none).
 func vpcsProcess(dir string) int {
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -204,8 +205,10 @@ func vpcsProcess(dir string) int {
 		if err != nil {
 			continue
 		}
-		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == dir {
-			if exe, _ := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); strings.HasSuffix(exe, "vpcs") {
+		cwd, _ := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		exe, _ := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
+		if cwd == dir && strings.HasSuffix(exe, "vpcs") {
+			if b, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); !strings.Contains(string(b), ") Z ") {
 				return pid
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -12,22 +11,7 @@ import (
 )
 
 // vpcsRunning reports whether a vpcs process works in dir.
-func vpcsRunning(dir string) bool {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		cwd, _ := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
-		exe, _ := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-		if cwd == dir && strings.HasSuffix(exe, "vpcs") {
-			if b, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); !strings.Contains(string(b), ") Z ") {
-				return true
-			}
-		}
-	}
-	return false
-}
+func vpcsRunning(dir string) bool { return vpcsProcess(dir) != 0 }
 
 // waitGone waits (bounded) until no vpcs process works in dir.
 func waitGone(t *testing.T, dir, after string) {
