@@ -248,6 +248,11 @@ func nioPath(n *Node, e LinkEnd) string {
 	return portPath(n, e) + "/nio"
 }
 
+// wire is spec as a GNS3 compute takes it in POST and PUT …/nio.
+func (spec NIOSpec) wire() map[string]any {
+	return map[string]any{"type": spec.Type, "lport": spec.LPort, "rhost": spec.RHost, "rport": spec.RPort, "filters": spec.Filters, "suspend": spec.Suspend}
+}
+
 // addTunnelNIO makes side i's NIO.
 func (s *Service) addTunnelNIO(ctx context.Context, l *Link, t *Tunnel, i int, n *Node, ends [2]*Node) error {
 	spec, e := nioSpec(l, t, i, ends), linkEndOf(l, n)
@@ -256,8 +261,7 @@ func (s *Service) addTunnelNIO(ctx context.Context, l *Link, t *Tunnel, i int, n
 		_, err := s.AddNIO(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, e.AdapterNumber, e.PortNumber, spec)
 		return err
 	}
-	body := map[string]any{"type": spec.Type, "lport": spec.LPort, "rhost": spec.RHost, "rport": spec.RPort, "filters": spec.Filters, "suspend": spec.Suspend}
-	return s.computeCall(ctx, n.ComputeID, "POST", nioPath(n, e), body, nil)
+	return s.computeCall(ctx, n.ComputeID, "POST", nioPath(n, e), spec.wire(), nil)
 }
 
 // deleteTunnelNIO removes side i's NIO; one that is gone already, or a
@@ -330,13 +334,13 @@ func (s *Service) syncTunnelFilters(ctx context.Context, l *Link) error {
 	if n.Type == EthernetSwitch || n.Type == EthernetHub {
 		return nil
 	}
-	body := map[string]any{"type": spec.Type, "lport": spec.LPort, "rhost": spec.RHost, "rport": spec.RPort, "filters": spec.Filters, "suspend": spec.Suspend}
-	return s.computeCall(ctx, n.ComputeID, "PUT", nioPath(n, e), body, nil)
+	return s.computeCall(ctx, n.ComputeID, "PUT", nioPath(n, e), spec.wire(), nil)
 }
 
-// alwaysRunning are the node types GNS3 prefers to capture on (their
-// capture is not cut off by a stop).
-var alwaysRunning = map[NodeType]bool{Cloud: true, NAT: true, EthernetSwitch: true, EthernetHub: true, FrameRelaySwitch: true, ATMSwitch: true}
+// alwaysRunning reports whether n's type runs from the moment it exists
+// (the node-type table's lifecycle): GNS3 prefers to capture on those, as
+// a stop never cuts their capture off.
+func alwaysRunning(n *Node) bool { return n.Type.Lifecycle() == AlwaysRunning }
 
 // capturedOnCompute reports whether l's frames can only be captured on a
 // remote compute: both of its sides are remote.
@@ -354,8 +358,8 @@ func (l *Link) CapturedOnCompute() bool { return l.Tunnel != nil && l.Tunnel.Cap
 // started node.
 func captureSide(ends [2]*Node) (int, error) {
 	picks := []func(n *Node) bool{
-		func(n *Node) bool { return !n.Remote() && alwaysRunning[n.Type] && n.Status == Started },
-		func(n *Node) bool { return alwaysRunning[n.Type] && n.Status == Started },
+		func(n *Node) bool { return !n.Remote() && alwaysRunning(n) && n.Status == Started },
+		func(n *Node) bool { return alwaysRunning(n) && n.Status == Started },
 		func(n *Node) bool { return !n.Remote() && n.Status == Started },
 		func(n *Node) bool { return n.Status == Started },
 	}
