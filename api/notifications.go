@@ -61,7 +61,7 @@ func projectFilter(projectID string) filter {
 }
 
 func controllerFilter(e app.Event) bool {
-	return e.Action.ProjectWide() || strings.HasPrefix(string(e.Action), "compute.")
+	return e.Action.ProjectWide() || e.Action.AboutCompute()
 }
 
 // computeFilter picks what a compute tells its controller: the changes of
@@ -111,7 +111,7 @@ func (s *Server) pump(ctx context.Context, st stream, sendJSON func([]byte) erro
 		cpu, mem := hostUsage()
 		err := send(notification{Action: "ping", Event: map[string]float64{"cpu_usage_percent": cpu, "memory_usage_percent": mem}})
 		if err == nil && st.controller {
-			err = send(notification{Action: "compute.updated", Event: s.localCompute(cpu, mem)})
+			err = send(notification{Action: app.EventComputeUpdated, Event: s.localCompute(cpu, mem)})
 		}
 		return err
 	}

@@ -70,6 +70,10 @@ func (a EventAction) Internal() bool { return strings.HasPrefix(string(a), "nio.
 // stream carries these), rather than about what a project holds.
 func (a EventAction) ProjectWide() bool { return strings.HasPrefix(string(a), "project.") }
 
+// AboutCompute reports whether a is about a remote compute (compute.*:
+// the controller stream carries these too).
+func (a EventAction) AboutCompute() bool { return strings.HasPrefix(string(a), "compute.") }
+
 // Event is a change committed to the store, published once after commit.
 // Payload is the *Node, *Link, *Drawing or *Project as it is after the
 // change (before, for deletes); a drawing.updated carries a
