@@ -65,9 +65,15 @@ func (s *Server) handleLinkPcap(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Content-Type", "application/vnd.tcpdump.pcap")
 		return s.svc.StreamComputeCapture(r.Context(), l, w)
 	}
+	return s.followCapture(w, r, l.ID)
+}
+
+// followCapture streams the running capture of a data-plane wire (a link's,
+// or a NIO's): what its file holds, then each frame written, until it stops.
+func (s *Server) followCapture(w http.ResponseWriter, r *http.Request, wireID string) error {
 	if s.FollowCapture == nil {
 		return app.Errorf(app.ECONFLICT, "This nodedesk runs without a data plane, so it captures nothing")
 	}
 	w.Header().Set("Content-Type", "application/vnd.tcpdump.pcap")
-	return s.FollowCapture(r.Context(), l.ID, w)
+	return s.FollowCapture(r.Context(), wireID, w)
 }

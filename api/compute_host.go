@@ -111,11 +111,7 @@ func (s *Server) handleComputePcap(t app.NodeType) handlerFunc {
 		if !n.Capturing {
 			return app.Errorf(app.ECONFLICT, "Port %d/%d is not capturing; start a capture first", adapter, port)
 		}
-		if s.FollowCapture == nil {
-			return app.Errorf(app.ECONFLICT, "This nodedesk runs without a data plane, so it captures nothing")
-		}
-		w.Header().Set("Content-Type", "application/vnd.tcpdump.pcap")
-		return s.FollowCapture(r.Context(), n.WireID(), w)
+		return s.followCapture(w, r, n.WireID())
 	}
 }
 
