@@ -39,8 +39,9 @@ type TunnelEnd struct {
 // first end of such a type is the link's filter node).
 var filterTypes = map[NodeType]bool{VPCS: true, TraceNG: true, VMware: true, Dynamips: true, QEMU: true, IOU: true, Cloud: true, NAT: true, VirtualBox: true, Docker: true}
 
-// isLoopback reports whether host names this machine's loopback.
-func isLoopback(host string) bool {
+// IsLoopback reports whether host names this machine's loopback ("localhost"
+// or a loopback address): the one rule computes and tunnels use.
+func IsLoopback(host string) bool {
 	if host == "localhost" {
 		return true
 	}
@@ -76,7 +77,7 @@ func (s *Service) tunnelHosts(computes [2]string) ([2]string, error) {
 			continue
 		}
 		other := hosts[1-i]
-		if other == "" || isLoopback(other) {
+		if other == "" || IsLoopback(other) {
 			hosts[i] = "127.0.0.1"
 			continue
 		}
@@ -87,7 +88,7 @@ func (s *Service) tunnelHosts(computes [2]string) ([2]string, error) {
 		hosts[i] = c.LocalAddr().(*net.UDPAddr).IP.String()
 		c.Close()
 	}
-	if isLoopback(hosts[0]) && isLoopback(hosts[1]) {
+	if IsLoopback(hosts[0]) && IsLoopback(hosts[1]) {
 		hosts = [2]string{"127.0.0.1", "127.0.0.1"}
 	}
 	return hosts, nil

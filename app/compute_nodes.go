@@ -416,7 +416,7 @@ func (s *Service) relayComputeLog(computeID string, action EventAction, projectI
 // computeOnThisMachine reports whether a compute is reached on loopback:
 // it shares this machine's console ports, so this nodedesk chooses its
 // nodes' console ports (from its own free ones) and sends them.
-func (s *Service) computeOnThisMachine(id string) bool { return isLoopback(s.computeHost(id)) }
+func (s *Service) computeOnThisMachine(id string) bool { return IsLoopback(s.computeHost(id)) }
 
 // NodeShown is what the controller view shows of where a node runs: its
 // compute, the host and port of its console, whether its compute is

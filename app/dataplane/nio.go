@@ -24,7 +24,7 @@ import (
 // host when the far end is on this machine, else every address (the socket
 // is connected, so only the far end is heard).
 func bindFor(rhost, host string) string {
-	if ip := net.ParseIP(rhost); rhost == "localhost" || (ip != nil && ip.IsLoopback()) {
+	if app.IsLoopback(rhost) {
 		return host
 	}
 	return ""
