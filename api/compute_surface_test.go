@@ -116,10 +116,12 @@ func TestCompute_CaptureHostAndProject(t *testing.T) {
 	// The pcap is streamed as GNS3's controller proxies it: Host without a
 	// port.
 	streamed := make(chan []byte, 1)
+	connected := make(chan struct{})
 	go func() {
 		req, _ := http.NewRequest("GET", ts.url+port1+"/pcap", nil)
 		req.Host = "127.0.0.1"
 		resp, err := ts.client.Do(req)
+		close(connected) // the stream has answered (or failed): the capture may end now
 		if err != nil || resp.StatusCode != 200 {
 			streamed <- nil
 			return
@@ -144,7 +146,11 @@ func TestCompute_CaptureHostAndProject(t *testing.T) {
 	if !got {
 		t.Fatal("a frame sent into port 0's NIO did not leave by port 1's")
 	}
-	time.Sleep(300 * time.Millisecond) // let the pcap client connect before the capture ends; it reads the whole file either way
+	select { // the pcap client must be connected before the capture ends; it reads the whole file either way
+	case <-connected:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the pcap stream did not answer")
+	}
 	ts.do("POST", port1+"/stop_capture", nil).want(t, 204)
 	select {
 	case b := <-streamed:
