@@ -6,6 +6,8 @@ import (
 	"net"
 
 	"github.com/containers/gvisor-tap-vsock/pkg/tap"
+	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/insomniacslk/dhcp/iana"
 	"gvisor.dev/gvisor/pkg/tcpip/header"
 )
 
@@ -21,6 +23,18 @@ import (
 // firstHost and lastHost bound the addresses leased: .2–.254.
 const firstHost, lastHost = 2, 254
 
+// leaseNet is the network part of Subnet (a /24), whose hosts are leased.
+var leaseNet = func() net.IP {
+	_, n, err := net.ParseCIDR(Subnet)
+	if err != nil {
+		panic(err)
+	}
+	return n.IP.To4()
+}()
+
+// hostAddr is host n of Subnet.
+func hostAddr(n int) net.IP { return net.IPv4(leaseNet[0], leaseNet[1], leaseNet[2], byte(n)) }
+
 // reserveLease reserves, in pool, the address of the DHCP client whose
 // request f (a frame of the lab) is, if it has none yet.
 func reserveLease(pool *tap.IPPool, f []byte) {
@@ -33,27 +47,31 @@ func reserveLease(pool *tap.IPPool, f []byte) {
 		return
 	}
 	hl, tl := int(ip.HeaderLength()), int(ip.TotalLength())
-	if tl < hl+header.UDPMinimumSize+240 {
+	if tl < hl+header.UDPMinimumSize {
 		return
 	}
 	u := header.UDP(f[eth+hl : eth+tl])
-	d := []byte(u[header.UDPMinimumSize:])
-	// A BOOTREQUEST of an Ethernet client, with DHCP's magic cookie.
-	if u.DestinationPort() != 67 || d[0] != 1 || d[1] != 1 || d[2] != 6 || binary.BigEndian.Uint32(d[236:]) != 0x63825363 {
+	if u.DestinationPort() != 67 {
 		return
 	}
-	mac := net.HardwareAddr(d[28:34]).String()
+	// A BOOTREQUEST of an Ethernet client (the parser checks DHCP's magic
+	// cookie).
+	m, err := dhcpv4.FromBytes(u[header.UDPMinimumSize:])
+	if err != nil || m.OpCode != dhcpv4.OpcodeBootRequest || m.HWType != iana.HWTypeEthernet || len(m.ClientHWAddr) != 6 {
+		return
+	}
+	mac := m.ClientHWAddr.String()
 	leases := pool.Leases()
-	for _, m := range leases {
-		if m == mac {
+	for _, l := range leases {
+		if l == mac {
 			return
 		}
 	}
 	free := func(n int) bool {
-		_, taken := leases[net.IPv4(192, 168, 122, byte(n)).String()]
+		_, taken := leases[hostAddr(n).String()]
 		return n >= firstHost && n <= lastHost && !taken
 	}
-	if req := requested(d[240:]); req != nil && req[0] == 192 && req[1] == 168 && req[2] == 122 && free(int(req[3])) {
+	if req := m.RequestedIPAddress().To4(); req != nil && req.Mask(net.CIDRMask(24, 32)).Equal(leaseNet) && free(int(req[3])) {
 		pool.Reserve(req, mac)
 		return
 	}
@@ -62,31 +80,9 @@ func reserveLease(pool *tap.IPPool, f []byte) {
 	start := int(binary.BigEndian.Uint32(h[:]) % uint32(span))
 	for i := range span {
 		if n := firstHost + (start+i)%span; free(n) {
-			pool.Reserve(net.IPv4(192, 168, 122, byte(n)), mac)
+			pool.Reserve(hostAddr(n), mac)
 			return
 		}
 	}
 	// Full: the server answers as it can.
-}
-
-// requested is the address a DHCP message's options ask for (option 50),
-// or nil.
-func requested(opts []byte) net.IP {
-	for i := 0; i < len(opts); {
-		switch code := opts[i]; code {
-		case 0: // pad
-			i++
-			continue
-		case 255: // end
-			return nil
-		}
-		if i+1 >= len(opts) || i+2+int(opts[i+1]) > len(opts) {
-			return nil
-		}
-		if opts[i] == 50 && opts[i+1] == 4 {
-			return net.IPv4(opts[i+2], opts[i+3], opts[i+4], opts[i+5]).To4()
-		}
-		i += 2 + int(opts[i+1])
-	}
-	return nil
 }

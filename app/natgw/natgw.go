@@ -160,7 +160,7 @@ func New(c Config) (*Gateway, error) {
 
 	pool := tap.NewIPPool(subnet)
 	pool.Reserve(gwIP, mac.String())
-	pool.Reserve(net.IPv4(192, 168, 122, 255), "ff:ff:ff:ff:ff:ff") // the broadcast address is no lease
+	pool.Reserve(hostAddr(255), "ff:ff:ff:ff:ff:ff") // the broadcast address is no lease
 	g.pool = pool
 	ep, err := tap.NewLinkEndpoint(false, MTU, mac.String(), GatewayIP, nil)
 	if err != nil {
