@@ -99,13 +99,20 @@ func (cl *Client) auth(h http.Header) {
 	}
 }
 
+// unreachable is the error of a request that got no answer: the one
+// mark (app.ErrComputeUnreachable) that tells a compute gone from one
+// that refused.
+func (cl *Client) unreachable(err error) error {
+	return app.Unreachable("Compute %s (%s) is unreachable: %v", cl.c.Name, cl.c.BaseURL(), err)
+}
+
 // Call sends one request to /v2/compute+path (app.ComputeClient).
 func (cl *Client) Call(ctx context.Context, method, path string, body, out any) error {
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	status, raw, err := cl.do(ctx, method, path, body)
 	if err != nil {
-		return app.Unreachable("Compute %s (%s) is unreachable: %v", cl.c.Name, cl.c.BaseURL(), err)
+		return cl.unreachable(err)
 	}
 	if status >= 300 {
 		return cl.refusal(method, path, status, raw)
@@ -138,7 +145,7 @@ func (cl *Client) Stream(ctx context.Context, path string, w io.Writer) error {
 	resp, err := cl.http.Do(req)
 	waiting.Stop()
 	if err != nil {
-		return app.Errorf(app.ECONFLICT, "Compute %s (%s) is unreachable: %v", cl.c.Name, cl.c.BaseURL(), err)
+		return cl.unreachable(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
