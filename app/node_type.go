@@ -64,6 +64,9 @@ type nodeKind struct {
 	// node_id, project_id and status: controller fields and property keys.
 	// nil: the type has no compute view.
 	computeView []string
+	// noNIOUpdate types have no PUT …/nio on a GNS3 compute: a change of
+	// a link's filters is not sent to their remote side.
+	noNIOUpdate bool
 }
 
 // kinds is the node-type table, in the spec's order.
@@ -82,12 +85,12 @@ var kinds = []struct {
 	{EthernetHub, nodeKind{nameFormat: "Hub{0}", symbol: ":/symbols/hub.svg",
 		traffic:  "It repeats each frame to all its other linked ports, from the moment it exists.",
 		consoles: noConsole, lifecycle: AlwaysRunning,
-		props: hubProps, computeView: []string{"ports_mapping"}}},
+		props: hubProps, computeView: []string{"ports_mapping"}, noNIOUpdate: true}},
 	// The switch's telnet console is nodedesk's own shell (MAC table, counters).
 	{EthernetSwitch, nodeKind{nameFormat: "Switch{0}", symbol: ":/symbols/ethernet_switch.svg",
 		traffic:  "It switches frames between its ports, per VLAN, from the moment it exists.",
 		consoles: []ConsoleType{ConsoleNone, ConsoleTelnet}, lifecycle: AlwaysRunning,
-		props: switchProps, computeView: []string{"console", "console_type", "ports_mapping"}}},
+		props: switchProps, computeView: []string{"console", "console_type", "ports_mapping"}, noNIOUpdate: true}},
 	{FrameRelaySwitch, nodeKind{nameFormat: "FRSW{0}", symbol: ":/symbols/frame_relay_switch.svg",
 		traffic:  "It switches frames between its DLCI circuits and answers LMI, from the moment it exists.",
 		consoles: noConsole, lifecycle: AlwaysRunning,
@@ -190,6 +193,15 @@ func (t NodeType) HasComputeView() bool { return t.kind().computeView != nil }
 // ComputeView lists what t's compute view shows besides name, node_id,
 // project_id and status: controller fields and property keys.
 func (t NodeType) ComputeView() []string { return t.kind().computeView }
+
+// UpdatesNIO reports whether a GNS3 compute takes a change (PUT) of a NIO
+// of a node of type t; switches and hubs do not.
+func (t NodeType) UpdatesNIO() bool { return !t.kind().noNIOUpdate }
+
+// HasConsole reports whether a node of type t may have a console at all.
+func (t NodeType) HasConsole() bool {
+	return slices.ContainsFunc(t.kind().consoles, func(c ConsoleType) bool { return c != ConsoleNone })
+}
 
 // Lifecycle says what t's status follows.
 func (t NodeType) Lifecycle() Lifecycle { return t.kind().lifecycle }

@@ -332,7 +332,7 @@ func (s *Service) syncTunnelFilters(ctx context.Context, l *Link) error {
 		_, err := s.UpdateNIO(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, e.AdapterNumber, e.PortNumber, spec)
 		return err
 	}
-	if n.Type == EthernetSwitch || n.Type == EthernetHub {
+	if !n.Type.UpdatesNIO() {
 		return nil
 	}
 	return s.computeCall(ctx, n.ComputeID, "PUT", nioPath(n, e), spec.wire(), nil)
