@@ -8,6 +8,7 @@ import { writable } from 'svelte/store';
 import * as api from '../api';
 import type { HistoryJump } from '../history';
 import type { HistoryEntry, HistoryOrigin, HistoryState } from '../types';
+import { inWindow } from './door';
 import { failed, notify } from './notices';
 
 export interface HistoryHeads {
@@ -21,7 +22,7 @@ const NONE: HistoryHeads = { undo: null, redo: null };
 export const historyHeads = writable<HistoryHeads>(NONE);
 
 /** The door this page's own changes come through. */
-export const selfOrigin = (): HistoryOrigin => (api.transport() === 'window' ? 'window' : 'browser');
+export const selfOrigin = (): HistoryOrigin => (inWindow() ? 'window' : 'browser');
 
 let shown: string | null = null;
 
@@ -41,6 +42,13 @@ export async function reloadHistory(pid: string): Promise<void> {
   } catch {
     // The toolbar keeps its buttons off; the next change's event sets them.
   }
+}
+
+/** historyLists reads project pid's whole history (the history panel):
+ * what undo would take back, newest first, and what redo would make again. */
+export async function historyLists(pid: string): Promise<{ undo: HistoryEntry[]; redo: HistoryEntry[] }> {
+  const h = await api.history(pid);
+  return { undo: h.undo, redo: h.redo };
 }
 
 /** applyHistoryEvent folds a history.updated event in. */

@@ -2,7 +2,7 @@
 
 import { writable } from 'svelte/store';
 import * as api from '../api';
-import type { Link, LinkCaptureStart, LinkEnd, LinkUpdate } from '../types';
+import type { Link, LinkCaptureStart, LinkEnd, LinkFilter, LinkUpdate } from '../types';
 
 export const links = writable<readonly Link[]>([]);
 
@@ -57,3 +57,14 @@ export async function stopCapture(pid: string, id: string): Promise<Link> {
   upsertLink(l);
   return l;
 }
+
+/** linkFilters lists the filters the server offers for a link. */
+export const linkFilters = (pid: string, id: string): Promise<LinkFilter[]> => api.listLinkFilters(pid, id);
+
+/** captureUrl is where a browser reads a link's running capture as a pcap
+ * stream; null in the window. */
+export const captureUrl = (pid: string, id: string): string | null => api.pcapUrl(pid, id);
+
+/** openCapture opens a link's running capture in Wireshark (the window),
+ * or answers the capture file to open instead. */
+export const openCapture = (pid: string, id: string): Promise<api.CaptureResult> => api.openCapture(pid, id);

@@ -1,9 +1,10 @@
 // Short messages to the user: what happened, and for errors what to do.
+// A leaf among the stores: it imports none of them. The stores that hold
+// lists register what to reload when a failure says a thing is gone
+// (whenGone), so the notices need not know them.
 
 import { writable } from 'svelte/store';
-import { toAppError } from '../api';
-import { loadProjects } from './projects';
-import { retry } from './topology';
+import { toAppError } from '../errors';
 
 export type NoticeKind = 'info' | 'success' | 'error';
 export interface Notice { id: number; kind: NoticeKind; message: string }
@@ -22,13 +23,24 @@ export function dismiss(id: number): void {
   notices.update((ns) => ns.filter((n) => n.id !== id));
 }
 
+const reloads: (() => void)[] = [];
+
+/** whenGone registers reload, run (in the order registered) when a
+ * failure says the thing is gone (deleted elsewhere); answers the
+ * function that forgets it. */
+export function whenGone(reload: () => void): () => void {
+  reloads.push(reload);
+  return () => {
+    const i = reloads.indexOf(reload);
+    if (i >= 0) reloads.splice(i, 1);
+  };
+}
+
 /** failed shows an error as a notice: "<what>: <server message>". When
- * the thing is gone (deleted elsewhere), the lists are reloaded too. */
+ * the thing is gone (deleted elsewhere), the lists are reloaded too
+ * (whenGone: the projects, and the project shown). */
 export function failed(what: string, err: unknown): void {
   const e = toAppError(err);
   notify('error', `${what}: ${e.message}`);
-  if (e.code === 'not_found') {
-    void loadProjects();
-    retry();
-  }
+  if (e.code === 'not_found') for (const reload of [...reloads]) reload();
 }

@@ -47,6 +47,10 @@ export async function openPaths(paths: readonly string[]): Promise<void> {
   if (file) await bringIn(baseName(file.name), () => api.importProjectPath(file.name));
 }
 
+/** followDroppedPaths opens what is dropped on the window (which hands
+ * over the files' paths); answers the function that stops. */
+export const followDroppedPaths = (): (() => void) => api.droppedPaths((paths) => void openPaths(paths));
+
 /** choose picks the project file among files, saying when there is none
  * or when others are left. */
 function choose<T extends { name: string }>(files: readonly T[]): T | null {

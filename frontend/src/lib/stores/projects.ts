@@ -4,6 +4,7 @@ import { derived, get, writable } from 'svelte/store';
 import * as api from '../api';
 import { assertNever } from '../assert';
 import type { LiveEvent, Project } from '../types';
+import { whenGone } from './notices';
 
 export const projects = writable<Project[]>([]);
 /** 'loading' until the first list arrives; an error message if it failed. */
@@ -35,6 +36,9 @@ export async function loadProjects(): Promise<void> {
     projectsState.set({ error: api.toAppError(err).message });
   }
 }
+
+// A failure that says a thing is gone reads the list again.
+whenGone(() => void loadProjects());
 
 export async function createProject(name: string): Promise<Project> {
   const p = await api.createProject({ name });

@@ -9,7 +9,7 @@ import { removeLink, setLinks, upsertLink } from './links';
 import { removeNode, setNodes, upsertNode } from './nodes';
 import { applyHistoryEvent, followHistory, reloadHistory } from './history';
 import { clearSelection } from './selection';
-import { notify } from './notices';
+import { notify, whenGone } from './notices';
 
 export type TopologyState = 'idle' | 'loading' | 'ready' | { error: string };
 export const topologyState = writable<TopologyState>('idle');
@@ -107,3 +107,6 @@ export function retry(): void {
   if (typeof get(topologyState) === 'object') topologyState.set('loading');
   void reload(shown);
 }
+
+// A failure that says a thing is gone reloads the project shown.
+whenGone(retry);

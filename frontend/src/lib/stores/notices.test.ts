@@ -1,0 +1,26 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { get } from 'svelte/store';
+import { AppError } from '../errors';
+import { failed, notices, whenGone } from './notices';
+
+describe('failed', () => {
+  const forget: (() => void)[] = [];
+  afterEach(() => forget.splice(0).forEach((f) => f()));
+
+  it('shows the failure, and reloads what registered when the thing is gone', () => {
+    const reloads: string[] = [];
+    forget.push(whenGone(() => reloads.push('projects')), whenGone(() => reloads.push('topology')));
+    failed('Could not move the node', new AppError('Node n1 not found', 404, 'not_found'));
+    expect(get(notices).at(-1)).toMatchObject({ kind: 'error', message: 'Could not move the node: Node n1 not found' });
+    expect(reloads).toEqual(['projects', 'topology']);
+    failed('Could not start the node', new AppError('It is running', 409, 'conflict'));
+    expect(reloads).toEqual(['projects', 'topology']);
+  });
+
+  it('forgets a reload once told to', () => {
+    const reload = vi.fn();
+    whenGone(reload)();
+    failed('Could not delete the link', new AppError('Link l1 not found', 404, 'not_found'));
+    expect(reload).not.toHaveBeenCalled();
+  });
+});
