@@ -44,7 +44,7 @@ func hostPortsLab(t *testing.T) (*app.Service, *app.Project, *app.Node, *app.Nod
 	c := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.Cloud, NodeUpdate: setCloudPorts(
 		app.CloudPort{Name: "eth0", PortNumber: 0, Type: "ethernet", Interface: "eth0"},
 		app.CloudPort{Name: "tap0", PortNumber: 1, Type: "tap", Interface: "tap0"},
-		tunnel(2, 40001),
+		udpTunnel(2, 40001),
 	)})
 	return svc, p, c, mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.EthernetSwitch})
 }
@@ -69,7 +69,7 @@ func TestService_CreateLink_CloudHostPorts(t *testing.T) {
 			svc, p, c, sw := hostPortsLab(t)
 			h := &hostPortChecker{missing: map[string]bool{tt.missing: true}}
 			svc.UseHostPorts(h)
-			_, err := svc.CreateLink(ctx, p.ID, linkOf(end(c, 0, tt.port), end(sw, 0, 0)))
+			_, err := svc.CreateLink(ctx, p.ID, linkOf(portEnd(c, 0, tt.port), portEnd(sw, 0, 0)))
 			wantCode(t, err, tt.wantCode)
 			if got := h.take(); !slices.Equal(got, tt.wantAsked) {
 				t.Errorf("host ports checked %v; want %v", got, tt.wantAsked)
@@ -86,7 +86,7 @@ func TestService_CreateLink_CloudHostPorts(t *testing.T) {
 
 	t.Run("NoDataPlaneNoCheck", func(t *testing.T) {
 		svc, p, c, sw := hostPortsLab(t)
-		mustLink(t, svc, p.ID, end(c, 0, 0), end(sw, 0, 0))
+		mustLink(t, svc, p.ID, portEnd(c, 0, 0), portEnd(sw, 0, 0))
 	})
 }
 
@@ -106,15 +106,15 @@ func TestService_UpdateNode_LinkedCloudPorts(t *testing.T) {
 		wantField string
 	}{
 		{"ErrConflictTunnelToInterface", 2, []app.CloudPort{eth(0, "eth0"), tap0, eth(2, "eth1")}, "properties.ports_mapping.2.type"},
-		{"ErrConflictInterfaceChanged", 0, []app.CloudPort{eth(0, "eth1"), tap0, tunnel(2, 40001)}, "properties.ports_mapping.0.type"},
-		{"LinkedHostPortKept", 0, []app.CloudPort{eth(0, "eth0"), tap0, tunnel(2, 40002)}, ""},
+		{"ErrConflictInterfaceChanged", 0, []app.CloudPort{eth(0, "eth1"), tap0, udpTunnel(2, 40001)}, "properties.ports_mapping.0.type"},
+		{"LinkedHostPortKept", 0, []app.CloudPort{eth(0, "eth0"), tap0, udpTunnel(2, 40002)}, ""},
 		{"UnlinkedPortToInterface", 0, []app.CloudPort{eth(0, "eth0"), tap0, eth(2, "eth1")}, ""},
-		{"LinkedTunnelChanged", 2, []app.CloudPort{eth(0, "eth0"), tap0, tunnel(2, 40003)}, ""},
+		{"LinkedTunnelChanged", 2, []app.CloudPort{eth(0, "eth0"), tap0, udpTunnel(2, 40003)}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			svc, p, c, sw := hostPortsLab(t)
-			mustLink(t, svc, p.ID, end(c, 0, tt.linked), end(sw, 0, 0))
+			mustLink(t, svc, p.ID, portEnd(c, 0, tt.linked), portEnd(sw, 0, 0))
 			_, err := svc.UpdateNode(ctx, ref(c), setCloudPorts(tt.give...))
 			if tt.wantField == "" {
 				if err != nil {

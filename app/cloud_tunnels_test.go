@@ -12,7 +12,7 @@ import (
 
 // tunnel is a cloud port of type udp: a UDP tunnel from lport on this
 // machine to rhost:rport.
-func tunnel(number, lport int) app.CloudPort {
+func udpTunnel(number, lport int) app.CloudPort {
 	return app.CloudPort{Name: "UDP tunnel " + strconv.Itoa(number), PortNumber: number, Type: "udp", LPort: lport, RHost: "192.0.2.1", RPort: 30000 + number}
 }
 
@@ -54,7 +54,7 @@ func TestService_UpdateNode_CloudTunnels(t *testing.T) {
 
 	t.Run("OK", func(t *testing.T) {
 		svc, _, _, c := newSvc(t)
-		got, err := svc.UpdateNode(ctx, ref(c), setCloudPorts(tunnel(0, 40001), tunnel(1, 40002)))
+		got, err := svc.UpdateNode(ctx, ref(c), setCloudPorts(udpTunnel(0, 40001), udpTunnel(1, 40002)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func TestService_UpdateNode_CloudTunnels(t *testing.T) {
 
 	t.Run("ErrInvalidSharedLPort", func(t *testing.T) {
 		svc, _, _, c := newSvc(t)
-		_, err := svc.UpdateNode(ctx, ref(c), setCloudPorts(tunnel(0, 40001), tunnel(1, 40001)))
+		_, err := svc.UpdateNode(ctx, ref(c), setCloudPorts(udpTunnel(0, 40001), udpTunnel(1, 40001)))
 		wantCode(t, err, app.EINVALID)
 		if f := app.ErrorField(err); f != "properties.ports_mapping.1.lport" {
 			t.Errorf("error field %q; want the second tunnel's lport", f)
@@ -75,7 +75,7 @@ func TestService_UpdateNode_CloudTunnels(t *testing.T) {
 	t.Run("ErrConflictHeldByAnotherProgram", func(t *testing.T) {
 		svc, h, _, c := newSvc(t)
 		h.hold(40002)
-		_, err := svc.UpdateNode(ctx, ref(c), setCloudPorts(tunnel(0, 40001), tunnel(1, 40002)))
+		_, err := svc.UpdateNode(ctx, ref(c), setCloudPorts(udpTunnel(0, 40001), udpTunnel(1, 40002)))
 		wantCode(t, err, app.ECONFLICT)
 		if f, msg := app.ErrorField(err), app.ErrorMessage(err); f != "properties.ports_mapping.1.lport" || !strings.Contains(msg, "40002") {
 			t.Errorf("error %q (field %q); want it to name port 40002 of the second tunnel", msg, f)
@@ -91,7 +91,7 @@ func TestService_UpdateNode_CloudTunnels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = svc.UpdateNode(ctx, ref(c), setCloudPorts(tunnel(0, port)))
+		_, err = svc.UpdateNode(ctx, ref(c), setCloudPorts(udpTunnel(0, port)))
 		wantCode(t, err, app.ECONFLICT)
 	})
 
@@ -105,7 +105,7 @@ func TestService_UpdateNode_CloudTunnels(t *testing.T) {
 		if len(started.UDPPorts) != 2 {
 			t.Fatalf("started VPCS has UDP ports %v", started.UDPPorts)
 		}
-		_, err = svc.UpdateNode(ctx, ref(c), setCloudPorts(tunnel(0, started.UDPPorts[0])))
+		_, err = svc.UpdateNode(ctx, ref(c), setCloudPorts(udpTunnel(0, started.UDPPorts[0])))
 		wantCode(t, err, app.ECONFLICT)
 		if msg := app.ErrorMessage(err); !strings.Contains(msg, pc.Name) {
 			t.Errorf("message %q does not name %s, which holds the port", msg, pc.Name)
@@ -116,14 +116,14 @@ func TestService_UpdateNode_CloudTunnels(t *testing.T) {
 		// A tunnel the cloud already has is its own: once bound, the port
 		// reads as held, and the cloud can still be changed.
 		svc, h, _, c := newSvc(t)
-		if _, err := svc.UpdateNode(ctx, ref(c), setCloudPorts(tunnel(0, 40001))); err != nil {
+		if _, err := svc.UpdateNode(ctx, ref(c), setCloudPorts(udpTunnel(0, 40001))); err != nil {
 			t.Fatal(err)
 		}
 		h.hold(40001)
 		if _, err := svc.UpdateNode(ctx, ref(c), app.NodeUpdate{X: app.Some(30)}); err != nil {
 			t.Errorf("moving the cloud: %v", err)
 		}
-		if _, err := svc.UpdateNode(ctx, ref(c), setCloudPorts(tunnel(0, 40001), tunnel(1, 40002))); err != nil {
+		if _, err := svc.UpdateNode(ctx, ref(c), setCloudPorts(udpTunnel(0, 40001), udpTunnel(1, 40002))); err != nil {
 			t.Errorf("adding a tunnel beside a kept one: %v", err)
 		}
 	})
@@ -131,7 +131,7 @@ func TestService_UpdateNode_CloudTunnels(t *testing.T) {
 	t.Run("ErrConflictOnCreate", func(t *testing.T) {
 		svc, h, p, _ := newSvc(t)
 		h.hold(40005)
-		_, err := svc.CreateNode(ctx, p.ID, app.NodeCreate{Type: app.Cloud, NodeUpdate: setCloudPorts(tunnel(0, 40005))})
+		_, err := svc.CreateNode(ctx, p.ID, app.NodeCreate{Type: app.Cloud, NodeUpdate: setCloudPorts(udpTunnel(0, 40005))})
 		wantCode(t, err, app.ECONFLICT)
 		if ns, _ := svc.FindNodes(ctx, p.ID); len(ns) != 1 {
 			t.Errorf("%d nodes after a refused create; want 1", len(ns))

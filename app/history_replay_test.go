@@ -31,8 +31,8 @@ func mustCreateHistLab(tb testing.TB, svc *app.Service, name string) histLab {
 	l.pc1, l.pc2, l.sw, l.hub = node(app.VPCS), node(app.VPCS), node(app.EthernetSwitch), node(app.EthernetHub)
 	l.frsw = mustCreateNode(tb, svc, l.p.ID, app.NodeCreate{Type: app.FrameRelaySwitch, NodeUpdate: app.NodeUpdate{
 		Properties: &app.FrameRelayUpdate{Mappings: app.Some(map[string]string{"1:101": "2:201"})}}})
-	l.l1 = mustLink(tb, svc, l.p.ID, end(l.pc1, 0, 0), end(l.sw, 0, 1))
-	l.l2 = mustLink(tb, svc, l.p.ID, end(l.pc2, 0, 0), end(l.sw, 0, 2))
+	l.l1 = mustLink(tb, svc, l.p.ID, portEnd(l.pc1, 0, 0), portEnd(l.sw, 0, 1))
+	l.l2 = mustLink(tb, svc, l.p.ID, portEnd(l.pc2, 0, 0), portEnd(l.sw, 0, 2))
 	l.drawing = mustCreateDrawing(tb, svc, l.p.ID, app.DrawingUpdate{SVG: app.Some("<svg><rect/></svg>"), X: app.Some(5)})
 	l.snapshot = mustCreateSnapshot(tb, svc, l.p.ID, "base")
 	return l
@@ -136,7 +136,7 @@ func TestService_Undo(t *testing.T) {
 			must(t, svc.DeleteNode(ctx, ref(l.hub)))
 		}},
 		{name: "LinkCreate", wantDesc: "Linked Hub1 to Switch1", change: func(t *testing.T, svc *app.Service, l histLab) {
-			mustLink(t, svc, l.p.ID, end(l.hub, 0, 0), end(l.sw, 0, 3))
+			mustLink(t, svc, l.p.ID, portEnd(l.hub, 0, 0), portEnd(l.sw, 0, 3))
 		}},
 		{name: "LinkDelete", wantDesc: "Deleted link PC1 – Switch1", change: func(t *testing.T, svc *app.Service, l histLab) {
 			must(t, svc.DeleteLink(ctx, l.p.ID, l.l1.ID))
@@ -331,7 +331,7 @@ func TestService_Undo_Conflicts(t *testing.T) {
 	})
 
 	t.Run("RedoConsolePortTaken", func(t *testing.T) {
-		pc := mustCreateNode(t, svc, l.p.ID, named(app.VPCS, "late"))
+		pc := mustCreateNode(t, svc, l.p.ID, namedNode(app.VPCS, "late"))
 		if _, err := svc.Undo(ctx, l.p.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -384,7 +384,7 @@ func TestService_Undo_Conflicts(t *testing.T) {
 			t.Fatal(err)
 		}
 		intruder := &app.Link{ID: uuid.NewString(), ProjectID: l.p.ID, LinkType: "ethernet",
-			Nodes: []app.LinkEnd{end(l.hub, 0, 0), end(l.sw, 0, 1)}}
+			Nodes: []app.LinkEnd{portEnd(l.hub, 0, 0), portEnd(l.sw, 0, 1)}}
 		behind(t, func(tx app.Tx) error { return tx.PutLink(intruder) })
 		refused(t, svc.Undo, "port Ethernet1 of Switch1 is now linked to Hub1", "delete that link")
 		behind(t, func(tx app.Tx) error { return tx.DeleteLink(l.p.ID, intruder.ID) })

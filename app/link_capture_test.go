@@ -34,7 +34,7 @@ func TestService_StartCapture(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			lk := mustLink(t, svc, l.p.ID, end(l.pc1, 0, 0), end(l.sw, 0, 3))
+			lk := mustLink(t, svc, l.p.ID, portEnd(l.pc1, 0, 0), portEnd(l.sw, 0, 3))
 			events, stop := b.Subscribe(16)
 			defer stop()
 			got, err := svc.StartCapture(ctx, l.p.ID, lk.ID, tt.give)
@@ -45,7 +45,7 @@ func TestService_StartCapture(t *testing.T) {
 			if !got.Capturing || got.CaptureFileName == nil || *got.CaptureFileName != tt.wantFile ||
 				got.CaptureFilePath == nil || *got.CaptureFilePath != wantPath || got.CaptureDataLinkType != tt.wantDLT {
 				t.Errorf("link after StartCapture: capturing %v, file %v, path %v, dlt %q; want %s in %s, %s",
-					got.Capturing, deref(got.CaptureFileName), deref(got.CaptureFilePath), got.CaptureDataLinkType, tt.wantFile, wantPath, tt.wantDLT)
+					got.Capturing, strOrNil(got.CaptureFileName), strOrNil(got.CaptureFilePath), got.CaptureDataLinkType, tt.wantFile, wantPath, tt.wantDLT)
 			}
 			if found, _ := svc.FindLink(ctx, l.p.ID, lk.ID); !found.Capturing {
 				t.Error("the capture is not stored")
@@ -61,7 +61,7 @@ func TestService_StartCapture(t *testing.T) {
 		l := mustCreateLinkLab(t, svc)
 		fr2 := mustCreateNode(t, svc, l.p.ID, app.NodeCreate{Type: app.FrameRelaySwitch, NodeUpdate: app.NodeUpdate{
 			Properties: &app.FrameRelayUpdate{Mappings: app.Some(map[string]string{"1:102": "3:301"})}}})
-		lk := mustLink(t, svc, l.p.ID, end(l.frsw, 0, 2), end(fr2, 0, 1))
+		lk := mustLink(t, svc, l.p.ID, portEnd(l.frsw, 0, 2), portEnd(fr2, 0, 1))
 		got, err := svc.StartCapture(ctx, l.p.ID, lk.ID, app.LinkCapture{})
 		if err != nil {
 			t.Fatal(err)
@@ -88,7 +88,7 @@ func TestService_StartCapture(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			svc, _ := newService(t)
 			l := mustCreateLinkLab(t, svc)
-			lk := mustLink(t, svc, l.p.ID, end(l.pc1, 0, 0), end(l.sw, 0, 3))
+			lk := mustLink(t, svc, l.p.ID, portEnd(l.pc1, 0, 0), portEnd(l.sw, 0, 3))
 			_, err := svc.StartCapture(ctx, l.p.ID, lk.ID, tt.give)
 			wantCode(t, err, app.EINVALID)
 			if got := app.ErrorField(err); got != tt.wantField {
@@ -103,14 +103,14 @@ func TestService_StartCapture(t *testing.T) {
 	t.Run("ErrConflictAlreadyCapturing", func(t *testing.T) {
 		svc, _ := newService(t)
 		l := mustCreateLinkLab(t, svc)
-		lk := mustLink(t, svc, l.p.ID, end(l.pc1, 0, 0), end(l.sw, 0, 3))
+		lk := mustLink(t, svc, l.p.ID, portEnd(l.pc1, 0, 0), portEnd(l.sw, 0, 3))
 		if _, err := svc.StartCapture(ctx, l.p.ID, lk.ID, app.LinkCapture{FileName: app.Some("a.pcap")}); err != nil {
 			t.Fatal(err)
 		}
 		_, err := svc.StartCapture(ctx, l.p.ID, lk.ID, app.LinkCapture{FileName: app.Some("b.pcap")})
 		wantCode(t, err, app.ECONFLICT)
-		if found, _ := svc.FindLink(ctx, l.p.ID, lk.ID); deref(found.CaptureFileName) != "a.pcap" {
-			t.Errorf("capture file %q; want the first capture's a.pcap", deref(found.CaptureFileName))
+		if found, _ := svc.FindLink(ctx, l.p.ID, lk.ID); strOrNil(found.CaptureFileName) != "a.pcap" {
+			t.Errorf("capture file %q; want the first capture's a.pcap", strOrNil(found.CaptureFileName))
 		}
 	})
 
@@ -124,7 +124,7 @@ func TestService_StartCapture(t *testing.T) {
 	})
 }
 
-func deref(s *string) string {
+func strOrNil(s *string) string {
 	if s == nil {
 		return "<nil>"
 	}
@@ -135,7 +135,7 @@ func TestService_StopCapture(t *testing.T) {
 	ctx := context.Background()
 	svc, b := newService(t)
 	l := mustCreateLinkLab(t, svc)
-	lk := mustLink(t, svc, l.p.ID, end(l.pc1, 0, 0), end(l.sw, 0, 3))
+	lk := mustLink(t, svc, l.p.ID, portEnd(l.pc1, 0, 0), portEnd(l.sw, 0, 3))
 	started, err := svc.StartCapture(ctx, l.p.ID, lk.ID, app.LinkCapture{FileName: app.Some("core.pcap")})
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +145,7 @@ func TestService_StopCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The file's name and path stay, for a client that opens it after.
-	if got.Capturing || deref(got.CaptureFileName) != "core.pcap" || deref(got.CaptureFilePath) != deref(started.CaptureFilePath) {
+	if got.Capturing || strOrNil(got.CaptureFileName) != "core.pcap" || strOrNil(got.CaptureFilePath) != strOrNil(started.CaptureFilePath) {
 		t.Errorf("link after StopCapture: %+v; want not capturing, file core.pcap kept", got)
 	}
 	if found, _ := svc.FindLink(ctx, l.p.ID, lk.ID); found.Capturing {
@@ -174,8 +174,8 @@ func TestService_ReconcileCaptures(t *testing.T) {
 	ctx := context.Background()
 	svc, _ := newService(t)
 	l := mustCreateLinkLab(t, svc)
-	a := mustLink(t, svc, l.p.ID, end(l.pc1, 0, 0), end(l.sw, 0, 3))
-	b := mustLink(t, svc, l.p.ID, end(l.pc2, 0, 0), end(l.sw, 0, 4))
+	a := mustLink(t, svc, l.p.ID, portEnd(l.pc1, 0, 0), portEnd(l.sw, 0, 3))
+	b := mustLink(t, svc, l.p.ID, portEnd(l.pc2, 0, 0), portEnd(l.sw, 0, 4))
 	if _, err := svc.StartCapture(ctx, l.p.ID, a.ID, app.LinkCapture{}); err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestService_AvailableFilters(t *testing.T) {
 	ctx := context.Background()
 	svc, _ := newService(t)
 	l := mustCreateLinkLab(t, svc)
-	lk := mustLink(t, svc, l.p.ID, end(l.pc1, 0, 0), end(l.sw, 0, 3))
+	lk := mustLink(t, svc, l.p.ID, portEnd(l.pc1, 0, 0), portEnd(l.sw, 0, 3))
 	got, err := svc.AvailableFilters(ctx, l.p.ID, lk.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 )
 
 // end is the link end at a port of n.
-func end(n *app.Node, adapter, port int) app.LinkEnd {
+func portEnd(n *app.Node, adapter, port int) app.LinkEnd {
 	return app.LinkEnd{NodeID: n.ID, AdapterNumber: adapter, PortNumber: port}
 }
 
@@ -58,9 +58,9 @@ func TestService_CreateLink(t *testing.T) {
 		x, y := 5, 6
 		style := "font-size: 10"
 		given := &app.LinkLabel{Text: "e3", X: &x, Y: &y, Style: &style}
-		swEnd := end(l.sw, 0, 3)
+		swEnd := portEnd(l.sw, 0, 3)
 		swEnd.Label = given
-		pcEnd := end(l.pc1, 0, 0)
+		pcEnd := portEnd(l.pc1, 0, 0)
 		pcEnd.NodeID = strings.ToUpper(pcEnd.NodeID)
 		got, err := svc.CreateLink(ctx, l.p.ID, linkOf(pcEnd, swEnd))
 		if err != nil {
@@ -97,7 +97,7 @@ func TestService_CreateLink(t *testing.T) {
 		l := mustCreateLinkLab(t, svc)
 		fr2 := mustCreateNode(t, svc, l.p.ID, app.NodeCreate{Type: app.FrameRelaySwitch, NodeUpdate: app.NodeUpdate{
 			Properties: &app.FrameRelayUpdate{Mappings: app.Some(map[string]string{"1:102": "3:301"})}}})
-		if got := mustLink(t, svc, l.p.ID, end(l.frsw, 0, 2), end(fr2, 0, 1)); got.LinkType != "serial" {
+		if got := mustLink(t, svc, l.p.ID, portEnd(l.frsw, 0, 2), portEnd(fr2, 0, 1)); got.LinkType != "serial" {
 			t.Errorf("link type %q; want serial", got.LinkType)
 		}
 	})
@@ -105,7 +105,7 @@ func TestService_CreateLink(t *testing.T) {
 	t.Run("OKNATToNode", func(t *testing.T) {
 		svc, _ := newService(t)
 		l := mustCreateLinkLab(t, svc)
-		mustLink(t, svc, l.p.ID, end(l.nat, 0, 0), end(l.pc1, 0, 0))
+		mustLink(t, svc, l.p.ID, portEnd(l.nat, 0, 0), portEnd(l.pc1, 0, 0))
 	})
 
 	tests := []struct {
@@ -114,22 +114,22 @@ func TestService_CreateLink(t *testing.T) {
 		wantCode string
 		wantMsg  string
 	}{
-		{"ErrConflictPortUsed", func(l linkLab) app.LinkUpdate { return linkOf(end(l.pc1, 0, 0), end(l.sw, 0, 5)) }, app.ECONFLICT, "already used"},
-		{"ErrInvalidNoSuchPort", func(l linkLab) app.LinkUpdate { return linkOf(end(l.hub, 0, 0), end(l.sw, 0, 99)) }, app.EINVALID, "no port"},
-		{"ErrInvalidVPCSOneAdapter", func(l linkLab) app.LinkUpdate { return linkOf(end(l.hub, 0, 0), end(l.pc2, 1, 0)) }, app.EINVALID, "no port"},
-		{"ErrConflictItself", func(l linkLab) app.LinkUpdate { return linkOf(end(l.sw, 0, 6), end(l.sw, 0, 7)) }, app.ECONFLICT, "itself"},
-		{"ErrConflictSerialToEthernet", func(l linkLab) app.LinkUpdate { return linkOf(end(l.frsw, 0, 1), end(l.hub, 0, 1)) }, app.ECONFLICT, "serial"},
-		{"ErrConflictCloudToNAT", func(l linkLab) app.LinkUpdate { return linkOf(end(l.nat, 0, 0), end(l.cld, 0, 0)) }, app.ECONFLICT, "cloud"},
-		{"ErrInvalidOneEnd", func(l linkLab) app.LinkUpdate { return linkOf(end(l.hub, 0, 0)) }, app.EINVALID, "nodes"},
+		{"ErrConflictPortUsed", func(l linkLab) app.LinkUpdate { return linkOf(portEnd(l.pc1, 0, 0), portEnd(l.sw, 0, 5)) }, app.ECONFLICT, "already used"},
+		{"ErrInvalidNoSuchPort", func(l linkLab) app.LinkUpdate { return linkOf(portEnd(l.hub, 0, 0), portEnd(l.sw, 0, 99)) }, app.EINVALID, "no port"},
+		{"ErrInvalidVPCSOneAdapter", func(l linkLab) app.LinkUpdate { return linkOf(portEnd(l.hub, 0, 0), portEnd(l.pc2, 1, 0)) }, app.EINVALID, "no port"},
+		{"ErrConflictItself", func(l linkLab) app.LinkUpdate { return linkOf(portEnd(l.sw, 0, 6), portEnd(l.sw, 0, 7)) }, app.ECONFLICT, "itself"},
+		{"ErrConflictSerialToEthernet", func(l linkLab) app.LinkUpdate { return linkOf(portEnd(l.frsw, 0, 1), portEnd(l.hub, 0, 1)) }, app.ECONFLICT, "serial"},
+		{"ErrConflictCloudToNAT", func(l linkLab) app.LinkUpdate { return linkOf(portEnd(l.nat, 0, 0), portEnd(l.cld, 0, 0)) }, app.ECONFLICT, "cloud"},
+		{"ErrInvalidOneEnd", func(l linkLab) app.LinkUpdate { return linkOf(portEnd(l.hub, 0, 0)) }, app.EINVALID, "nodes"},
 		{"ErrInvalidThreeEnds", func(l linkLab) app.LinkUpdate {
-			return linkOf(end(l.hub, 0, 0), end(l.hub, 0, 1), end(l.sw, 0, 6))
+			return linkOf(portEnd(l.hub, 0, 0), portEnd(l.hub, 0, 1), portEnd(l.sw, 0, 6))
 		}, app.EINVALID, "nodes"},
 		{"ErrInvalidNoNodes", func(linkLab) app.LinkUpdate { return app.LinkUpdate{} }, app.EINVALID, "nodes"},
 		{"ErrNotFoundNode", func(l linkLab) app.LinkUpdate {
-			return linkOf(end(l.hub, 0, 0), app.LinkEnd{NodeID: uuid.NewString()})
+			return linkOf(portEnd(l.hub, 0, 0), app.LinkEnd{NodeID: uuid.NewString()})
 		}, app.ENOTFOUND, "doesn't exist"},
 		{"ErrInvalidFilters", func(l linkLab) app.LinkUpdate {
-			u := linkOf(end(l.hub, 0, 0), end(l.sw, 0, 6))
+			u := linkOf(portEnd(l.hub, 0, 0), portEnd(l.sw, 0, 6))
 			u.Filters = app.Some(map[string]json.RawMessage{"bogus": json.RawMessage("[1]")})
 			return u
 		}, app.EINVALID, "bogus"},
@@ -138,7 +138,7 @@ func TestService_CreateLink(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			svc, _ := newService(t)
 			l := mustCreateLinkLab(t, svc)
-			mustLink(t, svc, l.p.ID, end(l.pc1, 0, 0), end(l.sw, 0, 3))
+			mustLink(t, svc, l.p.ID, portEnd(l.pc1, 0, 0), portEnd(l.sw, 0, 3))
 			_, err := svc.CreateLink(ctx, l.p.ID, tt.give(l))
 			wantCode(t, err, tt.wantCode)
 			if msg := app.ErrorMessage(err); !strings.Contains(msg, tt.wantMsg) {
@@ -153,7 +153,7 @@ func TestService_CreateLink(t *testing.T) {
 	t.Run("ErrNotFoundProject", func(t *testing.T) {
 		svc, _ := newService(t)
 		l := mustCreateLinkLab(t, svc)
-		_, err := svc.CreateLink(ctx, uuid.NewString(), linkOf(end(l.pc1, 0, 0), end(l.sw, 0, 0)))
+		_, err := svc.CreateLink(ctx, uuid.NewString(), linkOf(portEnd(l.pc1, 0, 0), portEnd(l.sw, 0, 0)))
 		wantCode(t, err, app.ENOTFOUND)
 	})
 
@@ -161,7 +161,7 @@ func TestService_CreateLink(t *testing.T) {
 		svc, _ := newService(t)
 		l := mustCreateLinkLab(t, svc)
 		stranger := mustCreateVPCS(t, svc, mustCreateProject(t, svc, "other").ID)
-		_, err := svc.CreateLink(ctx, l.p.ID, linkOf(end(l.pc1, 0, 0), end(stranger, 0, 0)))
+		_, err := svc.CreateLink(ctx, l.p.ID, linkOf(portEnd(l.pc1, 0, 0), portEnd(stranger, 0, 0)))
 		wantCode(t, err, app.ENOTFOUND)
 	})
 }
@@ -171,13 +171,13 @@ func TestService_UpdateLink(t *testing.T) {
 	setup := func(t *testing.T) (*app.Service, *app.Broker, linkLab, *app.Link) {
 		svc, b := newService(t)
 		l := mustCreateLinkLab(t, svc)
-		return svc, b, l, mustLink(t, svc, l.p.ID, end(l.pc1, 0, 0), end(l.sw, 0, 3))
+		return svc, b, l, mustLink(t, svc, l.p.ID, portEnd(l.pc1, 0, 0), portEnd(l.sw, 0, 3))
 	}
 
 	t.Run("OKRelabelAndSuspend", func(t *testing.T) {
 		svc, _, l, lk := setup(t)
 		x, y, rot := 1, 2, 90
-		e := end(l.pc1, 0, 0)
+		e := portEnd(l.pc1, 0, 0)
 		e.Label = &app.LinkLabel{Text: "uplink", X: &x, Y: &y, Rotation: &rot}
 		got, err := svc.UpdateLink(ctx, l.p.ID, lk.ID, app.LinkUpdate{Nodes: app.Some([]app.LinkEnd{e}), Suspend: app.Some(true)})
 		if err != nil {
@@ -223,7 +223,7 @@ func TestService_UpdateLink(t *testing.T) {
 
 	t.Run("ErrInvalidOtherPort", func(t *testing.T) {
 		svc, _, l, lk := setup(t)
-		_, err := svc.UpdateLink(ctx, l.p.ID, lk.ID, linkOf(end(l.hub, 0, 0)))
+		_, err := svc.UpdateLink(ctx, l.p.ID, lk.ID, linkOf(portEnd(l.hub, 0, 0)))
 		wantCode(t, err, app.EINVALID)
 		if found, _ := svc.FindLink(ctx, l.p.ID, lk.ID); !reflect.DeepEqual(found, lk) {
 			t.Errorf("a refused update changed the link: %+v", found)
@@ -243,7 +243,7 @@ func TestService_DeleteLink(t *testing.T) {
 	ctx := context.Background()
 	svc, _ := newService(t)
 	l := mustCreateLinkLab(t, svc)
-	lk := mustLink(t, svc, l.p.ID, end(l.pc1, 0, 0), end(l.sw, 0, 3))
+	lk := mustLink(t, svc, l.p.ID, portEnd(l.pc1, 0, 0), portEnd(l.sw, 0, 3))
 	if err := svc.DeleteLink(ctx, l.p.ID, lk.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -251,16 +251,16 @@ func TestService_DeleteLink(t *testing.T) {
 	wantCode(t, err, app.ENOTFOUND)
 	wantCode(t, svc.DeleteLink(ctx, l.p.ID, lk.ID), app.ENOTFOUND)
 	// Its ports are free again.
-	mustLink(t, svc, l.p.ID, end(l.pc1, 0, 0), end(l.sw, 0, 3))
+	mustLink(t, svc, l.p.ID, portEnd(l.pc1, 0, 0), portEnd(l.sw, 0, 3))
 }
 
 func TestService_FindLinks(t *testing.T) {
 	ctx := context.Background()
 	svc, _ := newService(t)
 	l := mustCreateLinkLab(t, svc)
-	a := mustLink(t, svc, l.p.ID, end(l.pc1, 0, 0), end(l.sw, 0, 3))
-	b := mustLink(t, svc, l.p.ID, end(l.pc2, 0, 0), end(l.sw, 0, 4))
-	c := mustLink(t, svc, l.p.ID, end(l.hub, 0, 0), end(l.sw, 0, 5))
+	a := mustLink(t, svc, l.p.ID, portEnd(l.pc1, 0, 0), portEnd(l.sw, 0, 3))
+	b := mustLink(t, svc, l.p.ID, portEnd(l.pc2, 0, 0), portEnd(l.sw, 0, 4))
+	c := mustLink(t, svc, l.p.ID, portEnd(l.hub, 0, 0), portEnd(l.sw, 0, 5))
 	ls, err := svc.FindLinks(ctx, l.p.ID)
 	if err != nil || len(ls) != 3 || ls[0].ID != a.ID || ls[1].ID != b.ID || ls[2].ID != c.ID {
 		t.Fatalf("FindLinks = %v, %v; want a, b, c in creation order", ls, err)
@@ -282,8 +282,8 @@ func TestService_DeleteNode_Links(t *testing.T) {
 	ctx := context.Background()
 	svc, b := newService(t)
 	l := mustCreateLinkLab(t, svc)
-	lk := mustLink(t, svc, l.p.ID, end(l.pc1, 0, 0), end(l.sw, 0, 3))
-	kept := mustLink(t, svc, l.p.ID, end(l.pc2, 0, 0), end(l.sw, 0, 4))
+	lk := mustLink(t, svc, l.p.ID, portEnd(l.pc1, 0, 0), portEnd(l.sw, 0, 3))
+	kept := mustLink(t, svc, l.p.ID, portEnd(l.pc2, 0, 0), portEnd(l.sw, 0, 4))
 	events, stop := b.Subscribe(16)
 	defer stop()
 	if err := svc.DeleteNode(ctx, ref(l.pc1)); err != nil {
@@ -298,7 +298,7 @@ func TestService_DeleteNode_Links(t *testing.T) {
 	if len(evs) < 2 || evs[0].Action != app.EventLinkDeleted || evs[1].Action != app.EventNodeDeleted {
 		t.Errorf("events %+v; want link.deleted, then node.deleted", evs)
 	}
-	mustLink(t, svc, l.p.ID, end(l.hub, 0, 0), end(l.sw, 0, 3))
+	mustLink(t, svc, l.p.ID, portEnd(l.hub, 0, 0), portEnd(l.sw, 0, 3))
 }
 
 // TestService_UpdateNode_LinkedPorts: a port with a link attached cannot
@@ -307,7 +307,7 @@ func TestService_UpdateNode_LinkedPorts(t *testing.T) {
 	ctx := context.Background()
 	svc, _ := newService(t)
 	l := mustCreateLinkLab(t, svc)
-	mustLink(t, svc, l.p.ID, end(l.pc1, 0, 0), end(l.sw, 0, 3))
+	mustLink(t, svc, l.p.ID, portEnd(l.pc1, 0, 0), portEnd(l.sw, 0, 3))
 	ports := func(n int) []app.SwitchPort {
 		var ps []app.SwitchPort
 		for i := range n {

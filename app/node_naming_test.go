@@ -8,7 +8,7 @@ import (
 	"nodedesk/app"
 )
 
-func named(typ app.NodeType, name string) app.NodeCreate {
+func namedNode(typ app.NodeType, name string) app.NodeCreate {
 	return app.NodeCreate{Type: typ, NodeUpdate: app.NodeUpdate{Name: app.Some(name)}}
 }
 
@@ -21,12 +21,12 @@ func TestService_CreateNode_NameAllocation(t *testing.T) {
 		give     app.NodeCreate
 		want     string
 	}{
-		{"IDPlaceholder", nil, named(app.VPCS, "R{id}"), "R1"},
-		{"TakenTrailingDigitsFirstFree", []app.NodeCreate{named(app.VPCS, "R2")}, named(app.VPCS, "R2"), "R1"},
-		{"TakenTrailingDigitsAfterRun", []app.NodeCreate{named(app.VPCS, "R1"), named(app.VPCS, "R2")}, named(app.VPCS, "R2"), "R3"},
-		{"TypesShareNames", []app.NodeCreate{named(app.EthernetSwitch, "PC1")}, app.NodeCreate{Type: app.VPCS}, "PC2"},
+		{"IDPlaceholder", nil, namedNode(app.VPCS, "R{id}"), "R1"},
+		{"TakenTrailingDigitsFirstFree", []app.NodeCreate{namedNode(app.VPCS, "R2")}, namedNode(app.VPCS, "R2"), "R1"},
+		{"TakenTrailingDigitsAfterRun", []app.NodeCreate{namedNode(app.VPCS, "R1"), namedNode(app.VPCS, "R2")}, namedNode(app.VPCS, "R2"), "R3"},
+		{"TypesShareNames", []app.NodeCreate{namedNode(app.EthernetSwitch, "PC1")}, app.NodeCreate{Type: app.VPCS}, "PC2"},
 		{"DefaultPerType", []app.NodeCreate{{Type: app.VPCS}}, app.NodeCreate{Type: app.EthernetHub}, "Hub1"},
-		{"SpacesRemovedThenNumbered", []app.NodeCreate{named(app.VPCS, "core")}, named(app.VPCS, " co re "), "core1"},
+		{"SpacesRemovedThenNumbered", []app.NodeCreate{namedNode(app.VPCS, "core")}, namedNode(app.VPCS, " co re "), "core1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -85,7 +85,7 @@ func TestService_NodeName_Invalid(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			svc, _ := newService(t)
 			p := mustCreateProject(t, svc, "lab")
-			_, err := svc.CreateNode(ctx, p.ID, named(app.VPCS, tt.give))
+			_, err := svc.CreateNode(ctx, p.ID, namedNode(app.VPCS, tt.give))
 			wantCode(t, err, app.EINVALID)
 			if app.ErrorField(err) != "name" {
 				t.Errorf("error field %q; want name", app.ErrorField(err))
@@ -106,7 +106,7 @@ func TestService_NodeName_Invalid(t *testing.T) {
 		svc, _ := newService(t)
 		p := mustCreateProject(t, svc, "lab")
 		long := strings.Repeat("é", 255)
-		if n := mustCreateNode(t, svc, p.ID, named(app.VPCS, long)); n.Name != long {
+		if n := mustCreateNode(t, svc, p.ID, namedNode(app.VPCS, long)); n.Name != long {
 			t.Errorf("name of 255 characters became %q", n.Name)
 		}
 	})

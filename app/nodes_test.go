@@ -77,7 +77,7 @@ func TestService_FindNodes(t *testing.T) {
 	p := mustCreateProject(t, svc, "lab")
 	var want []string
 	for i := range 20 {
-		want = append(want, mustCreateNode(t, svc, p.ID, named(app.VPCS, fmt.Sprintf("n%02d", 19-i))).ID)
+		want = append(want, mustCreateNode(t, svc, p.ID, namedNode(app.VPCS, fmt.Sprintf("n%02d", 19-i))).ID)
 	}
 	ns, err := svc.FindNodes(ctx, p.ID)
 	if err != nil {
@@ -103,7 +103,7 @@ func TestService_DuplicateNode(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		svc, _ := newService(t)
 		l := mustCreateLinkLab(t, svc)
-		mustLink(t, svc, l.p.ID, end(l.pc1, 0, 0), end(l.sw, 0, 0))
+		mustLink(t, svc, l.p.ID, portEnd(l.pc1, 0, 0), portEnd(l.sw, 0, 0))
 		if _, err := svc.UpdateNode(ctx, ref(l.pc1), app.NodeUpdate{Locked: app.Some(true),
 			Properties: &app.VPCSUpdate{StartupScript: app.Some("ip 10.0.0.1/24")}}); err != nil {
 			t.Fatal(err)

@@ -16,8 +16,8 @@ func TestService_DuplicateProject(t *testing.T) {
 		svc, b := newService(t)
 		l := mustCreateLinkLab(t, svc)
 		pid := l.p.ID
-		mustLink(t, svc, pid, end(l.pc1, 0, 0), end(l.sw, 0, 1))
-		mustLink(t, svc, pid, end(l.pc2, 0, 0), end(l.sw, 0, 2))
+		mustLink(t, svc, pid, portEnd(l.pc1, 0, 0), portEnd(l.sw, 0, 1))
+		mustLink(t, svc, pid, portEnd(l.pc2, 0, 0), portEnd(l.sw, 0, 2))
 		mustCreateDrawing(t, svc, pid, app.DrawingUpdate{SVG: app.Some("<svg/>"), X: app.Some(5)})
 		if _, err := svc.UpdateProject(ctx, pid, app.ProjectUpdate{GridSize: app.Some(50), AutoOpen: app.Some(true), AutoStart: app.Some(true)}); err != nil {
 			t.Fatal(err)

@@ -143,7 +143,7 @@ func TestService_RestoreSnapshot(t *testing.T) {
 		if _, err := svc.UpdateNode(ctx, ref(l.pc1), app.NodeUpdate{Properties: &app.VPCSUpdate{StartupScript: app.Some("ip 10.0.0.1/24\n")}}); err != nil {
 			t.Fatal(err)
 		}
-		mustLink(t, svc, pid, end(l.pc1, 0, 0), end(l.sw, 0, 1))
+		mustLink(t, svc, pid, portEnd(l.pc1, 0, 0), portEnd(l.sw, 0, 1))
 		d := mustCreateDrawing(t, svc, pid, app.DrawingUpdate{SVG: app.Some("<svg/>"), X: app.Some(5)})
 		if _, err := svc.UpdateProject(ctx, pid, app.ProjectUpdate{GridSize: app.Some(50)}); err != nil {
 			t.Fatal(err)

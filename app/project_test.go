@@ -239,7 +239,7 @@ func TestService_ProjectStats(t *testing.T) {
 	p := mustCreateProject(t, svc, "lab")
 	a := mustCreateVPCS(t, svc, p.ID)
 	sw := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.EthernetSwitch})
-	mustLink(t, svc, p.ID, end(a, 0, 0), end(sw, 0, 1))
+	mustLink(t, svc, p.ID, portEnd(a, 0, 0), portEnd(sw, 0, 1))
 	mustCreateDrawing(t, svc, p.ID, app.DrawingUpdate{})
 	if _, err := svc.CreateSnapshot(ctx, p.ID, "s1"); err != nil {
 		t.Fatal(err)

@@ -29,7 +29,7 @@ var builtinTemplates = map[string]struct {
 const vpcsTemplateID = "19021f99-e36f-394d-b4a1-8aaa902ab9cc"
 
 // settings is a template as a client sends it.
-func settings(tb testing.TB, kv map[string]any) app.TemplateSettings {
+func templateSettings(tb testing.TB, kv map[string]any) app.TemplateSettings {
 	tb.Helper()
 	ts := app.TemplateSettings{}
 	for k, v := range kv {
@@ -44,7 +44,7 @@ func settings(tb testing.TB, kv map[string]any) app.TemplateSettings {
 
 func mustCreateTemplate(tb testing.TB, svc *app.Service, kv map[string]any) *app.Template {
 	tb.Helper()
-	t, err := svc.CreateTemplate(context.Background(), settings(tb, kv))
+	t, err := svc.CreateTemplate(context.Background(), templateSettings(tb, kv))
 	if err != nil {
 		tb.Fatalf("CreateTemplate(%v): %v", kv, err)
 	}
@@ -146,7 +146,7 @@ func TestService_CreateTemplate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			svc, _ := newService(t)
-			_, err := svc.CreateTemplate(ctx, settings(t, tt.give))
+			_, err := svc.CreateTemplate(ctx, templateSettings(t, tt.give))
 			wantCode(t, err, tt.wantCode)
 			if got := app.ErrorField(err); got != tt.wantField {
 				t.Errorf("error field = %q; want %q (%v)", got, tt.wantField, err)
@@ -160,7 +160,7 @@ func TestService_CreateTemplate(t *testing.T) {
 	t.Run("ErrConflictIDTaken", func(t *testing.T) {
 		svc, _ := newService(t)
 		tmpl := mustCreateTemplate(t, svc, map[string]any{"template_type": "vpcs", "name": "a"})
-		_, err := svc.CreateTemplate(ctx, settings(t, map[string]any{"template_type": "vpcs", "name": "b", "template_id": tmpl.ID}))
+		_, err := svc.CreateTemplate(ctx, templateSettings(t, map[string]any{"template_type": "vpcs", "name": "b", "template_id": tmpl.ID}))
 		wantCode(t, err, app.ECONFLICT)
 		if got, _ := svc.FindTemplateByID(ctx, tmpl.ID); got == nil || got.Name != "a" {
 			t.Errorf("template after a refused create = %+v; want name a", got)
@@ -174,7 +174,7 @@ func TestService_UpdateTemplate(t *testing.T) {
 	t.Run("OKKeysGivenReplace", func(t *testing.T) {
 		svc, _ := newService(t)
 		tmpl := mustCreateTemplate(t, svc, map[string]any{"template_type": "vpcs", "name": "PC", "console_type": "none", "console_auto_start": true})
-		got, err := svc.UpdateTemplate(ctx, tmpl.ID, settings(t, map[string]any{"name": "Host", "console_type": "telnet", "template_type": "qemu"}))
+		got, err := svc.UpdateTemplate(ctx, tmpl.ID, templateSettings(t, map[string]any{"name": "Host", "console_type": "telnet", "template_type": "qemu"}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +190,7 @@ func TestService_UpdateTemplate(t *testing.T) {
 	t.Run("ErrInvalidLeavesTemplate", func(t *testing.T) {
 		svc, _ := newService(t)
 		tmpl := mustCreateTemplate(t, svc, map[string]any{"template_type": "vpcs", "name": "PC"})
-		_, err := svc.UpdateTemplate(ctx, tmpl.ID, settings(t, map[string]any{"name": "", "console_type": "telnet"}))
+		_, err := svc.UpdateTemplate(ctx, tmpl.ID, templateSettings(t, map[string]any{"name": "", "console_type": "telnet"}))
 		wantCode(t, err, app.EINVALID)
 		if stored, _ := svc.FindTemplateByID(ctx, tmpl.ID); stored == nil || stored.Name != "PC" || stored.Settings["console_type"] != nil {
 			t.Errorf("stored after a refused update: %+v", stored)
@@ -199,7 +199,7 @@ func TestService_UpdateTemplate(t *testing.T) {
 
 	t.Run("ErrConflictBuiltin", func(t *testing.T) {
 		svc, _ := newService(t)
-		_, err := svc.UpdateTemplate(ctx, vpcsTemplateID, settings(t, map[string]any{"name": "mine"}))
+		_, err := svc.UpdateTemplate(ctx, vpcsTemplateID, templateSettings(t, map[string]any{"name": "mine"}))
 		wantCode(t, err, app.ECONFLICT)
 		if !strings.Contains(app.ErrorMessage(err), "builtin") {
 			t.Errorf("message %q does not say it is a builtin", app.ErrorMessage(err))
@@ -208,7 +208,7 @@ func TestService_UpdateTemplate(t *testing.T) {
 
 	t.Run("ErrNotFound", func(t *testing.T) {
 		svc, _ := newService(t)
-		_, err := svc.UpdateTemplate(ctx, uuid.NewString(), settings(t, map[string]any{"name": "x"}))
+		_, err := svc.UpdateTemplate(ctx, uuid.NewString(), templateSettings(t, map[string]any{"name": "x"}))
 		wantCode(t, err, app.ENOTFOUND)
 	})
 }
@@ -320,7 +320,7 @@ func TestService_CreateNodeFromTemplate(t *testing.T) {
 
 	t.Run("ErrInvalidSettingsShape", func(t *testing.T) {
 		svc, _ := newService(t)
-		_, err := svc.CreateTemplate(ctx, settings(t, map[string]any{"template_type": "ethernet_switch", "name": "Bad",
+		_, err := svc.CreateTemplate(ctx, templateSettings(t, map[string]any{"template_type": "ethernet_switch", "name": "Bad",
 			"ports_mapping": "all of them"}))
 		wantCode(t, err, app.EINVALID)
 	})
@@ -330,7 +330,7 @@ func TestService_CreateNodeFromTemplate(t *testing.T) {
 		// out of range is refused, and no node is made.
 		svc, _ := newService(t)
 		p := mustCreateProject(t, svc, "lab")
-		tmpl, err := svc.CreateTemplate(ctx, settings(t, map[string]any{"template_type": "ethernet_switch", "name": "Bad",
+		tmpl, err := svc.CreateTemplate(ctx, templateSettings(t, map[string]any{"template_type": "ethernet_switch", "name": "Bad",
 			"ports_mapping": []any{map[string]any{"name": "e0", "port_number": 0, "type": "access", "vlan": 5000}}}))
 		if err != nil {
 			wantCode(t, err, app.EINVALID) // refused up front is as good
