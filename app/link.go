@@ -253,7 +253,7 @@ func (s *Service) UpdateLink(ctx context.Context, projectID, linkID string, u Li
 // compute refused its change (unless it changed again meanwhile), so that
 // what is stored matches what the caller is told.
 func (s *Service) undoLinkUpdate(ctx context.Context, before, after *Link) {
-	err := s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error {
+	err := s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error {
 		cur, err := tx.Link(before.ProjectID, before.ID)
 		if err != nil || cur == nil || !unchanged(cur, after) {
 			return cmpErr(err, errUnchanged)

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"slices"
 	"time"
 )
@@ -115,7 +114,7 @@ func (s *Service) healCompute(parent context.Context, id string) {
 		nodes, links, err = inOpenProjects(tx, nodes, links)
 		return err
 	}); err != nil {
-		slog.Warn("compute not healed", "compute", id, "err", err)
+		s.c.Logger.Warn("compute not healed", "compute", id, "err", err)
 		return
 	}
 	s.drainPendingDeletes(ctx, id)
@@ -169,12 +168,12 @@ func (s *Service) remakeOnComputes(ctx context.Context, nodes []*Node, links []*
 			err = s.computeCall(ctx, n.ComputeID, "PUT", computeNodePath(n), computeNodeBody(n), nil)
 		}
 		if err != nil {
-			slog.Warn("node not made again on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
+			s.c.Logger.Warn("node not made again on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
 		}
 	}
 	for _, l := range links {
 		if err := s.healTunnel(ctx, l); err != nil {
-			slog.Warn("link tunnel not made again", "link", l.ID, "err", err)
+			s.c.Logger.Warn("link tunnel not made again", "link", l.ID, "err", err)
 		}
 	}
 	for _, n := range nodes {
@@ -186,7 +185,7 @@ func (s *Service) remakeOnComputes(ctx context.Context, nodes []*Node, links []*
 			err = s.computeCall(ctx, n.ComputeID, "POST", computeNodePath(n)+"/suspend", map[string]any{}, nil)
 		}
 		if err != nil {
-			slog.Warn("node not started again on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
+			s.c.Logger.Warn("node not started again on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
 		}
 	}
 }
@@ -205,7 +204,7 @@ func (s *Service) ReopenComputeProjects(ctx context.Context, projectID string) {
 		ls, err = tx.Links(projectID)
 		return err
 	}); err != nil {
-		slog.Warn("project not made again on its computes", "project", projectID, "err", err)
+		s.c.Logger.Warn("project not made again on its computes", "project", projectID, "err", err)
 		return
 	}
 	var nodes []*Node
@@ -232,7 +231,7 @@ func (s *Service) closeComputeProjects(ctx context.Context, projectID string) {
 	s.dropTunnelSides(ctx, projectID)
 	for _, id := range s.projectComputes(ctx, projectID) {
 		if err := s.computeCall(ctx, id, "POST", "/projects/"+projectID+"/close", map[string]any{}, nil); err != nil && ErrorCode(err) != ENOTFOUND {
-			slog.Warn("project not closed on a remote compute", "project", projectID, "compute", id, "err", err)
+			s.c.Logger.Warn("project not closed on a remote compute", "project", projectID, "compute", id, "err", err)
 		}
 		s.forgetComputeProject(id, projectID)
 	}
@@ -261,7 +260,7 @@ func (s *Service) healNode(ctx context.Context, n *Node) error {
 	if ans.Console == nil || *ans.Console == n.ComputeConsole {
 		return nil
 	}
-	return s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error {
+	return s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error {
 		cur, err := tx.Node(n.ProjectID, n.ID)
 		if err != nil || cur == nil || cur.ComputeConsole == *ans.Console {
 			return cmpErr(err, errUnchanged)
@@ -294,7 +293,7 @@ func (s *Service) healTunnel(ctx context.Context, l *Link) error {
 			s.breakTunnel(context.WithoutCancel(ctx), &made, ends)
 		}
 	}()
-	return s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error {
+	return s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error {
 		gone = false
 		cur, err := tx.Link(l.ProjectID, l.ID)
 		if err != nil || cur == nil {
@@ -346,7 +345,7 @@ func (s *Service) drainPendingDeletes(ctx context.Context, id string) {
 	for _, p := range paths {
 		err := s.computeCall(ctx, id, "DELETE", p, nil, nil)
 		if err != nil && ErrorCode(err) != ENOTFOUND && !s.deleteLater(id, p, err) {
-			slog.Warn("delete not made on a compute that came back", "compute", id, "path", p, "err", err)
+			s.c.Logger.Warn("delete not made on a compute that came back", "compute", id, "path", p, "err", err)
 		}
 	}
 }

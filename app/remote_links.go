@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"net"
 	"strconv"
 )
@@ -135,7 +134,7 @@ func (s *Service) createTunnelLink(ctx context.Context, projectID string, u Link
 	if l.Tunnel, err = s.makeTunnel(ctx, l, ends); err != nil {
 		return nil, err
 	}
-	err = s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
+	err = s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
 		p, err := findProject(tx, projectID)
 		if err != nil {
 			return err
@@ -276,7 +275,7 @@ func (s *Service) deleteTunnelNIO(ctx context.Context, l *Link, i int, n *Node) 
 		err = nil
 	}
 	if err != nil && ErrorCode(err) != ENOTFOUND {
-		slog.Warn("tunnel side not removed", "link", l.ID, "node", n.Name, "err", err)
+		s.c.Logger.Warn("tunnel side not removed", "link", l.ID, "node", n.Name, "err", err)
 	}
 }
 
@@ -409,7 +408,7 @@ func (s *Service) startCaptureOnCompute(ctx context.Context, projectID, linkID s
 	if err != nil {
 		return nil, err
 	}
-	err = s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error { // the compute holds it: see remoteWrite
+	err = s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error { // the compute holds it: see remoteWrite
 		cur, err := findLink(tx, projectID, linkID)
 		if err != nil {
 			return err
@@ -449,7 +448,7 @@ func (s *Service) stopComputeCapture(ctx context.Context, l *Link) {
 	}
 	err := s.computeCall(ctx, n.ComputeID, "POST", portPath(n, linkEndOf(l, n))+"/stop_capture", map[string]any{}, nil)
 	if err != nil {
-		slog.Warn("capture not stopped on its compute", "link", l.ID, "compute", n.ComputeID, "err", err)
+		s.c.Logger.Warn("capture not stopped on its compute", "link", l.ID, "compute", n.ComputeID, "err", err)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -144,7 +143,7 @@ func (s *Service) createRemoteNode(ctx context.Context, projectID, id string, c 
 		return nil, err
 	}
 	ans.applyTo(n)
-	err = s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
+	err = s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
 		if _, err := findProject(tx, projectID); err != nil {
 			return err
 		}
@@ -214,7 +213,7 @@ func (s *Service) duplicateRemoteNode(ctx context.Context, n *Node, x, y int, z 
 		}
 		return nil, err
 	}
-	err = s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
+	err = s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
 		if _, err := findProject(tx, c.ProjectID); err != nil {
 			return err
 		}
@@ -244,7 +243,7 @@ func (s *Service) dropRemoteOrphan(ctx context.Context, n *Node) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), orphanTimeout)
 	defer cancel()
 	if err := s.computeCall(ctx, n.ComputeID, "DELETE", computeNodePath(n), nil, nil); err != nil && ErrorCode(err) != ENOTFOUND {
-		slog.Warn("node of a failed create not deleted on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
+		s.c.Logger.Warn("node of a failed create not deleted on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
 	}
 }
 
@@ -282,7 +281,7 @@ func (s *Service) unforwardNodeUpdate(ctx context.Context, ref NodeRef) {
 		err = s.computeCall(ctx, n.ComputeID, "PUT", computeNodePath(n), computeNodeBody(n), nil)
 	}
 	if err != nil {
-		slog.Warn("remote node change not undone on its compute", "node", ref.NodeID, "err", err)
+		s.c.Logger.Warn("remote node change not undone on its compute", "node", ref.NodeID, "err", err)
 	}
 }
 
@@ -311,7 +310,7 @@ func (s *Service) remoteNodeAction(ctx context.Context, n *Node, a Action) (*Nod
 func (s *Service) deleteRemoteNode(ctx context.Context, n *Node) {
 	err := s.computeCall(ctx, n.ComputeID, "DELETE", computeNodePath(n), nil, nil)
 	if err != nil && ErrorCode(err) != ENOTFOUND && !s.deleteLater(n.ComputeID, computeNodePath(n), err) {
-		slog.Warn("remote node not deleted on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
+		s.c.Logger.Warn("remote node not deleted on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
 	}
 }
 
@@ -345,7 +344,7 @@ func (s *Service) onComputeEvent(cc *computeConn, action, projectID string, ev j
 		}
 		select {
 		case <-cc.events:
-			slog.Warn("compute event dropped: too many waiting", "compute", cc.id)
+			s.c.Logger.Warn("compute event dropped: too many waiting", "compute", cc.id)
 		default:
 		}
 	}
@@ -470,7 +469,7 @@ func (s *Service) deleteComputeProjects(ctx context.Context, projectID string) {
 	s.dropTunnelSides(ctx, projectID)
 	for _, id := range s.projectComputes(ctx, projectID) {
 		if err := s.computeCall(ctx, id, "DELETE", "/projects/"+projectID, nil, nil); err != nil && ErrorCode(err) != ENOTFOUND && !s.deleteLater(id, "/projects/"+projectID, err) {
-			slog.Warn("project not deleted on a remote compute", "project", projectID, "compute", id, "err", err)
+			s.c.Logger.Warn("project not deleted on a remote compute", "project", projectID, "compute", id, "err", err)
 		}
 		s.forgetComputeProject(id, projectID)
 	}
@@ -523,7 +522,7 @@ func (s *Service) forgetComputeProject(computeID, projectID string) {
 // nodedesk no longer knows, or a record with nothing behind it).
 func (s *Service) remoteWrite(remote bool) func(context.Context, func(Tx, emitFunc) error) error {
 	if remote {
-		return s.updateQuiet
+		return s.updateUnrecorded
 	}
 	return s.update
 }
