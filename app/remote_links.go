@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"strconv"
 )
 
 // Links that touch a remote compute are UDP tunnels, made with the calls
@@ -197,11 +196,7 @@ func (s *Service) tunnelPort(ctx context.Context, n *Node) (int, error) {
 	if err := s.ensureComputeProject(ctx, n.ComputeID, n.ProjectID); err != nil {
 		return 0, err
 	}
-	var ans struct {
-		UDPPort int `json:"udp_port"`
-	}
-	err := s.computeCall(ctx, n.ComputeID, "POST", "/projects/"+n.ProjectID+"/ports/udp", map[string]any{}, &ans)
-	return ans.UDPPort, err
+	return s.compute(n.ComputeID).ReserveUDPPort(ctx, n.ProjectID)
 }
 
 // filterSide is the side of l that carries its filters and suspension: the
@@ -244,13 +239,9 @@ func linkEndOf(l *Link, n *Node) LinkEnd {
 	return LinkEnd{}
 }
 
-func nioPath(n *Node, e LinkEnd) string {
-	return portPath(n, e) + "/nio"
-}
-
-// wire is spec as a GNS3 compute takes it in POST and PUT …/nio.
-func (spec NIOSpec) wire() map[string]any {
-	return map[string]any{"type": spec.Type, "lport": spec.LPort, "rhost": spec.RHost, "rport": spec.RPort, "filters": spec.Filters, "suspend": spec.Suspend}
+// portOf names the port of n that link end e is on.
+func portOf(n *Node, e LinkEnd) PortRef {
+	return PortRef{NodeRef: refOf(n), Adapter: e.AdapterNumber, Port: e.PortNumber}
 }
 
 // addTunnelNIO makes side i's NIO.
@@ -261,7 +252,7 @@ func (s *Service) addTunnelNIO(ctx context.Context, l *Link, t *Tunnel, i int, n
 		_, err := s.AddNIO(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, e.AdapterNumber, e.PortNumber, spec)
 		return err
 	}
-	return s.computeCall(ctx, n.ComputeID, "POST", nioPath(n, e), spec.wire(), nil)
+	return s.compute(n.ComputeID).AddNIO(ctx, portOf(n, e), spec)
 }
 
 // deleteTunnelNIO removes side i's NIO; one that is gone already, or a
@@ -271,8 +262,8 @@ func (s *Service) deleteTunnelNIO(ctx context.Context, l *Link, i int, n *Node) 
 	var err error
 	if !n.Remote() {
 		err = s.DeleteNIO(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, e.AdapterNumber, e.PortNumber)
-	} else if err = s.computeCall(ctx, n.ComputeID, "DELETE", nioPath(n, e), nil, nil); s.deleteLater(n.ComputeID, nioPath(n, e), err) {
-		err = nil
+	} else {
+		err = s.deleteOnCompute(ctx, n.ComputeID, pendingDelete{kind: deleteNIO, port: portOf(n, e)})
 	}
 	if err != nil && ErrorCode(err) != ENOTFOUND {
 		s.c.Logger.Warn("tunnel side not removed", "link", l.ID, "node", n.Name, "err", err)
@@ -334,7 +325,7 @@ func (s *Service) syncTunnelFilters(ctx context.Context, l *Link) error {
 	if !n.Type.UpdatesNIO() {
 		return nil
 	}
-	return s.computeCall(ctx, n.ComputeID, "PUT", nioPath(n, e), spec.wire(), nil)
+	return s.compute(n.ComputeID).UpdateNIO(ctx, portOf(n, e), spec)
 }
 
 // alwaysRunning reports whether n's type runs from the moment it exists
@@ -384,9 +375,8 @@ func (s *Service) startComputeCapture(ctx context.Context, l *Link) (int, error)
 	if err != nil {
 		return 0, err
 	}
-	n, e := ends[i], linkEndOf(l, ends[i])
-	body := map[string]any{"capture_file_name": *l.CaptureFileName, "data_link_type": l.CaptureDataLinkType}
-	return i, s.computeCall(ctx, n.ComputeID, "POST", portPath(n, e)+"/start_capture", body, nil)
+	n := ends[i]
+	return i, s.compute(n.ComputeID).StartCapture(ctx, portOf(n, linkEndOf(l, n)), *l.CaptureFileName, l.CaptureDataLinkType)
 }
 
 // startCaptureOnCompute starts a capture of a link whose two sides are
@@ -446,8 +436,7 @@ func (s *Service) stopComputeCapture(ctx context.Context, l *Link) {
 	if n == nil {
 		return
 	}
-	err := s.computeCall(ctx, n.ComputeID, "POST", portPath(n, linkEndOf(l, n))+"/stop_capture", map[string]any{}, nil)
-	if err != nil {
+	if err := s.compute(n.ComputeID).StopCapture(ctx, portOf(n, linkEndOf(l, n))); err != nil {
 		s.c.Logger.Warn("capture not stopped on its compute", "link", l.ID, "compute", n.ComputeID, "err", err)
 	}
 }
@@ -464,13 +453,5 @@ func (s *Service) StreamComputeCapture(ctx context.Context, l *Link, w io.Writer
 	if n == nil {
 		return Errorf(ENOTFOUND, "A node of link %s no longer exists", l.ID)
 	}
-	cc, err := s.connectedCompute(n.ComputeID)
-	if err != nil {
-		return err
-	}
-	return cc.client.Stream(ctx, portPath(n, linkEndOf(l, n))+"/pcap", w)
-}
-
-func portPath(n *Node, e LinkEnd) string {
-	return computeNodePath(n) + "/adapters/" + strconv.Itoa(e.AdapterNumber) + "/ports/" + strconv.Itoa(e.PortNumber)
+	return s.compute(n.ComputeID).StreamPcap(ctx, portOf(n, linkEndOf(l, n)), w)
 }

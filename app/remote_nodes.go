@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -16,61 +15,14 @@ import (
 // transaction (a compute that does not answer never holds the store), then
 // committed; a commit that fails is undone on the compute.
 
-// noConsoleTypeSent are the types GNS3's controller sends no console_type
-// for when it creates their node on a compute.
-var noConsoleTypeSent = map[NodeType]bool{Cloud: true, NAT: true, EthernetHub: true, FrameRelaySwitch: true, ATMSwitch: true}
-
-// computeReadOnly are properties a compute shows but does not take.
-var computeReadOnly = map[string]bool{"startup_script_path": true}
-
 // errPrepared rolls back a transaction that only computed a record.
 var errPrepared = errors.New("prepared")
 
-// computeNodeBody is what the compute is sent to create or change n: its
-// properties, name, node_id and console type, as GNS3's controller sends
-// them.
-func computeNodeBody(n *Node) map[string]any {
-	body := map[string]any{}
-	for k, v := range n.PropertiesView() {
-		if v != nil && !computeReadOnly[k] {
-			body[k] = v
-		}
-	}
-	body["name"], body["node_id"] = n.Name, n.ID
-	if n.Console != 0 {
-		body["console"] = n.Console // a compute on this machine: the port this nodedesk chose
-	}
-	if !noConsoleTypeSent[n.Type] {
-		ct := string(n.ConsoleType)
-		if ct == "" {
-			ct = "none"
-		}
-		body["console_type"] = ct
-	}
-	return body
-}
-
-// computeNodeAnswer is what nodedesk reads of a compute's node view.
-type computeNodeAnswer struct {
-	Status  Status `json:"status"`
-	Console *int   `json:"console"`
-}
-
-func (a computeNodeAnswer) applyTo(n *Node) {
-	if a.Status.Known() {
-		n.Status = a.Status
-	}
-	if a.Console != nil {
-		n.ComputeConsole = *a.Console
-	}
-}
-
-func computeNodePath(n *Node) string {
-	return "/projects/" + n.ProjectID + "/" + string(n.Type) + "/nodes/" + n.ID
-}
+// refOf names n on its compute.
+func refOf(n *Node) NodeRef { return NodeRef{ProjectID: n.ProjectID, NodeID: n.ID, Type: n.Type} }
 
 // ensureComputeProject creates the project on the compute once per
-// connection (POST /projects is idempotent on the compute).
+// connection (a compute takes the create of a project it has).
 func (s *Service) ensureComputeProject(ctx context.Context, computeID, projectID string) error {
 	key := [2]string{computeID, projectID}
 	s.cmp.mu.Lock()
@@ -86,7 +38,7 @@ func (s *Service) ensureComputeProject(ctx context.Context, computeID, projectID
 	}); err != nil {
 		return err
 	}
-	if err := s.computeCall(ctx, computeID, "POST", "/projects", map[string]any{"name": p.Name, "project_id": p.ID}, nil); err != nil {
+	if err := s.compute(computeID).CreateProject(ctx, p.ID, p.Name); err != nil {
 		return err
 	}
 	s.cmp.mu.Lock()
@@ -104,7 +56,7 @@ func (s *Service) ensureComputeProject(ctx context.Context, computeID, projectID
 // with the status and console the compute gave; a failed commit deletes
 // the node on the compute again.
 func (s *Service) createRemoteNode(ctx context.Context, projectID, id string, c NodeCreate) (*Node, error) {
-	if _, err := s.connectedCompute(c.ComputeID); err != nil {
+	if err := s.connectedCompute(c.ComputeID); err != nil {
 		return nil, err
 	}
 	env := newNodeEnvFor(c.Type, s.c.HostInterfaces)
@@ -137,8 +89,8 @@ func (s *Service) createRemoteNode(ctx context.Context, projectID, id string, c 
 	if err := s.ensureComputeProject(ctx, n.ComputeID, n.ProjectID); err != nil {
 		return nil, err
 	}
-	var ans computeNodeAnswer
-	if err := s.computeCall(ctx, n.ComputeID, "POST", "/projects/"+n.ProjectID+"/"+string(n.Type)+"/nodes", computeNodeBody(n), &ans); err != nil {
+	ans, err := s.compute(n.ComputeID).CreateNode(ctx, n)
+	if err != nil {
 		s.dropRemoteOrphan(ctx, n) // it may have made the node before a timeout or cancel
 		return nil, err
 	}
@@ -180,7 +132,7 @@ func (s *Service) duplicateRemoteNode(ctx context.Context, n *Node, x, y int, z 
 	if n.Status != Stopped && n.Type.Lifecycle() == ProcessRun {
 		return nil, Errorf(ECONFLICT, "Cannot duplicate %s while it runs on compute %s; stop it first", n.Name, n.ComputeID)
 	}
-	if _, err := s.connectedCompute(n.ComputeID); err != nil {
+	if err := s.connectedCompute(n.ComputeID); err != nil {
 		return nil, err
 	}
 	var c *Node
@@ -198,15 +150,15 @@ func (s *Service) duplicateRemoteNode(ctx context.Context, n *Node, x, y int, z 
 	if err := s.ensureComputeProject(ctx, c.ComputeID, c.ProjectID); err != nil {
 		return nil, err
 	}
-	var ans computeNodeAnswer
-	if err := s.computeCall(ctx, c.ComputeID, "POST", "/projects/"+c.ProjectID+"/"+string(c.Type)+"/nodes", computeNodeBody(c), &ans); err != nil {
+	ans, err := s.compute(c.ComputeID).CreateNode(ctx, c)
+	if err != nil {
 		return nil, err
 	}
 	ans.applyTo(c)
 	undo := func() {
-		_ = s.computeCall(context.WithoutCancel(ctx), c.ComputeID, "DELETE", computeNodePath(c), nil, nil)
+		_ = s.compute(c.ComputeID).DeleteNode(context.WithoutCancel(ctx), refOf(c))
 	}
-	if err := s.computeCall(ctx, n.ComputeID, "POST", computeNodePath(n)+"/duplicate", map[string]any{"destination_node_id": c.ID}, nil); err != nil {
+	if err := s.compute(n.ComputeID).DuplicateNode(ctx, refOf(n), c.ID); err != nil {
 		undo()
 		if ErrorCode(err) == ENOTFOUND {
 			err = Errorf(ECONFLICT, "Compute %s cannot duplicate a %s node", n.ComputeID, n.Type)
@@ -242,7 +194,7 @@ const orphanTimeout = 5 * time.Second
 func (s *Service) dropRemoteOrphan(ctx context.Context, n *Node) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), orphanTimeout)
 	defer cancel()
-	if err := s.computeCall(ctx, n.ComputeID, "DELETE", computeNodePath(n), nil, nil); err != nil && ErrorCode(err) != ENOTFOUND {
+	if err := s.compute(n.ComputeID).DeleteNode(ctx, refOf(n)); err != nil && ErrorCode(err) != ENOTFOUND {
 		s.c.Logger.Warn("node of a failed create not deleted on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
 	}
 }
@@ -254,7 +206,7 @@ func (s *Service) dropRemoteOrphan(ctx context.Context, n *Node) {
 // sends it). It returns the compute's answer when it sent one (nil when
 // not; the commit is then not undoable: remoteWrite), whose console the
 // commit keeps as the node's on the compute.
-func (s *Service) forwardNodeUpdate(ctx context.Context, ref NodeRef, u NodeUpdate) (*computeNodeAnswer, error) {
+func (s *Service) forwardNodeUpdate(ctx context.Context, ref NodeRef, u NodeUpdate) (*NodeAnswer, error) {
 	before, err := s.FindNode(ctx, ref)
 	if err != nil || !before.Remote() {
 		return nil, err
@@ -266,11 +218,11 @@ func (s *Service) forwardNodeUpdate(ctx context.Context, ref NodeRef, u NodeUpda
 	if after.Name == before.Name && after.Console == before.Console && after.ConsoleType == before.ConsoleType && unchanged(after.Properties, before.Properties) {
 		return nil, nil
 	}
-	ans := &computeNodeAnswer{}
 	if p, err := s.FindProjectByID(ctx, before.ProjectID); err != nil || p.Status == ProjectClosed {
-		return ans, err // closed there too: the compute is sent the node as it is when the project opens
+		return &NodeAnswer{}, err // closed there too: the compute is sent the node as it is when the project opens
 	}
-	return ans, s.computeCall(ctx, after.ComputeID, "PUT", computeNodePath(after), computeNodeBody(after), ans)
+	ans, err := s.compute(after.ComputeID).UpdateNode(ctx, after)
+	return &ans, err
 }
 
 // unforwardNodeUpdate undoes on the compute a change forwardNodeUpdate
@@ -278,7 +230,7 @@ func (s *Service) forwardNodeUpdate(ctx context.Context, ref NodeRef, u NodeUpda
 func (s *Service) unforwardNodeUpdate(ctx context.Context, ref NodeRef) {
 	n, err := s.FindNode(ctx, ref)
 	if err == nil {
-		err = s.computeCall(ctx, n.ComputeID, "PUT", computeNodePath(n), computeNodeBody(n), nil)
+		_, err = s.compute(n.ComputeID).UpdateNode(ctx, n)
 	}
 	if err != nil {
 		s.c.Logger.Warn("remote node change not undone on its compute", "node", ref.NodeID, "err", err)
@@ -294,7 +246,7 @@ func (s *Service) remoteNodeAction(ctx context.Context, n *Node, a Action) (*Nod
 		}
 		return nil, err
 	}
-	if err := s.computeCall(ctx, n.ComputeID, "POST", computeNodePath(n)+"/"+string(a), map[string]any{}, nil); err != nil {
+	if err := s.compute(n.ComputeID).NodeAction(ctx, refOf(n), a); err != nil {
 		if a == Stop && errors.Is(err, ErrComputeUnreachable) {
 			return n, nil // a refusal (409, 5xx) is not: the compute still runs it
 		}
@@ -308,8 +260,7 @@ func (s *Service) remoteNodeAction(ctx context.Context, n *Node, a Action) (*Nod
 // cannot be reached does not keep the node: it is deleted here alone, and
 // the compute drops it with its project.
 func (s *Service) deleteRemoteNode(ctx context.Context, n *Node) {
-	err := s.computeCall(ctx, n.ComputeID, "DELETE", computeNodePath(n), nil, nil)
-	if err != nil && ErrorCode(err) != ENOTFOUND && !s.deleteLater(n.ComputeID, computeNodePath(n), err) {
+	if err := s.deleteOnCompute(ctx, n.ComputeID, pendingDelete{kind: deleteNode, port: PortRef{NodeRef: refOf(n)}}); err != nil {
 		s.c.Logger.Warn("remote node not deleted on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
 	}
 }
@@ -317,25 +268,17 @@ func (s *Service) deleteRemoteNode(ctx context.Context, n *Node) {
 // onComputeEvent follows a compute's notifications, as GNS3's controller
 // does: node.updated carries the status of one of its nodes; log.* (a
 // compute's message for its user, e.g. a VPCS that stopped by itself) is
-// passed on to the streams of its project (projectID) or, without one, of
-// every open project; anything else is not for nodedesk's clients.
-func (s *Service) onComputeEvent(cc *computeConn, action, projectID string, ev json.RawMessage) {
-	if strings.HasPrefix(action, "log.") {
-		s.relayComputeLog(cc.id, EventAction(action), projectID, ev)
+// passed on to the streams of its project or, without one, of every open
+// project.
+func (s *Service) onComputeEvent(cc *computeConn, ev ComputeEvent) {
+	switch {
+	case ev.Action.ComputeOnly():
+		s.relayComputeLog(cc.id, ev)
 		return
-	}
-	if action != "node.updated" {
-		return
-	}
-	var v struct {
-		ProjectID string `json:"project_id"`
-		NodeID    string `json:"node_id"`
-		computeNodeAnswer
-	}
-	if json.Unmarshal(ev, &v) != nil || !v.Status.Known() {
+	case ev.Action != EventNodeUpdated || !ev.Status.Known():
 		return // a status nodedesk does not know is not recorded
 	}
-	e := computeEvent{ref: NodeRef{ProjectID: v.ProjectID, NodeID: v.NodeID}, status: v.Status}
+	e := computeEvent{ref: NodeRef{ProjectID: ev.Node.ProjectID, NodeID: ev.Node.NodeID}, status: ev.Status}
 	for { // never waits: the oldest event gives way when the queue is full
 		select {
 		case cc.events <- e:
@@ -393,10 +336,8 @@ func (m *ComputeMessage) MarshalJSON() ([]byte, error) { return m.Event, nil }
 
 // relayComputeLog publishes a compute's log.* on the streams of its
 // project, or of every open project when it names none.
-func (s *Service) relayComputeLog(computeID string, action EventAction, projectID string, ev json.RawMessage) {
-	if !json.Valid(ev) {
-		return
-	}
+func (s *Service) relayComputeLog(computeID string, ev ComputeEvent) {
+	projectID := ev.ProjectID
 	var projects []string
 	_ = s.view(func(tx Tx) error {
 		ps, err := tx.Projects()
@@ -408,7 +349,7 @@ func (s *Service) relayComputeLog(computeID string, action EventAction, projectI
 		return err
 	})
 	for _, pid := range projects {
-		s.publish(action, pid, &ComputeMessage{ComputeID: computeID, Event: ev})
+		s.publish(ev.Action, pid, &ComputeMessage{ComputeID: computeID, Event: ev.Message})
 	}
 }
 
@@ -468,7 +409,7 @@ func (s *Service) LinkConnected(l *Link) bool {
 func (s *Service) deleteComputeProjects(ctx context.Context, projectID string) {
 	s.dropTunnelSides(ctx, projectID)
 	for _, id := range s.projectComputes(ctx, projectID) {
-		if err := s.computeCall(ctx, id, "DELETE", "/projects/"+projectID, nil, nil); err != nil && ErrorCode(err) != ENOTFOUND && !s.deleteLater(id, "/projects/"+projectID, err) {
+		if err := s.deleteOnCompute(ctx, id, pendingDelete{kind: deleteProject, port: PortRef{NodeRef: NodeRef{ProjectID: projectID}}}); err != nil {
 			s.c.Logger.Warn("project not deleted on a remote compute", "project", projectID, "compute", id, "err", err)
 		}
 		s.forgetComputeProject(id, projectID)
