@@ -92,26 +92,30 @@ func (s *Service) tunnelHosts(computes [2]string) ([2]string, error) {
 	return hosts, nil
 }
 
-// linkNodes returns the two nodes of a link request (nil when either is
-// not found: the ordinary path then says why).
-func (s *Service) linkNodes(projectID string, u LinkUpdate) [2]*Node {
+// linkNodesIn returns, inside tx, the two nodes of a link request (nil
+// when either is not found: newLinkIn then says why).
+func linkNodesIn(tx Tx, projectID string, u LinkUpdate) [2]*Node {
 	var ends [2]*Node
 	if !u.Nodes.has() || len(u.Nodes.Value) != 2 {
 		return ends
 	}
-	_ = s.view(func(tx Tx) error {
-		for i, e := range u.Nodes.Value {
-			ends[i], _ = findNode(tx, NodeRef{ProjectID: projectID, NodeID: e.NodeID})
-		}
-		return nil
-	})
+	for i, e := range u.Nodes.Value {
+		ends[i], _ = findNode(tx, NodeRef{ProjectID: projectID, NodeID: e.NodeID})
+	}
 	return ends
 }
 
-// createTunnelLink makes a link that touches a remote compute: checked in
-// a transaction that is rolled back, the tunnel made, then committed.
-func (s *Service) createTunnelLink(ctx context.Context, projectID string, u LinkUpdate) (*Link, error) {
-	id := s.c.NewID()
+// tunnelled reports whether a link between ends touches a remote compute:
+// it is then a UDP tunnel.
+func tunnelled(ends [2]*Node) bool {
+	return (ends[0] != nil && ends[0].Remote()) || (ends[1] != nil && ends[1].Remote())
+}
+
+// createTunnelLink makes link id between ends, which touches a remote
+// compute: checked in a transaction that is rolled back, the tunnel made,
+// then committed unrecorded (remoteWrite); a failed commit breaks the
+// tunnel again.
+func (s *Service) createTunnelLink(ctx context.Context, projectID, id string, u LinkUpdate, ends [2]*Node) (*Link, error) {
 	var l *Link
 	err := s.c.Store.Update(func(tx Tx) error {
 		p, err := findProject(tx, projectID)
@@ -126,11 +130,8 @@ func (s *Service) createTunnelLink(ctx context.Context, projectID string, u Link
 	if !errors.Is(err, errPrepared) {
 		return nil, err
 	}
-	ends := s.linkNodes(projectID, u)
-	if ends[0] == nil || ends[1] == nil {
-		return nil, Errorf(ENOTFOUND, "A node of this link no longer exists")
-	}
-	if l.Tunnel, err = s.makeTunnel(ctx, l, ends); err != nil {
+	made := l
+	if made.Tunnel, err = s.makeTunnel(ctx, made, ends); err != nil {
 		return nil, err
 	}
 	err = s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
@@ -138,16 +139,15 @@ func (s *Service) createTunnelLink(ctx context.Context, projectID string, u Link
 		if err != nil {
 			return err
 		}
-		tunnel := l.Tunnel
 		if l, err = s.newLinkIn(tx, p.ID, id, u); err != nil {
 			return err
 		}
-		l.Tunnel = tunnel
+		l.Tunnel = made.Tunnel
 		emit(EventLinkCreated, l.ProjectID, l)
 		return tx.PutLink(l)
 	})
 	if err != nil {
-		s.breakTunnel(context.WithoutCancel(ctx), l, ends)
+		s.breakTunnel(context.WithoutCancel(ctx), made, ends) // the link as the tunnel was made for it
 		return nil, err
 	}
 	return l, nil

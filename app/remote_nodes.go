@@ -14,9 +14,21 @@ import (
 // change that the compute must know is sent to it first, outside any store
 // transaction (a compute that does not answer never holds the store), then
 // committed; a commit that fails is undone on the compute.
+//
+// A use case (nodes.go, link.go) states its rule once, as a function of a
+// transaction, and says where the change runs second: a change that only
+// this nodedesk holds is committed at once; one that a remote compute
+// holds too ends its first transaction with errPrepared, before it wrote
+// anything, and goes on in these files: prepared, made on the compute,
+// then committed unrecorded (remoteWrite).
 
-// errPrepared rolls back a transaction that only computed a record.
+// errPrepared rolls back a transaction that only prepared a change: what
+// it found is for a remote compute to make first.
 var errPrepared = errors.New("prepared")
+
+// onRemote reports whether computeID names a remote compute (not this
+// nodedesk).
+func onRemote(computeID string) bool { return computeID != "" && computeID != LocalCompute }
 
 // refOf names n on its compute.
 func refOf(n *Node) NodeRef { return NodeRef{ProjectID: n.ProjectID, NodeID: n.ID, Type: n.Type} }
@@ -50,38 +62,29 @@ func (s *Service) ensureComputeProject(ctx context.Context, computeID, projectID
 	return nil
 }
 
-// createRemoteNode creates a node on compute c.ComputeID: the record is
-// made in a transaction that is rolled back (name and defaults), the node
-// is created on the compute with that id, then the record is committed
-// with the status and console the compute gave; a failed commit deletes
-// the node on the compute again.
-func (s *Service) createRemoteNode(ctx context.Context, projectID, id string, c NodeCreate) (*Node, error) {
-	if err := s.connectedCompute(c.ComputeID); err != nil {
+// createRemoteNode creates a node on compute computeID: the record is
+// made by create in a transaction that is rolled back (name and
+// defaults), the node is created on the compute with that id, then the
+// record is committed with the status and console the compute gave; a
+// failed commit deletes the node on the compute again. A node that exists
+// already is returned as it is (create is idempotent).
+func (s *Service) createRemoteNode(ctx context.Context, computeID string, create func(Tx) (*Node, error)) (*Node, error) {
+	if err := s.connectedCompute(computeID); err != nil {
 		return nil, err
 	}
-	env := newNodeEnvFor(c.Type, s.c.HostInterfaces)
 	var n *Node
-	err := s.c.Store.Update(func(tx Tx) error {
-		p, err := findProject(tx, projectID)
-		if err != nil {
-			return err
-		}
-		if existing, err := tx.Node(p.ID, id); err != nil || existing != nil {
-			if err == nil && existing.Type != c.Type {
-				err = Errorf(ECONFLICT, "Node ID %s already exists as a %s node", id, existing.Type)
-			}
-			n = existing
-			return errors.Join(err, errUnchanged)
-		}
-		if n, err = s.newNodeIn(tx, p.ID, id, c, env); err != nil {
+	err := s.c.Store.Update(func(tx Tx) (err error) {
+		if n, err = create(tx); err != nil {
 			return err
 		}
 		return errPrepared
 	})
-	s.hints.forget(projectID)
+	if n != nil {
+		s.hints.forget(n.ProjectID)
+	}
 	switch {
-	case errors.Is(err, errUnchanged) && n != nil:
-		return n, nil // the node exists already: create is idempotent
+	case errors.Is(err, errUnchanged):
+		return n, nil
 	case !errors.Is(err, errPrepared):
 		return nil, err
 	}
@@ -96,13 +99,12 @@ func (s *Service) createRemoteNode(ctx context.Context, projectID, id string, c 
 	}
 	ans.applyTo(n)
 	err = s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
-		if _, err := findProject(tx, projectID); err != nil {
+		if _, err := findProject(tx, n.ProjectID); err != nil {
 			return err
 		}
-		if id, taken, err := tx.NodeIDByName(n.ProjectID, n.Name); err != nil || taken {
+		if _, taken, err := tx.NodeIDByName(n.ProjectID, n.Name); err != nil || taken {
 			if err == nil {
 				err = Conflict("name", "Another node of this project is already named %s; choose another name", n.Name)
-				_ = id
 			}
 			return err
 		}
@@ -136,8 +138,12 @@ func (s *Service) duplicateRemoteNode(ctx context.Context, n *Node, x, y int, z 
 		return nil, err
 	}
 	var c *Node
-	err := s.c.Store.Update(func(tx Tx) (err error) {
-		if c, err = s.duplicateIn(tx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, x, y, z); err != nil {
+	err := s.c.Store.Update(func(tx Tx) error {
+		orig, err := findNode(tx, refOf(n))
+		if err != nil {
+			return err
+		}
+		if c, err = s.copyNodeIn(tx, orig, x, y, z); err != nil {
 			return err
 		}
 		return errPrepared
@@ -199,33 +205,55 @@ func (s *Service) dropRemoteOrphan(ctx context.Context, n *Node) {
 	}
 }
 
-// forwardNodeUpdate sends a change of a remote node's name, console,
-// console type or properties to its compute before it is committed; other
-// changes (its place on the canvas, its label) are the controller's alone.
-// A node of a closed project is changed here only (ReopenComputeProjects
-// sends it). It returns the compute's answer when it sent one (nil when
-// not; the commit is then not undoable: remoteWrite), whose console the
-// commit keeps as the node's on the compute.
-func (s *Service) forwardNodeUpdate(ctx context.Context, ref NodeRef, u NodeUpdate) (*NodeAnswer, error) {
-	before, err := s.FindNode(ctx, ref)
-	if err != nil || !before.Remote() {
-		return nil, err
-	}
-	after, err := u.apply(before)
-	if err != nil {
-		return nil, err
-	}
-	if after.Name == before.Name && after.Console == before.Console && after.ConsoleType == before.ConsoleType && unchanged(after.Properties, before.Properties) {
-		return nil, nil
-	}
-	if p, err := s.FindProjectByID(ctx, before.ProjectID); err != nil || p.Status == ProjectClosed {
-		return &NodeAnswer{}, err // closed there too: the compute is sent the node as it is when the project opens
-	}
-	ans, err := s.compute(after.ComputeID).UpdateNode(ctx, after)
-	return &ans, err
+// computeHolds reports whether a change of a node from before to after is
+// its compute's too: its name, console, console type or properties, on a
+// remote node; other changes (its place on the canvas, its label) are the
+// controller's alone.
+func computeHolds(before, after *Node) bool {
+	return before.Remote() && (after.Name != before.Name || after.Console != before.Console ||
+		after.ConsoleType != before.ConsoleType || !unchanged(after.Properties, before.Properties))
 }
 
-// unforwardNodeUpdate undoes on the compute a change forwardNodeUpdate
+// updateRemoteNode makes u, a change its compute holds too
+// (computeHolds), to a remote node: after, what u makes of the node, is
+// sent to the compute, then u is committed, unrecorded (remoteWrite),
+// with the console the compute answered as the node's there; a commit
+// that fails is undone on the compute (unforwardNodeUpdate). A node of a
+// closed project is changed here only (ReopenComputeProjects sends it).
+func (s *Service) updateRemoteNode(ctx context.Context, ref NodeRef, u NodeUpdate, after *Node) (*Node, error) {
+	var ans NodeAnswer
+	sent := false
+	if p, err := s.FindProjectByID(ctx, after.ProjectID); err != nil {
+		return nil, err
+	} else if p.Status != ProjectClosed {
+		if ans, err = s.compute(after.ComputeID).UpdateNode(ctx, after); err != nil {
+			return nil, err
+		}
+		sent = true
+	}
+	err := s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error {
+		before, err := findNode(tx, ref)
+		if err != nil {
+			return err
+		}
+		if after, err = u.apply(before); err != nil {
+			return err
+		}
+		if ans.Console != nil {
+			after.ComputeConsole = *ans.Console // the console the compute now gives it
+		}
+		return s.changeNodeIn(tx, emit, before, after)
+	})
+	if err != nil {
+		if sent {
+			s.unforwardNodeUpdate(context.WithoutCancel(ctx), ref)
+		}
+		return nil, err
+	}
+	return after, nil
+}
+
+// unforwardNodeUpdate undoes on the compute a change updateRemoteNode
 // sent whose commit failed: the compute is sent the node as it is stored.
 func (s *Service) unforwardNodeUpdate(ctx context.Context, ref NodeRef) {
 	n, err := s.FindNode(ctx, ref)
@@ -256,13 +284,24 @@ func (s *Service) remoteNodeAction(ctx context.Context, n *Node, a Action) (*Nod
 	return s.recordStatus(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, next, nil)
 }
 
-// deleteRemoteNode deletes a remote node on its compute. A compute that
-// cannot be reached does not keep the node: it is deleted here alone, and
-// the compute drops it with its project.
-func (s *Service) deleteRemoteNode(ctx context.Context, n *Node) {
-	if err := s.deleteOnCompute(ctx, n.ComputeID, pendingDelete{kind: deleteNode, port: PortRef{NodeRef: refOf(n)}}); err != nil {
-		s.c.Logger.Warn("remote node not deleted on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
+// dropFromComputes deletes on remote computes what they hold of node n,
+// which is being deleted with links: the tunnels of those links, then n
+// itself if it is remote. A compute that cannot be reached does not keep
+// them: they are deleted here alone, and the compute drops them at its
+// next heal (deleteOnCompute). It reports whether a compute held any, so
+// that the delete is not recorded (remoteWrite).
+func (s *Service) dropFromComputes(ctx context.Context, n *Node, links []*Link) bool {
+	remote := n.Remote()
+	for _, l := range links {
+		remote = remote || l.Tunnel != nil
 	}
+	s.breakLinkTunnels(ctx, links)
+	if n.Remote() {
+		if err := s.deleteOnCompute(ctx, n.ComputeID, pendingDelete{kind: deleteNode, port: PortRef{NodeRef: refOf(n)}}); err != nil {
+			s.c.Logger.Warn("remote node not deleted on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
+		}
+	}
+	return remote
 }
 
 // onComputeEvent follows a compute's notifications, as GNS3's controller

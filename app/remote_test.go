@@ -711,3 +711,27 @@ func TestRemote_DeleteWhileLostIsMadeOnHeal(t *testing.T) {
 		t.Errorf("after the heal: %+v; want the node's and the NIO's delete", f.called(func(x fakeCall) bool { return strings.HasPrefix(x.Op, "Delete") || x.Op == "RemoveNIO" }))
 	}
 }
+
+// TestRemote_TunnelCommitFailsBreaksTunnel: a tunnel made for a link whose
+// commit then fails (a node of it deleted meanwhile) is removed from the
+// compute again, and the create is refused.
+func TestRemote_TunnelCommitFailsBreaksTunnel(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	a := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.VPCS, NodeUpdate: app.NodeUpdate{Name: app.Some("L1")}})
+	b := mustCreateRemoteVPCS(t, svc, p.ID, cid, "R1")
+	f.setHandle(func(c fakeCall) error {
+		if c.Op == "AddNIO" {
+			if err := svc.DeleteNode(ctx, ref(a)); err != nil {
+				t.Errorf("delete of L1: %v", err)
+			}
+		}
+		return nil
+	})
+	_, err := svc.CreateLink(ctx, p.ID, app.LinkUpdate{Nodes: app.Some([]app.LinkEnd{{NodeID: a.ID}, {NodeID: b.ID}})})
+	wantCode(t, err, app.ENOTFOUND)
+	if got := f.called(op("RemoveNIO", b.ID)); len(got) != 1 {
+		t.Errorf("NIO removals on the compute: %+v; want the remote side's", got)
+	}
+}
