@@ -19,7 +19,7 @@ type Link struct {
 	LinkStyle map[string]json.RawMessage `json:"link_style,omitempty"`
 	Seq       uint64                     `json:"seq"`
 	// Tunnel is set when a node of the link lives on a remote compute
-	// (compute_links.go).
+	// (remote_links.go).
 	Tunnel *Tunnel `json:"tunnel,omitempty"`
 	// A packet capture of the link's frames: while Capturing, the data
 	// plane writes them to CaptureFilePath (CaptureDataLinkType is GNS3's

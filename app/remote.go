@@ -629,7 +629,7 @@ func (s *Service) publish(action EventAction, projectID string, payload any) {
 
 // onComputeState records what a compute's supervisor learnt; a change of
 // connection shows on the compute's nodes and links, and a compute that
-// comes back is healed (compute_heal.go).
+// comes back is healed (remote_heal.go).
 func (s *Service) onComputeState(cc *computeConn, st ComputeState) {
 	s.cmp.mu.Lock()
 	if s.cmp.conns[cc.c.ID] != cc { // removed or replaced meanwhile

@@ -83,7 +83,7 @@ type Service struct {
 	// hostPorts checks cloud host ports before they are linked
 	// (hostports.go); nil: no data plane opens them.
 	hostPorts HostPorts
-	// cmp holds the connections to remote computes (compute.go).
+	// cmp holds the connections to remote computes (remote.go).
 	cmp computes
 	// noHistory turns recording off, for a benchmark of its cost
 	// (export_test.go).
