@@ -176,6 +176,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		Runner:      runner,
 		Computes:    remote.Dial, // remote computes' clients (app/remote)
 		UDPPorts:    o.udpPorts,
+		Logger:      logger,
 	})
 	defer svc.CloseComputes()
 	runner.OnExit(svc.OnProcessExit)

@@ -87,14 +87,14 @@ func (s *Server) handleComputeDelete(w http.ResponseWriter, r *http.Request) err
 }
 
 // forwardComputeGet answers a GET about a remote compute itself with what
-// the compute answers to GET /v2/compute+path (GNS3's controller forwards
-// these); remote is false for "local", which the caller answers.
-func (s *Server) forwardComputeGet(w http.ResponseWriter, r *http.Request, path string) (remote bool, err error) {
+// the compute answers to q (GNS3's controller forwards these); remote is
+// false for "local", which the caller answers.
+func (s *Server) forwardComputeGet(w http.ResponseWriter, r *http.Request, q app.ComputeQuery) (remote bool, err error) {
 	id := mux.Vars(r)["compute_id"]
 	if id == app.LocalCompute {
 		return false, nil
 	}
-	raw, err := s.svc.ComputeResource(r.Context(), id, path)
+	raw, err := s.svc.ComputeResource(r.Context(), id, q)
 	if err != nil {
 		return true, err
 	}
@@ -105,7 +105,7 @@ func (s *Server) forwardComputeGet(w http.ResponseWriter, r *http.Request, path 
 // handleComputeNetworkInterfacesOf lists a compute's network interfaces
 // (the GNS3 GUI's cloud dialog asks for them).
 func (s *Server) handleComputeNetworkInterfacesOf(w http.ResponseWriter, r *http.Request) error {
-	if remote, err := s.forwardComputeGet(w, r, "/network/interfaces"); remote || err != nil {
+	if remote, err := s.forwardComputeGet(w, r, app.ComputeQuery{Emulator: "network", Action: "interfaces"}); remote || err != nil {
 		return err
 	}
 	return s.handleComputeInterfaces(w, r)
@@ -115,7 +115,7 @@ func (s *Server) handleComputeNetworkInterfacesOf(w http.ResponseWriter, r *http
 // emulators on to it (the GNS3 GUI's qemu/binaries, virtualbox/vms, …).
 func (s *Server) handleComputeForwardGet(w http.ResponseWriter, r *http.Request) error {
 	v := mux.Vars(r)
-	if remote, err := s.forwardComputeGet(w, r, "/"+v["emulator"]+"/"+v["action"]); remote || err != nil {
+	if remote, err := s.forwardComputeGet(w, r, app.ComputeQuery{Emulator: v["emulator"], Action: v["action"]}); remote || err != nil {
 		return err
 	}
 	return app.Errorf(app.ENOTFOUND, "nodedesk's own compute (local) has no %s/%s to tell", v["emulator"], v["action"])

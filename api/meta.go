@@ -103,7 +103,7 @@ func (s *Server) handleCapabilities(w http.ResponseWriter, r *http.Request) erro
 }
 
 func (s *Server) handleComputePorts(w http.ResponseWriter, r *http.Request) error {
-	if remote, err := s.forwardComputeGet(w, r, "/network/ports"); remote || err != nil {
+	if remote, err := s.forwardComputeGet(w, r, app.ComputeQuery{Emulator: "network", Action: "ports"}); remote || err != nil {
 		return err
 	}
 	return s.handleComputeNetworkPorts(w, r)
@@ -112,7 +112,7 @@ func (s *Server) handleComputePorts(w http.ResponseWriter, r *http.Request) erro
 // handleComputeImages lists the disk images of an emulator: nodedesk runs
 // no image-based emulator, so there are none.
 func (s *Server) handleComputeImages(w http.ResponseWriter, r *http.Request) error {
-	if remote, err := s.forwardComputeGet(w, r, "/"+mux.Vars(r)["emulator"]+"/images"); remote || err != nil {
+	if remote, err := s.forwardComputeGet(w, r, app.ComputeQuery{Emulator: mux.Vars(r)["emulator"], Action: "images"}); remote || err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, []any{})

@@ -24,7 +24,7 @@ func (s *Service) CloseComputeProject(ctx context.Context, projectID string) err
 	if err := s.ProjectAction(ctx, projectID, Stop); err != nil {
 		return err
 	}
-	return s.updateRuntime(ctx, func(tx Tx, emit emitFunc) error {
+	return s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error {
 		p, err := findProject(tx, projectID)
 		if err != nil {
 			return err
@@ -49,7 +49,7 @@ func (s *Service) CloseComputeProject(ctx context.Context, projectID string) err
 // data link type), ECONFLICT (no NIO on the port, already capturing).
 func (s *Service) StartNIOCapture(ctx context.Context, ref NodeRef, adapter, port int, c LinkCapture) (*NIO, error) {
 	var out *NIO
-	err := s.updateRuntime(ctx, func(tx Tx, emit emitFunc) error {
+	err := s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error {
 		n, nio, err := findNIO(tx, ref, adapter, port)
 		switch {
 		case err != nil:
@@ -87,7 +87,7 @@ func (s *Service) StartNIOCapture(ctx context.Context, ref NodeRef, adapter, por
 // A port without NIO or capture changes nothing. Codes: ENOTFOUND
 // (project, node).
 func (s *Service) StopNIOCapture(ctx context.Context, ref NodeRef, adapter, port int) error {
-	return s.updateRuntime(ctx, func(tx Tx, emit emitFunc) error {
+	return s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error {
 		_, nio, err := findNIO(tx, ref, adapter, port)
 		if err != nil {
 			return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net"
 	"strconv"
 	"strings"
@@ -109,12 +108,6 @@ type UDPUse struct {
 	Adapter, Port int
 }
 
-// updateRuntime runs fn as update does, but never records the change in
-// history: for the runtime wiring a controller sets (NIOs, reservations).
-func (s *Service) updateRuntime(ctx context.Context, fn func(tx Tx, emit emitFunc) error) error {
-	return s.submit(&write{fn: fn, src: SourceOf(ctx), record: false})
-}
-
 // udpPortFree is the one test of a UDP port being free for a new use:
 // nothing of this nodedesk holds it (the udp_ports index: VPCS pairs, NIO
 // lports, reservations, cloud tunnels) and no program of this machine has
@@ -134,7 +127,7 @@ func (s *Service) udpPortFree(tx Tx, port int) (bool, error) {
 // as its lport. Codes: ENOTFOUND (project), ECONFLICT (none free).
 func (s *Service) ReserveUDPPort(ctx context.Context, projectID string) (int, error) {
 	var port int
-	err := s.updateRuntime(ctx, func(tx Tx, _ emitFunc) error {
+	err := s.updateUnrecorded(ctx, func(tx Tx, _ emitFunc) error {
 		p, err := findProject(tx, projectID)
 		if err != nil {
 			return err
@@ -158,9 +151,9 @@ func (s *Service) ReserveUDPPort(ctx context.Context, projectID string) (int, er
 // releaseUDPPort frees a reservation of a project that no NIO took (a
 // tunnel that could not be made); a failure is logged.
 func (s *Service) releaseUDPPort(ctx context.Context, projectID string, port int) {
-	err := s.updateRuntime(ctx, func(tx Tx, _ emitFunc) error { return tx.ReleaseUDPReservation(projectID, port) })
+	err := s.updateUnrecorded(ctx, func(tx Tx, _ emitFunc) error { return tx.ReleaseUDPReservation(projectID, port) })
 	if err != nil {
-		slog.Warn("UDP port reservation not released", "port", port, "err", err)
+		s.c.Logger.Warn("UDP port reservation not released", "port", port, "err", err)
 	}
 }
 
@@ -228,7 +221,7 @@ func (s *Service) AddNIO(ctx context.Context, ref NodeRef, adapter, port int, in
 		return nil, err
 	}
 	var out *NIO
-	err = s.updateRuntime(ctx, func(tx Tx, emit emitFunc) error {
+	err = s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error {
 		n, err := findNode(tx, ref)
 		if err != nil {
 			return err
@@ -334,7 +327,7 @@ func (s *Service) UpdateNIO(ctx context.Context, ref NodeRef, adapter, port int,
 		filters = nil
 	}
 	var out *NIO
-	err = s.updateRuntime(ctx, func(tx Tx, emit emitFunc) error {
+	err = s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error {
 		n, nio, err := findNIO(tx, ref, adapter, port)
 		if err != nil {
 			return err
@@ -358,7 +351,7 @@ func (s *Service) UpdateNIO(ctx context.Context, ref NodeRef, adapter, port int,
 // DeleteNIO removes the NIO of a port and frees its lport (GNS3's DELETE
 // …/nio). Codes: ENOTFOUND (project, node, no NIO on the port).
 func (s *Service) DeleteNIO(ctx context.Context, ref NodeRef, adapter, port int) error {
-	return s.updateRuntime(ctx, func(tx Tx, emit emitFunc) error {
+	return s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error {
 		n, nio, err := findNIO(tx, ref, adapter, port)
 		if err != nil {
 			return err

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -18,7 +19,7 @@ type Link struct {
 	LinkStyle map[string]json.RawMessage `json:"link_style,omitempty"`
 	Seq       uint64                     `json:"seq"`
 	// Tunnel is set when a node of the link lives on a remote compute
-	// (compute_links.go).
+	// (remote_links.go).
 	Tunnel *Tunnel `json:"tunnel,omitempty"`
 	// A packet capture of the link's frames: while Capturing, the data
 	// plane writes them to CaptureFilePath (CaptureDataLinkType is GNS3's
@@ -80,30 +81,37 @@ const defaultLinkLabelStyle = "font-family: TypeWriter;font-size: 10.0;font-weig
 
 func linkNotFound(id string) error { return Errorf(ENOTFOUND, "Link ID %s doesn't exist", id) }
 
-// CreateLink joins two free ports of two different nodes of a project.
-// Codes: EINVALID (not two ends, a port the node does not have),
-// ENOTFOUND (project or node), ECONFLICT (a port already linked, a node
-// linked to itself, ports of different link types, cloud to cloud, a cloud
-// host port the data plane cannot open: HostPorts).
+// CreateLink joins two free ports of two different nodes of a project. A
+// link that touches a remote compute is a UDP tunnel, made there first
+// (createTunnelLink). Codes: EINVALID (not two ends, a port the node does
+// not have), ENOTFOUND (project or node), ECONFLICT (a port already
+// linked, a node linked to itself, ports of different link types, cloud
+// to cloud, a cloud host port the data plane cannot open: HostPorts; a
+// compute's refusal or unreachable).
 func (s *Service) CreateLink(ctx context.Context, projectID string, u LinkUpdate) (*Link, error) {
 	if err := s.checkLinkHostPorts(projectID, u); err != nil {
 		return nil, err
 	}
-	if ends := s.linkNodes(projectID, u); (ends[0] != nil && ends[0].Remote()) || (ends[1] != nil && ends[1].Remote()) {
-		return s.createTunnelLink(ctx, projectID, u)
-	}
+	id := s.c.NewID()
 	var l *Link
+	var ends [2]*Node
 	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		p, err := findProject(tx, projectID)
 		if err != nil {
 			return err
 		}
-		if l, err = s.newLinkIn(tx, p.ID, s.c.NewID(), u); err != nil {
+		if ends = linkNodesIn(tx, p.ID, u); tunnelled(ends) {
+			return errPrepared // where it runs: a tunnel, its computes first
+		}
+		if l, err = s.newLinkIn(tx, p.ID, id, u); err != nil {
 			return err
 		}
 		emit(EventLinkCreated, l.ProjectID, l)
 		return nil
 	})
+	if errors.Is(err, errPrepared) {
+		return s.createTunnelLink(ctx, projectID, id, u, ends)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -204,38 +212,69 @@ func (u LinkUpdate) applyTo(l *Link, relabel bool) error {
 
 // UpdateLink changes a link's labels, suspension, filters or style. Ends
 // that name other ports than the link's are refused: delete the link and
-// create another. Codes: EINVALID, ENOTFOUND.
+// create another. A tunnelled link's change is sent to its filter side
+// too (updateTunnelLink). Codes: EINVALID, ENOTFOUND, ECONFLICT (a
+// compute's refusal or unreachable).
 func (s *Service) UpdateLink(ctx context.Context, projectID, linkID string, u LinkUpdate) (*Link, error) {
-	var l, prev *Link
-	tunnel := false
-	if cur, err := s.FindLink(ctx, projectID, linkID); err == nil {
-		tunnel = cur.Tunnel != nil
-	}
-	err := s.remoteWrite(tunnel)(ctx, func(tx Tx, emit emitFunc) error {
+	var l *Link
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findLink(tx, projectID, linkID)
 		if err != nil {
 			return err
 		}
-		if u.Nodes.has() {
-			for _, e := range u.Nodes.Value {
-				if !before.joins(e) {
-					return Errorf(EINVALID, "Link %s does not join port %d/%d of node %s; a link's ports cannot change: delete it and create another",
-						before.ID, e.AdapterNumber, e.PortNumber, e.NodeID)
-				}
+		if before.Tunnel != nil {
+			return errPrepared // where it runs: a tunnel, its computes too
+		}
+		l, err = changeLinkIn(tx, emit, before, u)
+		return err
+	})
+	if errors.Is(err, errPrepared) {
+		return s.updateTunnelLink(ctx, projectID, linkID, u)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// changeLinkIn is UpdateLink's rule, inside tx: before with u applied,
+// which is stored; errUnchanged (and before) when u changes nothing.
+func changeLinkIn(tx Tx, emit emitFunc, before *Link, u LinkUpdate) (*Link, error) {
+	if u.Nodes.has() {
+		for _, e := range u.Nodes.Value {
+			if !before.joins(e) {
+				return nil, Errorf(EINVALID, "Link %s does not join port %d/%d of node %s; a link's ports cannot change: delete it and create another",
+					before.ID, e.AdapterNumber, e.PortNumber, e.NodeID)
 			}
 		}
-		after := *before
-		after.Nodes = append([]LinkEnd(nil), before.Nodes...)
-		l = &after
-		if err := u.applyTo(l, true); err != nil {
+	}
+	after := *before
+	after.Nodes = append([]LinkEnd(nil), before.Nodes...)
+	if err := u.applyTo(&after, true); err != nil {
+		return nil, err
+	}
+	if unchanged(before, &after) {
+		return &after, errUnchanged
+	}
+	emit(EventLinkUpdated, after.ProjectID, &after)
+	return &after, tx.PutLink(&after)
+}
+
+// updateTunnelLink changes a tunnelled link: committed unrecorded
+// (remoteWrite), then sent to the side of the tunnel that carries its
+// filters; a compute's refusal puts the record back as it was.
+func (s *Service) updateTunnelLink(ctx context.Context, projectID, linkID string, u LinkUpdate) (*Link, error) {
+	var l, prev *Link
+	err := s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error {
+		before, err := findLink(tx, projectID, linkID)
+		if err != nil {
 			return err
 		}
-		if unchanged(before, l) {
-			return errUnchanged
+		prev = nil
+		if l, err = changeLinkIn(tx, emit, before, u); err == nil {
+			prev = before
 		}
-		prev = before
-		emit(EventLinkUpdated, l.ProjectID, l)
-		return tx.PutLink(l)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -253,7 +292,7 @@ func (s *Service) UpdateLink(ctx context.Context, projectID, linkID string, u Li
 // compute refused its change (unless it changed again meanwhile), so that
 // what is stored matches what the caller is told.
 func (s *Service) undoLinkUpdate(ctx context.Context, before, after *Link) {
-	err := s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error {
+	err := s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error {
 		cur, err := tx.Link(before.ProjectID, before.ID)
 		if err != nil || cur == nil || !unchanged(cur, after) {
 			return cmpErr(err, errUnchanged)
@@ -277,21 +316,38 @@ func (l *Link) joins(e LinkEnd) bool {
 	return false
 }
 
-// DeleteLink deletes a link. Codes: EINVALID, ENOTFOUND.
+// DeleteLink deletes a link; a tunnelled link's sides are removed on
+// their computes first. Codes: EINVALID, ENOTFOUND.
 func (s *Service) DeleteLink(ctx context.Context, projectID, linkID string) error {
-	remote := false
-	if l, err := s.FindLink(ctx, projectID, linkID); err == nil && l.Tunnel != nil {
-		remote = true
-		s.breakLinkTunnels(ctx, []*Link{l})
-	}
-	return s.remoteWrite(remote)(ctx, func(tx Tx, emit emitFunc) error {
+	var tunnel *Link
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		l, err := findLink(tx, projectID, linkID)
 		if err != nil {
 			return err
 		}
-		emit(EventLinkDeleted, l.ProjectID, l)
-		return tx.DeleteLink(l.ProjectID, l.ID)
+		if tunnel = nil; l.Tunnel != nil {
+			tunnel = l
+			return errPrepared // where it runs: a tunnel, its computes first
+		}
+		return deleteLinkIn(tx, emit, l)
 	})
+	if !errors.Is(err, errPrepared) {
+		return err
+	}
+	s.breakLinkTunnels(ctx, []*Link{tunnel})
+	return s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
+		l, err := findLink(tx, projectID, linkID)
+		if err != nil {
+			return err
+		}
+		return deleteLinkIn(tx, emit, l)
+	})
+}
+
+// deleteLinkIn deletes l, inside tx.
+func deleteLinkIn(tx Tx, emit emitFunc, l *Link) error {
+	emit(EventLinkDeleted, l.ProjectID, l)
+	return tx.DeleteLink(l.ProjectID, l.ID)
 }
 
 // FindLinks returns a project's links in creation order. Codes: ENOTFOUND.

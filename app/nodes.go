@@ -3,14 +3,17 @@ package app
 import (
 	"cmp"
 	"context"
+	"errors"
 )
 
 // CreateNode adds a node of c.Type to a project, with GNS3's defaults for
 // every field c leaves out, a free name, and (for types with a console) the
 // lowest free console port. A node id that already exists in the project
-// with the same type returns that node unchanged.
+// with the same type returns that node unchanged. A node of a remote
+// compute is made there too (createRemoteNode).
 // Codes: EINVALID, ENOTFOUND (project or compute), ECONFLICT (name or
-// console port taken, node id used by another node).
+// console port taken, node id used by another node; the compute's
+// refusal or unreachable).
 func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate) (*Node, error) {
 	if !c.Type.Valid() {
 		return nil, Errorf(EINVALID, "Unknown node type %q", c.Type)
@@ -22,24 +25,14 @@ func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate
 			return nil, Errorf(EINVALID, "Node ID %s is not a valid UUID", c.ID)
 		}
 	}
-	if c.ComputeID != "" && c.ComputeID != LocalCompute {
-		return s.createRemoteNode(ctx, projectID, id, c)
-	}
 	env := newNodeEnvFor(c.Type, s.c.HostInterfaces) // outside the write transaction
+	create := func(tx Tx) (*Node, error) { return s.createNodeIn(tx, projectID, id, c, env) }
+	if onRemote(c.ComputeID) {
+		return s.createRemoteNode(ctx, c.ComputeID, create)
+	}
 	var n *Node
-	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
-		p, err := findProject(tx, projectID)
-		if err != nil {
-			return err
-		}
-		if existing, err := tx.Node(p.ID, id); err != nil || existing != nil {
-			if err == nil && existing.Type != c.Type {
-				return Errorf(ECONFLICT, "Node ID %s already exists as a %s node", id, existing.Type)
-			}
-			n = existing
-			return cmp.Or(err, errUnchanged)
-		}
-		if n, err = s.newNodeIn(tx, p.ID, id, c, env); err != nil {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) (err error) {
+		if n, err = create(tx); err != nil {
 			return err
 		}
 		emit(EventNodeCreated, n.ProjectID, n)
@@ -49,6 +42,23 @@ func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate
 		return nil, err
 	}
 	return n, nil
+}
+
+// createNodeIn is CreateNode's rule, inside tx: the node made and stored,
+// or, when the project has a node with that id, that node and
+// errUnchanged (ECONFLICT if it is of another type).
+func (s *Service) createNodeIn(tx Tx, projectID, id string, c NodeCreate, env newNodeEnv) (*Node, error) {
+	p, err := findProject(tx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	if existing, err := tx.Node(p.ID, id); err != nil || existing != nil {
+		if err == nil && existing.Type != c.Type {
+			return nil, Errorf(ECONFLICT, "Node ID %s already exists as a %s node", id, existing.Type)
+		}
+		return existing, cmp.Or(err, errUnchanged)
+	}
+	return s.newNodeIn(tx, p.ID, id, c, env)
 }
 
 // newNodeIn makes and stores, inside tx, a new node of project projectID
@@ -169,17 +179,14 @@ func findNode(tx Tx, ref NodeRef) (*Node, error) {
 // UpdateNode changes a node. Read, check, write and commit happen in one
 // transaction, so two clients racing for one console port or name leave
 // exactly one winner. An update that changes nothing writes nothing and
-// publishes nothing.
+// publishes nothing. A change a remote node's compute must know is sent
+// there first (updateRemoteNode).
 // Codes: EINVALID, ENOTFOUND, ECONFLICT (name or console port taken, a
-// linked port removed, console type changed while running).
+// linked port removed, console type changed while running; the compute's
+// refusal or unreachable).
 func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*Node, error) {
-	answer, err := s.forwardNodeUpdate(ctx, ref, u)
-	if err != nil {
-		return nil, err
-	}
-	forwarded := answer != nil
 	var after *Node
-	err = s.remoteWrite(forwarded)(ctx, func(tx Tx, emit emitFunc) error {
+	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findNode(tx, ref)
 		if err != nil {
 			return err
@@ -187,68 +194,76 @@ func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*N
 		if after, err = u.apply(before); err != nil {
 			return err
 		}
-		if forwarded && answer.Console != nil {
-			after.ComputeConsole = *answer.Console // the console the compute now gives it
+		if computeHolds(before, after) {
+			return errPrepared // where it runs: its compute first
 		}
-		if after.ConsoleType != before.ConsoleType && before.Active() {
-			return Conflict("console_type", "%s must be stopped to change its console type", before.Name)
-		}
-		if after.Name != before.Name {
-			if id, taken, err := tx.NodeIDByName(after.ProjectID, after.Name); err != nil {
-				return err
-			} else if taken && id != after.ID {
-				return Conflict("name", "Another node of this project is already named %s; choose another name", after.Name)
-			}
-			s.hints.forget(after.ProjectID) // the old name is free again
-		}
-		if after.Console != before.Console || after.ConsoleType != before.ConsoleType {
-			if err := s.claimConsole(tx, after); err != nil {
-				return err
-			}
-		}
-		if err := checkLinkedPorts(tx, after); err != nil {
-			return err
-		}
-		if err := checkLinkedHostPorts(tx, before, after); err != nil {
-			return err
-		}
-		if err := s.claimTunnelPorts(tx, before, after); err != nil {
-			return err
-		}
-		if unchanged(before, after) {
-			return errUnchanged
-		}
-		emit(EventNodeUpdated, after.ProjectID, after)
-		return tx.PutNode(after)
+		return s.changeNodeIn(tx, emit, before, after)
 	})
+	if errors.Is(err, errPrepared) {
+		return s.updateRemoteNode(ctx, ref, u, after)
+	}
 	if err != nil {
-		if forwarded {
-			s.unforwardNodeUpdate(context.WithoutCancel(ctx), ref)
-		}
 		return nil, err
 	}
 	return after, nil
 }
 
+// changeNodeIn is UpdateNode's rule, inside tx: before may become after
+// (its console type, name, console port, ports and tunnel ports checked),
+// which is stored; errUnchanged when it is before.
+func (s *Service) changeNodeIn(tx Tx, emit emitFunc, before, after *Node) error {
+	if after.ConsoleType != before.ConsoleType && before.Active() {
+		return Conflict("console_type", "%s must be stopped to change its console type", before.Name)
+	}
+	if after.Name != before.Name {
+		if id, taken, err := tx.NodeIDByName(after.ProjectID, after.Name); err != nil {
+			return err
+		} else if taken && id != after.ID {
+			return Conflict("name", "Another node of this project is already named %s; choose another name", after.Name)
+		}
+		s.hints.forget(after.ProjectID) // the old name is free again
+	}
+	if after.Console != before.Console || after.ConsoleType != before.ConsoleType {
+		if err := s.claimConsole(tx, after); err != nil {
+			return err
+		}
+	}
+	if err := checkLinkedPorts(tx, after); err != nil {
+		return err
+	}
+	if err := checkLinkedHostPorts(tx, before, after); err != nil {
+		return err
+	}
+	if err := s.claimTunnelPorts(tx, before, after); err != nil {
+		return err
+	}
+	if unchanged(before, after) {
+		return errUnchanged
+	}
+	emit(EventNodeUpdated, after.ProjectID, after)
+	return tx.PutNode(after)
+}
+
 // DeleteNode stops a node's process, if it runs one, and deletes the node
-// and its links, freeing its name and ports. Codes: EINVALID, ENOTFOUND.
+// and its links, freeing its name and ports. What remote computes hold of
+// them (the node, its links' tunnels) is deleted there first
+// (dropFromComputes). Codes: EINVALID, ENOTFOUND.
 func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
 	if _, err := s.NodeAction(ctx, ref, Stop); err != nil {
 		return err
 	}
-	remote := false
-	if n, err := s.FindNode(ctx, ref); err == nil {
-		remote = n.Remote()
-		if links, err := s.FindNodeLinks(ctx, ref); err == nil {
-			for _, l := range links {
-				remote = remote || l.Tunnel != nil
-			}
-			s.breakLinkTunnels(ctx, links)
+	var n *Node
+	var links []*Link
+	if err := s.view(func(tx Tx) (err error) {
+		if n, err = findNode(tx, ref); err != nil {
+			return err
 		}
-		if n.Remote() {
-			s.deleteRemoteNode(ctx, n)
-		}
+		links, err = tx.NodeLinks(n.ProjectID, n.ID)
+		return err
+	}); err != nil {
+		return err
 	}
+	remote := s.dropFromComputes(ctx, n, links)
 	return s.remoteWrite(remote)(ctx, func(tx Tx, emit emitFunc) error {
 		n, err := findNode(tx, ref)
 		if err != nil {
@@ -275,29 +290,31 @@ func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
 // its type's initial status. A remote node is copied on its compute
 // (duplicateRemoteNode). Codes: EINVALID, ENOTFOUND, ECONFLICT.
 func (s *Service) DuplicateNode(ctx context.Context, ref NodeRef, x, y int, z Field[int]) (*Node, error) {
-	if n, err := s.FindNode(ctx, ref); err == nil && n.Remote() {
-		return s.duplicateRemoteNode(ctx, n, x, y, z)
-	}
-	var c *Node
+	var n, c *Node
 	err := s.update(ctx, func(tx Tx, emit emitFunc) (err error) {
-		if c, err = s.duplicateIn(tx, ref, x, y, z); err != nil {
+		if n, err = findNode(tx, ref); err != nil {
+			return err
+		}
+		if n.Remote() {
+			return errPrepared // where it runs: its compute copies it
+		}
+		if c, err = s.copyNodeIn(tx, n, x, y, z); err != nil {
 			return err
 		}
 		emit(EventNodeCreated, c.ProjectID, c)
 		return nil
 	})
+	if errors.Is(err, errPrepared) {
+		return s.duplicateRemoteNode(ctx, n, x, y, z)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// duplicateIn stores a copy of a node, inside tx.
-func (s *Service) duplicateIn(tx Tx, ref NodeRef, x, y int, z Field[int]) (*Node, error) {
-	n, err := findNode(tx, ref)
-	if err != nil {
-		return nil, err
-	}
+// copyNodeIn stores a copy of node n, inside tx.
+func (s *Service) copyNodeIn(tx Tx, n *Node, x, y int, z Field[int]) (*Node, error) {
 	dup := *n
 	c := &dup
 	c.ID, c.Seq, c.X, c.Y = s.c.NewID(), 0, x, y

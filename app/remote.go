@@ -80,20 +80,62 @@ const (
 	EventComputeDeleted EventAction = "compute.deleted"
 )
 
-// ComputeClient talks to one remote compute: its HTTP API under
-// /v2/compute and, kept open by a supervisor, its notification stream.
-// Package app/remote implements it.
+// ComputeClient is the port to one remote compute: what nodedesk's
+// controller asks of it, in the domain's terms, and a supervisor that
+// keeps its notification stream open. Package app/remote implements it
+// over GNS3's compute API; the paths, bodies and answers of that API live
+// there only.
+//
+// Every call gives up after a short timeout. Errors are *Error: the
+// compute's own message under the code of its answer (ENOTFOUND: it does
+// not have what the call names), or ECONFLICT when it cannot be reached,
+// which is then also ErrComputeUnreachable (Unreachable).
 type ComputeClient interface {
-	// Call sends one request to /v2/compute+path, body as JSON (nil: no
-	// body), and decodes a JSON answer into out (nil: dropped). It gives
-	// up after a short timeout. Errors are *Error: the compute's own
-	// message under the code of its status, ECONFLICT when it cannot be
-	// reached (then also ErrComputeUnreachable: Unreachable).
-	Call(ctx context.Context, method, path string, body, out any) error
-	// Stream sends a GET to /v2/compute+path and copies the answer to w
-	// as it comes (a capture's pcap), until the compute ends it or ctx is
-	// done. A refusal before the first byte is an *Error as Call gives.
-	Stream(ctx context.Context, path string, w io.Writer) error
+	// CreateProject makes project id, named name, on the compute; a
+	// project it has already is left as it is.
+	CreateProject(ctx context.Context, id, name string) error
+	// CloseProject closes a project there: its nodes stop and its NIOs
+	// go; its nodes stay.
+	CloseProject(ctx context.Context, id string) error
+	// DeleteProject deletes a project there, with its nodes.
+	DeleteProject(ctx context.Context, id string) error
+
+	// CreateNode makes n there with its id, name, console and properties
+	// (a node it has already with that id is answered as it is).
+	CreateNode(ctx context.Context, n *Node) (NodeAnswer, error)
+	// UpdateNode sends n's name, console and properties to its node there.
+	UpdateNode(ctx context.Context, n *Node) (NodeAnswer, error)
+	// DeleteNode deletes a node there.
+	DeleteNode(ctx context.Context, ref NodeRef) error
+	// DuplicateNode copies what src holds (files, settings) to dstID, a
+	// node of the same type just made there.
+	DuplicateNode(ctx context.Context, src NodeRef, dstID string) error
+	// NodeAction starts, stops, suspends or reloads a node there.
+	NodeAction(ctx context.Context, ref NodeRef, a Action) error
+
+	// ReserveUDPPort reserves a UDP port there for a project's tunnel.
+	ReserveUDPPort(ctx context.Context, projectID string) (int, error)
+	// AddNIO gives a node's port a UDP tunnel end (spec's LinkID is not
+	// sent: it is this nodedesk's own).
+	AddNIO(ctx context.Context, p PortRef, spec NIOSpec) error
+	// UpdateNIO changes the filters and suspension of a port's NIO.
+	UpdateNIO(ctx context.Context, p PortRef, spec NIOSpec) error
+	// RemoveNIO removes a port's NIO.
+	RemoveNIO(ctx context.Context, p PortRef) error
+	// StartCapture starts capturing a port's frames there to a pcap file
+	// named fileName, as dataLinkType.
+	StartCapture(ctx context.Context, p PortRef, fileName, dataLinkType string) error
+	// StopCapture stops a port's capture there.
+	StopCapture(ctx context.Context, p PortRef) error
+	// StreamPcap copies the pcap of a port's capture to w as the compute
+	// streams it, until it ends it or ctx is done. A refusal before the
+	// first byte is an error as a call gives.
+	StreamPcap(ctx context.Context, p PortRef, w io.Writer) error
+
+	// Query asks the compute about itself (q) and returns its answer as
+	// it gave it: what a GNS3 controller passes on to its clients.
+	Query(ctx context.Context, q ComputeQuery) (json.RawMessage, error)
+
 	// Start starts the supervisor (the Service calls it once it holds
 	// the client, so that no report comes before).
 	Start()
@@ -101,12 +143,60 @@ type ComputeClient interface {
 	Close()
 }
 
+// NodeAnswer is what a compute tells of a node it made or changed.
+type NodeAnswer struct {
+	// Status is the node's status there; one nodedesk does not know
+	// (Status.Known) is not taken.
+	Status Status
+	// Console is the node's console port there; nil: none told.
+	Console *int
+}
+
+// applyTo keeps on n what a compute answered of it.
+func (a NodeAnswer) applyTo(n *Node) {
+	if a.Status.Known() {
+		n.Status = a.Status
+	}
+	if a.Console != nil {
+		n.ComputeConsole = *a.Console
+	}
+}
+
+// PortRef names a port of a node, as a compute's paths do.
+type PortRef struct {
+	NodeRef
+	Adapter, Port int
+}
+
+// ComputeQuery is a question a controller forwards to a compute about
+// itself, named as GNS3 names them: an emulator ("network" for the host's
+// network) and what of it is asked, e.g. network/ports,
+// network/interfaces, qemu/images, virtualbox/vms.
+type ComputeQuery struct {
+	Emulator, Action string
+}
+
+// ComputeEvent is a notification of a remote compute that nodedesk
+// follows, as GNS3's controller does.
+type ComputeEvent struct {
+	// Action is EventNodeUpdated, or a log.* (EventAction.ComputeOnly).
+	Action EventAction
+	// Node and Status: a node.updated, the node and its status there
+	// (one nodedesk does not know is passed on as told).
+	Node   NodeRef
+	Status Status
+	// ProjectID and Message: a log.*, the project the compute named at
+	// the top of its notification ("" when none) and its event as it
+	// sent it (valid JSON), which is passed on unchanged.
+	ProjectID string
+	Message   json.RawMessage
+}
+
 // ComputeDialer makes a client for c; its supervisor, once started, connects
 // (capabilities, version check, notification stream), reconnects with a
 // backoff, and reports every change of state to onState and every
-// notification (ping excepted) to onEvent, with the project_id the
-// compute put at its top (empty if none). It never blocks.
-type ComputeDialer func(c Compute, onState func(ComputeState), onEvent func(action, projectID string, event json.RawMessage)) ComputeClient
+// notification nodedesk follows to onEvent. It never blocks.
+type ComputeDialer func(c Compute, onState func(ComputeState), onEvent func(ComputeEvent)) ComputeClient
 
 // computeConn is one remote compute's client and state.
 type computeConn struct {
@@ -140,10 +230,10 @@ type computes struct {
 	// wg counts the goroutines of connections (events, heals);
 	// CloseComputes waits for them.
 	wg sync.WaitGroup
-	// pending are, per compute, the paths of what was deleted here while
-	// it could not be reached: its heal deletes them there first. Kept in
+	// pending are, per compute, the deletes of what was deleted here
+	// while it could not be reached: its heal sends them first. Kept in
 	// memory only: after a restart of nodedesk they are not retried.
-	pending map[string][]string
+	pending map[string][]pendingDelete
 }
 
 // computeReserved are ids GNS3 keeps for itself.
@@ -486,7 +576,7 @@ func (s *Service) dialCompute(c Compute) *ComputeView {
 	if s.c.Computes != nil {
 		client := s.c.Computes(c,
 			func(st ComputeState) { s.onComputeState(cc, st) },
-			func(action, projectID string, ev json.RawMessage) { s.onComputeEvent(cc, action, projectID, ev) })
+			func(ev ComputeEvent) { s.onComputeEvent(cc, ev) })
 		s.cmp.mu.Lock()
 		cc.client = client
 		s.cmp.mu.Unlock()
@@ -539,7 +629,7 @@ func (s *Service) publish(action EventAction, projectID string, payload any) {
 
 // onComputeState records what a compute's supervisor learnt; a change of
 // connection shows on the compute's nodes and links, and a compute that
-// comes back is healed (compute_heal.go).
+// comes back is healed (remote_heal.go).
 func (s *Service) onComputeState(cc *computeConn, st ComputeState) {
 	s.cmp.mu.Lock()
 	if s.cmp.conns[cc.c.ID] != cc { // removed or replaced meanwhile
@@ -601,44 +691,66 @@ func (s *Service) setComputeReady(id string) {
 	}
 }
 
-// computeConn returns a connected compute's connection, or an ECONFLICT
-// error saying which compute is unreachable and what to do.
-func (s *Service) connectedCompute(id string) (*computeConn, error) {
+// compute returns the client of compute id when it is connected; else a
+// client whose every call fails at once with an ECONFLICT error saying
+// which compute is unreachable and what to do (ENOTFOUND when no such
+// compute is connected at all).
+func (s *Service) compute(id string) ComputeClient {
 	s.cmp.mu.Lock()
 	defer s.cmp.mu.Unlock()
 	cc := s.cmp.conns[id]
 	if cc == nil {
-		return nil, computeNotFound(id)
+		return refusing{computeNotFound(id)}
 	}
 	if !cc.state.Connected || cc.client == nil {
 		why := "not connected yet"
 		if cc.state.LastError != nil {
 			why = *cc.state.LastError
 		}
-		return nil, Unreachable("Compute %s (%s) is unreachable: %s. Start nodedesk or GNS3 there, or correct its address with PUT /v2/computes/%s, then try again",
-			cc.c.Name, cc.c.BaseURL(), why, cc.c.ID)
+		return refusing{Unreachable("Compute %s (%s) is unreachable: %s. Start nodedesk or GNS3 there, or correct its address with PUT /v2/computes/%s, then try again",
+			cc.c.Name, cc.c.BaseURL(), why, cc.c.ID)}
 	}
-	return cc, nil
+	return cc.client
 }
 
-// computeCall sends one request to a connected compute.
-func (s *Service) computeCall(ctx context.Context, id, method, path string, body, out any) error {
-	cc, err := s.connectedCompute(id)
-	if err != nil {
-		return err
+// refusing is the client of a compute that cannot be called: every call
+// returns err.
+type refusing struct{ err error }
+
+func (r refusing) CreateProject(context.Context, string, string) error         { return r.err }
+func (r refusing) CloseProject(context.Context, string) error                  { return r.err }
+func (r refusing) DeleteProject(context.Context, string) error                 { return r.err }
+func (r refusing) CreateNode(context.Context, *Node) (NodeAnswer, error)       { return NodeAnswer{}, r.err }
+func (r refusing) UpdateNode(context.Context, *Node) (NodeAnswer, error)       { return NodeAnswer{}, r.err }
+func (r refusing) DeleteNode(context.Context, NodeRef) error                   { return r.err }
+func (r refusing) DuplicateNode(context.Context, NodeRef, string) error        { return r.err }
+func (r refusing) NodeAction(context.Context, NodeRef, Action) error           { return r.err }
+func (r refusing) ReserveUDPPort(context.Context, string) (int, error)         { return 0, r.err }
+func (r refusing) AddNIO(context.Context, PortRef, NIOSpec) error              { return r.err }
+func (r refusing) UpdateNIO(context.Context, PortRef, NIOSpec) error           { return r.err }
+func (r refusing) RemoveNIO(context.Context, PortRef) error                    { return r.err }
+func (r refusing) StartCapture(context.Context, PortRef, string, string) error { return r.err }
+func (r refusing) StopCapture(context.Context, PortRef) error                  { return r.err }
+func (r refusing) StreamPcap(context.Context, PortRef, io.Writer) error        { return r.err }
+func (r refusing) Query(context.Context, ComputeQuery) (json.RawMessage, error) {
+	return nil, r.err
+}
+func (r refusing) Start() {}
+func (r refusing) Close() {}
+
+// connectedCompute reports, as compute's refusal does, why compute id
+// cannot be called (nil: it can).
+func (s *Service) connectedCompute(id string) error {
+	if r, ok := s.compute(id).(refusing); ok {
+		return r.err
 	}
-	return cc.client.Call(ctx, method, path, body, out)
+	return nil
 }
 
-// ComputeResource is what a remote compute answers about itself, as JSON:
-// GET /v2/compute+path, for the paths a GNS3 controller forwards to its
-// computes (network/ports, network/interfaces, <emulator>/images). Codes:
-// ENOTFOUND (no such compute), ECONFLICT (not connected), and the
-// compute's own refusal.
-func (s *Service) ComputeResource(ctx context.Context, computeID, path string) (json.RawMessage, error) {
-	var out json.RawMessage
-	if err := s.computeCall(ctx, computeID, "GET", path, nil, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+// ComputeResource is what a remote compute answers about itself (q), as
+// JSON: what a GNS3 controller forwards to its computes (network/ports,
+// network/interfaces, <emulator>/images, …). Codes: ENOTFOUND (no such
+// compute), ECONFLICT (not connected), and the compute's own refusal.
+func (s *Service) ComputeResource(ctx context.Context, computeID string, q ComputeQuery) (json.RawMessage, error) {
+	return s.compute(computeID).Query(ctx, q)
 }

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"slices"
 	"time"
 )
@@ -115,7 +114,7 @@ func (s *Service) healCompute(parent context.Context, id string) {
 		nodes, links, err = inOpenProjects(tx, nodes, links)
 		return err
 	}); err != nil {
-		slog.Warn("compute not healed", "compute", id, "err", err)
+		s.c.Logger.Warn("compute not healed", "compute", id, "err", err)
 		return
 	}
 	s.drainPendingDeletes(ctx, id)
@@ -166,27 +165,28 @@ func (s *Service) remakeOnComputes(ctx context.Context, nodes []*Node, links []*
 	for _, n := range nodes {
 		err := s.healNode(ctx, n)
 		if err == nil && resend { // a compute that kept the node gets its changes since
-			err = s.computeCall(ctx, n.ComputeID, "PUT", computeNodePath(n), computeNodeBody(n), nil)
+			_, err = s.compute(n.ComputeID).UpdateNode(ctx, n)
 		}
 		if err != nil {
-			slog.Warn("node not made again on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
+			s.c.Logger.Warn("node not made again on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
 		}
 	}
 	for _, l := range links {
 		if err := s.healTunnel(ctx, l); err != nil {
-			slog.Warn("link tunnel not made again", "link", l.ID, "err", err)
+			s.c.Logger.Warn("link tunnel not made again", "link", l.ID, "err", err)
 		}
 	}
 	for _, n := range nodes {
 		if n.Status == Stopped || n.Type.Lifecycle() != ProcessRun {
 			continue
 		}
-		err := s.computeCall(ctx, n.ComputeID, "POST", computeNodePath(n)+"/start", map[string]any{}, nil)
+		c := s.compute(n.ComputeID)
+		err := c.NodeAction(ctx, refOf(n), Start)
 		if err == nil && n.Status == Suspended {
-			err = s.computeCall(ctx, n.ComputeID, "POST", computeNodePath(n)+"/suspend", map[string]any{}, nil)
+			err = c.NodeAction(ctx, refOf(n), Suspend)
 		}
 		if err != nil {
-			slog.Warn("node not started again on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
+			s.c.Logger.Warn("node not started again on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
 		}
 	}
 }
@@ -205,7 +205,7 @@ func (s *Service) ReopenComputeProjects(ctx context.Context, projectID string) {
 		ls, err = tx.Links(projectID)
 		return err
 	}); err != nil {
-		slog.Warn("project not made again on its computes", "project", projectID, "err", err)
+		s.c.Logger.Warn("project not made again on its computes", "project", projectID, "err", err)
 		return
 	}
 	var nodes []*Node
@@ -224,15 +224,15 @@ func (s *Service) ReopenComputeProjects(ctx context.Context, projectID string) {
 }
 
 // closeComputeProjects closes a project on every remote compute its nodes
-// live on (POST /projects/{id}/close, as GNS3's controller does: the
-// compute drops its NIOs and stops its nodes) and removes this nodedesk's
+// live on (as GNS3's controller does: the compute drops its NIOs and
+// stops its nodes) and removes this nodedesk's
 // sides of its tunnels. A compute that cannot be reached is logged and
 // skipped.
 func (s *Service) closeComputeProjects(ctx context.Context, projectID string) {
 	s.dropTunnelSides(ctx, projectID)
 	for _, id := range s.projectComputes(ctx, projectID) {
-		if err := s.computeCall(ctx, id, "POST", "/projects/"+projectID+"/close", map[string]any{}, nil); err != nil && ErrorCode(err) != ENOTFOUND {
-			slog.Warn("project not closed on a remote compute", "project", projectID, "compute", id, "err", err)
+		if err := s.compute(id).CloseProject(ctx, projectID); err != nil && ErrorCode(err) != ENOTFOUND {
+			s.c.Logger.Warn("project not closed on a remote compute", "project", projectID, "compute", id, "err", err)
 		}
 		s.forgetComputeProject(id, projectID)
 	}
@@ -250,8 +250,8 @@ func (s *Service) healNode(ctx context.Context, n *Node) error {
 	if err := s.ensureComputeProject(ctx, n.ComputeID, n.ProjectID); err != nil {
 		return err
 	}
-	var ans computeNodeAnswer
-	if err := s.computeCall(ctx, n.ComputeID, "POST", "/projects/"+n.ProjectID+"/"+string(n.Type)+"/nodes", computeNodeBody(n), &ans); err != nil {
+	ans, err := s.compute(n.ComputeID).CreateNode(ctx, n)
+	if err != nil {
 		return err
 	}
 	if _, err := s.FindNode(ctx, ref); ErrorCode(err) == ENOTFOUND {
@@ -261,7 +261,7 @@ func (s *Service) healNode(ctx context.Context, n *Node) error {
 	if ans.Console == nil || *ans.Console == n.ComputeConsole {
 		return nil
 	}
-	return s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error {
+	return s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error {
 		cur, err := tx.Node(n.ProjectID, n.ID)
 		if err != nil || cur == nil || cur.ComputeConsole == *ans.Console {
 			return cmpErr(err, errUnchanged)
@@ -294,7 +294,7 @@ func (s *Service) healTunnel(ctx context.Context, l *Link) error {
 			s.breakTunnel(context.WithoutCancel(ctx), &made, ends)
 		}
 	}()
-	return s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error {
+	return s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error {
 		gone = false
 		cur, err := tx.Link(l.ProjectID, l.ID)
 		if err != nil || cur == nil {
@@ -319,19 +319,74 @@ func cmpErr(err, def error) error {
 	return def
 }
 
-// deleteLater keeps the delete of path for compute id's next heal when err
-// says the compute could not be reached; it reports whether it did.
-func (s *Service) deleteLater(id, path string, err error) bool {
+// pendingDelete is a delete sent to a compute: of a project, of a node,
+// or of the NIO on a node's port. One that could not reach its compute is
+// kept for the compute's next heal (deleteOnCompute).
+type pendingDelete struct {
+	kind deleteKind
+	// port names what goes: its project (deleteProject), its node
+	// (deleteNode) or itself (deleteNIO).
+	port PortRef
+}
+
+// deleteKind is what a pendingDelete deletes.
+type deleteKind int
+
+// The deletes a compute may miss.
+const (
+	deleteProject deleteKind = iota
+	deleteNode
+	deleteNIO
+)
+
+// sendTo sends d to compute c.
+func (d pendingDelete) sendTo(ctx context.Context, c ComputeClient) error {
+	switch d.kind {
+	case deleteProject:
+		return c.DeleteProject(ctx, d.port.ProjectID)
+	case deleteNode:
+		return c.DeleteNode(ctx, d.port.NodeRef)
+	default:
+		return c.RemoveNIO(ctx, d.port)
+	}
+}
+
+// logAttrs say what d deletes, for a log line.
+func (d pendingDelete) logAttrs() []any {
+	switch d.kind {
+	case deleteProject:
+		return []any{"project", d.port.ProjectID}
+	case deleteNode:
+		return []any{"project", d.port.ProjectID, "node", d.port.NodeID}
+	default:
+		return []any{"project", d.port.ProjectID, "node", d.port.NodeID, "adapter", d.port.Adapter, "port", d.port.Port}
+	}
+}
+
+// deleteOnCompute sends d to compute id. What the compute no longer has is
+// deleted; a compute that cannot be reached does not keep it either: d is
+// kept for its next heal. Either is no error.
+func (s *Service) deleteOnCompute(ctx context.Context, id string, d pendingDelete) error {
+	err := d.sendTo(ctx, s.compute(id))
+	if err == nil || ErrorCode(err) == ENOTFOUND || s.deleteLater(id, d, err) {
+		return nil
+	}
+	return err
+}
+
+// deleteLater keeps d for compute id's next heal when err says the
+// compute could not be reached; it reports whether it did.
+func (s *Service) deleteLater(id string, d pendingDelete, err error) bool {
 	if !errors.Is(err, ErrComputeUnreachable) {
 		return false
 	}
 	s.cmp.mu.Lock()
 	defer s.cmp.mu.Unlock()
 	if s.cmp.pending == nil {
-		s.cmp.pending = map[string][]string{}
+		s.cmp.pending = map[string][]pendingDelete{}
 	}
-	if !slices.Contains(s.cmp.pending[id], path) {
-		s.cmp.pending[id] = append(s.cmp.pending[id], path)
+	if !slices.Contains(s.cmp.pending[id], d) {
+		s.cmp.pending[id] = append(s.cmp.pending[id], d)
 	}
 	return true
 }
@@ -340,13 +395,12 @@ func (s *Service) deleteLater(id, path string, err error) bool {
 // could not be reached; what fails again is kept for the next heal.
 func (s *Service) drainPendingDeletes(ctx context.Context, id string) {
 	s.cmp.mu.Lock()
-	paths := s.cmp.pending[id]
+	ds := s.cmp.pending[id]
 	delete(s.cmp.pending, id)
 	s.cmp.mu.Unlock()
-	for _, p := range paths {
-		err := s.computeCall(ctx, id, "DELETE", p, nil, nil)
-		if err != nil && ErrorCode(err) != ENOTFOUND && !s.deleteLater(id, p, err) {
-			slog.Warn("delete not made on a compute that came back", "compute", id, "path", p, "err", err)
+	for _, d := range ds {
+		if err := s.deleteOnCompute(ctx, id, d); err != nil {
+			s.c.Logger.Warn("delete not made on a compute that came back", append([]any{"compute", id, "err", err}, d.logAttrs()...)...)
 		}
 	}
 }

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"net"
-	"strconv"
 )
 
 // Links that touch a remote compute are UDP tunnels, made with the calls
@@ -94,26 +92,30 @@ func (s *Service) tunnelHosts(computes [2]string) ([2]string, error) {
 	return hosts, nil
 }
 
-// linkNodes returns the two nodes of a link request (nil when either is
-// not found: the ordinary path then says why).
-func (s *Service) linkNodes(projectID string, u LinkUpdate) [2]*Node {
+// linkNodesIn returns, inside tx, the two nodes of a link request (nil
+// when either is not found: newLinkIn then says why).
+func linkNodesIn(tx Tx, projectID string, u LinkUpdate) [2]*Node {
 	var ends [2]*Node
 	if !u.Nodes.has() || len(u.Nodes.Value) != 2 {
 		return ends
 	}
-	_ = s.view(func(tx Tx) error {
-		for i, e := range u.Nodes.Value {
-			ends[i], _ = findNode(tx, NodeRef{ProjectID: projectID, NodeID: e.NodeID})
-		}
-		return nil
-	})
+	for i, e := range u.Nodes.Value {
+		ends[i], _ = findNode(tx, NodeRef{ProjectID: projectID, NodeID: e.NodeID})
+	}
 	return ends
 }
 
-// createTunnelLink makes a link that touches a remote compute: checked in
-// a transaction that is rolled back, the tunnel made, then committed.
-func (s *Service) createTunnelLink(ctx context.Context, projectID string, u LinkUpdate) (*Link, error) {
-	id := s.c.NewID()
+// tunnelled reports whether a link between ends touches a remote compute:
+// it is then a UDP tunnel.
+func tunnelled(ends [2]*Node) bool {
+	return (ends[0] != nil && ends[0].Remote()) || (ends[1] != nil && ends[1].Remote())
+}
+
+// createTunnelLink makes link id between ends, which touches a remote
+// compute: checked in a transaction that is rolled back, the tunnel made,
+// then committed unrecorded (remoteWrite); a failed commit breaks the
+// tunnel again.
+func (s *Service) createTunnelLink(ctx context.Context, projectID, id string, u LinkUpdate, ends [2]*Node) (*Link, error) {
 	var l *Link
 	err := s.c.Store.Update(func(tx Tx) error {
 		p, err := findProject(tx, projectID)
@@ -128,28 +130,24 @@ func (s *Service) createTunnelLink(ctx context.Context, projectID string, u Link
 	if !errors.Is(err, errPrepared) {
 		return nil, err
 	}
-	ends := s.linkNodes(projectID, u)
-	if ends[0] == nil || ends[1] == nil {
-		return nil, Errorf(ENOTFOUND, "A node of this link no longer exists")
-	}
-	if l.Tunnel, err = s.makeTunnel(ctx, l, ends); err != nil {
+	made := l
+	if made.Tunnel, err = s.makeTunnel(ctx, made, ends); err != nil {
 		return nil, err
 	}
-	err = s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
+	err = s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
 		p, err := findProject(tx, projectID)
 		if err != nil {
 			return err
 		}
-		tunnel := l.Tunnel
 		if l, err = s.newLinkIn(tx, p.ID, id, u); err != nil {
 			return err
 		}
-		l.Tunnel = tunnel
+		l.Tunnel = made.Tunnel
 		emit(EventLinkCreated, l.ProjectID, l)
 		return tx.PutLink(l)
 	})
 	if err != nil {
-		s.breakTunnel(context.WithoutCancel(ctx), l, ends)
+		s.breakTunnel(context.WithoutCancel(ctx), made, ends) // the link as the tunnel was made for it
 		return nil, err
 	}
 	return l, nil
@@ -198,11 +196,7 @@ func (s *Service) tunnelPort(ctx context.Context, n *Node) (int, error) {
 	if err := s.ensureComputeProject(ctx, n.ComputeID, n.ProjectID); err != nil {
 		return 0, err
 	}
-	var ans struct {
-		UDPPort int `json:"udp_port"`
-	}
-	err := s.computeCall(ctx, n.ComputeID, "POST", "/projects/"+n.ProjectID+"/ports/udp", map[string]any{}, &ans)
-	return ans.UDPPort, err
+	return s.compute(n.ComputeID).ReserveUDPPort(ctx, n.ProjectID)
 }
 
 // filterSide is the side of l that carries its filters and suspension: the
@@ -245,13 +239,9 @@ func linkEndOf(l *Link, n *Node) LinkEnd {
 	return LinkEnd{}
 }
 
-func nioPath(n *Node, e LinkEnd) string {
-	return portPath(n, e) + "/nio"
-}
-
-// wire is spec as a GNS3 compute takes it in POST and PUT …/nio.
-func (spec NIOSpec) wire() map[string]any {
-	return map[string]any{"type": spec.Type, "lport": spec.LPort, "rhost": spec.RHost, "rport": spec.RPort, "filters": spec.Filters, "suspend": spec.Suspend}
+// portOf names the port of n that link end e is on.
+func portOf(n *Node, e LinkEnd) PortRef {
+	return PortRef{NodeRef: refOf(n), Adapter: e.AdapterNumber, Port: e.PortNumber}
 }
 
 // addTunnelNIO makes side i's NIO.
@@ -262,7 +252,7 @@ func (s *Service) addTunnelNIO(ctx context.Context, l *Link, t *Tunnel, i int, n
 		_, err := s.AddNIO(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, e.AdapterNumber, e.PortNumber, spec)
 		return err
 	}
-	return s.computeCall(ctx, n.ComputeID, "POST", nioPath(n, e), spec.wire(), nil)
+	return s.compute(n.ComputeID).AddNIO(ctx, portOf(n, e), spec)
 }
 
 // deleteTunnelNIO removes side i's NIO; one that is gone already, or a
@@ -272,11 +262,11 @@ func (s *Service) deleteTunnelNIO(ctx context.Context, l *Link, i int, n *Node) 
 	var err error
 	if !n.Remote() {
 		err = s.DeleteNIO(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, e.AdapterNumber, e.PortNumber)
-	} else if err = s.computeCall(ctx, n.ComputeID, "DELETE", nioPath(n, e), nil, nil); s.deleteLater(n.ComputeID, nioPath(n, e), err) {
-		err = nil
+	} else {
+		err = s.deleteOnCompute(ctx, n.ComputeID, pendingDelete{kind: deleteNIO, port: portOf(n, e)})
 	}
 	if err != nil && ErrorCode(err) != ENOTFOUND {
-		slog.Warn("tunnel side not removed", "link", l.ID, "node", n.Name, "err", err)
+		s.c.Logger.Warn("tunnel side not removed", "link", l.ID, "node", n.Name, "err", err)
 	}
 }
 
@@ -335,7 +325,7 @@ func (s *Service) syncTunnelFilters(ctx context.Context, l *Link) error {
 	if !n.Type.UpdatesNIO() {
 		return nil
 	}
-	return s.computeCall(ctx, n.ComputeID, "PUT", nioPath(n, e), spec.wire(), nil)
+	return s.compute(n.ComputeID).UpdateNIO(ctx, portOf(n, e), spec)
 }
 
 // alwaysRunning reports whether n's type runs from the moment it exists
@@ -385,9 +375,8 @@ func (s *Service) startComputeCapture(ctx context.Context, l *Link) (int, error)
 	if err != nil {
 		return 0, err
 	}
-	n, e := ends[i], linkEndOf(l, ends[i])
-	body := map[string]any{"capture_file_name": *l.CaptureFileName, "data_link_type": l.CaptureDataLinkType}
-	return i, s.computeCall(ctx, n.ComputeID, "POST", portPath(n, e)+"/start_capture", body, nil)
+	n := ends[i]
+	return i, s.compute(n.ComputeID).StartCapture(ctx, portOf(n, linkEndOf(l, n)), *l.CaptureFileName, l.CaptureDataLinkType)
 }
 
 // startCaptureOnCompute starts a capture of a link whose two sides are
@@ -409,7 +398,7 @@ func (s *Service) startCaptureOnCompute(ctx context.Context, projectID, linkID s
 	if err != nil {
 		return nil, err
 	}
-	err = s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error { // the compute holds it: see remoteWrite
+	err = s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error { // the compute holds it: see remoteWrite
 		cur, err := findLink(tx, projectID, linkID)
 		if err != nil {
 			return err
@@ -447,9 +436,8 @@ func (s *Service) stopComputeCapture(ctx context.Context, l *Link) {
 	if n == nil {
 		return
 	}
-	err := s.computeCall(ctx, n.ComputeID, "POST", portPath(n, linkEndOf(l, n))+"/stop_capture", map[string]any{}, nil)
-	if err != nil {
-		slog.Warn("capture not stopped on its compute", "link", l.ID, "compute", n.ComputeID, "err", err)
+	if err := s.compute(n.ComputeID).StopCapture(ctx, portOf(n, linkEndOf(l, n))); err != nil {
+		s.c.Logger.Warn("capture not stopped on its compute", "link", l.ID, "compute", n.ComputeID, "err", err)
 	}
 }
 
@@ -465,13 +453,5 @@ func (s *Service) StreamComputeCapture(ctx context.Context, l *Link, w io.Writer
 	if n == nil {
 		return Errorf(ENOTFOUND, "A node of link %s no longer exists", l.ID)
 	}
-	cc, err := s.connectedCompute(n.ComputeID)
-	if err != nil {
-		return err
-	}
-	return cc.client.Stream(ctx, portPath(n, linkEndOf(l, n))+"/pcap", w)
-}
-
-func portPath(n *Node, e LinkEnd) string {
-	return computeNodePath(n) + "/adapters/" + strconv.Itoa(e.AdapterNumber) + "/ports/" + strconv.Itoa(e.PortNumber)
+	return s.compute(n.ComputeID).StreamPcap(ctx, portOf(n, linkEndOf(l, n)), w)
 }

@@ -2,7 +2,7 @@ package app
 
 import "testing"
 
-// The hosts rule and the filter side of a tunnel (compute_links.go).
+// The hosts rule and the filter side of a tunnel (remote_links.go).
 
 func TestTunnelHosts(t *testing.T) {
 	s := &Service{}

@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -16,62 +14,27 @@ import (
 // change that the compute must know is sent to it first, outside any store
 // transaction (a compute that does not answer never holds the store), then
 // committed; a commit that fails is undone on the compute.
+//
+// A use case (nodes.go, link.go) states its rule once, as a function of a
+// transaction, and says where the change runs second: a change that only
+// this nodedesk holds is committed at once; one that a remote compute
+// holds too ends its first transaction with errPrepared, before it wrote
+// anything, and goes on in these files: prepared, made on the compute,
+// then committed unrecorded (remoteWrite).
 
-// noConsoleTypeSent are the types GNS3's controller sends no console_type
-// for when it creates their node on a compute.
-var noConsoleTypeSent = map[NodeType]bool{Cloud: true, NAT: true, EthernetHub: true, FrameRelaySwitch: true, ATMSwitch: true}
-
-// computeReadOnly are properties a compute shows but does not take.
-var computeReadOnly = map[string]bool{"startup_script_path": true}
-
-// errPrepared rolls back a transaction that only computed a record.
+// errPrepared rolls back a transaction that only prepared a change: what
+// it found is for a remote compute to make first.
 var errPrepared = errors.New("prepared")
 
-// computeNodeBody is what the compute is sent to create or change n: its
-// properties, name, node_id and console type, as GNS3's controller sends
-// them.
-func computeNodeBody(n *Node) map[string]any {
-	body := map[string]any{}
-	for k, v := range n.PropertiesView() {
-		if v != nil && !computeReadOnly[k] {
-			body[k] = v
-		}
-	}
-	body["name"], body["node_id"] = n.Name, n.ID
-	if n.Console != 0 {
-		body["console"] = n.Console // a compute on this machine: the port this nodedesk chose
-	}
-	if !noConsoleTypeSent[n.Type] {
-		ct := string(n.ConsoleType)
-		if ct == "" {
-			ct = "none"
-		}
-		body["console_type"] = ct
-	}
-	return body
-}
+// onRemote reports whether computeID names a remote compute (not this
+// nodedesk).
+func onRemote(computeID string) bool { return computeID != "" && computeID != LocalCompute }
 
-// computeNodeAnswer is what nodedesk reads of a compute's node view.
-type computeNodeAnswer struct {
-	Status  Status `json:"status"`
-	Console *int   `json:"console"`
-}
-
-func (a computeNodeAnswer) applyTo(n *Node) {
-	if a.Status.Known() {
-		n.Status = a.Status
-	}
-	if a.Console != nil {
-		n.ComputeConsole = *a.Console
-	}
-}
-
-func computeNodePath(n *Node) string {
-	return "/projects/" + n.ProjectID + "/" + string(n.Type) + "/nodes/" + n.ID
-}
+// refOf names n on its compute.
+func refOf(n *Node) NodeRef { return NodeRef{ProjectID: n.ProjectID, NodeID: n.ID, Type: n.Type} }
 
 // ensureComputeProject creates the project on the compute once per
-// connection (POST /projects is idempotent on the compute).
+// connection (a compute takes the create of a project it has).
 func (s *Service) ensureComputeProject(ctx context.Context, computeID, projectID string) error {
 	key := [2]string{computeID, projectID}
 	s.cmp.mu.Lock()
@@ -87,7 +50,7 @@ func (s *Service) ensureComputeProject(ctx context.Context, computeID, projectID
 	}); err != nil {
 		return err
 	}
-	if err := s.computeCall(ctx, computeID, "POST", "/projects", map[string]any{"name": p.Name, "project_id": p.ID}, nil); err != nil {
+	if err := s.compute(computeID).CreateProject(ctx, p.ID, p.Name); err != nil {
 		return err
 	}
 	s.cmp.mu.Lock()
@@ -99,38 +62,29 @@ func (s *Service) ensureComputeProject(ctx context.Context, computeID, projectID
 	return nil
 }
 
-// createRemoteNode creates a node on compute c.ComputeID: the record is
-// made in a transaction that is rolled back (name and defaults), the node
-// is created on the compute with that id, then the record is committed
-// with the status and console the compute gave; a failed commit deletes
-// the node on the compute again.
-func (s *Service) createRemoteNode(ctx context.Context, projectID, id string, c NodeCreate) (*Node, error) {
-	if _, err := s.connectedCompute(c.ComputeID); err != nil {
+// createRemoteNode creates a node on compute computeID: the record is
+// made by create in a transaction that is rolled back (name and
+// defaults), the node is created on the compute with that id, then the
+// record is committed with the status and console the compute gave; a
+// failed commit deletes the node on the compute again. A node that exists
+// already is returned as it is (create is idempotent).
+func (s *Service) createRemoteNode(ctx context.Context, computeID string, create func(Tx) (*Node, error)) (*Node, error) {
+	if err := s.connectedCompute(computeID); err != nil {
 		return nil, err
 	}
-	env := newNodeEnvFor(c.Type, s.c.HostInterfaces)
 	var n *Node
-	err := s.c.Store.Update(func(tx Tx) error {
-		p, err := findProject(tx, projectID)
-		if err != nil {
-			return err
-		}
-		if existing, err := tx.Node(p.ID, id); err != nil || existing != nil {
-			if err == nil && existing.Type != c.Type {
-				err = Errorf(ECONFLICT, "Node ID %s already exists as a %s node", id, existing.Type)
-			}
-			n = existing
-			return errors.Join(err, errUnchanged)
-		}
-		if n, err = s.newNodeIn(tx, p.ID, id, c, env); err != nil {
+	err := s.c.Store.Update(func(tx Tx) (err error) {
+		if n, err = create(tx); err != nil {
 			return err
 		}
 		return errPrepared
 	})
-	s.hints.forget(projectID)
+	if n != nil {
+		s.hints.forget(n.ProjectID)
+	}
 	switch {
-	case errors.Is(err, errUnchanged) && n != nil:
-		return n, nil // the node exists already: create is idempotent
+	case errors.Is(err, errUnchanged):
+		return n, nil
 	case !errors.Is(err, errPrepared):
 		return nil, err
 	}
@@ -138,20 +92,19 @@ func (s *Service) createRemoteNode(ctx context.Context, projectID, id string, c 
 	if err := s.ensureComputeProject(ctx, n.ComputeID, n.ProjectID); err != nil {
 		return nil, err
 	}
-	var ans computeNodeAnswer
-	if err := s.computeCall(ctx, n.ComputeID, "POST", "/projects/"+n.ProjectID+"/"+string(n.Type)+"/nodes", computeNodeBody(n), &ans); err != nil {
+	ans, err := s.compute(n.ComputeID).CreateNode(ctx, n)
+	if err != nil {
 		s.dropRemoteOrphan(ctx, n) // it may have made the node before a timeout or cancel
 		return nil, err
 	}
 	ans.applyTo(n)
-	err = s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
-		if _, err := findProject(tx, projectID); err != nil {
+	err = s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
+		if _, err := findProject(tx, n.ProjectID); err != nil {
 			return err
 		}
-		if id, taken, err := tx.NodeIDByName(n.ProjectID, n.Name); err != nil || taken {
+		if _, taken, err := tx.NodeIDByName(n.ProjectID, n.Name); err != nil || taken {
 			if err == nil {
 				err = Conflict("name", "Another node of this project is already named %s; choose another name", n.Name)
-				_ = id
 			}
 			return err
 		}
@@ -181,12 +134,16 @@ func (s *Service) duplicateRemoteNode(ctx context.Context, n *Node, x, y int, z 
 	if n.Status != Stopped && n.Type.Lifecycle() == ProcessRun {
 		return nil, Errorf(ECONFLICT, "Cannot duplicate %s while it runs on compute %s; stop it first", n.Name, n.ComputeID)
 	}
-	if _, err := s.connectedCompute(n.ComputeID); err != nil {
+	if err := s.connectedCompute(n.ComputeID); err != nil {
 		return nil, err
 	}
 	var c *Node
-	err := s.c.Store.Update(func(tx Tx) (err error) {
-		if c, err = s.duplicateIn(tx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, x, y, z); err != nil {
+	err := s.c.Store.Update(func(tx Tx) error {
+		orig, err := findNode(tx, refOf(n))
+		if err != nil {
+			return err
+		}
+		if c, err = s.copyNodeIn(tx, orig, x, y, z); err != nil {
 			return err
 		}
 		return errPrepared
@@ -199,22 +156,22 @@ func (s *Service) duplicateRemoteNode(ctx context.Context, n *Node, x, y int, z 
 	if err := s.ensureComputeProject(ctx, c.ComputeID, c.ProjectID); err != nil {
 		return nil, err
 	}
-	var ans computeNodeAnswer
-	if err := s.computeCall(ctx, c.ComputeID, "POST", "/projects/"+c.ProjectID+"/"+string(c.Type)+"/nodes", computeNodeBody(c), &ans); err != nil {
+	ans, err := s.compute(c.ComputeID).CreateNode(ctx, c)
+	if err != nil {
 		return nil, err
 	}
 	ans.applyTo(c)
 	undo := func() {
-		_ = s.computeCall(context.WithoutCancel(ctx), c.ComputeID, "DELETE", computeNodePath(c), nil, nil)
+		_ = s.compute(c.ComputeID).DeleteNode(context.WithoutCancel(ctx), refOf(c))
 	}
-	if err := s.computeCall(ctx, n.ComputeID, "POST", computeNodePath(n)+"/duplicate", map[string]any{"destination_node_id": c.ID}, nil); err != nil {
+	if err := s.compute(n.ComputeID).DuplicateNode(ctx, refOf(n), c.ID); err != nil {
 		undo()
 		if ErrorCode(err) == ENOTFOUND {
 			err = Errorf(ECONFLICT, "Compute %s cannot duplicate a %s node", n.ComputeID, n.Type)
 		}
 		return nil, err
 	}
-	err = s.updateQuiet(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
+	err = s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
 		if _, err := findProject(tx, c.ProjectID); err != nil {
 			return err
 		}
@@ -243,46 +200,68 @@ const orphanTimeout = 5 * time.Second
 func (s *Service) dropRemoteOrphan(ctx context.Context, n *Node) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), orphanTimeout)
 	defer cancel()
-	if err := s.computeCall(ctx, n.ComputeID, "DELETE", computeNodePath(n), nil, nil); err != nil && ErrorCode(err) != ENOTFOUND {
-		slog.Warn("node of a failed create not deleted on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
+	if err := s.compute(n.ComputeID).DeleteNode(ctx, refOf(n)); err != nil && ErrorCode(err) != ENOTFOUND {
+		s.c.Logger.Warn("node of a failed create not deleted on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
 	}
 }
 
-// forwardNodeUpdate sends a change of a remote node's name, console,
-// console type or properties to its compute before it is committed; other
-// changes (its place on the canvas, its label) are the controller's alone.
-// A node of a closed project is changed here only (ReopenComputeProjects
-// sends it). It returns the compute's answer when it sent one (nil when
-// not; the commit is then not undoable: remoteWrite), whose console the
-// commit keeps as the node's on the compute.
-func (s *Service) forwardNodeUpdate(ctx context.Context, ref NodeRef, u NodeUpdate) (*computeNodeAnswer, error) {
-	before, err := s.FindNode(ctx, ref)
-	if err != nil || !before.Remote() {
+// computeHolds reports whether a change of a node from before to after is
+// its compute's too: its name, console, console type or properties, on a
+// remote node; other changes (its place on the canvas, its label) are the
+// controller's alone.
+func computeHolds(before, after *Node) bool {
+	return before.Remote() && (after.Name != before.Name || after.Console != before.Console ||
+		after.ConsoleType != before.ConsoleType || !unchanged(after.Properties, before.Properties))
+}
+
+// updateRemoteNode makes u, a change its compute holds too
+// (computeHolds), to a remote node: after, what u makes of the node, is
+// sent to the compute, then u is committed, unrecorded (remoteWrite),
+// with the console the compute answered as the node's there; a commit
+// that fails is undone on the compute (unforwardNodeUpdate). A node of a
+// closed project is changed here only (ReopenComputeProjects sends it).
+func (s *Service) updateRemoteNode(ctx context.Context, ref NodeRef, u NodeUpdate, after *Node) (*Node, error) {
+	var ans NodeAnswer
+	sent := false
+	if p, err := s.FindProjectByID(ctx, after.ProjectID); err != nil {
 		return nil, err
+	} else if p.Status != ProjectClosed {
+		if ans, err = s.compute(after.ComputeID).UpdateNode(ctx, after); err != nil {
+			return nil, err
+		}
+		sent = true
 	}
-	after, err := u.apply(before)
+	err := s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error {
+		before, err := findNode(tx, ref)
+		if err != nil {
+			return err
+		}
+		if after, err = u.apply(before); err != nil {
+			return err
+		}
+		if ans.Console != nil {
+			after.ComputeConsole = *ans.Console // the console the compute now gives it
+		}
+		return s.changeNodeIn(tx, emit, before, after)
+	})
 	if err != nil {
+		if sent {
+			s.unforwardNodeUpdate(context.WithoutCancel(ctx), ref)
+		}
 		return nil, err
 	}
-	if after.Name == before.Name && after.Console == before.Console && after.ConsoleType == before.ConsoleType && unchanged(after.Properties, before.Properties) {
-		return nil, nil
-	}
-	ans := &computeNodeAnswer{}
-	if p, err := s.FindProjectByID(ctx, before.ProjectID); err != nil || p.Status == ProjectClosed {
-		return ans, err // closed there too: the compute is sent the node as it is when the project opens
-	}
-	return ans, s.computeCall(ctx, after.ComputeID, "PUT", computeNodePath(after), computeNodeBody(after), ans)
+	return after, nil
 }
 
-// unforwardNodeUpdate undoes on the compute a change forwardNodeUpdate
+// unforwardNodeUpdate undoes on the compute a change updateRemoteNode
 // sent whose commit failed: the compute is sent the node as it is stored.
 func (s *Service) unforwardNodeUpdate(ctx context.Context, ref NodeRef) {
 	n, err := s.FindNode(ctx, ref)
 	if err == nil {
-		err = s.computeCall(ctx, n.ComputeID, "PUT", computeNodePath(n), computeNodeBody(n), nil)
+		_, err = s.compute(n.ComputeID).UpdateNode(ctx, n)
 	}
 	if err != nil {
-		slog.Warn("remote node change not undone on its compute", "node", ref.NodeID, "err", err)
+		s.c.Logger.Warn("remote node change not undone on its compute", "node", ref.NodeID, "err", err)
 	}
 }
 
@@ -295,7 +274,7 @@ func (s *Service) remoteNodeAction(ctx context.Context, n *Node, a Action) (*Nod
 		}
 		return nil, err
 	}
-	if err := s.computeCall(ctx, n.ComputeID, "POST", computeNodePath(n)+"/"+string(a), map[string]any{}, nil); err != nil {
+	if err := s.compute(n.ComputeID).NodeAction(ctx, refOf(n), a); err != nil {
 		if a == Stop && errors.Is(err, ErrComputeUnreachable) {
 			return n, nil // a refusal (409, 5xx) is not: the compute still runs it
 		}
@@ -305,38 +284,40 @@ func (s *Service) remoteNodeAction(ctx context.Context, n *Node, a Action) (*Nod
 	return s.recordStatus(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, next, nil)
 }
 
-// deleteRemoteNode deletes a remote node on its compute. A compute that
-// cannot be reached does not keep the node: it is deleted here alone, and
-// the compute drops it with its project.
-func (s *Service) deleteRemoteNode(ctx context.Context, n *Node) {
-	err := s.computeCall(ctx, n.ComputeID, "DELETE", computeNodePath(n), nil, nil)
-	if err != nil && ErrorCode(err) != ENOTFOUND && !s.deleteLater(n.ComputeID, computeNodePath(n), err) {
-		slog.Warn("remote node not deleted on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
+// dropFromComputes deletes on remote computes what they hold of node n,
+// which is being deleted with links: the tunnels of those links, then n
+// itself if it is remote. A compute that cannot be reached does not keep
+// them: they are deleted here alone, and the compute drops them at its
+// next heal (deleteOnCompute). It reports whether a compute held any, so
+// that the delete is not recorded (remoteWrite).
+func (s *Service) dropFromComputes(ctx context.Context, n *Node, links []*Link) bool {
+	remote := n.Remote()
+	for _, l := range links {
+		remote = remote || l.Tunnel != nil
 	}
+	s.breakLinkTunnels(ctx, links)
+	if n.Remote() {
+		if err := s.deleteOnCompute(ctx, n.ComputeID, pendingDelete{kind: deleteNode, port: PortRef{NodeRef: refOf(n)}}); err != nil {
+			s.c.Logger.Warn("remote node not deleted on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)
+		}
+	}
+	return remote
 }
 
 // onComputeEvent follows a compute's notifications, as GNS3's controller
 // does: node.updated carries the status of one of its nodes; log.* (a
 // compute's message for its user, e.g. a VPCS that stopped by itself) is
-// passed on to the streams of its project (projectID) or, without one, of
-// every open project; anything else is not for nodedesk's clients.
-func (s *Service) onComputeEvent(cc *computeConn, action, projectID string, ev json.RawMessage) {
-	if strings.HasPrefix(action, "log.") {
-		s.relayComputeLog(cc.id, EventAction(action), projectID, ev)
+// passed on to the streams of its project or, without one, of every open
+// project.
+func (s *Service) onComputeEvent(cc *computeConn, ev ComputeEvent) {
+	switch {
+	case ev.Action.ComputeOnly():
+		s.relayComputeLog(cc.id, ev)
 		return
-	}
-	if action != "node.updated" {
-		return
-	}
-	var v struct {
-		ProjectID string `json:"project_id"`
-		NodeID    string `json:"node_id"`
-		computeNodeAnswer
-	}
-	if json.Unmarshal(ev, &v) != nil || !v.Status.Known() {
+	case ev.Action != EventNodeUpdated || !ev.Status.Known():
 		return // a status nodedesk does not know is not recorded
 	}
-	e := computeEvent{ref: NodeRef{ProjectID: v.ProjectID, NodeID: v.NodeID}, status: v.Status}
+	e := computeEvent{ref: NodeRef{ProjectID: ev.Node.ProjectID, NodeID: ev.Node.NodeID}, status: ev.Status}
 	for { // never waits: the oldest event gives way when the queue is full
 		select {
 		case cc.events <- e:
@@ -345,7 +326,7 @@ func (s *Service) onComputeEvent(cc *computeConn, action, projectID string, ev j
 		}
 		select {
 		case <-cc.events:
-			slog.Warn("compute event dropped: too many waiting", "compute", cc.id)
+			s.c.Logger.Warn("compute event dropped: too many waiting", "compute", cc.id)
 		default:
 		}
 	}
@@ -394,10 +375,8 @@ func (m *ComputeMessage) MarshalJSON() ([]byte, error) { return m.Event, nil }
 
 // relayComputeLog publishes a compute's log.* on the streams of its
 // project, or of every open project when it names none.
-func (s *Service) relayComputeLog(computeID string, action EventAction, projectID string, ev json.RawMessage) {
-	if !json.Valid(ev) {
-		return
-	}
+func (s *Service) relayComputeLog(computeID string, ev ComputeEvent) {
+	projectID := ev.ProjectID
 	var projects []string
 	_ = s.view(func(tx Tx) error {
 		ps, err := tx.Projects()
@@ -409,7 +388,7 @@ func (s *Service) relayComputeLog(computeID string, action EventAction, projectI
 		return err
 	})
 	for _, pid := range projects {
-		s.publish(action, pid, &ComputeMessage{ComputeID: computeID, Event: ev})
+		s.publish(ev.Action, pid, &ComputeMessage{ComputeID: computeID, Event: ev.Message})
 	}
 }
 
@@ -469,8 +448,8 @@ func (s *Service) LinkConnected(l *Link) bool {
 func (s *Service) deleteComputeProjects(ctx context.Context, projectID string) {
 	s.dropTunnelSides(ctx, projectID)
 	for _, id := range s.projectComputes(ctx, projectID) {
-		if err := s.computeCall(ctx, id, "DELETE", "/projects/"+projectID, nil, nil); err != nil && ErrorCode(err) != ENOTFOUND && !s.deleteLater(id, "/projects/"+projectID, err) {
-			slog.Warn("project not deleted on a remote compute", "project", projectID, "compute", id, "err", err)
+		if err := s.deleteOnCompute(ctx, id, pendingDelete{kind: deleteProject, port: PortRef{NodeRef: NodeRef{ProjectID: projectID}}}); err != nil {
+			s.c.Logger.Warn("project not deleted on a remote compute", "project", projectID, "compute", id, "err", err)
 		}
 		s.forgetComputeProject(id, projectID)
 	}
@@ -523,7 +502,7 @@ func (s *Service) forgetComputeProject(computeID, projectID string) {
 // nodedesk no longer knows, or a record with nothing behind it).
 func (s *Service) remoteWrite(remote bool) func(context.Context, func(Tx, emitFunc) error) error {
 	if remote {
-		return s.updateQuiet
+		return s.updateUnrecorded
 	}
 	return s.update
 }

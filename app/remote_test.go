@@ -12,29 +12,42 @@ import (
 	"nodedesk/app"
 )
 
+// fakeCall is one call the fake compute received, as values.
+type fakeCall struct {
+	Op      string       // the port's method: "CreateNode", "NodeAction", …
+	Project string       // the project it is about
+	Node    string       // the node it names ("" for a project's call)
+	Type    app.NodeType // that node's type
+	Adapter int          // a NIO's or a capture's port: adapter
+	Port    int          // and port number
+	Action  app.Action   // NodeAction: the action
+	Sent    *app.Node    // CreateNode, UpdateNode: the node sent (a copy)
+	Spec    app.NIOSpec  // AddNIO, UpdateNIO: the NIO sent
+	DupTo   string       // DuplicateNode: the copy's id
+}
+
 // fakeRemote is an in-process ComputeClient: it reports itself connected
 // on Start, records every call, and answers by handle (nil: a plain
 // success, with a node's status and console or a UDP port).
 type fakeRemote struct {
 	mu      sync.Mutex
-	calls   []string // "METHOD path"
-	bodies  []any    // their bodies
-	handle  func(method, path string) error
+	calls   []fakeCall
+	handle  func(c fakeCall) error
 	onState func(app.ComputeState)
-	onEvent func(action, projectID string, event json.RawMessage)
+	onEvent func(app.ComputeEvent)
 	port    int
 	dials   int
 	closes  int
 	offline bool // Start reports nothing: the compute is not reached
 	// block, when set, holds the calls it accepts until it is closed or
 	// their context ends; unblocked is then set.
-	block     func(method, path string) bool
+	block     func(c fakeCall) bool
 	gate      chan struct{}
 	blocking  bool
 	unblocked bool
 }
 
-func (f *fakeRemote) dial(c app.Compute, onState func(app.ComputeState), onEvent func(action, projectID string, event json.RawMessage)) app.ComputeClient {
+func (f *fakeRemote) dial(c app.Compute, onState func(app.ComputeState), onEvent func(app.ComputeEvent)) app.ComputeClient {
 	f.mu.Lock()
 	f.onState, f.onEvent = onState, onEvent
 	f.dials++
@@ -62,14 +75,15 @@ func (f *fakeRemote) counts() (dials, closes int) {
 	return f.dials, f.closes
 }
 
-func (f *fakeRemote) Call(ctx context.Context, method, path string, body, out any) error {
+// call records c, holds it if block says so, and returns what handle
+// says of it; n is the number of the call, from 1.
+func (f *fakeRemote) call(ctx context.Context, c fakeCall) (n int, err error) {
 	f.mu.Lock()
-	f.calls = append(f.calls, method+" "+path)
-	f.bodies = append(f.bodies, body)
+	f.calls = append(f.calls, c)
 	h := f.handle
 	f.port++
-	port := f.port
-	blocked := f.block != nil && f.block(method, path)
+	n = f.port
+	blocked := f.block != nil && f.block(c)
 	gate := f.gate
 	f.blocking = f.blocking || blocked
 	f.mu.Unlock()
@@ -82,54 +96,148 @@ func (f *fakeRemote) Call(ctx context.Context, method, path string, body, out an
 		f.unblocked = true
 		f.mu.Unlock()
 		if ctx.Err() != nil {
-			return app.Unreachable("Compute R: %v", ctx.Err())
+			return n, app.Unreachable("Compute R: %v", ctx.Err())
 		}
 	}
 	if h != nil {
-		if err := h(method, path); err != nil {
-			return err
-		}
+		return n, h(c)
 	}
-	var ans any
-	switch {
-	case strings.HasSuffix(path, "/ports/udp"):
-		ans = map[string]any{"udp_port": 30000 + port}
-	case method == "POST" && strings.HasSuffix(path, "/nodes"):
-		ans = map[string]any{"status": "stopped", "console": 5000}
-	case method == "PUT" && strings.Contains(path, "/nodes/"): // the console asked for, as a compute answers
-		if m, ok := body.(map[string]any); ok {
-			ans = map[string]any{"console": m["console"]}
-		}
-	}
-	if out != nil && ans != nil {
-		b, _ := json.Marshal(ans)
-		return json.Unmarshal(b, out)
-	}
-	return nil
+	return n, nil
 }
 
-// Stream is not used by these tests: the fake compute has no captures.
-func (f *fakeRemote) Stream(ctx context.Context, path string, w io.Writer) error {
+func nodeCall(op string, ref app.NodeRef) fakeCall {
+	return fakeCall{Op: op, Project: ref.ProjectID, Node: ref.NodeID, Type: ref.Type}
+}
+
+func portCall(op string, p app.PortRef) fakeCall {
+	c := nodeCall(op, p.NodeRef)
+	c.Adapter, c.Port = p.Adapter, p.Port
+	return c
+}
+
+func sent(op string, n *app.Node) fakeCall {
+	c := nodeCall(op, app.NodeRef{ProjectID: n.ProjectID, NodeID: n.ID, Type: n.Type})
+	cp := *n
+	c.Sent = &cp
+	return c
+}
+
+func (f *fakeRemote) CreateProject(ctx context.Context, id, name string) error {
+	_, err := f.call(ctx, fakeCall{Op: "CreateProject", Project: id})
+	return err
+}
+func (f *fakeRemote) CloseProject(ctx context.Context, id string) error {
+	_, err := f.call(ctx, fakeCall{Op: "CloseProject", Project: id})
+	return err
+}
+func (f *fakeRemote) DeleteProject(ctx context.Context, id string) error {
+	_, err := f.call(ctx, fakeCall{Op: "DeleteProject", Project: id})
+	return err
+}
+
+// CreateNode answers the node stopped, on console 5000.
+func (f *fakeRemote) CreateNode(ctx context.Context, n *app.Node) (app.NodeAnswer, error) {
+	if _, err := f.call(ctx, sent("CreateNode", n)); err != nil {
+		return app.NodeAnswer{}, err
+	}
+	console := 5000
+	return app.NodeAnswer{Status: app.Stopped, Console: &console}, nil
+}
+
+// UpdateNode answers the console asked for, as a compute does.
+func (f *fakeRemote) UpdateNode(ctx context.Context, n *app.Node) (app.NodeAnswer, error) {
+	if _, err := f.call(ctx, sent("UpdateNode", n)); err != nil {
+		return app.NodeAnswer{}, err
+	}
+	var ans app.NodeAnswer
+	if n.Console != 0 {
+		console := n.Console
+		ans.Console = &console
+	}
+	return ans, nil
+}
+func (f *fakeRemote) DeleteNode(ctx context.Context, ref app.NodeRef) error {
+	_, err := f.call(ctx, nodeCall("DeleteNode", ref))
+	return err
+}
+func (f *fakeRemote) DuplicateNode(ctx context.Context, src app.NodeRef, dstID string) error {
+	c := nodeCall("DuplicateNode", src)
+	c.DupTo = dstID
+	_, err := f.call(ctx, c)
+	return err
+}
+func (f *fakeRemote) NodeAction(ctx context.Context, ref app.NodeRef, a app.Action) error {
+	c := nodeCall("NodeAction", ref)
+	c.Action = a
+	_, err := f.call(ctx, c)
+	return err
+}
+
+// ReserveUDPPort answers 30000 plus the number of the call.
+func (f *fakeRemote) ReserveUDPPort(ctx context.Context, projectID string) (int, error) {
+	n, err := f.call(ctx, fakeCall{Op: "ReserveUDPPort", Project: projectID})
+	if err != nil {
+		return 0, err
+	}
+	return 30000 + n, nil
+}
+func (f *fakeRemote) AddNIO(ctx context.Context, p app.PortRef, spec app.NIOSpec) error {
+	c := portCall("AddNIO", p)
+	c.Spec = spec
+	_, err := f.call(ctx, c)
+	return err
+}
+func (f *fakeRemote) UpdateNIO(ctx context.Context, p app.PortRef, spec app.NIOSpec) error {
+	c := portCall("UpdateNIO", p)
+	c.Spec = spec
+	_, err := f.call(ctx, c)
+	return err
+}
+func (f *fakeRemote) RemoveNIO(ctx context.Context, p app.PortRef) error {
+	_, err := f.call(ctx, portCall("RemoveNIO", p))
+	return err
+}
+func (f *fakeRemote) StartCapture(ctx context.Context, p app.PortRef, fileName, dataLinkType string) error {
+	_, err := f.call(ctx, portCall("StartCapture", p))
+	return err
+}
+func (f *fakeRemote) StopCapture(ctx context.Context, p app.PortRef) error {
+	_, err := f.call(ctx, portCall("StopCapture", p))
+	return err
+}
+
+// StreamPcap is not used by these tests: the fake compute has no captures.
+func (f *fakeRemote) StreamPcap(ctx context.Context, p app.PortRef, w io.Writer) error {
 	return app.Errorf(app.ENOTFOUND, "no capture on the fake compute")
 }
+func (f *fakeRemote) Query(ctx context.Context, q app.ComputeQuery) (json.RawMessage, error) {
+	_, err := f.call(ctx, fakeCall{Op: "Query"})
+	return json.RawMessage(`{}`), err
+}
 
-func (f *fakeRemote) setHandle(h func(method, path string) error) {
+func (f *fakeRemote) setHandle(h func(c fakeCall) error) {
 	f.mu.Lock()
 	f.handle = h
 	f.mu.Unlock()
 }
 
-// called returns the calls made so far whose "METHOD path" contains s.
-func (f *fakeRemote) called(s string) []string {
+// called returns the calls made so far that match accepts.
+func (f *fakeRemote) called(match func(c fakeCall) bool) []fakeCall {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []string
+	var out []fakeCall
 	for _, c := range f.calls {
-		if strings.Contains(c, s) {
+		if match(c) {
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// op matches the calls of one method of the port on one node ("": any
+// node).
+func op(name, node string) func(fakeCall) bool {
+	return func(c fakeCall) bool { return c.Op == name && (node == "" || c.Node == node) }
 }
 
 // newRemoteService is a Service with one remote compute, driven by a
@@ -175,8 +283,8 @@ func TestRemote_StopRefusedKeepsNode(t *testing.T) {
 	svc, _, f, cid := newRemoteService(t)
 	p := mustCreateProject(t, svc, "p")
 	n := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
-	f.setHandle(func(method, path string) error {
-		if strings.HasSuffix(path, "/stop") {
+	f.setHandle(func(c fakeCall) error {
+		if c.Op == "NodeAction" && c.Action == app.Stop {
 			return app.Errorf(app.ECONFLICT, "Compute R: the node is busy")
 		}
 		return nil
@@ -185,8 +293,8 @@ func TestRemote_StopRefusedKeepsNode(t *testing.T) {
 		t.Fatalf("delete with a refused stop: %v, want the refusal", err)
 	}
 	mustFindNode(t, svc, n)
-	f.setHandle(func(method, path string) error {
-		if strings.HasSuffix(path, "/stop") {
+	f.setHandle(func(c fakeCall) error {
+		if c.Op == "NodeAction" && c.Action == app.Stop {
 			return app.Unreachable("Compute R is unreachable")
 		}
 		return nil
@@ -257,8 +365,8 @@ func TestRemote_LinkUpdateRefusedIsNotStored(t *testing.T) {
 	if err != nil || l.Tunnel == nil {
 		t.Fatalf("tunnel link: %+v, %v", l, err)
 	}
-	f.setHandle(func(method, path string) error {
-		if method == "PUT" && strings.HasSuffix(path, "/nio") {
+	f.setHandle(func(c fakeCall) error {
+		if c.Op == "UpdateNIO" {
 			return app.Errorf(app.ECONFLICT, "Compute R: no")
 		}
 		return nil
@@ -283,16 +391,12 @@ func TestRemote_NodeUpdateRefusedIsUndone(t *testing.T) {
 	b := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC2")
 	_, err := svc.UpdateNode(ctx, ref(b), app.NodeUpdate{Name: app.Some("PC1")})
 	wantCode(t, err, app.ECONFLICT)
-	f.mu.Lock()
-	var last any
-	for i, c := range f.calls {
-		if c == "PUT /projects/"+p.ID+"/vpcs/nodes/"+b.ID {
-			last = f.bodies[i]
-		}
+	var last *app.Node
+	for _, c := range f.called(op("UpdateNode", b.ID)) {
+		last = c.Sent
 	}
-	f.mu.Unlock()
-	if m, _ := last.(map[string]any); m == nil || m["name"] != "PC2" {
-		t.Errorf("the compute was last sent %v; want the stored node, named PC2", last)
+	if last == nil || last.Name != "PC2" {
+		t.Errorf("the compute was last sent %+v; want the stored node, named PC2", last)
 	}
 }
 
@@ -308,9 +412,9 @@ func TestRemote_ConsoleChangeReachesCompute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	puts := f.called("PUT /projects/" + p.ID + "/vpcs/nodes/" + n.ID)
+	puts := f.called(op("UpdateNode", n.ID))
 	if len(puts) != 1 {
-		t.Fatalf("the compute got %d PUTs of the node, want 1: %v", len(puts), f.called("PUT"))
+		t.Fatalf("the compute got %d updates of the node, want 1: %+v", len(puts), f.called(op("UpdateNode", "")))
 	}
 	if shown := svc.ShowNode(got); shown.Console != 5791 {
 		t.Errorf("the node shows console %d after the compute answered 5791", shown.Console)
@@ -324,8 +428,8 @@ func TestRemote_FailedCreateLeavesNoOrphan(t *testing.T) {
 	ctx := context.Background()
 	svc, _, f, cid := newRemoteService(t)
 	p := mustCreateProject(t, svc, "p")
-	f.setHandle(func(method, path string) error {
-		if method == "POST" && strings.HasSuffix(path, "/vpcs/nodes") {
+	f.setHandle(func(c fakeCall) error {
+		if c.Op == "CreateNode" && c.Type == app.VPCS {
 			return context.DeadlineExceeded
 		}
 		return nil
@@ -334,9 +438,14 @@ func TestRemote_FailedCreateLeavesNoOrphan(t *testing.T) {
 	if err == nil {
 		t.Fatal("create with a failed call succeeded")
 	}
-	if got := f.called("DELETE /projects/" + p.ID + "/vpcs/nodes/"); len(got) != 1 {
-		t.Errorf("deletes sent %v, want one for the node", got)
+	if got := f.called(vpcsDeleteIn(p.ID)); len(got) != 1 {
+		t.Errorf("deletes sent %+v, want one for the node", got)
 	}
+}
+
+// vpcsDeleteIn matches the deletes of a VPCS node of a project.
+func vpcsDeleteIn(projectID string) func(fakeCall) bool {
+	return func(c fakeCall) bool { return c.Op == "DeleteNode" && c.Project == projectID && c.Type == app.VPCS }
 }
 
 // TestRemote_CreateConsoleClaimedAtCommit: the console port a node on a
@@ -352,16 +461,13 @@ func TestRemote_CreateConsoleClaimedAtCommit(t *testing.T) {
 	}
 	waitFor(t, "compute on loopback ready", func() bool { return svc.ComputeConnected(c.ID) })
 	p := mustCreateProject(t, svc, "p")
-	f.setHandle(func(method, path string) error {
-		if method != "POST" || !strings.HasSuffix(path, "/vpcs/nodes") {
+	f.setHandle(func(c fakeCall) error {
+		if c.Op != "CreateNode" || c.Type != app.VPCS {
 			return nil
 		}
-		f.mu.Lock()
-		body, _ := f.bodies[len(f.bodies)-1].(map[string]any)
-		f.mu.Unlock()
-		port, _ := body["console"].(int)
+		port := c.Sent.Console
 		if port == 0 {
-			t.Errorf("no console port sent to a compute on this machine: %v", body)
+			t.Errorf("no console port sent to a compute on this machine: %+v", c.Sent)
 			return nil
 		}
 		_, err := svc.CreateNode(ctx, p.ID, app.NodeCreate{Type: app.VPCS, NodeUpdate: app.NodeUpdate{Console: app.Some(port)}})
@@ -375,8 +481,8 @@ func TestRemote_CreateConsoleClaimedAtCommit(t *testing.T) {
 	if !strings.Contains(app.ErrorMessage(err), "Console port") {
 		t.Errorf("refusal %v, want the console port's", err)
 	}
-	if got := f.called("DELETE /projects/" + p.ID + "/vpcs/nodes/"); len(got) != 1 {
-		t.Errorf("deletes sent %v, want one for the node", got)
+	if got := f.called(vpcsDeleteIn(p.ID)); len(got) != 1 {
+		t.Errorf("deletes sent %+v, want one for the node", got)
 	}
 }
 
@@ -389,19 +495,19 @@ func TestRemote_FailedTunnelReleasesPorts(t *testing.T) {
 	p := mustCreateProject(t, svc, "p")
 	a := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.VPCS, NodeUpdate: app.NodeUpdate{Name: app.Some("L1")}})
 	b := mustCreateRemoteVPCS(t, svc, p.ID, cid, "R1")
-	for _, refused := range []string{"/ports/udp", "/nio"} {
+	for _, refused := range []string{"ReserveUDPPort", "AddNIO"} {
 		first, err := svc.ReserveUDPPort(ctx, p.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.setHandle(func(method, path string) error {
-			if method == "POST" && strings.HasSuffix(path, refused) {
+		f.setHandle(func(c fakeCall) error {
+			if c.Op == refused {
 				return app.Errorf(app.ECONFLICT, "Compute R: no")
 			}
 			return nil
 		})
 		ends := []app.LinkEnd{{NodeID: a.ID}, {NodeID: b.ID}}
-		if refused == "/nio" {
+		if refused == "AddNIO" {
 			ends[0], ends[1] = ends[1], ends[0] // the remote side's NIO, made first, fails
 		}
 		if _, err := svc.CreateLink(ctx, p.ID, app.LinkUpdate{Nodes: app.Some(ends)}); err == nil {
@@ -423,13 +529,13 @@ func TestRemote_EventDuringActionDoesNotBlock(t *testing.T) {
 	svc, _, f, cid := newRemoteService(t)
 	p := mustCreateProject(t, svc, "p")
 	n := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
-	f.setHandle(func(method, path string) error {
-		if !strings.HasSuffix(path, "/start") {
+	f.setHandle(func(c fakeCall) error {
+		if c.Op != "NodeAction" || c.Action != app.Start {
 			return nil
 		}
 		told := make(chan struct{})
 		go func() {
-			f.onEvent("node.updated", "", json.RawMessage(`{"project_id":"`+p.ID+`","node_id":"`+n.ID+`","status":"started"}`))
+			f.onEvent(nodeUpdated(n, app.Started))
 			close(told)
 		}()
 		select {
@@ -451,14 +557,19 @@ func (f *fakeRemote) reconnect() {
 	f.onState(app.ComputeState{Connected: true})
 }
 
+// nodeUpdated is a compute's node.updated telling n's status.
+func nodeUpdated(n *app.Node, st app.Status) app.ComputeEvent {
+	return app.ComputeEvent{Action: app.EventNodeUpdated, Node: app.NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, Status: st}
+}
+
 // blockOnce holds the first call that match accepts.
-func (f *fakeRemote) blockOnce(match func(method, path string) bool) {
+func (f *fakeRemote) blockOnce(match func(c fakeCall) bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	done := false
 	f.gate, f.unblocked = make(chan struct{}), false
-	f.block = func(method, path string) bool {
-		if done || !match(method, path) {
+	f.block = func(c fakeCall) bool {
+		if done || !match(c) {
 			return false
 		}
 		done = true
@@ -479,7 +590,7 @@ func TestRemote_CloseComputesEndsHeals(t *testing.T) {
 	svc, _, f, cid := newRemoteService(t)
 	p := mustCreateProject(t, svc, "p")
 	mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
-	f.blockOnce(func(method, path string) bool { return method == "POST" && path == "/projects" })
+	f.blockOnce(op("CreateProject", ""))
 	f.reconnect()
 	waitFor(t, "the heal to call", f.isBlocked)
 	svc.CloseComputes()
@@ -500,7 +611,7 @@ func TestRemote_HealSkipsDeletedNode(t *testing.T) {
 	svc, _, f, cid := newRemoteService(t)
 	p := mustCreateProject(t, svc, "p")
 	n := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
-	f.blockOnce(func(method, path string) bool { return method == "POST" && path == "/projects" })
+	f.blockOnce(op("CreateProject", ""))
 	f.reconnect()
 	waitFor(t, "the heal to call", f.isBlocked)
 	if err := svc.DeleteNode(ctx, ref(n)); err != nil {
@@ -508,21 +619,18 @@ func TestRemote_HealSkipsDeletedNode(t *testing.T) {
 	}
 	close(f.gate)
 	waitFor(t, "the heal to end", func() bool { return svc.ComputeConnected(cid) })
-	create, del := "POST /projects/"+p.ID+"/vpcs/nodes", "DELETE /projects/"+p.ID+"/vpcs/nodes/"+n.ID
 	lastCreate, lastDelete := -1, -1
-	f.mu.Lock()
-	for i, c := range f.calls {
-		switch c {
-		case create:
+	calls := f.called(func(fakeCall) bool { return true })
+	for i, c := range calls {
+		switch {
+		case c.Op == "CreateNode" && c.Project == p.ID && c.Type == app.VPCS:
 			lastCreate = i
-		case del:
+		case c.Op == "DeleteNode" && c.Node == n.ID:
 			lastDelete = i
 		}
 	}
-	calls := append([]string(nil), f.calls...)
-	f.mu.Unlock()
 	if lastDelete < lastCreate {
-		t.Errorf("the deleted node was left on its compute: %v", calls)
+		t.Errorf("the deleted node was left on its compute: %+v", calls)
 	}
 }
 
@@ -535,8 +643,8 @@ func TestRemote_BoundsComputeReports(t *testing.T) {
 	n := mustCreateRemoteVPCS(t, svc, p.ID, cid, "PC1")
 	ch, cancel := b.Subscribe(100)
 	defer cancel()
-	f.onEvent("node.updated", "", json.RawMessage(`{"project_id":"`+p.ID+`","node_id":"`+n.ID+`","status":"exploded"}`))
-	f.onEvent("node.updated", "", json.RawMessage(`{"project_id":"`+p.ID+`","node_id":"`+n.ID+`","status":"started"}`))
+	f.onEvent(nodeUpdated(n, "exploded"))
+	f.onEvent(nodeUpdated(n, app.Started))
 	waitFor(t, "status started", func() bool { return mustFindNode(t, svc, n).Status == app.Started })
 	for _, e := range drain(ch) {
 		if m, ok := e.Payload.(*app.Node); ok && m.ID == n.ID && m.Status != app.Started {
@@ -588,14 +696,42 @@ func TestRemote_DeleteWhileLostIsMadeOnHeal(t *testing.T) {
 	if err := svc.DeleteLink(ctx, p.ID, l.ID); err != nil {
 		t.Fatal(err)
 	}
-	nodeDel := "DELETE /projects/" + p.ID + "/vpcs/nodes/" + b.ID
-	nioDel := "DELETE /projects/" + p.ID + "/vpcs/nodes/" + c.ID + "/adapters/0/ports/0/nio"
+	nodeDel := func(x fakeCall) bool {
+		return x.Op == "DeleteNode" && x.Project == p.ID && x.Node == b.ID && x.Type == app.VPCS
+	}
+	nioDel := func(x fakeCall) bool {
+		return x.Op == "RemoveNIO" && x.Project == p.ID && x.Node == c.ID && x.Type == app.VPCS && x.Adapter == 0 && x.Port == 0
+	}
 	if len(f.called(nodeDel))+len(f.called(nioDel)) != 0 {
 		t.Fatal("a lost compute was called")
 	}
 	f.onState(app.ComputeState{Connected: true})
 	waitFor(t, "the heal to end", func() bool { return svc.ComputeConnected(cid) })
 	if len(f.called(nodeDel)) != 1 || len(f.called(nioDel)) != 1 {
-		t.Errorf("after the heal: %v; want the node's and the NIO's delete", f.called("DELETE"))
+		t.Errorf("after the heal: %+v; want the node's and the NIO's delete", f.called(func(x fakeCall) bool { return strings.HasPrefix(x.Op, "Delete") || x.Op == "RemoveNIO" }))
+	}
+}
+
+// TestRemote_TunnelCommitFailsBreaksTunnel: a tunnel made for a link whose
+// commit then fails (a node of it deleted meanwhile) is removed from the
+// compute again, and the create is refused.
+func TestRemote_TunnelCommitFailsBreaksTunnel(t *testing.T) {
+	ctx := context.Background()
+	svc, _, f, cid := newRemoteService(t)
+	p := mustCreateProject(t, svc, "p")
+	a := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.VPCS, NodeUpdate: app.NodeUpdate{Name: app.Some("L1")}})
+	b := mustCreateRemoteVPCS(t, svc, p.ID, cid, "R1")
+	f.setHandle(func(c fakeCall) error {
+		if c.Op == "AddNIO" {
+			if err := svc.DeleteNode(ctx, ref(a)); err != nil {
+				t.Errorf("delete of L1: %v", err)
+			}
+		}
+		return nil
+	})
+	_, err := svc.CreateLink(ctx, p.ID, app.LinkUpdate{Nodes: app.Some([]app.LinkEnd{{NodeID: a.ID}, {NodeID: b.ID}})})
+	wantCode(t, err, app.ENOTFOUND)
+	if got := f.called(op("RemoveNIO", b.ID)); len(got) != 1 {
+		t.Errorf("NIO removals on the compute: %+v; want the remote side's", got)
 	}
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"path/filepath"
 	"reflect"
 	"sync"
@@ -50,6 +51,10 @@ type Config struct {
 	// ports/udp, NIO lports); zero means DefaultUDPPorts. Two nodedesks on
 	// one machine are given disjoint ranges.
 	UDPPorts PortRange
+	// Logger receives what the Service cannot tell a caller: the failures
+	// of work done after a request was answered or for none (a compute
+	// that did not take a delete, a heal step); nil discards them.
+	Logger *slog.Logger
 }
 
 // Service is every use case of nodedesk. The REST API and the desktop window
@@ -78,7 +83,7 @@ type Service struct {
 	// hostPorts checks cloud host ports before they are linked
 	// (hostports.go); nil: no data plane opens them.
 	hostPorts HostPorts
-	// cmp holds the connections to remote computes (compute.go).
+	// cmp holds the connections to remote computes (remote.go).
 	cmp computes
 	// noHistory turns recording off, for a benchmark of its cost
 	// (export_test.go).
@@ -101,6 +106,9 @@ func NewService(c Config) *Service {
 	}
 	if c.PortFree == nil {
 		c.PortFree = TestBind(c.ConsoleHost)
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{c: c}
 	if cs, ok := c.Runner.(ConsoleServer); ok { // the runner serves its nodes' consoles
@@ -169,9 +177,11 @@ func (s *Service) update(ctx context.Context, fn func(tx Tx, emit emitFunc) erro
 	return s.submit(&write{fn: fn, src: SourceOf(ctx), record: !s.noHistory})
 }
 
-// updateQuiet is update for a change that is no user's and goes to no
-// history: what nodedesk learns or remakes of a remote compute.
-func (s *Service) updateQuiet(ctx context.Context, fn func(tx Tx, emit emitFunc) error) error {
+// updateUnrecorded is update for a change that is no user's edit and goes
+// to no history: the runtime wiring a controller sets on this compute
+// (NIOs, UDP reservations), and what nodedesk learns, makes or remakes of
+// a remote compute (see remoteWrite).
+func (s *Service) updateUnrecorded(ctx context.Context, fn func(tx Tx, emit emitFunc) error) error {
 	return s.submit(&write{fn: fn, src: SourceOf(ctx)})
 }
 

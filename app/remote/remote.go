@@ -1,8 +1,9 @@
 // Package remote is nodedesk's client of a remote compute (another
 // nodedesk, or a GNS3 2.2.59 server): its HTTP API under /v2/compute and
 // its notification websocket, kept open by a supervisor that reconnects
-// with a backoff. It implements app.ComputeClient; main.go gives app its
-// Dial as the app.ComputeDialer.
+// with a backoff. It implements app.ComputeClient, the domain's port, and
+// is the one place that knows the compute API's paths, bodies and answers
+// (wire.go); main.go gives app its Dial as the app.ComputeDialer.
 package remote
 
 import (
@@ -53,7 +54,7 @@ type Client struct {
 	c       app.Compute
 	http    *http.Client
 	onState func(app.ComputeState)
-	onEvent func(action, projectID string, event json.RawMessage)
+	onEvent func(app.ComputeEvent)
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -66,7 +67,7 @@ type Client struct {
 
 // Dial makes a client of c (an app.ComputeDialer); Start starts its
 // supervisor.
-func Dial(c app.Compute, onState func(app.ComputeState), onEvent func(action, projectID string, event json.RawMessage)) app.ComputeClient {
+func Dial(c app.Compute, onState func(app.ComputeState), onEvent func(app.ComputeEvent)) app.ComputeClient {
 	// Redirects are not followed: a compute that answers 3xx could send a
 	// call (a DELETE) anywhere, this nodedesk included; refusal() says so.
 	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -106,8 +107,10 @@ func (cl *Client) unreachable(err error) error {
 	return app.Unreachable("Compute %s (%s) is unreachable: %v", cl.c.Name, cl.c.BaseURL(), err)
 }
 
-// Call sends one request to /v2/compute+path (app.ComputeClient).
-func (cl *Client) Call(ctx context.Context, method, path string, body, out any) error {
+// call sends one request to /v2/compute+path, body as JSON (nil: no
+// body), and decodes a JSON answer into out (nil: dropped). It gives up
+// after callTimeout. Errors are as app.ComputeClient says.
+func (cl *Client) call(ctx context.Context, method, path string, body, out any) error {
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	status, raw, err := cl.do(ctx, method, path, body)
@@ -125,15 +128,14 @@ func (cl *Client) Call(ctx context.Context, method, path string, body, out any) 
 	return nil
 }
 
-// streamBuffer is what Stream holds of a stream at once.
+// streamBuffer is what stream holds of a stream at once.
 const streamBuffer = 32 << 10
 
-// Stream sends a GET to /v2/compute+path and copies the answer to w as it
-// comes, flushing w after each chunk when w can flush (app.ComputeClient).
-// The compute has callTimeout to answer; then the copy lasts until the
-// compute ends the stream or ctx is done. Memory is bounded: one
-// streamBuffer.
-func (cl *Client) Stream(ctx context.Context, path string, w io.Writer) error {
+// stream sends a GET to /v2/compute+path and copies the answer to w as it
+// comes, flushing w after each chunk when w can flush. The compute has
+// callTimeout to answer; then the copy lasts until the compute ends the
+// stream or ctx is done. Memory is bounded: one streamBuffer.
+func (cl *Client) stream(ctx context.Context, path string, w io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	waiting := time.AfterFunc(callTimeout, cancel) // bounds the wait for the answer only
@@ -341,8 +343,9 @@ func (cl *Client) keepAlive(ctx context.Context, stop func(), conn *websocket.Co
 	}
 }
 
-// dispatch handles one notification: a ping gives the compute's usage,
-// anything else goes to the Service.
+// dispatch handles one notification: a ping gives the compute's usage; a
+// node.updated and a log.* go to the Service, decoded (event); anything
+// else is not for nodedesk.
 func (cl *Client) dispatch(msg []byte) {
 	var m struct {
 		Action    string          `json:"action"`
@@ -353,7 +356,9 @@ func (cl *Client) dispatch(msg []byte) {
 		return
 	}
 	if m.Action != "ping" {
-		cl.onEvent(m.Action, m.ProjectID, m.Event)
+		if ev, ok := event(m.Action, m.ProjectID, m.Event); ok {
+			cl.onEvent(ev)
+		}
 		return
 	}
 	var u struct {

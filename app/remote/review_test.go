@@ -34,9 +34,9 @@ func TestClient_RedirectIsARefusal(t *testing.T) {
 	c := listen(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.URL+"/v2/projects/x", http.StatusTemporaryRedirect)
 	}))
-	cl := Dial(c, func(app.ComputeState) {}, func(string, string, json.RawMessage) {})
+	cl := Dial(c, func(app.ComputeState) {}, func(app.ComputeEvent) {})
 	defer cl.Close()
-	err := cl.Call(context.Background(), "DELETE", "/projects/x", nil, nil)
+	err := cl.DeleteProject(context.Background(), "x")
 	if app.ErrorCode(err) != app.ECONFLICT || !strings.Contains(app.ErrorMessage(err), "redirection") {
 		t.Errorf("redirect: %v, want a refusal naming the redirection", err)
 	}
@@ -59,11 +59,11 @@ func TestClient_BoundsWhatAComputeSays(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(map[string]any{"message": huge})
 	}))
 	cl, w := dial(t, c)
-	err := cl.Call(context.Background(), "POST", "/projects", map[string]any{}, nil)
+	err := cl.CreateProject(context.Background(), "x", "")
 	if m := app.ErrorMessage(err); app.ErrorCode(err) != app.ECONFLICT || len(m) > 2<<10 || !strings.Contains(m, "éé") {
 		t.Errorf("refusal of %d bytes (code %s), want the compute's message cut to about 1 KiB", len(m), app.ErrorCode(err))
 	}
-	st := waitState(t, w, func(st app.ComputeState, _ []string) bool { return st.LastError != nil })
+	st := waitState(t, w, func(st app.ComputeState, _ []app.ComputeEvent) bool { return st.LastError != nil })
 	if st.Connected || st.Capabilities != nil || !strings.Contains(*st.LastError, "more than") {
 		t.Errorf("huge capabilities: connected %v, %d bytes kept, last_error %s", st.Connected, len(st.Capabilities), deref(st.LastError))
 	}
