@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -34,18 +35,28 @@ func (s *Server) handleProjectLoad(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	if p, ok, err := s.svc.OpenProjectFile(r.Context(), in.Path); err != nil {
-		return err
-	} else if ok { // a project's own file: the GNS3 GUI reopens a project so
-		writeJSON(w, http.StatusCreated, s.projectJSON(p))
-		return nil
-	}
-	imp, err := gns3file.ReadFile(in.Path, s.gns3Options())
+	p, err := s.loadProject(r.Context(), in.Path)
 	if err != nil {
 		return err
 	}
+	writeJSON(w, http.StatusCreated, s.projectJSON(p))
+	return nil
+}
+
+// loadProject opens the .gns3 file at path: the project whose own file it
+// is, or a new one made from it (POST /v2/projects/load).
+func (s *Server) loadProject(ctx context.Context, path string) (*app.Project, error) {
+	if p, ok, err := s.svc.OpenProjectFile(ctx, path); err != nil {
+		return nil, err
+	} else if ok { // a project's own file: the GNS3 GUI reopens a project so
+		return p, nil
+	}
+	imp, err := gns3file.ReadFile(path, s.gns3Options())
+	if err != nil {
+		return nil, err
+	}
 	imp.Load = true
-	return s.importProject(w, r, imp)
+	return s.svc.ImportProject(ctx, *imp)
 }
 
 // handleProjectImport makes a project, under the path's id, from the raw
@@ -54,41 +65,43 @@ func (s *Server) handleProjectLoad(w http.ResponseWriter, r *http.Request) error
 // name; its path, which GNS3 honours for a local server, is ignored:
 // nodedesk keeps every project in its data folder. 201 with the project.
 func (s *Server) handleProjectImport(w http.ResponseWriter, r *http.Request) error {
-	lim := gns3file.DefaultLimits
-	body, size, err := s.spool(r, lim.ArchiveBytes)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		body.Close()
-		os.Remove(body.Name())
-	}()
-	head := make([]byte, 2)
-	_, _ = body.ReadAt(head, 0)
-	var imp *app.ProjectImport
-	if gns3file.IsArchive(head) {
-		imp, err = gns3file.ReadArchive(body, size, s.gns3Options())
-	} else {
-		imp, err = s.decodeTopology(body, size)
-	}
-	if err != nil {
-		return err
-	}
-	imp.ID = mux.Vars(r)["project_id"]
-	if name := r.URL.Query().Get("name"); name != "" {
-		imp.Name = name
-	}
-	return s.importProject(w, r, imp)
-}
-
-// importProject makes the project a file holds and answers 201 with it.
-func (s *Server) importProject(w http.ResponseWriter, r *http.Request, imp *app.ProjectImport) error {
-	p, err := s.svc.ImportProject(r.Context(), *imp)
+	p, err := s.importProject(r.Context(), mux.Vars(r)["project_id"], r.URL.Query().Get("name"), r.Body)
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusCreated, s.projectJSON(p))
 	return nil
+}
+
+// importProject makes project id, named name ("" keeps the file's), from
+// body: a .gns3project archive or a lone .gns3
+// (POST /v2/projects/{id}/import).
+func (s *Server) importProject(ctx context.Context, id, name string, body io.Reader) (*app.Project, error) {
+	lim := gns3file.DefaultLimits
+	f, size, err := s.spool(body, lim.ArchiveBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		f.Close()
+		os.Remove(f.Name())
+	}()
+	head := make([]byte, 2)
+	_, _ = f.ReadAt(head, 0)
+	var imp *app.ProjectImport
+	if gns3file.IsArchive(head) {
+		imp, err = gns3file.ReadArchive(f, size, s.gns3Options())
+	} else {
+		imp, err = s.decodeTopology(f, size)
+	}
+	if err != nil {
+		return nil, err
+	}
+	imp.ID = id
+	if name != "" {
+		imp.Name = name
+	}
+	return s.svc.ImportProject(ctx, *imp)
 }
 
 // decodeTopology reads a lone .gns3 body.
@@ -109,7 +122,7 @@ func (s *Server) decodeTopology(body io.ReaderAt, size int64) (*app.ProjectImpor
 // spool writes a request body of at most limit bytes to a temporary file
 // in the projects folder (an archive is read at random, and may be large)
 // and returns it with its size.
-func (s *Server) spool(r *http.Request, limit int64) (*os.File, int64, error) {
+func (s *Server) spool(body io.Reader, limit int64) (*os.File, int64, error) {
 	if err := os.MkdirAll(s.svc.ProjectsDir(), 0o755); err != nil {
 		return nil, 0, err
 	}
@@ -117,7 +130,7 @@ func (s *Server) spool(r *http.Request, limit int64) (*os.File, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	n, err := io.Copy(f, http.MaxBytesReader(nil, r.Body, limit))
+	n, err := io.Copy(f, http.MaxBytesReader(nil, io.NopCloser(body), limit))
 	if err != nil {
 		f.Close()
 		os.Remove(f.Name())

@@ -170,7 +170,7 @@ func (f *fakeConsole) dial(ctx context.Context, ref app.NodeRef) (net.Conn, erro
 func newConsoleDoor(t *testing.T, f *fakeConsole) (*desktop.App, *pageConsoles) {
 	t.Helper()
 	page := newPageConsoles()
-	door := desktop.New(&fakeCaller{status: 200}, app.NewBroker(), page.emit, quiet)
+	door := desktop.New(&fakeAPI{status: 200}, app.NewBroker(), page.emit, quiet)
 	door.DialConsole = f.dial
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -284,7 +284,7 @@ func TestConsoleOpenRefused(t *testing.T) {
 	if err := door.ConsoleOpen("one-too-many", "p1", "n1"); app.ErrorCode(err) != app.ECONFLICT {
 		t.Errorf("past %d sessions: %v", desktop.MaxConsoleSessions, err)
 	}
-	bare := desktop.New(&fakeCaller{status: 200}, app.NewBroker(), nil, quiet)
+	bare := desktop.New(&fakeAPI{status: 200}, app.NewBroker(), nil, quiet)
 	if err := bare.ConsoleOpen("a", "p1", "n1"); app.ErrorCode(err) != app.ECONFLICT {
 		t.Errorf("no DialConsole: %v", err)
 	}

@@ -4,16 +4,18 @@
 //
 // The page has one binding for the whole API, Call (CallGesture is the same
 // call as part of a gesture of the user, for the project's history): it
-// hands a request to the REST router in-process (Caller) and gives the page
-// the answer — status and body — exactly as HTTP would, errors included. So the list of
-// operations is written once, in api/openapi.json (the page's typed client
-// is generated from it), and the window and REST clients share every step:
-// contract check, service call, rendering, error codes. The other bindings
-// are the window's own actions: Ready, OpenConsole, OpenCapture, the
-// console sessions (ConsoleOpen, ConsoleWrite, ConsoleClose) and the
-// project files behind the native file dialogs (OpenProjectFile,
-// ImportProjectFile, ExportProject: projectfile.go).
-// desktop imports app only; main gives it the API server as its Caller and
+// hands a request to the REST router in-process (API.Call) and gives the
+// page the answer — status and body — exactly as HTTP would, errors
+// included. So the list of operations is written once, in api/openapi.json
+// (the page's typed client is generated from it), and the window and REST
+// clients share every step: contract check, service call, rendering, error
+// codes. The other bindings are the window's own actions: Ready,
+// OpenConsole, OpenCapture, the console sessions (ConsoleOpen,
+// ConsoleWrite, ConsoleClose) and the project files behind the native file
+// dialogs (OpenProjectFile, ImportProjectFile, ExportProject:
+// projectfile.go). What they need of the API they ask as typed questions
+// (API): app values and app errors, no JSON read back in Go.
+// desktop imports app only; main gives it the API server as its API and
 // DialConsole, and the data plane's capture stream as FollowCapture.
 package desktop
 
@@ -25,8 +27,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -35,10 +35,35 @@ import (
 	"nodedesk/app"
 )
 
-// Caller serves one API request in-process (api.Server does).
-type Caller interface {
+// API is the REST API as the window reaches it in-process (api.Server).
+// Call and RenderEvent are the page's transport; the other methods are the
+// questions of the window's own actions, typed: they answer app values and
+// fail with app errors (*app.Error, or an internal error), so that nothing
+// the window reads of an answer is decoded from JSON, and a renamed field
+// fails to compile rather than reading as zero.
+type API interface {
+	// Call serves one request as HTTP would, and returns its status and
+	// JSON body.
 	Call(ctx context.Context, method, path string, body []byte) (status int, resp []byte)
+	// RenderEvent is an event's payload as the notification streams
+	// send it.
 	RenderEvent(e app.Event) any
+	// ShowNode is a node and where it runs: its console's port and host
+	// as its view shows them.
+	ShowNode(ctx context.Context, ref app.NodeRef) (*app.Node, app.NodeShown, error)
+	// FindLink is a link of a project.
+	FindLink(ctx context.Context, projectID, linkID string) (*app.Link, error)
+	// FindProject is a project.
+	FindProject(ctx context.Context, id string) (*app.Project, error)
+	// LoadProject opens a .gns3 file of this machine (POST
+	// /v2/projects/load).
+	LoadProject(ctx context.Context, path string) (*app.Project, error)
+	// ImportProject makes project id, named name, from a portable project
+	// (POST /v2/projects/{id}/import?name=…).
+	ImportProject(ctx context.Context, id, name string, body io.Reader) (*app.Project, error)
+	// ExportProject is a project as a .gns3project archive (GET
+	// /v2/projects/{id}/export).
+	ExportProject(ctx context.Context, id string, snapshots, resetMACs bool) ([]byte, error)
 }
 
 // Emitter sends an event to the page (Wails' runtime.EventsEmit).
@@ -52,7 +77,7 @@ type Emitter func(ctx context.Context, name string, data ...any)
 // the window's lifecycle is the package function Start, and its settings
 // are fields.
 type App struct {
-	call   Caller
+	api    API
 	events *app.Broker
 	logger *slog.Logger
 	// Emit sends events to the page; set it before Start. Nil drops them.
@@ -83,9 +108,9 @@ type App struct {
 	cons consoles
 }
 
-// New returns the window's door.
-func New(call Caller, events *app.Broker, emit Emitter, logger *slog.Logger) *App {
-	return &App{call: call, events: events, Emit: emit, logger: logger}
+// New returns the window's door onto api.
+func New(api API, events *app.Broker, emit Emitter, logger *slog.Logger) *App {
+	return &App{api: api, events: events, Emit: emit, logger: logger}
 }
 
 // Start is called when the window exists (Wails' OnStartup): from then on
@@ -113,7 +138,7 @@ func Start(ctx context.Context, a *App) {
 				if e.Action.Internal() || e.ComputeOnly() {
 					continue // the data plane's (nio.*) or a GNS3 controller's (log.*), not the page's; a remote compute's log.*, relayed, is
 				}
-				emit(ctx, "notification", map[string]any{"action": e.Action, "project_id": e.ProjectID, "event": a.call.RenderEvent(e)})
+				emit(ctx, "notification", map[string]any{"action": e.Action, "project_id": e.ProjectID, "event": a.api.RenderEvent(e)})
 			}
 		}
 	}()
@@ -168,23 +193,22 @@ func (a *App) CallGesture(gesture, method, path, body string) (CallResult, error
 // serve hands one request to the API in-process, as the window's (src:
 // its origin and gesture, for the project's history).
 func (a *App) serve(src app.Source, method, path string, body []byte) (int, []byte) {
-	return a.call.Call(app.WithSource(a.context(), src), method, path, body)
+	return a.api.Call(app.WithSource(a.context(), src), method, path, body)
 }
 
-// answerError is the error of an API answer that is not a success, read
-// from its body: the code and field the API gave, never one made up here.
-func answerError(r CallResult) error {
-	var e pageError // the API error body, whose status the window does not need
-	if err := json.Unmarshal([]byte(r.Body), &e); err != nil || e.Code == "" || e.Message == "" {
-		return app.Errorf(app.EINTERNAL, "%s", app.InternalMessage)
-	}
-	return &app.Error{Code: e.Code, Message: e.Message, Field: e.Field}
+// window is the source of the door's own questions: the window's, no
+// gesture.
+var window = app.Source{Origin: app.OriginWindow}
+
+// asking is the context of the window's own questions to the API: the
+// window's, from the window (for the project's history).
+func (a *App) asking() context.Context {
+	return app.WithSource(a.context(), window)
 }
 
-// pageError is an error as the page receives it from a binding, and the
-// part of the API's error body the window reads: the message, the app code
-// and, when the fault is in one field, its path. It has no HTTP status: a
-// binding's own failure made no HTTP answer.
+// pageError is an error as the page receives it from a binding: the
+// message, the app code and, when the fault is in one field, its path. It
+// has no HTTP status: a binding's own failure made no HTTP answer.
 type pageError struct {
 	Message string `json:"message"`
 	Code    string `json:"code"`
@@ -208,31 +232,6 @@ func (a *App) Ready() string {
 	return "ready"
 }
 
-// consoleNode is what OpenConsole reads of a node.
-type consoleNode struct {
-	Name        string  `json:"name"`
-	Console     *int    `json:"console"`
-	ConsoleHost string  `json:"console_host"`
-	ConsoleType *string `json:"console_type"`
-}
-
-// get reads what the API answers to GET path into out (what names it for
-// the log); an error answer is returned as the API's error.
-func (a *App) get(path, what string, out any) error {
-	r, err := a.Call(http.MethodGet, path, "")
-	if err != nil {
-		return err
-	}
-	if r.Status != http.StatusOK {
-		return answerError(r)
-	}
-	if err := json.Unmarshal([]byte(r.Body), out); err != nil {
-		a.logger.Error("desktop: reading a "+what, "err", err)
-		return app.Errorf(app.EINTERNAL, "%s", app.InternalMessage)
-	}
-	return nil
-}
-
 // emitter is a.Emit, or one that drops events when it is nil.
 func (a *App) emitter() Emitter {
 	if a.Emit == nil {
@@ -247,17 +246,17 @@ func (a *App) emitter() Emitter {
 // or the console is not telnet, it fails with app.ECONFLICT and says how
 // to connect instead.
 func (a *App) OpenConsole(pid, nid string) error {
-	var n consoleNode
-	if err := a.get("/v2/projects/"+url.PathEscape(pid)+"/nodes/"+url.PathEscape(nid), "node", &n); err != nil {
+	n, at, err := a.api.ShowNode(a.asking(), app.NodeRef{ProjectID: pid, NodeID: nid})
+	if err != nil {
 		return err
 	}
-	if n.Console == nil || n.ConsoleType == nil {
+	if at.Console == 0 || n.ConsoleType == app.ConsoleNone {
 		return app.Invalid("console", "%s has no console; give it a console type first", n.Name)
 	}
-	host := app.DialHost(n.ConsoleHost)
-	if app.ConsoleType(*n.ConsoleType) != app.ConsoleTelnet {
+	host := app.DialHost(at.ConsoleHost)
+	if n.ConsoleType != app.ConsoleTelnet {
 		return app.Errorf(app.ECONFLICT, "The window opens telnet consoles only; connect to the %s console of %s at %s port %d yourself",
-			*n.ConsoleType, n.Name, host, *n.Console)
+			n.ConsoleType, n.Name, host, at.Console)
 	}
 	run := a.Terminal
 	if run == nil {
@@ -270,9 +269,9 @@ func (a *App) OpenConsole(pid, nid string) error {
 			return nil
 		}
 	}
-	if err := run("telnet", host, fmt.Sprint(*n.Console)); err != nil {
+	if err := run("telnet", host, fmt.Sprint(at.Console)); err != nil {
 		return app.Errorf(app.ECONFLICT,
-			"No terminal could be opened (%v). Install one (for example `sudo apt-get install xterm`), or connect yourself: telnet %s %d", err, host, *n.Console)
+			"No terminal could be opened (%v). Install one (for example `sudo apt-get install xterm`), or connect yourself: telnet %s %d", err, host, at.Console)
 	}
 	return nil
 }
@@ -314,13 +313,6 @@ type CaptureView struct {
 	Reason   string `json:"reason,omitempty"`
 }
 
-// captureLink is what OpenCapture reads of a link.
-type captureLink struct {
-	Capturing bool    `json:"capturing"`
-	FileName  *string `json:"capture_file_name"`
-	FilePath  *string `json:"capture_file_path"`
-}
-
 // OpenCapture opens Wireshark on a link's running capture, fed from the
 // capture stream (the file from its start, then as it grows) until the
 // capture stops, when Wireshark keeps what it got. When Wireshark cannot
@@ -329,16 +321,16 @@ type captureLink struct {
 // error when the link cannot be read, and with app.ECONFLICT when the link
 // is not capturing.
 func (a *App) OpenCapture(pid, lid string) (CaptureView, error) {
-	var l captureLink
-	if err := a.get("/v2/projects/"+url.PathEscape(pid)+"/links/"+url.PathEscape(lid), "link", &l); err != nil {
+	l, err := a.api.FindLink(a.asking(), pid, lid)
+	if err != nil {
 		return CaptureView{}, err
 	}
-	if !l.Capturing || l.FilePath == nil {
+	if !l.Capturing || l.CaptureFilePath == nil {
 		return CaptureView{}, notCapturing()
 	}
-	v := CaptureView{Path: *l.FilePath}
-	if l.FileName != nil {
-		v.FileName = *l.FileName
+	v := CaptureView{Path: *l.CaptureFilePath}
+	if l.CaptureFileName != nil {
+		v.FileName = *l.CaptureFileName
 	}
 	if a.FollowCapture == nil {
 		v.Reason = fmt.Sprintf("This nodedesk has no capture stream to feed Wireshark; open %s in Wireshark yourself", v.Path)

@@ -24,23 +24,108 @@ import (
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-// fakeCaller answers every request with one fixed status and body, and
-// records what it was asked.
-type fakeCaller struct {
+// fakeAPI stands for the API server. Call answers every request with
+// one fixed status and body, and records what it was asked; the typed
+// questions of the window's own actions are answered by the funcs (not
+// found when nil) and recorded, as values, in asked.
+type fakeAPI struct {
 	status int
 	body   []byte
 
 	method, path string
 	got          []byte
 	src          app.Source
+
+	node    func(ref app.NodeRef) (*app.Node, app.NodeShown, error)
+	project func(id string) (*app.Project, error)
+	load    func(path string) (*app.Project, error)
+	imp     func(id, name string) (*app.Project, error)
+	export  func(id string, snapshots, resetMACs bool) ([]byte, error)
+	asked   []question
 }
 
-func (f *fakeCaller) Call(ctx context.Context, method, path string, body []byte) (int, []byte) {
+// question is one typed question the window asked: the method and its
+// arguments, and the source its context carried.
+type question struct {
+	op                   string
+	ref                  app.NodeRef
+	id, name, path       string
+	snapshots, resetMACs bool
+	body                 []byte
+	source               app.Source
+}
+
+func (f *fakeAPI) Call(ctx context.Context, method, path string, body []byte) (int, []byte) {
 	f.method, f.path, f.got, f.src = method, path, body, app.SourceOf(ctx)
 	return f.status, f.body
 }
 
-func (f *fakeCaller) RenderEvent(e app.Event) any { return e.Payload }
+func (f *fakeAPI) RenderEvent(e app.Event) any { return e.Payload }
+
+func (f *fakeAPI) ask(ctx context.Context, q question) {
+	q.source = app.SourceOf(ctx)
+	f.asked = append(f.asked, q)
+}
+
+func notFound(what string) error { return app.Errorf(app.ENOTFOUND, "%s doesn't exist", what) }
+
+func (f *fakeAPI) ShowNode(ctx context.Context, ref app.NodeRef) (*app.Node, app.NodeShown, error) {
+	f.ask(ctx, question{op: "ShowNode", ref: ref})
+	if f.node == nil {
+		return nil, app.NodeShown{}, notFound("Node " + ref.NodeID)
+	}
+	return f.node(ref)
+}
+
+func (f *fakeAPI) FindLink(ctx context.Context, projectID, linkID string) (*app.Link, error) {
+	f.ask(ctx, question{op: "FindLink", id: linkID, ref: app.NodeRef{ProjectID: projectID}})
+	return nil, notFound("Link " + linkID)
+}
+
+func (f *fakeAPI) FindProject(ctx context.Context, id string) (*app.Project, error) {
+	f.ask(ctx, question{op: "FindProject", id: id})
+	if f.project == nil {
+		return nil, notFound("Project " + id)
+	}
+	return f.project(id)
+}
+
+func (f *fakeAPI) LoadProject(ctx context.Context, path string) (*app.Project, error) {
+	f.ask(ctx, question{op: "LoadProject", path: path})
+	if f.load == nil {
+		return nil, notFound(path)
+	}
+	return f.load(path)
+}
+
+func (f *fakeAPI) ImportProject(ctx context.Context, id, name string, body io.Reader) (*app.Project, error) {
+	b, err := io.ReadAll(body)
+	if err != nil {
+		return nil, err
+	}
+	f.ask(ctx, question{op: "ImportProject", id: id, name: name, body: b})
+	if f.imp == nil {
+		return nil, notFound("Project " + id)
+	}
+	return f.imp(id, name)
+}
+
+func (f *fakeAPI) ExportProject(ctx context.Context, id string, snapshots, resetMACs bool) ([]byte, error) {
+	f.ask(ctx, question{op: "ExportProject", id: id, snapshots: snapshots, resetMACs: resetMACs})
+	if f.export == nil {
+		return nil, notFound("Project " + id)
+	}
+	return f.export(id, snapshots, resetMACs)
+}
+
+// ops are the methods asked, in order.
+func (f *fakeAPI) ops() []string {
+	var out []string
+	for _, q := range f.asked {
+		out = append(out, q.op)
+	}
+	return out
+}
 
 // TestCallRoundTrip: the page's one binding gives the page the API's status
 // and body unchanged — a success, an empty answer and each error status —
@@ -60,7 +145,7 @@ func TestCallRoundTrip(t *testing.T) {
 		{500, `{"message":"Internal error; the details are in nodedesk's log","status":500,"code":"internal"}`},
 	}
 	for _, c := range cases {
-		f := &fakeCaller{status: c.status, body: []byte(c.body)}
+		f := &fakeAPI{status: c.status, body: []byte(c.body)}
 		door := desktop.New(f, app.NewBroker(), nil, quiet)
 		reqBody := `{"properties":{"ports_mapping":[{"name":"e3","port_number":3,"type":"access","vlan":5000}]}}`
 		got, err := door.Call("PUT", "/v2/projects/p1/nodes/n1?x=1", reqBody)
@@ -81,7 +166,7 @@ func TestCallRoundTrip(t *testing.T) {
 			t.Errorf("%d: the page receives %s", c.status, b)
 		}
 	}
-	f := &fakeCaller{status: 200, body: []byte(`[]`)}
+	f := &fakeAPI{status: 200, body: []byte(`[]`)}
 	if _, err := desktop.New(f, app.NewBroker(), nil, quiet).Call("GET", "/v2/projects", ""); err != nil || f.got != nil {
 		t.Errorf("no body: the API got %q (%v)", f.got, err)
 	}
@@ -91,7 +176,7 @@ func TestCallRoundTrip(t *testing.T) {
 // project's history, and CallGesture's carry its gesture id; a gesture id
 // the API would refuse is refused before the API is asked.
 func TestCallGesture(t *testing.T) {
-	f := &fakeCaller{status: 200, body: []byte(`{}`)}
+	f := &fakeAPI{status: 200, body: []byte(`{}`)}
 	door := desktop.New(f, app.NewBroker(), nil, quiet)
 	if _, err := door.Call("PUT", "/v2/projects/p1/nodes/n1", `{"x":1}`); err != nil || f.src != (app.Source{Origin: app.OriginWindow}) {
 		t.Errorf("Call: source %+v (%v)", f.src, err)
@@ -108,7 +193,7 @@ func TestCallGesture(t *testing.T) {
 // TestCallOnlyAPI: the binding refuses what is not an API path, with an app
 // code the page reads; FormatError is the only Go-made error shape.
 func TestCallOnlyAPI(t *testing.T) {
-	f := &fakeCaller{status: 200}
+	f := &fakeAPI{status: 200}
 	door := desktop.New(f, app.NewBroker(), nil, quiet)
 	for _, p := range []string{"/", "/index.html", "http://example.com/v2/projects", "v2/projects"} {
 		_, err := door.Call("GET", p, "")
@@ -136,40 +221,46 @@ func TestCallOnlyAPI(t *testing.T) {
 // and passes on the API's error code and field, never one made up from a
 // status.
 func TestOpenConsole(t *testing.T) {
-	node := func(console any, ctype any) []byte {
-		b, _ := json.Marshal(map[string]any{"name": "PC1", "console": console, "console_host": "0.0.0.0", "console_type": ctype})
-		return b
+	node := func(console int, ctype app.ConsoleType) func(app.NodeRef) (*app.Node, app.NodeShown, error) {
+		return func(app.NodeRef) (*app.Node, app.NodeShown, error) {
+			return &app.Node{Name: "PC1", ConsoleType: ctype, Console: console}, app.NodeShown{Console: console, ConsoleHost: "0.0.0.0"}, nil
+		}
 	}
 	var ran []string
 	term := func(args ...string) error { ran = args; return nil }
-	f := &fakeCaller{status: 200, body: node(5004, "telnet")}
+	f := &fakeAPI{node: node(5004, app.ConsoleTelnet)}
 	door := desktop.New(f, app.NewBroker(), nil, quiet)
 	door.Terminal = term
 	if err := door.OpenConsole("p 1", "n1"); err != nil || strings.Join(ran, " ") != "telnet 127.0.0.1 5004" {
 		t.Errorf("OpenConsole ran %q: %v", ran, err)
 	}
-	if f.method != "GET" || f.path != "/v2/projects/p%201/nodes/n1" {
-		t.Errorf("asked %s %s", f.method, f.path)
+	if len(f.asked) != 1 || f.asked[0].op != "ShowNode" || f.asked[0].ref != (app.NodeRef{ProjectID: "p 1", NodeID: "n1"}) ||
+		f.asked[0].source != (app.Source{Origin: app.OriginWindow}) {
+		t.Errorf("asked %+v", f.asked)
 	}
 
-	f.status, f.body = 404, []byte(`{"message":"Node ID n1 doesn't exist","status":404,"code":"not_found"}`)
+	f.node = func(app.NodeRef) (*app.Node, app.NodeShown, error) {
+		return nil, app.NodeShown{}, app.Errorf(app.ENOTFOUND, "Node ID n1 doesn't exist")
+	}
 	var ae *app.Error
 	if err := door.OpenConsole("p", "n1"); !errors.As(err, &ae) || ae.Code != app.ENOTFOUND || ae.Message != "Node ID n1 doesn't exist" {
 		t.Errorf("missing node: %#v", err)
 	}
-	f.status, f.body = 418, []byte(`not json`)
-	if err := door.OpenConsole("p", "n1"); app.ErrorCode(err) != app.EINTERNAL || app.ErrorMessage(err) != app.InternalMessage {
-		t.Errorf("unreadable error answer: %v", err)
+	f.node = func(app.NodeRef) (*app.Node, app.NodeShown, error) {
+		return nil, app.NodeShown{}, errors.New("the store is unreadable")
 	}
-	f.status, f.body = 200, node(nil, nil)
+	if err := door.OpenConsole("p", "n1"); app.ErrorCode(err) != app.EINTERNAL || app.ErrorMessage(err) != app.InternalMessage {
+		t.Errorf("internal error: %v", err)
+	}
+	f.node = node(0, app.ConsoleNone)
 	if err := door.OpenConsole("p", "n1"); app.ErrorCode(err) != app.EINVALID || app.ErrorField(err) != "console" {
 		t.Errorf("no console: %v", err)
 	}
-	f.body = node(5900, "vnc")
+	f.node = node(5900, app.ConsoleVNC)
 	if err := door.OpenConsole("p", "n1"); app.ErrorCode(err) != app.ECONFLICT || !strings.Contains(app.ErrorMessage(err), "127.0.0.1 port 5900") {
 		t.Errorf("vnc console: %v", err)
 	}
-	f.body = node(5004, "telnet")
+	f.node = node(5004, app.ConsoleTelnet)
 	door.Terminal = func(...string) error {
 		return errors.New(`exec: "x-terminal-emulator": executable file not found in $PATH`)
 	}
@@ -308,6 +399,27 @@ func TestDoor(t *testing.T) {
 		t.Errorf("close: %d", status)
 	}
 	em.waitFor(t, "project.closed")
+}
+
+// TestOpenConsoleThroughTheAPI: through the real server, the window opens
+// the terminal on the console port and host the node's REST view shows,
+// and passes on the API's not-found.
+func TestOpenConsoleThroughTheAPI(t *testing.T) {
+	door, _ := newDoor(t)
+	_, p := call(t, door, "POST", "/v2/projects", map[string]any{"name": "lab"})
+	pid := p["project_id"].(string)
+	_, n := call(t, door, "POST", "/v2/projects/"+pid+"/templates/19021f99-e36f-394d-b4a1-8aaa902ab9cc", map[string]any{"x": 0, "y": 0})
+	var ran []string
+	door.Terminal = func(args ...string) error { ran = args; return nil }
+	if err := door.OpenConsole(pid, n["node_id"].(string)); err != nil {
+		t.Fatalf("OpenConsole: %v", err)
+	}
+	if want := fmt.Sprintf("telnet %s %v", app.DialHost(n["console_host"].(string)), n["console"]); strings.Join(ran, " ") != want {
+		t.Errorf("ran %q, want %q (the node's view: %v)", ran, want, n)
+	}
+	if err := door.OpenConsole(pid, "00000000-0000-4000-8000-000000000000"); app.ErrorCode(err) != app.ENOTFOUND {
+		t.Errorf("missing node: %v", err)
+	}
 }
 
 // TestDoor_LogEvents: a remote compute's log.* relayed to a project (a

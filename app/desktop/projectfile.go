@@ -5,15 +5,13 @@ package desktop
 // project through the native Save dialog. The page cannot hand bytes to
 // the string binding Call cleanly, so these methods move the bytes in Go;
 // what a project file means — load, import, export, and every refusal — is
-// still the API's, reached in-process through the same Caller as Call.
+// still the API's, asked in-process through the same API as Call.
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,9 +51,6 @@ const (
 	extPortable = ".gns3project"
 )
 
-// window is the source of the door's own requests: the window's, no gesture.
-var window = app.Source{Origin: app.OriginWindow}
-
 var projectFilters = []FileFilter{
 	{DisplayName: "GNS3 projects (*.gns3, *.gns3project)", Pattern: "*.gns3;*.gns3project;*.gns3p"},
 }
@@ -84,11 +79,11 @@ func (a *App) OpenProjectFile() (string, error) {
 }
 
 // ImportProjectFile brings the project file at path into nodedesk, as the
-// API does it: a .gns3 file is loaded where it is (POST /v2/projects/load
-// {"path"}); a portable project is read and imported as a new project
-// named after the file (POST /v2/projects/{new id}/import?name=…). It
-// answers the project's id; a refusal (a hostile archive, a newer
-// revision) is the API's error.
+// API does it: a .gns3 file is loaded where it is (API.LoadProject, what
+// POST /v2/projects/load {"path"} runs); a portable project is read and
+// imported as a new project named after the file (API.ImportProject, POST
+// /v2/projects/{new id}/import?name=…). It answers the project's id; a
+// refusal (a hostile archive, a newer revision) is the API's error.
 func (a *App) ImportProjectFile(path string) (string, error) {
 	zip, err := portable(path)
 	if err != nil {
@@ -98,29 +93,19 @@ func (a *App) ImportProjectFile(path string) (string, error) {
 	if err != nil {
 		return "", app.Invalid("path", "%s is not a path nodedesk can read: %v", path, err)
 	}
-	var status int
-	var resp []byte
+	var p *app.Project
 	if zip {
 		body, err := os.ReadFile(abs)
 		if err != nil {
 			return "", readError(abs, err)
 		}
 		name := strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
-		status, resp = a.serve(window, http.MethodPost, "/v2/projects/"+a.newID()+"/import?"+url.Values{"name": {name}}.Encode(), body)
-	} else {
-		body, _ := json.Marshal(map[string]string{"path": abs})
-		status, resp = a.serve(window, http.MethodPost, "/v2/projects/load", body)
-	}
-	r := CallResult{Status: status, Body: string(resp)}
-	if status/100 != 2 {
-		return "", answerError(r)
-	}
-	var p struct {
-		ID string `json:"project_id"`
-	}
-	if err := json.Unmarshal(resp, &p); err != nil || p.ID == "" {
-		a.logger.Error("desktop: reading an imported project", "err", err, "body", r.Body)
-		return "", app.Errorf(app.EINTERNAL, "%s", app.InternalMessage)
+		p, err = a.api.ImportProject(a.asking(), a.newID(), name, bytes.NewReader(body))
+		if err != nil {
+			return "", err
+		}
+	} else if p, err = a.api.LoadProject(a.asking(), abs); err != nil {
+		return "", err
 	}
 	return p.ID, nil
 }
@@ -131,33 +116,20 @@ type ExportOptions struct {
 	ResetMACAddresses bool `json:"reset_mac_addresses"`
 }
 
-// query is the options as the export route reads them (GNS3's yes/no).
-func (o ExportOptions) query() string {
-	yes := func(b bool) string {
-		if b {
-			return "yes"
-		}
-		return "no"
-	}
-	return url.Values{"include_snapshots": {yes(o.IncludeSnapshots)}, "reset_mac_addresses": {yes(o.ResetMACAddresses)}}.Encode()
-}
-
-// ExportProject exports a project as a portable project (GET
-// /v2/projects/{id}/export) and writes it to the file the user picks in
-// the native Save dialog, proposed as "<name>.gns3project". The API is
-// asked first, so that a refusal (a running project: 409) comes before the
-// dialog. It answers the file's path, or "" when the user cancelled.
+// ExportProject exports a project as a portable project (API.ExportProject,
+// what GET /v2/projects/{id}/export answers) and writes it to the file the
+// user picks in the native Save dialog, proposed as "<name>.gns3project".
+// The API is asked first, so that a refusal (a running project: 409) comes
+// before the dialog. It answers the file's path, or "" when the user
+// cancelled.
 func (a *App) ExportProject(pid string, o ExportOptions) (string, error) {
-	var p struct {
-		Name string `json:"name"`
-	}
-	projectPath := "/v2/projects/" + url.PathEscape(pid)
-	if err := a.get(projectPath, "project", &p); err != nil {
+	p, err := a.api.FindProject(a.asking(), pid)
+	if err != nil {
 		return "", err
 	}
-	status, archive := a.serve(window, http.MethodGet, projectPath+"/export?"+o.query(), nil)
-	if status != http.StatusOK {
-		return "", answerError(CallResult{Status: status, Body: string(archive)})
+	archive, err := a.api.ExportProject(a.asking(), pid, o.IncludeSnapshots, o.ResetMACAddresses)
+	if err != nil {
+		return "", err
 	}
 	path, err := a.dialog(a.Dialogs.Save, FileDialog{
 		Title:           "Export " + p.Name,

@@ -16,43 +16,6 @@ import (
 	"nodedesk/app/desktop"
 )
 
-// routeCaller answers each "METHOD path" with its own status and body
-// (404 otherwise), and records every request.
-type routeCaller struct {
-	answers map[string]answer
-	asked   []request
-}
-
-type answer struct {
-	status int
-	body   string
-}
-
-type request struct {
-	route  string
-	body   []byte
-	source app.Source
-}
-
-func (r *routeCaller) Call(ctx context.Context, method, path string, body []byte) (int, []byte) {
-	route := method + " " + path
-	r.asked = append(r.asked, request{route, body, app.SourceOf(ctx)})
-	if a, ok := r.answers[route]; ok {
-		return a.status, []byte(a.body)
-	}
-	return 404, []byte(`{"message":"no such route","status":404,"code":"not_found"}`)
-}
-
-func (r *routeCaller) RenderEvent(e app.Event) any { return e.Payload }
-
-func (r *routeCaller) routes() []string {
-	var out []string
-	for _, q := range r.asked {
-		out = append(out, q.route)
-	}
-	return out
-}
-
 // fakeDialog answers each dialog with path (or err) and records what it showed.
 type fakeDialog struct {
 	path  string
@@ -67,7 +30,7 @@ func (f *fakeDialog) show(_ context.Context, d desktop.FileDialog) (string, erro
 
 const importedID = "0b4e2f0a-8c5a-4a57-9e4c-2d1c7a5e0f11"
 
-func fileDoor(r *routeCaller, open, save *fakeDialog) *desktop.App {
+func fileDoor(r *fakeAPI, open, save *fakeDialog) *desktop.App {
 	door := desktop.New(r, app.NewBroker(), nil, quiet)
 	door.NewID = func() string { return importedID }
 	if open != nil {
@@ -108,10 +71,15 @@ func writeTemp(t *testing.T, name, data string) string {
 func TestOpenProjectFile(t *testing.T) {
 	dotGNS3 := writeTemp(t, "ospf lab.gns3", `{"revision":9}`)
 	archive := writeTemp(t, "ospf lab.gns3project", "PK\x03\x04\xff\x00binary")
-	r := &routeCaller{answers: map[string]answer{
-		"POST /v2/projects/load":                                    {201, `{"project_id":"p-loaded","name":"ospf lab"}`},
-		"POST /v2/projects/" + importedID + "/import?name=ospf+lab": {201, `{"project_id":"` + importedID + `","name":"ospf lab"}`},
-	}}
+	r := &fakeAPI{
+		load: func(string) (*app.Project, error) { return &app.Project{ID: "p-loaded", Name: "ospf lab"}, nil },
+		imp: func(id, name string) (*app.Project, error) {
+			if id != importedID || name != "ospf lab" {
+				return nil, notFound("Project " + id)
+			}
+			return &app.Project{ID: importedID, Name: name}, nil
+		},
+	}
 	open := &fakeDialog{path: dotGNS3}
 	door := fileDoor(r, open, nil)
 
@@ -122,9 +90,8 @@ func TestOpenProjectFile(t *testing.T) {
 	if len(open.shown) != 1 || !strings.Contains(open.shown[0].Filters[0].Pattern, "*.gns3;*.gns3project") {
 		t.Errorf("the dialog showed %+v", open.shown)
 	}
-	var load map[string]string
-	if err := json.Unmarshal(r.asked[0].body, &load); err != nil || load["path"] != dotGNS3 || len(load) != 1 {
-		t.Errorf("load body %s", r.asked[0].body)
+	if q := r.asked[0]; q.op != "LoadProject" || q.path != dotGNS3 {
+		t.Errorf("asked %+v", q)
 	}
 
 	open.path = archive
@@ -137,7 +104,7 @@ func TestOpenProjectFile(t *testing.T) {
 	}
 	for _, q := range r.asked {
 		if q.source != (app.Source{Origin: app.OriginWindow}) {
-			t.Errorf("%s came from %+v, not the window (the project's history says who changed what)", q.route, q.source)
+			t.Errorf("%s came from %+v, not the window (the project's history says who changed what)", q.op, q.source)
 		}
 	}
 
@@ -159,28 +126,33 @@ func TestOpenProjectFile(t *testing.T) {
 // API said it (code, message, field); a file that is no project, or is
 // missing, is refused before the API is asked.
 func TestImportProjectFileErrors(t *testing.T) {
-	hostile := `{"message":"The archive has a member outside the project (../../etc/passwd); nodedesk imports only members under the project","status":400,"code":"invalid"}`
-	newer := `{"message":"This project was saved by a newer GNS3 (revision 10); nodedesk reads revisions up to 9: open it in that GNS3 and export it for 2.2","status":409,"code":"conflict"}`
+	hostile := app.Errorf(app.EINVALID, "The archive has a member outside the project (../../etc/passwd); nodedesk imports only members under the project")
+	newer := app.Errorf(app.ECONFLICT, "This project was saved by a newer GNS3 (revision 10); nodedesk reads revisions up to 9: open it in that GNS3 and export it for 2.2")
 	for _, c := range []struct {
-		file, answer, code string
+		file   string
+		answer error
+		code   string
 	}{
 		{"evil.gns3project", hostile, "invalid"},
 		{"new.gns3", newer, "conflict"},
 	} {
-		r := &routeCaller{answers: map[string]answer{
-			"POST /v2/projects/load":                                {409, newer},
-			"POST /v2/projects/" + importedID + "/import?name=evil": {400, hostile},
-		}}
+		r := &fakeAPI{
+			load: func(string) (*app.Project, error) { return nil, newer },
+			imp: func(id, name string) (*app.Project, error) {
+				if id != importedID || name != "evil" {
+					return nil, notFound("Project " + id)
+				}
+				return nil, hostile
+			},
+		}
 		_, err := fileDoor(r, nil, nil).ImportProjectFile(writeTemp(t, c.file, "x"))
 		e := pageErr(t, err)
-		var want map[string]any
-		_ = json.Unmarshal([]byte(c.answer), &want)
-		if e["code"] != c.code || e["message"] != want["message"] {
+		if e["code"] != c.code || e["message"] != app.ErrorMessage(c.answer) {
 			t.Errorf("%s: the page got %v", c.file, e)
 		}
 	}
 
-	r := &routeCaller{}
+	r := &fakeAPI{}
 	door := fileDoor(r, nil, nil)
 	if e := pageErr(t, func() error { _, err := door.ImportProjectFile(writeTemp(t, "notes.txt", "x")); return err }()); e["code"] != "invalid" || e["field"] != "path" {
 		t.Errorf("a text file: %v", e)
@@ -192,7 +164,7 @@ func TestImportProjectFileErrors(t *testing.T) {
 		t.Errorf("a missing file: %v", e)
 	}
 	if len(r.asked) != 0 {
-		t.Errorf("the API was asked %v", r.routes())
+		t.Errorf("the API was asked %v", r.ops())
 	}
 }
 
@@ -203,11 +175,23 @@ func TestImportProjectFileErrors(t *testing.T) {
 func TestExportProject(t *testing.T) {
 	const pid = "11111111-2222-4333-8444-555555555555"
 	archive := "PK\x03\x04 the archive \x00\xff"
-	r := &routeCaller{answers: map[string]answer{
-		"GET /v2/projects/" + pid: {200, `{"project_id":"` + pid + `","name":"core/edge"}`},
-		"GET /v2/projects/" + pid + "/export?include_snapshots=yes&reset_mac_addresses=no": {200, archive},
-		"GET /v2/projects/" + pid + "/export?include_snapshots=no&reset_mac_addresses=yes": {409, `{"message":"Stop the project's running nodes before exporting it","status":409,"code":"conflict"}`},
-	}}
+	r := &fakeAPI{
+		project: func(id string) (*app.Project, error) {
+			if id != pid {
+				return nil, notFound("Project " + id)
+			}
+			return &app.Project{ID: pid, Name: "core/edge"}, nil
+		},
+		export: func(id string, snapshots, resetMACs bool) ([]byte, error) {
+			switch {
+			case id == pid && snapshots && !resetMACs:
+				return []byte(archive), nil
+			case id == pid && !snapshots && resetMACs:
+				return nil, app.Errorf(app.ECONFLICT, "Stop the project's running nodes before exporting it")
+			}
+			return nil, notFound("Project " + id)
+		},
+	}
 	dest := filepath.Join(t.TempDir(), "out.gns3project")
 	save := &fakeDialog{path: dest}
 	door := fileDoor(r, nil, save)
