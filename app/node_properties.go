@@ -109,7 +109,7 @@ var vpcsProps = propertyKind{
 	init:      func(n *Node, _ newNodeEnv) { n.CommandLine = ptr("") },
 	ports:     func(n *Node) []Port { return []Port{ethernetPort("Ethernet0", "e0", 0, 0)} },
 	view: func(n *Node) map[string]any {
-		return map[string]any{"startup_script": n.Properties.StartupScript, "startup_script_path": n.StartupScriptPath()}
+		return map[string]any{"startup_script": n.Properties.StartupScript, "startup_script_path": vpcsScript.pathIn(n)}
 	},
 }
 

@@ -67,6 +67,10 @@ type nodeKind struct {
 	// noNIOUpdate types have no PUT …/nio on a GNS3 compute: a change of
 	// a link's filters is not sent to their remote side.
 	noNIOUpdate bool
+	// files are the files of its node folder that are properties of the
+	// node (node_files.go): the store keeps them, and every view of the
+	// folder (node files, project files, export, import) shows them.
+	files []nodeFile
 }
 
 // kinds is the node-type table, in the spec's order.
@@ -110,7 +114,7 @@ var kinds = []struct {
 	{VPCS, nodeKind{nameFormat: "PC{0}", symbol: ":/symbols/vpcs_guest.svg",
 		traffic:  "Its frames cross its link while it runs.",
 		consoles: []ConsoleType{ConsoleTelnet}, lifecycle: ProcessRun,
-		folder: "vpcs", props: vpcsProps,
+		folder: "vpcs", props: vpcsProps, files: []nodeFile{vpcsScript},
 		computeView: []string{"command_line", "console", "console_type", "node_directory", "startup_script", "startup_script_path"}}},
 	{TraceNG, nodeKind{stored: true, nameFormat: "TraceNG{0}", symbol: ":/symbols/computer.svg",
 		traffic:  notRun,
