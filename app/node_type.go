@@ -127,11 +127,11 @@ var kinds = []struct {
 	{VirtualBox, nodeKind{stored: true, nameFormat: "VBox{0}", symbol: ":/symbols/vbox_guest.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleNone), lifecycle: ProcessRun,
-		props: genericProps}},
+		props: vmProps}},
 	{VMware, nodeKind{stored: true, nameFormat: "VMware{0}", symbol: ":/symbols/vmware_guest.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleNone), lifecycle: ProcessRun,
-		props: genericProps}},
+		props: vmProps}},
 	{IOU, nodeKind{stored: true, nameFormat: "IOU{0}", symbol: ":/symbols/multilayer_switch.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
@@ -139,7 +139,7 @@ var kinds = []struct {
 	{QEMU, nodeKind{stored: true, nameFormat: "QEMU{0}", symbol: ":/symbols/qemu_guest.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
-		props: genericProps}},
+		props: vmProps}},
 }
 
 // notRun is the traffic of the types nodedesk stores but does not run.
