@@ -67,6 +67,9 @@ type nodeKind struct {
 	// noNIOUpdate types have no PUT …/nio on a GNS3 compute: a change of
 	// a link's filters is not sent to their remote side.
 	noNIOUpdate bool
+	// startShowsNode types answer a start on a GNS3 compute with the
+	// node (200) rather than with no content (204).
+	startShowsNode bool
 	// files are the files of its node folder that are properties of the
 	// node (node_files.go): the store keeps them, and every view of the
 	// folder (node files, project files, export, import) shows them.
@@ -118,7 +121,7 @@ var kinds = []struct {
 	{VPCS, nodeKind{nameFormat: "PC{0}", symbol: ":/symbols/vpcs_guest.svg",
 		traffic:  "Its frames cross its link while it runs.",
 		consoles: []ConsoleType{ConsoleTelnet}, lifecycle: ProcessRun,
-		folder: "vpcs", props: vpcsProps, files: []nodeFile{vpcsScript},
+		folder: "vpcs", props: vpcsProps, files: []nodeFile{vpcsScript}, startShowsNode: true,
 		computeView: []string{"command_line", "console", "console_type", "node_directory", "startup_script", "startup_script_path"}}},
 	{TraceNG, nodeKind{stored: true, nameFormat: "TraceNG{0}", symbol: ":/symbols/computer.svg",
 		traffic:  notRun,
@@ -205,6 +208,10 @@ func (t NodeType) ComputeView() []string { return t.kind().computeView }
 // UpdatesNIO reports whether a GNS3 compute takes a change (PUT) of a NIO
 // of a node of type t; switches and hubs do not.
 func (t NodeType) UpdatesNIO() bool { return !t.kind().noNIOUpdate }
+
+// ComputeStartShowsNode reports whether a GNS3 compute answers the start
+// of a node of type t with the node (200) rather than no content (204).
+func (t NodeType) ComputeStartShowsNode() bool { return t.kind().startShowsNode }
 
 // UsesCloudPorts reports whether a node of type t has its ports in
 // Properties.CloudPorts: host interfaces and TAP devices that the data
