@@ -92,10 +92,11 @@ func splitNodeFilePath(p string) (folder, nodeID, name string, ok bool) {
 }
 
 // ownedFile returns the file of a node of type t that path p of its
-// project's folder names (under the node id nodeID), or nil.
-func (t NodeType) ownedFile(p, nodeID string) *nodeFile {
-	folder, id, name, ok := splitNodeFilePath(p)
-	if !ok || id != nodeID || folder == "" || folder != t.kind().folder {
+// project's folder names, or nil. The caller has read the node's id
+// from p (splitNodeFilePath).
+func (t NodeType) ownedFile(p string) *nodeFile {
+	folder, _, name, ok := splitNodeFilePath(p)
+	if !ok || folder == "" || folder != t.kind().folder {
 		return nil
 	}
 	return t.file(name)

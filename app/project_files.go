@@ -195,7 +195,7 @@ func (s *Service) projectFolder(ctx context.Context, projectID, name string) (*P
 	}
 	if _, id, _, ok := splitNodeFilePath(p); ok {
 		if n, err := s.FindNode(ctx, NodeRef{ProjectID: proj.ID, NodeID: id}); err == nil {
-			if f := n.Type.ownedFile(p, n.ID); f != nil {
+			if f := n.Type.ownedFile(p); f != nil {
 				return proj, p, n, f.name, nil
 			}
 		}

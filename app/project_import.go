@@ -425,7 +425,7 @@ func stage(tmp string, files []ImportFile, ids map[string]string, types map[stri
 			continue
 		}
 		if _, id, _, ok := splitNodeFilePath(p); ok {
-			if own := types[id].ownedFile(p, id); own != nil {
+			if own := types[id].ownedFile(p); own != nil {
 				b, err := readImportFile(f, MaxNodeFileBytes)
 				if err == nil {
 					err = own.checkText(f.Path, b)
