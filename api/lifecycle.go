@@ -49,7 +49,7 @@ func (s *Server) handleComputeNodeAction(t app.NodeType, a app.Action) handlerFu
 		if err != nil {
 			return err
 		}
-		if t == app.VPCS && a == app.Start {
+		if a == app.Start && t.ComputeStartShowsNode() {
 			writeJSON(w, http.StatusOK, s.computeJSON(n))
 			return nil
 		}

@@ -39,7 +39,7 @@ func (s *Service) checkLinkHostPorts(projectID string, u LinkUpdate) error {
 	err := s.view(func(tx Tx) error {
 		for _, e := range u.Nodes.Value {
 			n, err := findNode(tx, NodeRef{ProjectID: projectID, NodeID: e.NodeID})
-			if err != nil || n.Type != Cloud || e.AdapterNumber != 0 {
+			if err != nil || !n.Type.UsesCloudPorts() || e.AdapterNumber != 0 {
 				continue
 			}
 			if e.PortNumber >= 0 && e.PortNumber < len(n.Properties.CloudPorts) {
@@ -67,7 +67,7 @@ func (s *Service) checkLinkHostPorts(projectID string, u LinkUpdate) error {
 // port is changed by deleting its link first (GNS3 refuses any change to
 // a linked cloud).
 func checkLinkedHostPorts(tx Tx, before, after *Node) error {
-	if after.Type != Cloud {
+	if !after.Type.UsesCloudPorts() {
 		return nil
 	}
 	links, err := tx.NodeLinks(after.ProjectID, after.ID)

@@ -44,7 +44,7 @@ func (s *Service) claimTunnelPorts(tx Tx, before, after *Node) error {
 // is taken: by a node's link port (owner), or by a program of this machine
 // (owner nil); index -1 when there is none.
 func (s *Service) takenTunnelPort(tx Tx, before, after *Node) (index, port int, owner *NodeKey, err error) {
-	if after.Type != Cloud {
+	if !after.Type.UsesCloudPorts() {
 		return -1, 0, nil, nil
 	}
 	had := map[int]bool{}

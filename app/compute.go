@@ -152,9 +152,9 @@ func NetworkInterfaces() []NetworkInterface {
 
 // DuplicateComputeNode gives node dstID, which a GNS3 controller has just
 // created as a copy of src, what the controller could not copy itself
-// (GNS3's POST …/nodes/{n}/duplicate on a compute): a VPCS's startup
-// script. The other types' settings came with the copy. Codes: ENOTFOUND
-// (project, either node, or dstID not of src's type).
+// (GNS3's POST …/nodes/{n}/duplicate on a compute): the files src's type
+// owns (a VPCS's startup script). The other settings came with the copy.
+// Codes: ENOTFOUND (project, either node, or dstID not of src's type).
 func (s *Service) DuplicateComputeNode(ctx context.Context, src NodeRef, dstID string) (*Node, error) {
 	from, err := s.FindNode(ctx, src)
 	if err != nil {
@@ -162,10 +162,15 @@ func (s *Service) DuplicateComputeNode(ctx context.Context, src NodeRef, dstID s
 	}
 	to := NodeRef{ProjectID: from.ProjectID, NodeID: dstID, Type: from.Type}
 	dst, err := s.FindNode(ctx, to)
-	if err != nil || from.Type != VPCS || from.Properties.StartupScript == nil {
+	files := from.ownFiles()
+	if err != nil || len(files) == 0 {
 		return dst, err
 	}
-	return s.UpdateNode(ctx, to, NodeUpdate{Properties: &VPCSUpdate{StartupScript: Some(*from.Properties.StartupScript)}})
+	u, err := filesUpdate(from.Type, files)
+	if err != nil {
+		return nil, err
+	}
+	return s.UpdateNode(ctx, to, NodeUpdate{Properties: u})
 }
 
 // ComputeFile is a file of a project's folder on this compute, as a GNS3
@@ -176,9 +181,10 @@ type ComputeFile struct {
 }
 
 // ListComputeFiles lists the files of a project's folder that an export
-// carries, with each VPCS's startup.vpc from the store (folderFiles, the
-// export's one list), and their MD5 sums (GNS3's GET …/files on a
-// compute; each is then read through ReadProjectFile). Codes: ENOTFOUND.
+// carries, with the files the nodes' types own (a VPCS's startup.vpc)
+// from the store (folderFiles, the export's one list), and their MD5 sums
+// (GNS3's GET …/files on a compute; each is then read through
+// ReadProjectFile). Codes: ENOTFOUND.
 func (s *Service) ListComputeFiles(ctx context.Context, projectID string) ([]ComputeFile, error) {
 	var p *Project
 	var nodes []*Node

@@ -137,16 +137,6 @@ func defaultRemoteConsole() *RemoteConsole {
 	return &RemoteConsole{Host: "", Port: &port, Type: "none", HTTPPath: "/"}
 }
 
-// StartupScriptPath is the path of a VPCS node's startup script relative to
-// its working directory, or nil when it has none.
-func (n *Node) StartupScriptPath() *string {
-	if n.Type != VPCS || n.Properties.StartupScript == nil {
-		return nil
-	}
-	p := VPCSScriptFile
-	return &p
-}
-
 // Size is the width and height of the node's symbol in pixels.
 func (n *Node) Size() (width, height int) {
 	if n.Symbol != nil {

@@ -30,6 +30,10 @@ type propertyKind struct {
 	// usesHost says init reads the host's network interfaces (a system
 	// call, made before the write transaction, for the types that need it).
 	usesHost bool
+	// upgrade rewrites, in place, the properties a GNS3 topology of
+	// revision rev gives a node of the type into today's keys, as GNS3
+	// converts older topologies; nil: nothing to rewrite.
+	upgrade func(rev int, p map[string]json.RawMessage)
 }
 
 // newNodeEnv is what a new node's defaults may depend on.
@@ -109,7 +113,7 @@ var vpcsProps = propertyKind{
 	init:      func(n *Node, _ newNodeEnv) { n.CommandLine = ptr("") },
 	ports:     func(n *Node) []Port { return []Port{ethernetPort("Ethernet0", "e0", 0, 0)} },
 	view: func(n *Node) map[string]any {
-		return map[string]any{"startup_script": n.Properties.StartupScript, "startup_script_path": n.StartupScriptPath()}
+		return map[string]any{"startup_script": n.Properties.StartupScript, "startup_script_path": vpcsScript.pathIn(n)}
 	},
 }
 
@@ -339,9 +343,12 @@ func (u *NATUpdate) apply(*Properties) error { return nil }
 var (
 	atmProps      = withPorts(genericProps, (*Node).atmPorts)
 	dockerProps   = withPorts(genericProps, (*Node).dockerPorts)
-	dynamipsProps = withPorts(genericProps, (*Node).dynamipsPorts)
-	iouProps      = withPorts(genericProps, func(n *Node) []Port { return n.standardPorts(4) })
+	dynamipsProps = withUpgrade(withPorts(genericProps, (*Node).dynamipsPorts), configsInFolder)
+	iouProps      = withUpgrade(withPorts(genericProps, func(n *Node) []Port { return n.standardPorts(4) }), configsInFolder)
 	traceNGProps  = withPorts(genericProps, func(*Node) []Port { return []Port{ethernetPort("Ethernet0", "e0", 0, 0)} })
+	// vmProps are the free-form properties of qemu, VirtualBox and VMware
+	// nodes.
+	vmProps = withUpgrade(genericProps, onClose)
 )
 
 func withPorts(k propertyKind, ports func(*Node) []Port) propertyKind {
@@ -349,8 +356,41 @@ func withPorts(k propertyKind, ports func(*Node) []Port) propertyKind {
 	return k
 }
 
-// genericProps are the free-form properties of qemu, VirtualBox and VMware
-// nodes (and of an unknown type): one port per adapter.
+func withUpgrade(k propertyKind, upgrade func(rev int, p map[string]json.RawMessage)) propertyKind {
+	k.upgrade = upgrade
+	return k
+}
+
+// configsInFolder is GNS3's 2.0 → 2.1 conversion (revision 8) of Dynamips
+// and IOU nodes: their configs live in the node's folder, not in
+// properties.
+func configsInFolder(rev int, p map[string]json.RawMessage) {
+	if rev >= 8 {
+		return
+	}
+	for _, k := range []string{"startup_config", "private_config", "startup_config_content", "private_config_content"} {
+		delete(p, k)
+	}
+}
+
+// onClose is GNS3's 2.1 → 2.2 conversion (revision 9) of the virtual
+// machines: acpi_shutdown became on_close.
+func onClose(rev int, p map[string]json.RawMessage) {
+	if rev >= 9 {
+		return
+	}
+	if v, ok := p["acpi_shutdown"]; ok {
+		p["on_close"] = json.RawMessage(`"power_off"`)
+		if string(v) == "true" {
+			p["on_close"] = json.RawMessage(`"save_vm_state"`)
+		}
+		delete(p, "acpi_shutdown")
+	}
+	delete(p, "save_vm_state")
+}
+
+// genericProps are the free-form properties of an unknown type, and the
+// base of the stored types': one port per adapter.
 var genericProps = propertyKind{
 	newUpdate: func() PropertiesUpdate { return &GenericUpdate{} },
 	init:      func(*Node, newNodeEnv) {},
@@ -398,3 +438,12 @@ func nonNil[T any](s []T) []T {
 // "properties" of the controller view, and the type-specific fields of the
 // compute view.
 func (n *Node) PropertiesView() map[string]any { return n.Type.kind().props.view(n) }
+
+// UpgradeProperties rewrites, in place, the properties that a GNS3
+// topology of revision rev gives a node of type t into today's keys, as
+// GNS3 converts older topologies (package app/gns3file reads them).
+func (t NodeType) UpgradeProperties(rev int, p map[string]json.RawMessage) {
+	if u := t.kind().props.upgrade; u != nil {
+		u(rev, p)
+	}
+}

@@ -67,6 +67,17 @@ type nodeKind struct {
 	// noNIOUpdate types have no PUT …/nio on a GNS3 compute: a change of
 	// a link's filters is not sent to their remote side.
 	noNIOUpdate bool
+	// startShowsNode types answer a start on a GNS3 compute with the
+	// node (200) rather than with no content (204).
+	startShowsNode bool
+	// files are the files of its node folder that are properties of the
+	// node (node_files.go): the store keeps them, and every view of the
+	// folder (node files, project files, export, import) shows them.
+	files []nodeFile
+	// cloudPorts types have their ports in Properties.CloudPorts: host
+	// interfaces and TAP devices the data plane opens, and UDP tunnels
+	// bound on this machine (cloud_hostports.go, cloud_tunnels.go).
+	cloudPorts bool
 }
 
 // kinds is the node-type table, in the spec's order.
@@ -77,7 +88,7 @@ var kinds = []struct {
 	{Cloud, nodeKind{nameFormat: "Cloud{0}", symbol: ":/symbols/cloud.svg",
 		traffic:  "Its UDP tunnels carry frames to the peers they name; while linked, its Ethernet ports bridge frames to their host interface and its TAP ports to their TAP device (created if missing), on Linux, which needs CAP_NET_RAW and CAP_NET_ADMIN.",
 		consoles: noConsole, lifecycle: AlwaysRunning,
-		folder: "builtin", hostSide: true, props: cloudProps, computeView: []string{"node_directory", "interfaces", "ports_mapping"}}},
+		folder: "builtin", hostSide: true, cloudPorts: true, props: cloudProps, computeView: []string{"node_directory", "interfaces", "ports_mapping"}}},
 	{NAT, nodeKind{nameFormat: "NAT{0}", symbol: ":/symbols/nat.svg",
 		traffic:  "It is a gateway to the host network from the moment it exists, without root: 192.168.122.1 on 192.168.122.0/24 answers ping, leases .2-.254 by DHCP, answers DNS through the host's resolver and carries TCP and UDP out through nodedesk's own sockets; TCP and UDP to 192.168.122.1 reach the host's loopback, except nodedesk's API. Pings beyond the gateway are sent from the host, which needs net.ipv4.ping_group_range to include nodedesk's group or CAP_NET_RAW (nodedesk logs the command once if neither is there).",
 		consoles: noConsole, lifecycle: AlwaysRunning,
@@ -110,7 +121,7 @@ var kinds = []struct {
 	{VPCS, nodeKind{nameFormat: "PC{0}", symbol: ":/symbols/vpcs_guest.svg",
 		traffic:  "Its frames cross its link while it runs.",
 		consoles: []ConsoleType{ConsoleTelnet}, lifecycle: ProcessRun,
-		folder: "vpcs", props: vpcsProps,
+		folder: "vpcs", props: vpcsProps, files: []nodeFile{vpcsScript}, startShowsNode: true,
 		computeView: []string{"command_line", "console", "console_type", "node_directory", "startup_script", "startup_script_path"}}},
 	{TraceNG, nodeKind{stored: true, nameFormat: "TraceNG{0}", symbol: ":/symbols/computer.svg",
 		traffic:  notRun,
@@ -119,11 +130,11 @@ var kinds = []struct {
 	{VirtualBox, nodeKind{stored: true, nameFormat: "VBox{0}", symbol: ":/symbols/vbox_guest.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleNone), lifecycle: ProcessRun,
-		props: genericProps}},
+		props: vmProps}},
 	{VMware, nodeKind{stored: true, nameFormat: "VMware{0}", symbol: ":/symbols/vmware_guest.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleNone), lifecycle: ProcessRun,
-		props: genericProps}},
+		props: vmProps}},
 	{IOU, nodeKind{stored: true, nameFormat: "IOU{0}", symbol: ":/symbols/multilayer_switch.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
@@ -131,7 +142,7 @@ var kinds = []struct {
 	{QEMU, nodeKind{stored: true, nameFormat: "QEMU{0}", symbol: ":/symbols/qemu_guest.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
-		props: genericProps}},
+		props: vmProps}},
 }
 
 // notRun is the traffic of the types nodedesk stores but does not run.
@@ -197,6 +208,15 @@ func (t NodeType) ComputeView() []string { return t.kind().computeView }
 // UpdatesNIO reports whether a GNS3 compute takes a change (PUT) of a NIO
 // of a node of type t; switches and hubs do not.
 func (t NodeType) UpdatesNIO() bool { return !t.kind().noNIOUpdate }
+
+// ComputeStartShowsNode reports whether a GNS3 compute answers the start
+// of a node of type t with the node (200) rather than no content (204).
+func (t NodeType) ComputeStartShowsNode() bool { return t.kind().startShowsNode }
+
+// UsesCloudPorts reports whether a node of type t has its ports in
+// Properties.CloudPorts: host interfaces and TAP devices that the data
+// plane opens, and UDP tunnels bound on this machine (a cloud).
+func (t NodeType) UsesCloudPorts() bool { return t.kind().cloudPorts }
 
 // HasConsole reports whether a node of type t may have a console at all.
 func (t NodeType) HasConsole() bool {

@@ -25,9 +25,10 @@ type ProjectExport struct {
 	Snapshots []SnapshotExport
 	// Files are the regular files of the project's folder that an export
 	// carries (walkCarried: no links, no hidden names, nothing Exportable
-	// leaves out), with each VPCS node's startup.vpc, which is its
-	// startup_script (the store's, not a copy a start left on disk). A
-	// snapshot's are the files it kept (snapshot_files.go).
+	// leaves out), with the files each node's type owns (a VPCS node's
+	// startup.vpc, which is its startup_script: the store's, not a copy a
+	// start left on disk). A snapshot's are the files it kept
+	// (snapshot_files.go).
 	Files []ExportFile
 }
 
@@ -86,7 +87,7 @@ func (s *Service) ExportProject(ctx context.Context, projectID string, withSnaps
 		p := *snap.Project
 		p.ID, p.Name = e.Project.ID, e.Project.Name
 		// The files the snapshot kept (none for one taken before snapshots
-		// kept files), then its VPCS scripts.
+		// kept files), then its nodes' own files (VPCS scripts).
 		files, err := folderFiles(s.snapshotDir(e.Project.ID, snap.ID), snap.Nodes, time.Unix(snap.CreatedAt, 0))
 		if err != nil {
 			return nil, err
@@ -99,14 +100,14 @@ func (s *Service) ExportProject(ctx context.Context, projectID string, withSnaps
 }
 
 // folderFiles lists the files of a project's folder (or of a snapshot's
-// copy of it, dir) that an export carries (walkCarried), then each VPCS
-// node's startup.vpc from the store (a copy a start wrote on disk is left
-// out), dated scriptTime.
-func folderFiles(dir string, nodes []*Node, scriptTime time.Time) ([]ExportFile, error) {
-	scripts := map[string]*Node{}
+// copy of it, dir) that an export carries (walkCarried), then the files
+// each node's type owns, from the store (a copy a start wrote on disk,
+// such as a VPCS's startup.vpc, is left out), dated ownTime.
+func folderFiles(dir string, nodes []*Node, ownTime time.Time) ([]ExportFile, error) {
+	owned := map[string]bool{}
 	for _, n := range nodes {
-		if n.Type == VPCS {
-			scripts[scriptPath(n)] = n
+		for _, f := range n.Type.kind().files {
+			owned[nodeFilePath(n, f)] = true
 		}
 	}
 	var files []ExportFile
@@ -118,7 +119,7 @@ func folderFiles(dir string, nodes []*Node, scriptTime time.Time) ([]ExportFile,
 	default:
 		defer root.Close()
 		err = walkCarried(root, func(p string, d fs.DirEntry) error {
-			if scripts[p] != nil {
+			if owned[p] {
 				return nil
 			}
 			info, err := d.Info()
@@ -134,7 +135,7 @@ func folderFiles(dir string, nodes []*Node, scriptTime time.Time) ([]ExportFile,
 			return nil, Errorf(EINTERNAL, "Cannot list the files of %s: %v", dir, err)
 		}
 	}
-	return append(files, scriptFiles(nodes, scriptTime)...), nil
+	return append(files, ownedFiles(nodes, ownTime)...), nil
 }
 
 // Exportable is GNS3's rule of what a project's archive leaves out:
@@ -182,25 +183,22 @@ func walkCarried(root *os.Root, fn func(p string, d fs.DirEntry) error) error {
 	})
 }
 
-// scriptFiles are the startup.vpc files of the VPCS nodes that have a
-// startup script: the script, as the store keeps it.
-func scriptFiles(nodes []*Node, modified time.Time) []ExportFile {
+// ownedFiles are the files the nodes' types own that the nodes have (a
+// VPCS node's startup.vpc, when it has a startup script): the property,
+// as the store keeps it.
+func ownedFiles(nodes []*Node, modified time.Time) []ExportFile {
 	var files []ExportFile
 	for _, n := range nodes {
-		if n.Type == VPCS && n.Properties.StartupScript != nil {
-			script := *n.Properties.StartupScript
-			files = append(files, ExportFile{Path: scriptPath(n), Modified: modified, Open: func() (io.ReadCloser, error) {
-				return io.NopCloser(strings.NewReader(script)), nil
-			}})
+		for _, f := range n.Type.kind().files {
+			if v := f.get(&n.Properties); v != nil {
+				content := *v
+				files = append(files, ExportFile{Path: nodeFilePath(n, f), Modified: modified, Open: func() (io.ReadCloser, error) {
+					return io.NopCloser(strings.NewReader(content)), nil
+				}})
+			}
 		}
 	}
 	return files
-}
-
-// scriptPath is where a VPCS node's startup.vpc sits in its project's
-// folder.
-func scriptPath(n *Node) string {
-	return projectFilesDir + "/" + VPCS.kind().folder + "/" + n.ID + "/" + VPCSScriptFile
 }
 
 // openInFolder opens a file of a folder through os.Root (no link leads

@@ -15,7 +15,7 @@ import (
 // VPCSScriptFile is the name of a VPCS node's startup script in its
 // folder. Through the node files endpoints it is the node's
 // startup_script, read from and written to the store: one value, two
-// views.
+// views (a file the type owns, node_files.go).
 const VPCSScriptFile = "startup.vpc"
 
 // MaxNodeFileBytes bounds a node or project file written through the API.
@@ -73,30 +73,41 @@ func clientPath(name, folder string) (string, error) {
 	return p, err
 }
 
-// nodeFolder resolves a node file request: the node, the cleaned path, and
-// the node's folder ("" for a VPCS node's startup script, which lives in
-// the store).
-func (s *Service) nodeFolder(ctx context.Context, ref NodeRef, name string) (*Node, string, string, error) {
+// nodeTarget is what a node file request names: the node, the cleaned
+// path, and either a file the node's type owns (whose content is a
+// property, in the store) or the node's folder.
+type nodeTarget struct {
+	n    *Node
+	path string
+	own  *nodeFile // nil: a file of dir
+	dir  string
+}
+
+// nodeFolder resolves a node file request. A file the node's type owns
+// is resolved wherever the node lives, since the store holds it.
+func (s *Service) nodeFolder(ctx context.Context, ref NodeRef, name string) (nodeTarget, error) {
 	p, err := clientPath(name, nodeFolderName)
 	if err != nil {
-		return nil, "", "", err
+		return nodeTarget{}, err
 	}
 	n, err := s.FindNode(ctx, ref)
 	if err != nil {
-		return nil, "", "", err
+		return nodeTarget{}, err
 	}
-	if n.Type == VPCS && p == VPCSScriptFile {
-		return n, p, "", nil
+	t := nodeTarget{n: n, path: p}
+	if t.own = n.Type.file(p); t.own != nil {
+		return t, nil
 	}
 	dir := s.NodeDirectory(n)
 	if n.Remote() && n.Type.kind().folder != "" {
-		return n, p, "", Errorf(ECONFLICT, "%s lives on compute %s, which keeps its files; nodedesk does not reach them there yet", n.Name, n.ComputeID)
+		return t, Errorf(ECONFLICT, "%s lives on compute %s, which keeps its files; nodedesk does not reach them there yet", n.Name, n.ComputeID)
 	}
 	if dir == nil {
-		return n, p, "", Errorf(ECONFLICT, "%s is a %s node, which keeps no files; only nodes with a folder (%s) do",
+		return t, Errorf(ECONFLICT, "%s is a %s node, which keeps no files; only nodes with a folder (%s) do",
 			n.Name, n.Type, strings.Join(typesWithFolder(), ", "))
 	}
-	return n, p, *dir, nil
+	t.dir = *dir
+	return t, nil
 }
 
 // typesWithFolder lists the node types that keep files.
@@ -110,50 +121,55 @@ func typesWithFolder() []string {
 	return ts
 }
 
-// ReadNodeFile returns the content of a file of a node's folder. A VPCS
-// node's startup.vpc is its startup_script (not found when it has none).
-// Codes: EINVALID, EFORBIDDEN (a path leaving the folder), ENOTFOUND
-// (project, node, or file).
+// ReadNodeFile returns the content of a file of a node's folder. A file
+// the node's type owns (a VPCS node's startup.vpc) is its property (not
+// found when it has none). Codes: EINVALID, EFORBIDDEN (a path leaving
+// the folder), ENOTFOUND (project, node, or file).
 func (s *Service) ReadNodeFile(ctx context.Context, ref NodeRef, name string) ([]byte, error) {
-	n, p, dir, err := s.nodeFolder(ctx, ref, name)
+	t, err := s.nodeFolder(ctx, ref, name)
 	if ErrorCode(err) == ECONFLICT { // a node without a folder has no file
-		return nil, folderFile{owner: n.Name, name: name}.notFound()
+		return nil, folderFile{owner: t.n.Name, name: name}.notFound()
 	}
 	if err != nil {
 		return nil, err
 	}
-	if dir == "" {
-		if n.Properties.StartupScript == nil {
-			return nil, folderFile{owner: n.Name, name: name}.notFound()
+	if t.own != nil {
+		v := t.own.get(&t.n.Properties)
+		if v == nil {
+			return nil, folderFile{owner: t.n.Name, name: name}.notFound()
 		}
-		return []byte(*n.Properties.StartupScript), nil
+		return []byte(*v), nil
 	}
-	return folderFile{owner: n.Name, folder: nodeFolderName, dir: dir, path: p, name: name}.read()
+	return folderFile{owner: t.n.Name, folder: nodeFolderName, dir: t.dir, path: t.path, name: name}.read()
 }
 
 // WriteNodeFile writes a file of a node's folder, creating the folders of
-// its path. Writing a VPCS node's startup.vpc sets its startup_script, in
-// the store, as a node update does (and announces it as one). Codes:
-// EINVALID (too large; a script that is not UTF-8), EFORBIDDEN (a path
-// leaving the folder), ENOTFOUND (project or node), ECONFLICT (a node
-// type that keeps no files).
+// its path. Writing a file the node's type owns (a VPCS node's
+// startup.vpc) sets its property, in the store, as a node update does
+// (and announces it as one). Codes: EINVALID (too large; an owned file
+// that is not UTF-8), EFORBIDDEN (a path leaving the folder), ENOTFOUND
+// (project or node), ECONFLICT (a node type that keeps no files).
 func (s *Service) WriteNodeFile(ctx context.Context, ref NodeRef, name string, data []byte) error {
 	if err := checkFileSize(data); err != nil {
 		return err
 	}
-	n, p, dir, err := s.nodeFolder(ctx, ref, name)
+	t, err := s.nodeFolder(ctx, ref, name)
 	if err != nil {
 		return err
 	}
-	if dir == "" {
-		if err := checkScript(n.Name, data); err != nil {
+	if t.own != nil {
+		if err := t.own.checkText(t.n.Name, data); err != nil {
 			return err
 		}
-		ref.Type = VPCS
-		_, err := s.UpdateNode(ctx, ref, NodeUpdate{Properties: &VPCSUpdate{StartupScript: Some(string(data))}})
+		u, err := filesUpdate(t.n.Type, map[string]string{t.own.name: string(data)})
+		if err != nil {
+			return err
+		}
+		ref.Type = t.n.Type
+		_, err = s.UpdateNode(ctx, ref, NodeUpdate{Properties: u})
 		return err
 	}
-	return folderFile{owner: n.Name, folder: nodeFolderName, dir: dir, path: p, name: name}.write(data)
+	return folderFile{owner: t.n.Name, folder: nodeFolderName, dir: t.dir, path: t.path, name: name}.write(data)
 }
 
 func checkFileSize(data []byte) error {
@@ -163,68 +179,64 @@ func checkFileSize(data []byte) error {
 	return nil
 }
 
-// checkScript checks a VPCS startup script given as a file's bytes.
-func checkScript(owner string, data []byte) error {
-	if !utf8.Valid(data) {
-		return Errorf(EINVALID, "%s of %s must be UTF-8 text", VPCSScriptFile, owner)
-	}
-	return nil
-}
-
 // projectFolder resolves a project file request: the project and the
-// cleaned path. A path that names a VPCS node's startup.vpc
-// (project-files/vpcs/<node_id>/startup.vpc) also returns that node: the
-// file is its startup_script, as through the node's own files.
-func (s *Service) projectFolder(ctx context.Context, projectID, name string) (*Project, string, *Node, error) {
+// cleaned path. A path that names a file a node's type owns
+// (project-files/vpcs/<node_id>/startup.vpc) also returns that node and
+// the file's name in its folder: the file is the node's property, as
+// through the node's own files.
+func (s *Service) projectFolder(ctx context.Context, projectID, name string) (*Project, string, *Node, string, error) {
 	p, err := clientPath(name, projectFolderName)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, "", err
 	}
 	proj, err := s.FindProjectByID(ctx, projectID)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, "", err
 	}
-	parts := strings.Split(p, "/")
-	if len(parts) == 4 && parts[0] == projectFilesDir && parts[1] == VPCS.kind().folder && parts[3] == VPCSScriptFile {
-		if n, err := s.FindNode(ctx, NodeRef{ProjectID: proj.ID, NodeID: parts[2], Type: VPCS}); err == nil {
-			return proj, p, n, nil
+	if _, id, _, ok := splitNodeFilePath(p); ok {
+		if n, err := s.FindNode(ctx, NodeRef{ProjectID: proj.ID, NodeID: id}); err == nil {
+			if f := n.Type.ownedFile(p); f != nil {
+				return proj, p, n, f.name, nil
+			}
 		}
 	}
-	return proj, p, nil, nil
+	return proj, p, nil, "", nil
 }
 
 // projectFilesDir is the sub-folder of a project's folder that holds its
 // node folders, as in GNS3.
 const projectFilesDir = "project-files"
 
-// ReadProjectFile returns the content of a file of a project's folder.
+// ReadProjectFile returns the content of a file of a project's folder. A
+// file a node's type owns (a VPCS node's startup.vpc) is the node's
+// property (ReadNodeFile).
 // Codes: EINVALID, EFORBIDDEN (a path leaving the folder), ENOTFOUND
 // (project or file).
 func (s *Service) ReadProjectFile(ctx context.Context, projectID, name string) ([]byte, error) {
-	proj, p, vpcs, err := s.projectFolder(ctx, projectID, name)
+	proj, p, n, own, err := s.projectFolder(ctx, projectID, name)
 	if err != nil {
 		return nil, err
 	}
-	if vpcs != nil {
-		return s.ReadNodeFile(ctx, NodeRef{ProjectID: vpcs.ProjectID, NodeID: vpcs.ID}, VPCSScriptFile)
+	if n != nil {
+		return s.ReadNodeFile(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, own)
 	}
 	return folderFile{owner: "project " + proj.Name, folder: projectFolderName, dir: s.ProjectDir(proj.ID), path: p, name: name}.read()
 }
 
 // WriteProjectFile writes a file of a project's folder, creating the
-// folders of its path. A VPCS node's startup.vpc is its startup_script
-// (WriteNodeFile). Codes: EINVALID (too large), EFORBIDDEN (a path leaving
+// folders of its path. A file a node's type owns (a VPCS node's
+// startup.vpc) is the node's property (WriteNodeFile). Codes: EINVALID (too large), EFORBIDDEN (a path leaving
 // the folder), ENOTFOUND (project).
 func (s *Service) WriteProjectFile(ctx context.Context, projectID, name string, data []byte) error {
 	if err := checkFileSize(data); err != nil {
 		return err
 	}
-	proj, p, vpcs, err := s.projectFolder(ctx, projectID, name)
+	proj, p, n, own, err := s.projectFolder(ctx, projectID, name)
 	if err != nil {
 		return err
 	}
-	if vpcs != nil {
-		return s.WriteNodeFile(ctx, NodeRef{ProjectID: vpcs.ProjectID, NodeID: vpcs.ID}, VPCSScriptFile, data)
+	if n != nil {
+		return s.WriteNodeFile(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, own, data)
 	}
 	return folderFile{owner: "project " + proj.Name, folder: projectFolderName, dir: s.ProjectDir(proj.ID), path: p, name: name}.write(data)
 }

@@ -43,7 +43,8 @@ type ProjectImport struct {
 	// Files are the files of the project's folder. Their paths follow the
 	// one path rule; a path of a node's folder
 	// (project-files/<type>/<node_id>/...) follows the node to its new id,
-	// and a VPCS node's startup.vpc becomes its startup_script.
+	// and a file the node's type owns (a VPCS node's startup.vpc) becomes
+	// its property.
 	Files []ImportFile
 }
 
@@ -100,7 +101,7 @@ func (s *Service) ImportProject(ctx context.Context, imp ProjectImport) (*Projec
 	} else if ErrorCode(err) != ENOTFOUND {
 		return nil, err
 	}
-	staged, scripts, err := s.stageFiles(imp.Files, ids, imp.Nodes)
+	staged, owned, err := s.stageFiles(imp.Files, ids, imp.Nodes)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +128,7 @@ func (s *Service) ImportProject(ctx context.Context, imp ProjectImport) (*Projec
 	}
 	var p *Project
 	err = s.update(ctx, func(tx Tx, emit emitFunc) (err error) {
-		p, err = s.importIn(tx, emit, id, imp, ids, scripts, env)
+		p, err = s.importIn(tx, emit, id, imp, ids, owned, env)
 		return err
 	})
 	if err != nil {
@@ -182,8 +183,9 @@ func newID(ids map[string]string, kind, given string) string {
 	return ids[kind+old]
 }
 
-// importIn writes an import's records inside tx.
-func (s *Service) importIn(tx Tx, emit emitFunc, id string, imp ProjectImport, ids, scripts map[string]string, env newNodeEnv) (*Project, error) {
+// importIn writes an import's records inside tx. owned holds the files
+// the nodes' types own, by new node id (stageFiles).
+func (s *Service) importIn(tx Tx, emit emitFunc, id string, imp ProjectImport, ids map[string]string, owned map[string]map[string]string, env newNodeEnv) (*Project, error) {
 	if existing, err := tx.Project(id); err != nil || existing != nil {
 		if err == nil {
 			err = Errorf(ECONFLICT, "Project ID %s already exists; import under another id", id)
@@ -218,9 +220,6 @@ func (s *Service) importIn(tx Tx, emit emitFunc, id string, imp ProjectImport, i
 	for _, c := range imp.Nodes {
 		given := c.ID
 		c.ID = newID(ids, "node", given)
-		if script, ok := scripts[c.ID]; ok && c.Type == VPCS {
-			c.Properties = &VPCSUpdate{StartupScript: Some(script)} // the file wins over a revision-7 property
-		}
 		if err := fitConsole(tx, &c); err != nil {
 			return nil, err
 		}
@@ -232,8 +231,18 @@ func (s *Service) importIn(tx Tx, emit emitFunc, id string, imp ProjectImport, i
 		if err != nil {
 			return nil, ImportError("Node", cmp.Or(c.Name.Value, given), err)
 		}
+		put := false
+		if files := owned[c.ID]; files != nil { // the files win over the properties (a revision-7 startup_script)
+			if err := n.setOwnFiles(files); err != nil {
+				return nil, ImportError("Node", cmp.Or(c.Name.Value, given), err)
+			}
+			put = true
+		}
 		if g, ok := c.Properties.(*GenericUpdate); ok {
 			keepNulls(n, *g)
+			put = true
+		}
+		if put {
 			if err := tx.PutNode(n); err != nil {
 				return nil, err
 			}
@@ -355,11 +364,12 @@ func ImportError(kind, name string, err error) error {
 }
 
 // stageFiles writes a project file's files into a new temporary folder
-// inside the projects folder and returns it, with the startup scripts of
-// its VPCS nodes (by new node id), which the store keeps instead of files.
+// inside the projects folder and returns it, with the files the nodes'
+// types own (by new node id, then file name: a VPCS node's startup.vpc),
+// which the store keeps as properties instead of files.
 // A path that breaks the one path rule, or comes twice, refuses the whole
 // import; hidden names (a node's own state, OS noise) are left out.
-func (s *Service) stageFiles(files []ImportFile, ids map[string]string, nodes []NodeCreate) (string, map[string]string, error) {
+func (s *Service) stageFiles(files []ImportFile, ids map[string]string, nodes []NodeCreate) (string, map[string]map[string]string, error) {
 	types := map[string]NodeType{}
 	for _, n := range nodes {
 		types[newID(ids, "node", n.ID)] = n.Type
@@ -372,15 +382,15 @@ func (s *Service) stageFiles(files []ImportFile, ids map[string]string, nodes []
 	if err != nil {
 		return "", nil, Errorf(EINTERNAL, "Cannot create a folder for the imported files: %v", err)
 	}
-	scripts := map[string]string{}
-	if err := stage(tmp, files, ids, types, scripts); err != nil {
+	owned := map[string]map[string]string{}
+	if err := stage(tmp, files, ids, types, owned); err != nil {
 		_ = os.RemoveAll(tmp)
 		return "", nil, err
 	}
-	return tmp, scripts, nil
+	return tmp, owned, nil
 }
 
-func stage(tmp string, files []ImportFile, ids map[string]string, types map[string]NodeType, scripts map[string]string) error {
+func stage(tmp string, files []ImportFile, ids map[string]string, types map[string]NodeType, owned map[string]map[string]string) error {
 	root, err := os.OpenRoot(tmp)
 	if err != nil {
 		return Errorf(EINTERNAL, "Cannot open the folder of the imported files: %v", err)
@@ -414,16 +424,21 @@ func stage(tmp string, files []ImportFile, ids map[string]string, types map[stri
 			}
 			continue
 		}
-		if len(parts) == 4 && parts[1] == VPCS.kind().folder && parts[3] == VPCSScriptFile && types[parts[2]] == VPCS {
-			b, err := readImportFile(f, MaxNodeFileBytes)
-			if err == nil {
-				err = checkScript(f.Path, b)
+		if _, id, _, ok := splitNodeFilePath(p); ok {
+			if own := types[id].ownedFile(p); own != nil {
+				b, err := readImportFile(f, MaxNodeFileBytes)
+				if err == nil {
+					err = own.checkText(f.Path, b)
+				}
+				if err != nil {
+					return err
+				}
+				if owned[id] == nil {
+					owned[id] = map[string]string{}
+				}
+				owned[id][own.name] = string(b)
+				continue
 			}
-			if err != nil {
-				return err
-			}
-			scripts[parts[2]] = string(b)
-			continue
 		}
 		if err := writeImportFile(root, dirs, p, f); err != nil {
 			return importFileError(owner, err)

@@ -54,12 +54,6 @@ func withSettings(t Template, key, raw string) Template {
 	return t
 }
 
-// baseScripts are the startup scripts a VPCS template's base_script_file
-// names: GNS3's configs folder has one, which names the prompt after the
-// node (runScript puts the name for %h). A file it does not have gives no
-// script, as a missing file does in GNS3.
-var baseScripts = map[string]string{"vpcs_base_config.txt": "set pcname %h\n"}
-
 // templateCategories are GNS3's categories; old clients send their index.
 var templateCategories = []string{"router", "switch", "guest", "firewall"}
 
@@ -301,12 +295,13 @@ func (t *Template) nodeCreate(u TemplateUse) (NodeCreate, error) {
 	}
 	node, props := map[string]json.RawMessage{}, map[string]json.RawMessage{}
 	for k, v := range t.Settings {
-		if k == "base_script_file" && t.Type == VPCS {
-			// The file's content becomes the node's script, unless the
-			// template gives a script of its own.
+		if f := t.Type.baseFile(k); f != nil {
+			// The base file's content becomes the node's property (a
+			// VPCS's base_script_file, its script), unless the template
+			// gives the property itself.
 			var file string
-			if _, own := t.Settings["startup_script"]; !own && json.Unmarshal(v, &file) == nil && baseScripts[file] != "" {
-				props["startup_script"], _ = json.Marshal(baseScripts[file])
+			if _, own := t.Settings[f.property]; !own && json.Unmarshal(v, &file) == nil && f.bases[file] != "" {
+				props[f.property], _ = json.Marshal(f.bases[file])
 			}
 			continue
 		}

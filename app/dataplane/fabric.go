@@ -242,7 +242,7 @@ func (f *Fabric) putNode(d *draft, n *app.Node) {
 		}
 		d.w().udp[at] = u
 	}
-	if n.Type == app.Cloud {
+	if n.Type.UsesCloudPorts() {
 		if f.clouds == nil {
 			f.clouds = map[string][]app.CloudPort{}
 		}
@@ -266,7 +266,7 @@ type udpPeer struct {
 // the socket is connected, so only rhost:rport is heard).
 func udpEndpoints(n *app.Node, host string) map[end]udpPeer {
 	want := map[end]udpPeer{}
-	if n.Type == app.Cloud {
+	if n.Type.UsesCloudPorts() {
 		for i, p := range n.Properties.CloudPorts { // port i is entry i, as GNS3 numbers them
 			if p.Type != "udp" {
 				continue

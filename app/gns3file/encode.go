@@ -116,12 +116,15 @@ func Encode(e *app.ProjectExport, resetMACs bool) ([]byte, error) {
 	return json.MarshalIndent(t, "", "    ")
 }
 
+// nodeOf is a node as a topology lists it. The properties its type keeps
+// in files (a VPCS's startup_script) are files of the archive, as GNS3
+// 2.1+ keeps them, not properties.
 func nodeOf(n *app.Node, resetMACs bool) topoNode {
 	w, h := n.Size()
 	t := topoNode{ComputeID: app.LocalCompute, ConsoleAutoStart: n.ConsoleAutoStart, ConsoleType: "none",
 		CustomAdapters: n.CustomAdapters, FirstPortName: n.FirstPortName, Height: h, Label: n.Label,
 		Locked: n.Locked, Name: n.Name, NodeID: n.ID, NodeType: n.Type, PortNameFormat: n.PortNameFormat,
-		PortSegmentSize: n.PortSegmentSize, Properties: n.PropertiesView(), Symbol: n.Symbol,
+		PortSegmentSize: n.PortSegmentSize, Properties: n.PropertiesWithoutFiles(), Symbol: n.Symbol,
 		TemplateID: n.TemplateID, Width: w, X: n.X, Y: n.Y, Z: n.Z}
 	if n.Console != 0 {
 		c := n.Console
@@ -132,9 +135,6 @@ func nodeOf(n *app.Node, resetMACs bool) topoNode {
 	}
 	if t.CustomAdapters == nil {
 		t.CustomAdapters = []app.CustomAdapter{}
-	}
-	if n.Type == app.VPCS {
-		t.Properties = map[string]any{} // the script is startup.vpc, as GNS3 2.1+ keeps it
 	}
 	if resetMACs {
 		t.Properties = maps.Clone(t.Properties)

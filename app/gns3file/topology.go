@@ -153,7 +153,9 @@ func keyPath(field string) string {
 }
 
 // convert applies GNS3's conversions of older revisions (its
-// load_topology) that matter to nodedesk, and its fixes of revision 9.
+// load_topology) that matter to nodedesk, and its fixes of revision 9;
+// those of a node type's properties are the type's
+// (app.NodeType.UpgradeProperties).
 func convert(f *file) {
 	rev := revisionOf(*f)
 	if rev < 9 && f.GridSize.Set { // 2.1 → 2.2: drawings take the nodes' grid
@@ -161,24 +163,7 @@ func convert(f *file) {
 	}
 	for i := range f.Topology.Nodes {
 		n := &f.Topology.Nodes[i]
-		p := n.Properties
-		switch {
-		case rev < 8 && (n.NodeType == app.Dynamips || n.NodeType == app.IOU):
-			// 2.0 → 2.1: configs live in the node's folder, not in properties.
-			for _, k := range []string{"startup_config", "private_config", "startup_config_content", "private_config_content"} {
-				delete(p, k)
-			}
-		case rev < 9 && (n.NodeType == app.QEMU || n.NodeType == app.VMware || n.NodeType == app.VirtualBox):
-			// 2.1 → 2.2: acpi_shutdown became on_close.
-			if v, ok := p["acpi_shutdown"]; ok {
-				p["on_close"] = json.RawMessage(`"power_off"`)
-				if string(v) == "true" {
-					p["on_close"] = json.RawMessage(`"save_vm_state"`)
-				}
-				delete(p, "acpi_shutdown")
-			}
-			delete(p, "save_vm_state")
-		}
+		n.NodeType.UpgradeProperties(rev, n.Properties)
 		if !n.TemplateID.Set && n.ApplianceID.Set { // 2.2 development: appliance_id became template_id
 			n.TemplateID = n.ApplianceID
 		}
