@@ -65,16 +65,16 @@ func TestService_UpdateNode_VPCSScript(t *testing.T) {
 	ctx := context.Background()
 	svc, _ := newService(t)
 	pc := mustCreateVPCS(t, svc, mustCreateProject(t, svc, "lab").ID)
-	if pc.StartupScriptPath() != nil {
-		t.Errorf("a VPCS without a script has script path %q; want none", *pc.StartupScriptPath())
+	if p := scriptPath(pc); p != nil {
+		t.Errorf("a VPCS without a script has script path %q; want none", *p)
 	}
 	got, err := svc.UpdateNode(ctx, ref(pc), app.NodeUpdate{Properties: &app.VPCSUpdate{StartupScript: app.Some("ip dhcp")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Properties.StartupScript == nil || *got.Properties.StartupScript != "ip dhcp" || got.StartupScriptPath() == nil ||
-		*got.StartupScriptPath() != app.VPCSScriptFile {
-		t.Errorf("script, path = %v, %v; want ip dhcp in %s", got.Properties.StartupScript, got.StartupScriptPath(), app.VPCSScriptFile)
+	if got.Properties.StartupScript == nil || *got.Properties.StartupScript != "ip dhcp" || scriptPath(got) == nil ||
+		*scriptPath(got) != app.VPCSScriptFile {
+		t.Errorf("script, path = %v, %v; want ip dhcp in %s", got.Properties.StartupScript, scriptPath(got), app.VPCSScriptFile)
 	}
 	if v := got.PropertiesView(); *(v["startup_script"].(*string)) != "ip dhcp" {
 		t.Errorf("properties view %v", v)
@@ -82,9 +82,15 @@ func TestService_UpdateNode_VPCSScript(t *testing.T) {
 	if got, err = svc.UpdateNode(ctx, ref(pc), app.NodeUpdate{Properties: &app.VPCSUpdate{StartupScript: app.Null[string]()}}); err != nil {
 		t.Fatal(err)
 	}
-	if got.Properties.StartupScript != nil || got.StartupScriptPath() != nil {
-		t.Errorf("after a null script: %v, %v; want none", got.Properties.StartupScript, got.StartupScriptPath())
+	if got.Properties.StartupScript != nil || scriptPath(got) != nil {
+		t.Errorf("after a null script: %v, %v; want none", got.Properties.StartupScript, scriptPath(got))
 	}
+}
+
+// scriptPath is a VPCS node's startup_script_path, as its view shows it.
+func scriptPath(n *app.Node) *string {
+	p, _ := n.PropertiesView()["startup_script_path"].(*string)
+	return p
 }
 
 func TestService_UpdateNode_CloudRemoteConsole(t *testing.T) {
