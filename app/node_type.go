@@ -67,6 +67,9 @@ type nodeKind struct {
 	// noNIOUpdate types have no PUT …/nio on a GNS3 compute: a change of
 	// a link's filters is not sent to their remote side.
 	noNIOUpdate bool
+	// noFilters types never carry a link's filters: GNS3 applies them at
+	// the link's other end (or nowhere, between two such nodes).
+	noFilters bool
 	// startShowsNode types answer a start on a GNS3 compute with the
 	// node (200) rather than with no content (204).
 	startShowsNode bool
@@ -96,20 +99,20 @@ var kinds = []struct {
 	{EthernetHub, nodeKind{nameFormat: "Hub{0}", symbol: ":/symbols/hub.svg",
 		traffic:  "It repeats each frame to all its other linked ports, from the moment it exists.",
 		consoles: noConsole, lifecycle: AlwaysRunning,
-		props: hubProps, computeView: []string{"ports_mapping"}, noNIOUpdate: true}},
+		props: hubProps, computeView: []string{"ports_mapping"}, noNIOUpdate: true, noFilters: true}},
 	// The switch's telnet console is nodedesk's own shell (MAC table, counters).
 	{EthernetSwitch, nodeKind{nameFormat: "Switch{0}", symbol: ":/symbols/ethernet_switch.svg",
 		traffic:  "It switches frames between its ports, per VLAN, from the moment it exists.",
 		consoles: []ConsoleType{ConsoleNone, ConsoleTelnet}, lifecycle: AlwaysRunning,
-		props: switchProps, computeView: []string{"console", "console_type", "ports_mapping"}, noNIOUpdate: true}},
+		props: switchProps, computeView: []string{"console", "console_type", "ports_mapping"}, noNIOUpdate: true, noFilters: true}},
 	{FrameRelaySwitch, nodeKind{nameFormat: "FRSW{0}", symbol: ":/symbols/frame_relay_switch.svg",
 		traffic:  "It switches frames between its DLCI circuits and answers LMI, from the moment it exists.",
 		consoles: noConsole, lifecycle: AlwaysRunning,
-		props: frameRelayProps, computeView: []string{"mappings"}}},
+		props: frameRelayProps, computeView: []string{"mappings"}, noFilters: true}},
 	{ATMSwitch, nodeKind{nameFormat: "ATMSW{0}", symbol: ":/symbols/atm_switch.svg",
 		traffic:  "nodedesk does not forward ATM cells: no traffic crosses it.",
 		consoles: noConsole, lifecycle: AlwaysRunning,
-		props: atmProps}},
+		props: atmProps, noFilters: true}},
 	{Docker, nodeKind{stored: true, nameFormat: "Docker{0}", symbol: ":/symbols/docker_guest.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
@@ -208,6 +211,10 @@ func (t NodeType) ComputeView() []string { return t.kind().computeView }
 // UpdatesNIO reports whether a GNS3 compute takes a change (PUT) of a NIO
 // of a node of type t; switches and hubs do not.
 func (t NodeType) UpdatesNIO() bool { return !t.kind().noNIOUpdate }
+
+// CarriesFilters reports whether a link's filters may be applied at a node
+// of type t: GNS3 gives them to the first end of such a type.
+func (t NodeType) CarriesFilters() bool { return t.Valid() && !t.kind().noFilters }
 
 // ComputeStartShowsNode reports whether a GNS3 compute answers the start
 // of a node of type t with the node (200) rather than no content (204).

@@ -33,10 +33,6 @@ type TunnelEnd struct {
 	LPort     int    `json:"lport"`
 }
 
-// filterTypes are the node types GNS3 sends a link's filters to (the
-// first end of such a type is the link's filter node).
-var filterTypes = map[NodeType]bool{VPCS: true, TraceNG: true, VMware: true, Dynamips: true, QEMU: true, IOU: true, Cloud: true, NAT: true, VirtualBox: true, Docker: true}
-
 // IsLoopback reports whether host names this machine's loopback ("localhost"
 // or a loopback address): the one rule computes and tunnels use.
 func IsLoopback(host string) bool {
@@ -201,7 +197,7 @@ func (s *Service) tunnelPort(ctx context.Context, n *Node) (int, error) {
 
 // filterSide is the side of l that carries its filters and suspension: the
 // local side of a link to a remote compute, else GNS3's filter node (the
-// first end of a type in filterTypes); -1 when none.
+// first end whose type CarriesFilters); -1 when none.
 func filterSide(t *Tunnel, ends [2]*Node) int {
 	for i := range ends {
 		if t.Ends[i].ComputeID == LocalCompute {
@@ -209,7 +205,7 @@ func filterSide(t *Tunnel, ends [2]*Node) int {
 		}
 	}
 	for i, n := range ends {
-		if filterTypes[n.Type] {
+		if n.Type.CarriesFilters() {
 			return i
 		}
 	}
