@@ -173,7 +173,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		Events:      events,
 		DataDir:     filepath.Dir(o.db),
 		ConsoleHost: host,
-		Runner:      runner,
+		Runners:     []app.Runner{runner},
 		Computes:    remote.Dial, // remote computes' clients (app/remote)
 		UDPPorts:    o.udpPorts,
 		Logger:      logger,

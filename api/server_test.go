@@ -75,19 +75,19 @@ func (ts *testServer) open() {
 		appStore = ts.opts.wrapStore(st)
 	}
 	ts.events = app.NewBroker()
-	var runner app.Runner
+	var runners []app.Runner
 	// Without processes or a data plane, ports are allocated as if this
 	// machine ran nothing else (the tests name them); with them, ports
 	// other programs hold are skipped, as nodedesk does.
 	portFree := func(string, int) bool { return true }
 	if ts.opts.runner != nil {
-		runner = ts.opts.runner
+		runners = append(runners, ts.opts.runner)
 	}
 	if ts.opts.runner != nil || ts.opts.fabric {
 		portFree = nil
 	}
 	ts.svc = app.NewService(app.Config{
-		Store: appStore, Events: ts.events, Runner: runner, DataDir: filepath.Dir(ts.dbPath), PortFree: portFree,
+		Store: appStore, Events: ts.events, Runners: runners, DataDir: filepath.Dir(ts.dbPath), PortFree: portFree,
 		HostInterfaces: func() []app.HostInterface {
 			return []app.HostInterface{{Name: "eth0", Type: "ethernet"}, {Name: "lo", Special: true, Type: "ethernet"}}
 		},

@@ -47,7 +47,7 @@ func TestService_UpdateNode_CloudTunnels(t *testing.T) {
 	newSvc := func(t *testing.T) (*app.Service, *udpHeld, *app.Project, *app.Node) {
 		h := &udpHeld{}
 		svc := app.NewService(app.Config{Store: mustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
-			PortFree: h.free, Runner: &fakeRunner{}})
+			PortFree: h.free, Runners: []app.Runner{&fakeRunner{}}})
 		p := mustCreateProject(t, svc, "lab")
 		return svc, h, p, mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.Cloud})
 	}

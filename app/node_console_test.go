@@ -233,7 +233,7 @@ func TestService_ResetConsole_Runner(t *testing.T) {
 	ctx := context.Background()
 	r := &consoleRunner{}
 	svc := app.NewService(app.Config{Store: mustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
-		PortFree: everyPortFree, Runner: r})
+		PortFree: everyPortFree, Runners: []app.Runner{r}})
 	pc := mustCreateVPCS(t, svc, mustCreateProject(t, svc, "lab").ID)
 	if err := svc.ResetConsole(ctx, ref(pc)); err != nil {
 		t.Fatal(err)

@@ -119,13 +119,13 @@ func (s *Service) NodeAction(ctx context.Context, ref NodeRef, a Action) (*Node,
 	if n.Type.notRun(st) {
 		return nil, Errorf(ECONFLICT, "nodedesk does not run %s nodes: %s is kept so that the project can go back to GNS3, but it cannot %s here", n.Type, n.Name, a)
 	}
-	if !s.runs(n.Type) || st == stepNone {
+	r := s.runner(n.Type)
+	if r == nil || st == stepNone {
 		return s.recordStatus(ctx, ref, next, nil)
 	}
-	r := s.c.Runner
 	switch st {
 	case stepStart:
-		return s.startProcess(ctx, ref)
+		return s.startProcess(ctx, r, ref)
 	case stepRestart:
 		if err := r.Stop(n.ID); err != nil {
 			return nil, err
@@ -133,7 +133,7 @@ func (s *Service) NodeAction(ctx context.Context, ref NodeRef, a Action) (*Node,
 		if _, err := s.recordStatus(ctx, ref, Stopped, nil); err != nil {
 			return nil, err
 		}
-		return s.startProcess(ctx, ref)
+		return s.startProcess(ctx, r, ref)
 	case stepStop:
 		err = r.Stop(n.ID)
 	case stepSuspend:
@@ -149,7 +149,7 @@ func (s *Service) NodeAction(ctx context.Context, ref NodeRef, a Action) (*Node,
 
 // startProcess starts a stopped node's process (its resources claimed and
 // stored first) and records it started with the command line it ran.
-func (s *Service) startProcess(ctx context.Context, ref NodeRef) (*Node, error) {
+func (s *Service) startProcess(ctx context.Context, r Runner, ref NodeRef) (*Node, error) {
 	var n *Node
 	err := s.update(ctx, func(tx Tx, emit emitFunc) (err error) {
 		if n, err = findNode(tx, ref); err != nil {
@@ -164,7 +164,7 @@ func (s *Service) startProcess(ctx context.Context, ref NodeRef) (*Node, error) 
 	if err != nil {
 		return nil, err
 	}
-	cmdline, err := s.c.Runner.Start(Process{
+	cmdline, err := r.Start(Process{
 		ProjectID: n.ProjectID, NodeID: n.ID, Name: n.Name, Dir: *s.NodeDirectory(n), Console: n.Console,
 		StartupScript: runScript(n), MACOffset: *n.Properties.MACOffset,
 		UDPLocal: n.UDPPorts[0], UDPRemote: n.UDPPorts[1],

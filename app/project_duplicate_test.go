@@ -147,7 +147,7 @@ func TestService_DuplicateProject(t *testing.T) {
 	t.Run("ResetMACAddresses", func(t *testing.T) {
 		// A MAC offset is given at a process's first start: run the node.
 		svc := app.NewService(app.Config{Store: mustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
-			PortFree: everyPortFree, Runner: &fakeRunner{}})
+			PortFree: everyPortFree, Runners: []app.Runner{&fakeRunner{}}})
 		p := mustCreateProject(t, svc, "lab")
 		pc := mustCreateVPCS(t, svc, p.ID)
 		if _, err := svc.NodeAction(ctx, ref(pc), app.Start); err != nil {

@@ -125,7 +125,7 @@ func (s *Service) ReconcileStatuses(ctx context.Context) error {
 		changed := false
 		for _, k := range active {
 			n, err := tx.Node(k.ProjectID, k.NodeID)
-			if err != nil || n == nil || !s.runs(n.Type) || n.Remote() {
+			if err != nil || n == nil || s.runner(n.Type) == nil || n.Remote() {
 				continue // a remote node runs on its compute
 			}
 			c := *n
@@ -165,4 +165,12 @@ func (s *Service) StopProcesses(ctx context.Context) error {
 	return first
 }
 
-func (s *Service) runs(t NodeType) bool { return s.c.Runner != nil && s.c.Runner.Runs(t) }
+// runner is the Runner of type t's nodes; nil when nodedesk has none.
+func (s *Service) runner(t NodeType) Runner {
+	for _, r := range s.c.Runners {
+		if r.Runs(t) {
+			return r
+		}
+	}
+	return nil
+}

@@ -37,8 +37,9 @@ type Config struct {
 	HostInterfaces func() []HostInterface
 	// NewID returns a fresh UUID string; nil means uuid.NewString.
 	NewID func() string
-	// Runner runs process-backed nodes (VPCS); nil: statuses change alone.
-	Runner Runner
+	// Runners run process-backed nodes, one runner per emulator (package
+	// app/vpcs for VPCS); a type none of them Runs changes status alone.
+	Runners []Runner
 	// PortFree reports whether a port of this machine is free for a node
 	// to take ("tcp" for console ports, "udp" for link ports), so that
 	// allocation skips ports other programs hold; nil means
@@ -111,8 +112,10 @@ func NewService(c Config) *Service {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{c: c}
-	if cs, ok := c.Runner.(ConsoleServer); ok { // the runner serves its nodes' consoles
-		s.consoleServers = append(s.consoleServers, cs)
+	for _, r := range c.Runners {
+		if cs, ok := r.(ConsoleServer); ok { // the runner serves its nodes' consoles
+			s.consoleServers = append(s.consoleServers, cs)
+		}
 	}
 	return s
 }

@@ -891,7 +891,7 @@ func TestService_AllocationSkipsHostPorts(t *testing.T) {
 	ctx := context.Background()
 	busy := map[string]bool{"tcp/5000": true, "udp/20001": true}
 	svc := app.NewService(app.Config{
-		Store: mustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces, Runner: &fakeRunner{},
+		Store: mustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces, Runners: []app.Runner{&fakeRunner{}},
 		PortFree: func(network string, port int) bool { return !busy[network+"/"+strconv.Itoa(port)] },
 	})
 	p := mustCreateProject(t, svc, "lab")
