@@ -7,7 +7,7 @@ import (
 )
 
 // History: undo and redo of a project's changes. Every committed write is
-// recorded where it is written (record.go): the records of a project it
+// recorded where it is written (history_record.go): the records of a project it
 // touched, each as it was before and as it is after, make one entry of
 // the project's undo stack, in the same transaction as the change. Undo
 // puts the before-images back in one new write and moves the entry to the

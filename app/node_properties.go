@@ -11,7 +11,7 @@ import (
 
 // The type-specific half of each node type: its properties (how a change
 // is read, checked and applied; what a new node gets; how they are shown)
-// and the ports they give the node. nodetype.go's table names one
+// and the ports they give the node. node_type.go's table names one
 // propertyKind per type.
 
 // propertyKind is the type-specific behaviour of one node type.
@@ -338,7 +338,7 @@ func (u *NATUpdate) apply(*Properties) error { return nil }
 
 // ATM switch and the emulated types nodedesk stores but does not run
 // (qemu, docker, ...): free-form properties, kept as given, and the ports
-// GNS3 derives from them (ports.go).
+// GNS3 derives from them (node_ports.go).
 
 var (
 	atmProps      = withPorts(genericProps, (*Node).atmPorts)

@@ -28,7 +28,7 @@ type ProjectExport struct {
 	// leaves out), with the files each node's type owns (a VPCS node's
 	// startup.vpc, which is its startup_script: the store's, not a copy a
 	// start left on disk). A snapshot's are the files it kept
-	// (snapshot_files.go).
+	// (project_snapshot_files.go).
 	Files []ExportFile
 }
 

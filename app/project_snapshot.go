@@ -12,7 +12,7 @@ import (
 // Snapshot is a project's records as they were at one moment: its
 // settings, nodes, links and drawings, kept in the store, and the files of
 // its folder, kept in the project's folder under snapshots/<snapshot_id>/
-// (snapshot_files.go). Restoring it puts those records back in one
+// (project_snapshot_files.go). Restoring it puts those records back in one
 // transaction, then the files. Its JSON tags are the store's record
 // format.
 //

@@ -67,27 +67,27 @@ type Service struct {
 	wmu     sync.Mutex
 	pending []*write
 	leading bool
-	// hints speed up name allocation (naming.go).
+	// hints speed up name allocation (node_naming.go).
 	hints nameHints
 	// nodeLocks holds one *sync.Mutex per node for lifecycle calls.
 	nodeLocks sync.Map
-	// imports serialises project imports (import.go): the check that no
+	// imports serialises project imports (project_import.go): the check that no
 	// project has the id and the rename of its folder.
 	imports sync.Mutex
 	// snapFiles serialises the work on snapshots' files
-	// (snapshot_files.go): a take's copy and its commit, a restore's
+	// (project_snapshot_files.go): a take's copy and its commit, a restore's
 	// records and files, a sweep.
 	snapFiles sync.Mutex
-	// consoleServers are reset by ResetConsole (console.go).
+	// consoleServers are reset by ResetConsole (node_console.go).
 	consoleMu      sync.Mutex
 	consoleServers []ConsoleServer
 	// hostPorts checks cloud host ports before they are linked
-	// (hostports.go); nil: no data plane opens them.
+	// (cloud_hostports.go); nil: no data plane opens them.
 	hostPorts HostPorts
 	// cmp holds the connections to remote computes (remote.go).
 	cmp computes
 	// noHistory turns recording off, for a benchmark of its cost
-	// (export_test.go).
+	// (project_export_test.go).
 	noHistory bool
 }
 
@@ -175,7 +175,7 @@ type write struct {
 // after the commit, in commit order; a rejected or failed write publishes
 // nothing. This is the only way a change is written and announced. What fn
 // changes of a project's records is recorded in the project's history
-// (record.go), as coming from ctx's Source.
+// (history_record.go), as coming from ctx's Source.
 func (s *Service) update(ctx context.Context, fn func(tx Tx, emit emitFunc) error) error {
 	return s.submit(&write{fn: fn, src: SourceOf(ctx), record: !s.noHistory})
 }
