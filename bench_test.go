@@ -43,6 +43,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"nodedesk/app"
+	"nodedesk/app/hostnet"
 	"nodedesk/store"
 )
 
@@ -374,7 +375,7 @@ func writeBenchStore(t *testing.T, path string, n int) (string, []string) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	svc := app.NewService(app.Config{Store: st, DataDir: filepath.Dir(path)})
+	svc := app.NewService(app.Config{Store: st, DataDir: filepath.Dir(path), PortFree: hostnet.PortFree("127.0.0.1")})
 	ctx := context.Background()
 	p, err := svc.CreateProject(ctx, app.ProjectCreate{ProjectUpdate: app.ProjectUpdate{Name: app.Some("bench")}})
 	if err != nil {

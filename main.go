@@ -27,6 +27,7 @@ import (
 	"nodedesk/app"
 	"nodedesk/app/dataplane"
 	"nodedesk/app/desktop"
+	"nodedesk/app/hostnet"
 	"nodedesk/app/remote"
 	"nodedesk/app/vpcs"
 	"nodedesk/store"
@@ -174,9 +175,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 		DataDir:     filepath.Dir(o.db),
 		ConsoleHost: host,
 		Runners:     []app.Runner{runner},
-		Computes:    remote.Dial, // remote computes' clients (app/remote)
-		UDPPorts:    o.udpPorts,
-		Logger:      logger,
+		// This machine's interfaces and free ports (app/hostnet).
+		HostInterfaces:    hostnet.Interfaces,
+		NetworkInterfaces: hostnet.NetworkInterfaces,
+		PortFree:          hostnet.PortFree(host),
+		Computes:          remote.Dial, // remote computes' clients (app/remote)
+		UDPPorts:          o.udpPorts,
+		Logger:            logger,
 	})
 	defer svc.CloseComputes()
 	runner.OnExit(svc.OnProcessExit)

@@ -147,7 +147,7 @@ func (s *Server) handleComputeFiles(w http.ResponseWriter, r *http.Request) erro
 
 // handleComputeInterfaces lists this machine's network interfaces.
 func (s *Server) handleComputeInterfaces(w http.ResponseWriter, _ *http.Request) error {
-	writeJSON(w, http.StatusOK, app.NetworkInterfaces())
+	writeJSON(w, http.StatusOK, s.svc.NetworkInterfaces())
 	return nil
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"nodedesk/app"
 	"nodedesk/app/dataplane"
+	"nodedesk/app/hostnet"
 	"nodedesk/app/vpcs"
 	"nodedesk/store"
 )
@@ -84,10 +85,11 @@ func (ts *testServer) open() {
 		runners = append(runners, ts.opts.runner)
 	}
 	if ts.opts.runner != nil || ts.opts.fabric {
-		portFree = nil
+		portFree = hostnet.PortFree("127.0.0.1")
 	}
 	ts.svc = app.NewService(app.Config{
 		Store: appStore, Events: ts.events, Runners: runners, DataDir: filepath.Dir(ts.dbPath), PortFree: portFree,
+		NetworkInterfaces: hostnet.NetworkInterfaces,
 		HostInterfaces: func() []app.HostInterface {
 			return []app.HostInterface{{Name: "eth0", Type: "ethernet"}, {Name: "lo", Special: true, Type: "ethernet"}}
 		},

@@ -5,10 +5,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"io"
-	"net"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 )
 
@@ -126,29 +123,8 @@ type NetworkInterface struct {
 
 // NetworkInterfaces lists this machine's interfaces with their first IPv4
 // address, as a GNS3 controller reads them to find addresses two computes
-// share a subnet on; type and special are the cloud's rule
-// (SystemInterfaces).
-func NetworkInterfaces() []NetworkInterface {
-	ifaces, err := net.Interfaces()
-	if err != nil {
-		return []NetworkInterface{}
-	}
-	out := make([]NetworkInterface, 0, len(ifaces))
-	for _, i := range ifaces {
-		h := hostInterfaceOf(i)
-		n := NetworkInterface{ID: i.Name, Name: i.Name, MACAddress: i.HardwareAddr.String(), Type: h.Type, Special: h.Special}
-		addrs, _ := i.Addrs()
-		for _, a := range addrs {
-			if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil {
-				n.IPAddress, n.Netmask = ipn.IP.String(), net.IP(ipn.Mask).String()
-				break
-			}
-		}
-		out = append(out, n)
-	}
-	slices.SortFunc(out, func(a, b NetworkInterface) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
+// share a subnet on (Config.NetworkInterfaces).
+func (s *Service) NetworkInterfaces() []NetworkInterface { return s.c.NetworkInterfaces() }
 
 // DuplicateComputeNode gives node dstID, which a GNS3 controller has just
 // created as a copy of src, what the controller could not copy itself

@@ -33,8 +33,11 @@ type Config struct {
 	// ConsoleHost is the address clients use to reach console ports.
 	ConsoleHost string
 	// HostInterfaces lists this machine's network interfaces for new
-	// clouds; nil means SystemInterfaces.
+	// clouds (hostnet.Interfaces); nil: none.
 	HostInterfaces func() []HostInterface
+	// NetworkInterfaces lists them as a GNS3 compute describes them
+	// (hostnet.NetworkInterfaces); nil: none.
+	NetworkInterfaces func() []NetworkInterface
 	// NewID returns a fresh UUID string; nil means uuid.NewString.
 	NewID func() string
 	// Runners run process-backed nodes, one runner per emulator (package
@@ -42,8 +45,8 @@ type Config struct {
 	Runners []Runner
 	// PortFree reports whether a port of this machine is free for a node
 	// to take ("tcp" for console ports, "udp" for link ports), so that
-	// allocation skips ports other programs hold; nil means
-	// TestBind(ConsoleHost).
+	// allocation skips ports other programs hold (hostnet.PortFree); nil:
+	// every port counts as free.
 	PortFree func(network string, port int) bool
 	// Computes starts the client of a remote compute (package
 	// app/remote); nil: remote computes are recorded but never connect.
@@ -94,7 +97,10 @@ type Service struct {
 // NewService returns a Service for c.
 func NewService(c Config) *Service {
 	if c.HostInterfaces == nil {
-		c.HostInterfaces = SystemInterfaces
+		c.HostInterfaces = func() []HostInterface { return []HostInterface{} }
+	}
+	if c.NetworkInterfaces == nil {
+		c.NetworkInterfaces = func() []NetworkInterface { return []NetworkInterface{} }
 	}
 	if c.NewID == nil {
 		c.NewID = uuid.NewString
@@ -106,7 +112,7 @@ func NewService(c Config) *Service {
 		c.UDPPorts = DefaultUDPPorts
 	}
 	if c.PortFree == nil {
-		c.PortFree = TestBind(c.ConsoleHost)
+		c.PortFree = func(string, int) bool { return true }
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"net"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -910,29 +909,5 @@ func TestService_AllocationSkipsHostPorts(t *testing.T) {
 	got, err := svc.UpdateNode(ctx, app.NodeRef{ProjectID: p.ID, NodeID: n.ID}, app.NodeUpdate{Console: app.Some(5000)})
 	if err == nil && got.Console != 5000 {
 		t.Errorf("pinned console %d, want 5000", got.Console)
-	}
-}
-
-func TestTestBind(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	free := app.TestBind("127.0.0.1")
-	if free("tcp", port) {
-		t.Error("a port with a listener reads as free")
-	}
-	ln.Close()
-	if !free("tcp", port) {
-		t.Error("a closed port reads as taken")
-	}
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pc.Close()
-	if free("udp", pc.LocalAddr().(*net.UDPAddr).Port) {
-		t.Error("a bound UDP port reads as free")
 	}
 }

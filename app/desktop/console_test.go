@@ -16,6 +16,7 @@ import (
 	"nodedesk/app"
 	"nodedesk/app/dataplane"
 	"nodedesk/app/desktop"
+	"nodedesk/app/hostnet"
 	"nodedesk/store"
 )
 
@@ -351,7 +352,7 @@ func TestConsoleSwitch(t *testing.T) {
 	}
 	t.Cleanup(func() { st.Close() })
 	events := app.NewBroker()
-	svc := app.NewService(app.Config{Store: st, Events: events, DataDir: t.TempDir(), ConsoleHost: "127.0.0.1"})
+	svc := app.NewService(app.Config{Store: st, Events: events, DataDir: t.TempDir(), ConsoleHost: "127.0.0.1", PortFree: hostnet.PortFree("127.0.0.1")})
 	fabric := dataplane.NewFabric("127.0.0.1", quiet)
 	t.Cleanup(fabric.Close)
 	if err := fabric.Attach(context.Background(), svc, events); err != nil {

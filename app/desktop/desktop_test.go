@@ -19,6 +19,7 @@ import (
 	"nodedesk/api"
 	"nodedesk/app"
 	"nodedesk/app/desktop"
+	"nodedesk/app/hostnet"
 	"nodedesk/store"
 )
 
@@ -289,7 +290,7 @@ func newDoorEvents(t *testing.T) (*desktop.App, *emitted, *app.Broker) {
 	}
 	t.Cleanup(func() { st.Close() })
 	events := app.NewBroker()
-	svc := app.NewService(app.Config{Store: st, Events: events, DataDir: t.TempDir()})
+	svc := app.NewService(app.Config{Store: st, Events: events, DataDir: t.TempDir(), PortFree: hostnet.PortFree("127.0.0.1")})
 	srv, err := api.NewServer(svc, events, quiet)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,54 @@
+package hostnet_test
+
+import (
+	"net"
+	"testing"
+
+	"nodedesk/app/hostnet"
+)
+
+func TestPortFree(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	free := hostnet.PortFree("127.0.0.1")
+	if free("tcp", port) {
+		t.Error("a port with a listener reads as free")
+	}
+	ln.Close()
+	if !free("tcp", port) {
+		t.Error("a closed port reads as taken")
+	}
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	if free("udp", pc.LocalAddr().(*net.UDPAddr).Port) {
+		t.Error("a bound UDP port reads as free")
+	}
+}
+
+// TestInterfaces: loopback is listed, special, as the cloud's rule says.
+func TestInterfaces(t *testing.T) {
+	var lo bool
+	for _, i := range hostnet.Interfaces() {
+		if i.Name == "lo" {
+			lo = i.Special && i.Type == "ethernet"
+		}
+	}
+	if !lo {
+		t.Errorf("interfaces %v: want lo, special, of type ethernet", hostnet.Interfaces())
+	}
+	nis := hostnet.NetworkInterfaces()
+	for i, n := range nis {
+		if n.Name == "lo" && (n.IPAddress != "127.0.0.1" || n.Netmask != "255.0.0.0" || !n.Special) {
+			t.Errorf("lo = %+v; want 127.0.0.1/255.0.0.0, special", n)
+		}
+		if i > 0 && nis[i-1].Name > n.Name {
+			t.Errorf("network interfaces not sorted by name: %s before %s", nis[i-1].Name, n.Name)
+		}
+	}
+}
