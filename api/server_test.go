@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -14,13 +13,12 @@ import (
 	"time"
 
 	"nodedesk/app"
-	"nodedesk/app/dataplane"
-	"nodedesk/app/vpcs"
 	"nodedesk/store"
 )
 
-// testServer is the real thing: a bbolt file in a temp folder, the service,
-// and the REST server on a 127.0.0.1 listener.
+// testServer is the real API: a bbolt file in a temp folder, the service,
+// and the REST server on a 127.0.0.1 listener. Tests of a lab that runs
+// (VPCS processes, the data plane, consoles) are app/labtest's.
 type testServer struct {
 	tb     testing.TB
 	opts   testOptions
@@ -30,7 +28,6 @@ type testServer struct {
 	events *app.Broker
 	srv    *Server
 	url    string
-	fabric *dataplane.Fabric // with a runner: the data plane
 	client *http.Client
 }
 
@@ -40,8 +37,6 @@ type testOptions struct {
 	wrapStore func(app.Store) app.Store // e.g. to inject write failures
 	auth      *Credentials
 	timeouts  Timeouts
-	runner    *vpcs.Runner // nil: statuses change alone
-	fabric    bool         // carry frames even without a runner (always with one)
 }
 
 func mustOpenServer(tb testing.TB) *testServer {
@@ -72,60 +67,29 @@ func (ts *testServer) open() {
 		appStore = ts.opts.wrapStore(st)
 	}
 	ts.events = app.NewBroker()
-	var runner app.Runner
 	// Without processes or a data plane, ports are allocated as if this
-	// machine ran nothing else (the tests name them); with them, ports
-	// other programs hold are skipped, as nodedesk does.
+	// machine ran nothing else (the tests name them).
 	portFree := func(string, int) bool { return true }
-	if ts.opts.runner != nil {
-		runner = ts.opts.runner
-	}
-	if ts.opts.runner != nil || ts.opts.fabric {
-		portFree = nil
-	}
 	ts.svc = app.NewService(app.Config{
-		Store: appStore, Events: ts.events, Runner: runner, DataDir: filepath.Dir(ts.dbPath), PortFree: portFree,
+		Store: appStore, Events: ts.events, DataDir: filepath.Dir(ts.dbPath), PortFree: portFree,
 		HostInterfaces: func() []app.HostInterface {
 			return []app.HostInterface{{Name: "eth0", Type: "ethernet"}, {Name: "lo", Special: true, Type: "ethernet"}}
 		},
 	})
-	if ts.opts.runner != nil {
-		ts.opts.runner.OnExit(ts.svc.OnProcessExit)
-	}
-	if ts.opts.runner != nil || ts.opts.fabric {
-		// Servers that run VPCS carry their frames too.
-		ts.fabric = dataplane.NewFabric("127.0.0.1", slog.New(slog.NewTextHandler(io.Discard, nil)))
-		if err := ts.fabric.Attach(context.Background(), ts.svc, ts.events); err != nil {
-			ts.tb.Fatal(err)
-		}
-	}
 	ts.srv, err = NewServer(ts.svc, ts.events, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		ts.tb.Fatal(err)
 	}
 	ts.srv.Auth, ts.srv.Timeouts = ts.opts.auth, ts.opts.timeouts
-	if ts.fabric != nil {
-		ts.srv.FollowCapture = ts.fabric.FollowCapture
-	}
 	if err := ts.srv.Open("127.0.0.1:0"); err != nil {
 		ts.tb.Fatal(err)
 	}
 	ts.url = ts.srv.URL()
-	if ts.fabric != nil {
-		ts.fabric.SetAPIPort(ts.srv.ln.Addr().(*net.TCPAddr).Port) // NAT gateways refuse it, as main does
-	}
 	// The timeout is a hang guard: no request of a test should come near it.
 	ts.client = &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 }
 
 func (ts *testServer) close() {
-	if ts.opts.runner != nil {
-		ts.opts.runner.StopAll()
-	}
-	if ts.fabric != nil {
-		ts.fabric.Close()
-		ts.fabric = nil
-	}
 	if ts.client != nil {
 		// Unused connections would hold up Shutdown for 5 s.
 		ts.client.CloseIdleConnections()
@@ -253,4 +217,11 @@ func (ts *testServer) mustCreateProject(name string) string {
 func (ts *testServer) mustCreateNode(pid string, body map[string]any) map[string]any {
 	ts.tb.Helper()
 	return ts.do("POST", "/v2/projects/"+pid+"/nodes", body).want(ts.tb, 201).json(ts.tb)
+}
+
+// link joins port a of node x to port b of node y and returns the link id.
+func (ts *testServer) link(t *testing.T, pid, x string, a int, y string, b int) string {
+	t.Helper()
+	return ts.do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{end(x, 0, a), end(y, 0, b)}}).
+		want(t, 201).json(t)["link_id"].(string)
 }
