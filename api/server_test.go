@@ -225,3 +225,24 @@ func (ts *testServer) link(t *testing.T, pid, x string, a int, y string, b int) 
 	return ts.do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{end(x, 0, a), end(y, 0, b)}}).
 		want(t, 201).json(t)["link_id"].(string)
 }
+
+// lab is a project with two VPCS, a switch and a Frame Relay switch.
+type lab struct {
+	pid                     string
+	pc1, pc2, sw, frsw, hub string
+}
+
+func (ts *testServer) mustCreateLab() lab {
+	ts.tb.Helper()
+	l := lab{pid: ts.mustCreateProject("lab")}
+	id := func(typ string) string {
+		return ts.mustCreateNode(l.pid, map[string]any{"node_type": typ})["node_id"].(string)
+	}
+	l.pc1, l.pc2, l.sw, l.frsw, l.hub = id("vpcs"), id("vpcs"), id("ethernet_switch"), id("frame_relay_switch"), id("ethernet_hub")
+	ts.do("PUT", "/v2/projects/"+l.pid+"/nodes/"+l.frsw, map[string]any{"properties": map[string]any{"mappings": map[string]any{"1:101": "2:201"}}}).want(ts.tb, 200)
+	return l
+}
+
+func end(node string, adapter, port int) map[string]any {
+	return map[string]any{"node_id": node, "adapter_number": adapter, "port_number": port}
+}
