@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"nodedesk/app/labtest"
 )
 
 // freePort returns a TCP port of 127.0.0.1 that was free a moment ago.
@@ -53,97 +55,37 @@ func mustJSON(t *testing.T, want int, method, url string, body any) map[string]a
 	return m
 }
 
-// waitFor polls cond every 200 ms until it holds or limit passes.
-func waitFor(limit time.Duration, cond func() bool) bool {
-	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-	}
-	return cond()
-}
-
-// vpcsConsole is a telnet client on a VPCS console.
+// vpcsConsole is a VPCS's console (labtest's reader) and its prompt.
 type vpcsConsole struct {
-	t    *testing.T
-	conn net.Conn
+	*labtest.Console
 	name string
-	log  strings.Builder
 }
 
+// openVPCS opens a VPCS's console and waits for its prompt.
 func openVPCS(t *testing.T, host string, port int, name string) *vpcsConsole {
 	t.Helper()
-	conn, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(port)), 5*time.Second)
-	if err != nil {
-		t.Fatalf("console of %s at %s:%d: %v", name, host, port, err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	c := &vpcsConsole{t: t, conn: conn, name: name}
-	ok := false
-	for deadline := time.Now().Add(15 * time.Second); !ok && time.Now().Before(deadline); {
-		ok = c.expect(name+">", "\r\n", 2*time.Second) // Enter until it answers
-	}
-	if !ok {
-		t.Fatalf("%s: no prompt: %q", name, c.log.String())
+	c := &vpcsConsole{Console: labtest.DialConsole(t, host, port), name: name}
+	if !c.Expect(name+">", true, 15*time.Second) { // Enter until it answers
+		t.Fatalf("%s: no prompt: %q", name, c.Log.String())
 	}
 	return c
-}
-
-// expect sends line (if any) and reads until want shows, within limit.
-func (c *vpcsConsole) expect(want, line string, limit time.Duration) bool {
-	var seen strings.Builder
-	buf := make([]byte, 4096)
-	deadline := time.Now().Add(limit)
-	next := time.Now()
-	for time.Now().Before(deadline) {
-		if line != "" && !time.Now().Before(next) {
-			if _, err := c.conn.Write([]byte(line)); err != nil {
-				return false
-			}
-			next = deadline // once
-		}
-		_ = c.conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-		n, err := c.conn.Read(buf)
-		seen.Write(buf[:n])
-		c.log.Write(buf[:n])
-		if strings.Contains(seen.String(), want) {
-			return true
-		}
-		if err != nil && !os.IsTimeout(err) {
-			return false
-		}
-	}
-	return false
-}
-
-// drain reads until the console has been quiet for 400 ms (at most 5 s),
-// so that what an earlier command printed is not read as an answer.
-func (c *vpcsConsole) drain() {
-	buf := make([]byte, 4096)
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); {
-		_ = c.conn.SetReadDeadline(time.Now().Add(400 * time.Millisecond))
-		n, err := c.conn.Read(buf)
-		c.log.Write(buf[:n])
-		if err != nil {
-			return
-		}
-	}
 }
 
 // ping runs "ping ip -c 2", one at a time (each until the prompt comes
 // back), until a reply comes or limit passes, and returns the lines of
 // replies and losses.
 func (c *vpcsConsole) ping(ip string, limit time.Duration) (string, bool) {
-	c.drain()
-	start := c.log.Len()
+	c.Drain()
+	start := c.Log.Len()
 	ok := false
 	for deadline := time.Now().Add(limit); !ok && time.Now().Before(deadline); {
-		from := c.log.Len()
-		c.expect(c.name+">", "ping "+ip+" -c 2\r\n", 10*time.Second)
-		ok = strings.Contains(c.log.String()[from:], "ttl=")
+		from := c.Log.Len()
+		c.Send("ping " + ip + " -c 2")
+		c.Expect(c.name+">", false, 10*time.Second)
+		ok = strings.Contains(c.Log.String()[from:], "ttl=")
 	}
 	var lines []string
-	for _, l := range strings.Split(c.log.String()[start:], "\n") {
+	for _, l := range strings.Split(c.Log.String()[start:], "\n") {
 		if strings.Contains(l, "ttl=") || strings.Contains(l, "timeout") || strings.Contains(l, "not reachable") {
 			lines = append(lines, strings.TrimSpace(l))
 		}
@@ -196,26 +138,6 @@ func followStream(t *testing.T, url string) <-chan string {
 	return lines
 }
 
-// vpcsProcess is the pid of the vpcs process working in dir, a zombie
-// not counted (0: none).
-func vpcsProcess(dir string) int {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cwd, _ := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
-		exe, _ := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-		if cwd == dir && strings.HasSuffix(exe, "vpcs") {
-			if b, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); !strings.Contains(string(b), ") Z ") {
-				return pid
-			}
-		}
-	}
-	return 0
-}
-
 // node is what the test reads of a node answer.
 type node struct {
 	ID          string
@@ -235,9 +157,7 @@ func nodeOf(m map[string]any) node {
 }
 
 func TestRemoteCompute_TwoProcesses(t *testing.T) {
-	if _, err := os.Stat("/usr/bin/vpcs"); err != nil {
-		t.Fatal("the vpcs simulator is not installed: run `make test` (it installs it)")
-	}
+	labtest.MustHaveVPCS(t)
 	dir := t.TempDir()
 	bPort := freePort(t)
 	bArgs := []string{"--headless", "--listen", "127.0.0.1:" + strconv.Itoa(bPort), "--db", filepath.Join(dir, "b", "b.db"), "--udp-ports", "31000-31499"}
@@ -274,7 +194,7 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 		_ = json.Unmarshal(raw, &v)
 		return v.Connected
 	}
-	if !waitFor(15*time.Second, connected) {
+	if !labtest.WaitFor(15*time.Second, connected) {
 		_, raw := call(t, "GET", A+"/v2/computes/b", nil)
 		t.Fatalf("compute B never connected: %s\nA:\n%s", raw, a.stderr)
 	}
@@ -332,14 +252,14 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	lines, ok := con1.ping("10.15.0.2", 30*time.Second)
 	t.Logf("PC1 (A) -> PC2 (B) across the switch on B:\n%s", lines)
 	if !ok {
-		t.Fatalf("PC1 on A does not ping PC2 on B\nPC1:\n%s\nA:\n%s\nB:\n%s", con1.log.String(), a.stderr, b.stderr)
+		t.Fatalf("PC1 on A does not ping PC2 on B\nPC1:\n%s\nA:\n%s\nB:\n%s", con1.Log.String(), a.stderr, b.stderr)
 	}
 
 	// B's notification stream tells A what happens to its nodes: PC2
 	// stopped on B directly shows stopped on A; started again through A.
 	bNodes := "http://127.0.0.1:" + strconv.Itoa(bPort) + "/v2/compute/projects/" + pid
 	mustJSON(t, 204, "POST", bNodes+"/vpcs/nodes/"+pc2.ID+"/stop", map[string]any{})
-	if !waitFor(10*time.Second, func() bool { return nodeOf(mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil)).Status == "stopped" }) {
+	if !labtest.WaitFor(10*time.Second, func() bool { return nodeOf(mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil)).Status == "stopped" }) {
 		t.Errorf("PC2 stopped on B still shows %v on A", mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil)["status"])
 	}
 	mustJSON(t, 200, "POST", nodes+"/"+pc2.ID+"/start", map[string]any{})
@@ -348,7 +268,7 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	// project's stream on A (GNS3's controller passes it on).
 	events := followStream(t, A+"/v2/projects/"+pid+"/notifications")
 	pc2Dir := fmt.Sprint(mustJSON(t, 200, "GET", bNodes+"/vpcs/nodes/"+pc2.ID, nil)["node_directory"])
-	if vpid := vpcsProcess(pc2Dir); vpid == 0 {
+	if vpid := labtest.LiveVPCSPID(pc2Dir); vpid == 0 {
 		t.Errorf("no vpcs process of PC2 on B (in %s)", pc2Dir)
 	} else if err := syscall.Kill(vpid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -368,7 +288,7 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	if !strings.Contains(logged, `"log.error"`) || !strings.Contains(logged, "PC2") {
 		t.Errorf("A's project stream: %s, want B's log.error naming PC2", logged)
 	}
-	if !waitFor(10*time.Second, func() bool { return nodeOf(mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil)).Status == "stopped" }) {
+	if !labtest.WaitFor(10*time.Second, func() bool { return nodeOf(mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil)).Status == "stopped" }) {
 		t.Errorf("PC2 whose VPCS died on B does not show stopped on A")
 	}
 	mustJSON(t, 200, "POST", nodes+"/"+pc2.ID+"/start", map[string]any{})
@@ -457,7 +377,7 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 		n := nodeOf(mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil))
 		return !connected() && !n.Connected && n.Status == "stopped"
 	}
-	if !waitFor(20*time.Second, lost) {
+	if !labtest.WaitFor(20*time.Second, lost) {
 		t.Fatalf("A does not show B lost: %v", mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil))
 	}
 	_, raw = call(t, "GET", A+"/v2/computes/b", nil)
@@ -482,7 +402,7 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	lines, ok = con3.ping("10.16.0.4", 30*time.Second)
 	t.Logf("PC3 -> PC4, both on A, while B is down:\n%s", lines)
 	if !ok {
-		t.Fatalf("A's local lab does not work while B is down\nPC3:\n%s", con3.log.String())
+		t.Fatalf("A's local lab does not work while B is down\nPC3:\n%s", con3.Log.String())
 	}
 
 	// B comes back on the same store and port: A heals it.
@@ -492,13 +412,13 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 		n := nodeOf(mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil))
 		return connected() && n.Connected && n.Status == "started"
 	}
-	if !waitFor(30*time.Second, healed) {
+	if !labtest.WaitFor(30*time.Second, healed) {
 		t.Fatalf("A did not heal B: %v\nA:\n%s\nB:\n%s", mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil), a.stderr, b.stderr)
 	}
 	lines, ok = con1.ping("10.15.0.2", 40*time.Second)
 	t.Logf("PC1 (A) -> PC2 (B) after B came back:\n%s", lines)
 	if !ok {
-		t.Fatalf("PC1 does not ping PC2 after the heal\nPC1:\n%s\nA:\n%s\nB:\n%s", con1.log.String(), a.stderr, b.stderr)
+		t.Fatalf("PC1 does not ping PC2 after the heal\nPC1:\n%s\nA:\n%s\nB:\n%s", con1.Log.String(), a.stderr, b.stderr)
 	}
 
 	// Closing the project on A closes it on B (GNS3's controller does):
@@ -533,7 +453,7 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	lines, ok = con1.ping("10.15.0.2", 40*time.Second)
 	t.Logf("PC1 (A) -> PC2 (B) after the project's close and open on A:\n%s", lines)
 	if !ok {
-		t.Fatalf("PC1 does not ping PC2 after close and open\nPC1:\n%s\nA:\n%s\nB:\n%s", con1.log.String(), a.stderr, b.stderr)
+		t.Fatalf("PC1 does not ping PC2 after close and open\nPC1:\n%s\nA:\n%s\nB:\n%s", con1.Log.String(), a.stderr, b.stderr)
 	}
 
 	// A stopped remote node is duplicated on its compute: the copy is

@@ -2,16 +2,17 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"nodedesk/app/labtest"
 )
 
 // vpcsRunning reports whether a vpcs process works in dir.
-func vpcsRunning(dir string) bool { return vpcsProcess(dir) != 0 }
+func vpcsRunning(dir string) bool { return labtest.LiveVPCSPID(dir) != 0 }
 
 // waitGone waits (bounded) until no vpcs process works in dir.
 func waitGone(t *testing.T, dir, after string) {
@@ -28,9 +29,7 @@ func waitGone(t *testing.T, dir, after string) {
 // records them stopped; after a crash of nodedesk, the processes end with
 // it and the next start finds no stale "started".
 func TestMain_VPCSLeftBehind(t *testing.T) {
-	if _, err := os.Stat("/usr/bin/vpcs"); err != nil {
-		t.Fatal("the vpcs simulator is not installed: run `make test` (it installs it)")
-	}
+	labtest.MustHaveVPCS(t)
 	db := filepath.Join(t.TempDir(), "v.db")
 	env := sandboxEnv(t)
 	args := []string{"--headless", "--listen", "127.0.0.1:0", "--db", db}

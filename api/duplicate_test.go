@@ -116,3 +116,30 @@ func TestProjectDuplicate(t *testing.T) {
 	ts.do("POST", "/v2/projects/5e9f3c1a-0000-4000-8000-000000000001/duplicate", map[string]any{"name": "x"}).want(t, 404)
 	ts.do("POST", "/v2/projects/"+cid+"/duplicate", map[string]any{"name": ""}).want(t, 400)
 }
+
+func TestDuplicate(t *testing.T) {
+	ts := mustOpenServer(t)
+	l := ts.mustCreateLab()
+	ts.do("POST", "/v2/projects/"+l.pid+"/links", map[string]any{"nodes": []any{end(l.pc1, 0, 0), end(l.sw, 0, 0)}}).want(t, 201)
+	pc := "/v2/projects/" + l.pid + "/nodes/" + l.pc1
+	ts.do("PUT", pc, map[string]any{"properties": map[string]any{"startup_script": "ip 10.0.0.1/24"}}).want(t, 200)
+	ts.do("POST", pc+"/start", nil).want(t, 200)
+	orig := ts.do("GET", pc, nil).json(t)
+	d := ts.do("POST", pc+"/duplicate", map[string]any{"x": 100, "y": 50, "z": 2}).want(t, 201).json(t)
+	if d["node_id"] == orig["node_id"] || d["name"] != "PC3" || d["console"] == orig["console"] || d["status"] != "stopped" {
+		t.Errorf("duplicate %v of %v", d, orig)
+	}
+	if d["x"] != float64(100) || d["y"] != float64(50) || d["z"] != float64(2) || d["label"].(map[string]any)["text"] != "PC3" {
+		t.Errorf("duplicate placement/label %v", d)
+	}
+	if d["properties"].(map[string]any)["startup_script"] != "ip 10.0.0.1/24" {
+		t.Errorf("duplicate lost the startup script: %v", d["properties"])
+	}
+	if got := ts.do("GET", "/v2/projects/"+l.pid+"/nodes/"+d["node_id"].(string)+"/links", nil).list(t); len(got) != 0 {
+		t.Errorf("links were copied: %v", got)
+	}
+	for _, bad := range []any{map[string]any{"x": 1}, map[string]any{"x": 1, "y": 2, "w": 3}} {
+		ts.do("POST", pc+"/duplicate", bad).want(t, 400)
+	}
+	ts.do("POST", "/v2/projects/"+l.pid+"/nodes/00000000-0000-4000-8000-000000000000/duplicate", map[string]any{"x": 1, "y": 2}).want(t, 404)
+}

@@ -2,11 +2,17 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
+
+	"github.com/coder/websocket"
 )
 
 // TestGuard: a web page in the user's browser cannot drive the API.
@@ -140,5 +146,75 @@ func TestUI(t *testing.T) {
 	}
 	if code, _, _ := get("/v2/nope"); code != 404 {
 		t.Errorf("/v2/nope: %d", code)
+	}
+}
+
+func TestAuth(t *testing.T) {
+	ts := mustOpenServerWith(t, testOptions{auth: &Credentials{User: "lab", Password: "s3cret"}})
+	basic := func(user, pass string) http.Header {
+		r, _ := http.NewRequest("GET", "/", nil)
+		r.SetBasicAuth(user, pass)
+		return http.Header{"Authorization": r.Header["Authorization"]}
+	}
+	for _, tt := range []struct {
+		name   string
+		header http.Header
+		want   int
+	}{
+		{"no credentials", nil, 401},
+		{"wrong password", basic("lab", "nope"), 401},
+		{"wrong user", basic("admin", "s3cret"), 401},
+		{"right", basic("lab", "s3cret"), 201},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := ts.doWith("POST", "/v2/projects", map[string]any{"name": tt.name}, tt.header).want(t, tt.want)
+			if tt.want == 401 && !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Basic") {
+				t.Errorf("401 without a Basic challenge: %v", r.header)
+			}
+		})
+	}
+	// Unknown routes and websockets are behind the same door.
+	ts.do("GET", "/v2/nope", nil).want(t, 401)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	wsURL := "ws" + strings.TrimPrefix(ts.url, "http") + "/v2/notifications/ws"
+	if _, res, err := websocket.Dial(ctx, wsURL, nil); err == nil || res == nil || res.StatusCode != 401 {
+		t.Errorf("websocket without credentials: %v", err)
+	}
+	c, _, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{HTTPHeader: basic("lab", "s3cret")})
+	if err != nil {
+		t.Fatalf("websocket with credentials: %v", err)
+	}
+	c.CloseNow()
+}
+
+func TestGuard_RecoversPanics(t *testing.T) {
+	var log bytes.Buffer
+	calls := 0
+	g := &guard{logger: slog.New(slog.NewTextHandler(&log, nil)), next: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		if calls == 1 {
+			panic("boom")
+		}
+		writeJSON(w, 200, map[string]any{"ok": true})
+	})}
+	srv := httptest.NewServer(g)
+	defer srv.Close()
+	for i, want := range []int{500, 200} {
+		res, err := http.Get(srv.URL + "/v2/version")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Fatalf("request %d: %d %s, want %d", i, res.StatusCode, body, want)
+		}
+		if want == 500 && (!strings.Contains(string(body), `"status":500`) || res.Header.Get("Content-Type") != "application/json") {
+			t.Errorf("panic answered %s", body)
+		}
+	}
+	if !strings.Contains(log.String(), "boom") || !strings.Contains(log.String(), "goroutine") {
+		t.Errorf("panic not logged with a stack: %s", log.String())
 	}
 }

@@ -115,7 +115,7 @@ func TestHistory_UndoRedo(t *testing.T) {
 	ts := mustOpenServer(t)
 	var ports8 []any
 	for i := range 8 {
-		ports8 = append(ports8, swPort(i, "access", 10+i, ""))
+		ports8 = append(ports8, map[string]any{"name": fmt.Sprintf("Ethernet%d", i), "port_number": i, "type": "access", "vlan": 10 + i})
 	}
 	tests := []struct {
 		name     string
@@ -384,32 +384,6 @@ func TestHistory_Conflicts(t *testing.T) {
 	checkInvariants(t, ts, l.pid)
 }
 
-// TestHistory_TunnelPortTaken: with the data plane binding tunnels, an
-// undo that brings back a cloud whose tunnel's local port another
-// project's cloud took since is refused; an undo that keeps a cloud's
-// tunnel (its own port, bound) is not.
-func TestHistory_TunnelPortTaken(t *testing.T) {
-	ts := mustOpenServerWith(t, testOptions{fabric: true})
-	pid, other := ts.mustCreateProject("lab"), ts.mustCreateProject("other")
-	peer := newUDPPeer(t)
-	cloud := ts.cloudTunnels(t, pid, peer)
-	base := "/v2/projects/" + pid
-	ts.do("PUT", base+"/nodes/"+cloud, map[string]any{"x": 30}).want(t, 200)
-	ts.do("POST", base+"/undo", nil).want(t, 200) // the move: its bound tunnel is its own
-	before := ts.projectDigest(t, pid)
-	ts.do("DELETE", base+"/nodes/"+cloud, nil).want(t, 204)
-	thief := ts.cloudTunnels(t, other, peer)
-	deleted := ts.projectDigest(t, pid)
-	msg := ts.do("POST", base+"/undo", nil).want(t, 409).json(t)["message"].(string)
-	if !strings.Contains(msg, fmt.Sprintf("local UDP port %d is now in use", peer.lport)) {
-		t.Errorf("409 %q", msg)
-	}
-	wantDigest(t, "after a refused undo", ts.projectDigest(t, pid), deleted)
-	ts.do("DELETE", "/v2/projects/"+other+"/nodes/"+thief, nil).want(t, 204)
-	ts.do("POST", base+"/undo", nil).want(t, 200)
-	wantDigest(t, "the cloud brought back", ts.projectDigest(t, pid), before)
-}
-
 // TestHistory_Notifications: an undo reaches another client's stream as
 // the changes it makes, in the wire form of GNS3's events, then as
 // history.updated; so does the change itself, and the redo.
@@ -601,52 +575,4 @@ func TestHistory_RuntimeIsNotHistory(t *testing.T) {
 	if got := ts.do("GET", l.base+"/links/"+l.l1, nil).want(t, 200).json(t); got["suspend"] != false || got["capturing"] != true {
 		t.Errorf("link after undo: %v", got)
 	}
-}
-
-// TestHistory_VPCS: with real VPCS processes, starting, suspending and
-// stopping record nothing; undoing a move keeps a running node running;
-// undoing its creation stops it first; a node brought back is stopped.
-func TestHistory_VPCS(t *testing.T) {
-	ts := newVPCSServer(t)
-	pid := ts.mustCreateProject("lab")
-	base := "/v2/projects/" + pid
-	other := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": "other"})
-	pc := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": "pc"})
-	path := base + "/nodes/" + pc["node_id"].(string)
-	h := ts.do("GET", base+"/history", nil).want(t, 200).body
-	ts.do("POST", path+"/start", nil).want(t, 200)
-	ts.do("POST", path+"/suspend", nil).want(t, 200)
-	ts.do("POST", path+"/reload", nil).want(t, 200)
-	if got := ts.do("GET", base+"/history", nil).want(t, 200).body; string(got) != string(h) {
-		t.Fatalf("start, suspend and reload were recorded:\n%s\nwant\n%s", got, h)
-	}
-	ts.do("PUT", path, map[string]any{"x": 40}).want(t, 200)
-	ts.do("POST", base+"/undo", nil).want(t, 200)
-	if got := ts.do("GET", path, nil).want(t, 200).json(t); got["status"] != "started" || got["x"] != 0.0 {
-		t.Fatalf("after undoing a move of a running node: %v %v", got["status"], got["x"])
-	}
-	// An undo refused stops nothing: here a link made behind the
-	// history's back holds the node.
-	link := &app.Link{ID: "5e9f3c1a-0000-4000-8000-00000000cccc", ProjectID: pid, LinkType: "ethernet",
-		Nodes: []app.LinkEnd{{NodeID: pc["node_id"].(string)}, {NodeID: other["node_id"].(string)}}}
-	if err := ts.st.Update(func(tx app.Tx) error { return tx.PutLink(link) }); err != nil {
-		t.Fatal(err)
-	}
-	ts.do("POST", base+"/undo", nil).want(t, 409)
-	if got := ts.do("GET", path, nil).want(t, 200).json(t)["status"]; got != "started" {
-		t.Fatalf("after a refused undo the node is %v", got)
-	}
-	if err := ts.st.Update(func(tx app.Tx) error { return tx.DeleteLink(pid, link.ID) }); err != nil {
-		t.Fatal(err)
-	}
-	ts.do("POST", base+"/undo", nil).want(t, 200) // its creation: stopped, then deleted
-	ts.do("GET", path, nil).want(t, 404)
-	if got := ts.do("POST", base+"/redo", nil).want(t, 200).json(t); got["description"] != "Added pc" {
-		t.Errorf("redo %v", got)
-	}
-	if got := ts.do("GET", path, nil).want(t, 200).json(t); got["status"] != "stopped" || got["console"] != pc["console"] {
-		t.Errorf("redone node: %v", got)
-	}
-	ts.do("POST", path+"/start", nil).want(t, 200)
-	ts.do("POST", path+"/stop", nil).want(t, 200)
 }

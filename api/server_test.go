@@ -6,25 +6,20 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"nodedesk/app"
-	"nodedesk/app/dataplane"
 	"nodedesk/app/hostnet"
-	"nodedesk/app/vpcs"
 	"nodedesk/store"
 )
 
-// testServer is the real thing: a bbolt file in a temp folder, the service,
-// and the REST server on a 127.0.0.1 listener.
+// testServer is the real API: a bbolt file in a temp folder, the service,
+// and the REST server on a 127.0.0.1 listener. Tests of a lab that runs
+// (VPCS processes, the data plane, consoles) are app/labtest's.
 type testServer struct {
 	tb     testing.TB
 	opts   testOptions
@@ -34,7 +29,6 @@ type testServer struct {
 	events *app.Broker
 	srv    *Server
 	url    string
-	fabric *dataplane.Fabric // with a runner: the data plane
 	client *http.Client
 }
 
@@ -44,8 +38,6 @@ type testOptions struct {
 	wrapStore func(app.Store) app.Store // e.g. to inject write failures
 	auth      *Credentials
 	timeouts  Timeouts
-	runner    *vpcs.Runner // nil: statuses change alone
-	fabric    bool         // carry frames even without a runner (always with one)
 }
 
 func mustOpenServer(tb testing.TB) *testServer {
@@ -76,61 +68,30 @@ func (ts *testServer) open() {
 		appStore = ts.opts.wrapStore(st)
 	}
 	ts.events = app.NewBroker()
-	var runners []app.Runner
 	// Without processes or a data plane, ports are allocated as if this
-	// machine ran nothing else (the tests name them); with them, ports
-	// other programs hold are skipped, as nodedesk does.
+	// machine ran nothing else (the tests name them).
 	portFree := func(string, int) bool { return true }
-	if ts.opts.runner != nil {
-		runners = append(runners, ts.opts.runner)
-	}
-	if ts.opts.runner != nil || ts.opts.fabric {
-		portFree = hostnet.PortFree("127.0.0.1")
-	}
 	ts.svc = app.NewService(app.Config{
-		Store: appStore, Events: ts.events, Runners: runners, DataDir: filepath.Dir(ts.dbPath), PortFree: portFree,
+		Store: appStore, Events: ts.events, DataDir: filepath.Dir(ts.dbPath), PortFree: portFree,
 		NetworkInterfaces: hostnet.NetworkInterfaces,
 		HostInterfaces: func() []app.HostInterface {
 			return []app.HostInterface{{Name: "eth0", Type: "ethernet"}, {Name: "lo", Special: true, Type: "ethernet"}}
 		},
 	})
-	if ts.opts.runner != nil {
-		ts.opts.runner.OnExit(ts.svc.OnProcessExit)
-	}
-	if ts.opts.runner != nil || ts.opts.fabric {
-		// Servers that run VPCS carry their frames too.
-		ts.fabric = dataplane.NewFabric("127.0.0.1", slog.New(slog.NewTextHandler(io.Discard, nil)))
-		if err := ts.fabric.Attach(context.Background(), ts.svc, ts.events); err != nil {
-			ts.tb.Fatal(err)
-		}
-	}
 	ts.srv, err = NewServer(ts.svc, ts.events, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		ts.tb.Fatal(err)
 	}
 	ts.srv.Auth, ts.srv.Timeouts = ts.opts.auth, ts.opts.timeouts
-	if ts.fabric != nil {
-		ts.srv.FollowCapture = ts.fabric.FollowCapture
-	}
 	if err := ts.srv.Open("127.0.0.1:0"); err != nil {
 		ts.tb.Fatal(err)
 	}
 	ts.url = ts.srv.URL()
-	if ts.fabric != nil {
-		ts.fabric.SetAPIPort(ts.srv.ln.Addr().(*net.TCPAddr).Port) // NAT gateways refuse it, as main does
-	}
 	// The timeout is a hang guard: no request of a test should come near it.
 	ts.client = &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 }
 
 func (ts *testServer) close() {
-	if ts.opts.runner != nil {
-		ts.opts.runner.StopAll()
-	}
-	if ts.fabric != nil {
-		ts.fabric.Close()
-		ts.fabric = nil
-	}
 	if ts.client != nil {
 		// Unused connections would hold up Shutdown for 5 s.
 		ts.client.CloseIdleConnections()
@@ -230,114 +191,12 @@ func (ts *testServer) doWith(method, path string, body any, header http.Header) 
 	return r
 }
 
-// crossCutting are statuses any operation may answer, outside its own
-// description: the guard's 401 and 403, the router's 405, a recovered panic's 500.
-var crossCutting = map[int]bool{http.StatusUnauthorized: true, http.StatusForbidden: true, http.StatusMethodNotAllowed: true, http.StatusInternalServerError: true}
-
-// templateRegexps caches templateRegexp's answers.
-var templateRegexps sync.Map
-
-// templateRegexp matches the paths of an OpenAPI path template.
-func templateRegexp(tmpl string) *regexp.Regexp {
-	if re, ok := templateRegexps.Load(tmpl); ok {
-		return re.(*regexp.Regexp)
-	}
-	segs := strings.Split(tmpl, "/")
-	for i, seg := range segs {
-		if seg == "{path}" { // a node file's path spans segments
-			segs[i] = ".+"
-		} else if strings.HasPrefix(seg, "{") {
-			segs[i] = "[^/]+"
-		} else {
-			segs[i] = regexp.QuoteMeta(seg)
-		}
-	}
-	re := regexp.MustCompile("^" + strings.Join(segs, "/") + "$")
-	templateRegexps.Store(tmpl, re)
-	return re
-}
-
-// checkContract validates a response against the operation of openapi.json
-// whose path template matches path. Answers of no operation (unknown
-// routes, guard refusals) must still be JSON errors.
+// checkContract fails the test where a response breaks openapi.json
+// (Server.CheckResponse says how).
 func (ts *testServer) checkContract(method, path string, r response) {
 	ts.tb.Helper()
-	if method == http.MethodHead {
-		return
-	}
-	if r.status == http.StatusNoContent {
-		if len(r.body) != 0 {
-			ts.tb.Errorf("%s %s: 204 with a body: %q", method, path, r.body)
-		}
-		return
-	}
-	if i := strings.IndexByte(path, '?'); i >= 0 {
-		path = path[:i]
-	}
-	ct := ts.srv.contract
-	var op map[string]any
-	paths, _ := ct.doc["paths"].(map[string]any)
-	for tmpl := range paths {
-		// A literal segment and a parameter may both match
-		// (/v2/projects/load and /v2/projects/{project_id}): the
-		// template with this method's operation is the one.
-		if templateRegexp(tmpl).MatchString(path) {
-			if op = ct.operation(method, tmpl); op != nil {
-				break
-			}
-		}
-	}
-	schema := ""
-	if op != nil {
-		responses, _ := op["responses"].(map[string]any)
-		resp, ok := responses[strconv.Itoa(r.status)].(map[string]any)
-		if !ok && !crossCutting[r.status] {
-			ts.tb.Errorf("%s %s answered %d, which openapi.json does not document: %s", method, path, r.status, r.body)
-			return
-		}
-		if ok && resp["content"] == nil && len(r.body) == 0 {
-			return // documented without a body (GNS3's 201 of a node file write)
-		}
-		if ok {
-			schema = schemaRef(resp)
-			if content, _ := resp["content"].(map[string]any); content != nil && content["application/json"] == nil {
-				for media := range content {
-					if ct := r.header.Get("Content-Type"); ct != media {
-						ts.tb.Errorf("%s %s: Content-Type %q, want %s", method, path, ct, media)
-					}
-				}
-				return
-			}
-		}
-	} else if r.status < 400 {
-		ts.tb.Errorf("%s %s: %d from an undocumented operation", method, path, r.status)
-		return
-	}
-	if r.status >= 400 {
-		schema = "Error"
-	}
-	if ct := r.header.Get("Content-Type"); ct != "application/json" {
-		ts.tb.Errorf("%s %s: Content-Type %q, want application/json", method, path, ct)
-	}
-	if schema == "" {
-		return
-	}
-	v, err := decodeJSON(r.body)
-	if err != nil {
-		ts.tb.Errorf("%s %s: body is not JSON: %v: %s", method, path, err, r.body)
-		return
-	}
-	sch, err := ct.component(schema)
-	if err != nil {
-		ts.tb.Fatal(err)
-	}
-	if err := sch.Validate(v); err != nil {
-		ts.tb.Errorf("%s %s: %d body breaks schema %s: %v\n%s", method, path, r.status, schema, err, r.body)
-	}
-	if r.status >= 400 {
-		if m, _ := v.(map[string]any); m["status"] != json.Number(strconv.Itoa(r.status)) {
-			ts.tb.Errorf("%s %s: error body status %v, HTTP status %d", method, path, m["status"], r.status)
-		}
+	if err := ts.srv.CheckResponse(method, path, r.status, r.header, r.body); err != nil {
+		ts.tb.Error(err)
 	}
 }
 
@@ -360,4 +219,32 @@ func (ts *testServer) mustCreateProject(name string) string {
 func (ts *testServer) mustCreateNode(pid string, body map[string]any) map[string]any {
 	ts.tb.Helper()
 	return ts.do("POST", "/v2/projects/"+pid+"/nodes", body).want(ts.tb, 201).json(ts.tb)
+}
+
+// link joins port a of node x to port b of node y and returns the link id.
+func (ts *testServer) link(t *testing.T, pid, x string, a int, y string, b int) string {
+	t.Helper()
+	return ts.do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{end(x, 0, a), end(y, 0, b)}}).
+		want(t, 201).json(t)["link_id"].(string)
+}
+
+// lab is a project with two VPCS, a switch and a Frame Relay switch.
+type lab struct {
+	pid                     string
+	pc1, pc2, sw, frsw, hub string
+}
+
+func (ts *testServer) mustCreateLab() lab {
+	ts.tb.Helper()
+	l := lab{pid: ts.mustCreateProject("lab")}
+	id := func(typ string) string {
+		return ts.mustCreateNode(l.pid, map[string]any{"node_type": typ})["node_id"].(string)
+	}
+	l.pc1, l.pc2, l.sw, l.frsw, l.hub = id("vpcs"), id("vpcs"), id("ethernet_switch"), id("frame_relay_switch"), id("ethernet_hub")
+	ts.do("PUT", "/v2/projects/"+l.pid+"/nodes/"+l.frsw, map[string]any{"properties": map[string]any{"mappings": map[string]any{"1:101": "2:201"}}}).want(ts.tb, 200)
+	return l
+}
+
+func end(node string, adapter, port int) map[string]any {
+	return map[string]any{"node_id": node, "adapter_number": adapter, "port_number": port}
 }

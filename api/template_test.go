@@ -109,3 +109,60 @@ func TestUserTemplates(t *testing.T) {
 		t.Errorf("after delete: %d templates", len(got))
 	}
 }
+
+// The builtin templates under GNS3's fixed ids (clients.md, checklist 2).
+var builtinTemplateIDs = map[string]string{
+	"VPCS":               "19021f99-e36f-394d-b4a1-8aaa902ab9cc",
+	"Ethernet switch":    "1966b864-93e7-32d5-965f-001384eec461",
+	"Ethernet hub":       "b4503ea9-d6b6-3695-9fe4-1db3b39290b0",
+	"Frame Relay switch": "dd0f6f3a-ba58-3249-81cb-a1dd88407a47",
+	"Cloud":              "39e257dc-8412-3174-b6b3-0ee3ed6a43e9",
+	"NAT":                "df8f4ea9-33b7-3e96-86a2-c39bc9bb649c",
+	"ATM switch":         "aaa764e2-b383-300f-8a0e-3493bbfdb7d2",
+}
+
+func TestTemplates(t *testing.T) {
+	ts := mustOpenServer(t)
+	l := ts.do("GET", "/v2/templates", nil).want(t, 200).list(t)
+	if len(l) != len(builtinTemplateIDs) {
+		t.Fatalf("%d templates, want %d", len(l), len(builtinTemplateIDs))
+	}
+	for _, tmpl := range l {
+		if builtinTemplateIDs[tmpl["name"].(string)] != tmpl["template_id"] || tmpl["builtin"] != true || tmpl["category"] == "" {
+			t.Errorf("template %v", tmpl)
+		}
+	}
+	vpcs := builtinTemplateIDs["VPCS"]
+	if got := ts.do("GET", "/v2/templates/"+vpcs, nil).want(t, 200).json(t); got["template_type"] != "vpcs" || got["default_name_format"] != "PC{0}" ||
+		got["base_script_file"] != "vpcs_base_config.txt" {
+		t.Errorf("VPCS template %v, want GNS3's with its base script file", got)
+	}
+	ts.do("GET", "/v2/templates/00000000-0000-4000-8000-000000000000", nil).want(t, 404)
+
+	pid := ts.mustCreateProject("lab")
+	use := func(tid string, body any) response {
+		return ts.do("POST", "/v2/projects/"+pid+"/templates/"+tid, body)
+	}
+	for name, tid := range builtinTemplateIDs {
+		n := use(tid, map[string]any{"x": 10, "y": 20, "compute_id": "local"}).want(t, 201).json(t)
+		if n["template_id"] != tid || n["x"] != float64(10) || n["y"] != float64(20) || n["compute_id"] != "local" {
+			t.Errorf("%s: node %v", name, n)
+		}
+	}
+	n := use(vpcs, map[string]any{"x": 0, "y": 0, "name": "client"}).want(t, 201).json(t)
+	if n["name"] != "client" || n["node_type"] != "vpcs" {
+		t.Errorf("named node from template: %v", n)
+	}
+	// GNS3's base script: the prompt is the node's name (%h, put at run).
+	if script := n["properties"].(map[string]any)["startup_script"]; script != "set pcname %h\n" {
+		t.Errorf("VPCS from the builtin template has script %q, want GNS3's base script", script)
+	}
+	if n := use(vpcs, map[string]any{"x": 0, "y": 0}).want(t, 201).json(t); n["name"] != "PC2" {
+		t.Errorf("second VPCS from the template is %v, want PC2", n["name"])
+	}
+	use(vpcs, map[string]any{"x": 0}).want(t, 400)
+	use(vpcs, map[string]any{"x": 0, "y": 0, "symbol": "x"}).want(t, 400)
+	use(vpcs, map[string]any{"x": 0, "y": 0, "compute_id": "vm"}).want(t, 404)
+	use("00000000-0000-4000-8000-000000000000", map[string]any{"x": 0, "y": 0}).want(t, 404)
+	ts.do("POST", "/v2/projects/None/templates/"+vpcs, map[string]any{"x": 0, "y": 0}).want(t, 404)
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,7 +16,7 @@ import (
 	"nodedesk/app/dataplane"
 	"nodedesk/app/desktop"
 	"nodedesk/app/hostnet"
-	"nodedesk/store"
+	"nodedesk/app/labtest"
 )
 
 // pageConsoles records the console events the page receives, per session.
@@ -72,12 +71,9 @@ func (p *pageConsoles) seen(id string) string {
 // waitFor waits until cond holds for what the page has, or fails.
 func (p *pageConsoles) waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if cond() {
-			return
-		}
+	if !labtest.WaitFor(10*time.Second, cond) {
+		t.Fatalf("the page never got %s", what)
 	}
-	t.Fatalf("the page never got %s", what)
 }
 
 func (p *pageConsoles) closedReason(id string) (string, bool) {
@@ -346,13 +342,8 @@ func TestConsoleSlowPage(t *testing.T) {
 // TestConsoleSwitch: through the real API server's DialConsole, the
 // window reaches an Ethernet switch's console and uses its shell.
 func TestConsoleSwitch(t *testing.T) {
-	st, err := store.Open(filepath.Join(t.TempDir(), "d.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	events := app.NewBroker()
-	svc := app.NewService(app.Config{Store: st, Events: events, DataDir: t.TempDir(), ConsoleHost: "127.0.0.1", PortFree: hostnet.PortFree("127.0.0.1")})
+	svc := app.NewService(app.Config{Store: labtest.MustOpenStore(t), Events: events, DataDir: t.TempDir(), ConsoleHost: "127.0.0.1", PortFree: hostnet.PortFree("127.0.0.1")})
 	fabric := dataplane.NewFabric("127.0.0.1", quiet)
 	t.Cleanup(fabric.Close)
 	if err := fabric.Attach(context.Background(), svc, events); err != nil {

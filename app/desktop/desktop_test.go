@@ -20,7 +20,7 @@ import (
 	"nodedesk/app"
 	"nodedesk/app/desktop"
 	"nodedesk/app/hostnet"
-	"nodedesk/store"
+	"nodedesk/app/labtest"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -284,13 +284,8 @@ func newDoor(t *testing.T) (*desktop.App, *emitted) {
 // newDoorEvents is newDoor with the broker the service publishes on.
 func newDoorEvents(t *testing.T) (*desktop.App, *emitted, *app.Broker) {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "d.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	events := app.NewBroker()
-	svc := app.NewService(app.Config{Store: st, Events: events, DataDir: t.TempDir(), PortFree: hostnet.PortFree("127.0.0.1")})
+	svc := app.NewService(app.Config{Store: labtest.MustOpenStore(t), Events: events, DataDir: t.TempDir(), PortFree: hostnet.PortFree("127.0.0.1")})
 	srv, err := api.NewServer(svc, events, quiet)
 	if err != nil {
 		t.Fatal(err)
@@ -321,18 +316,21 @@ func (e *emitted) emit(_ context.Context, name string, data ...any) {
 
 func (e *emitted) waitFor(t *testing.T, action string) map[string]any {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	var found map[string]any
+	if !labtest.WaitFor(5*time.Second, func() bool {
 		e.mu.Lock()
+		defer e.mu.Unlock()
 		for _, m := range e.got {
 			if m["action"] == action {
-				e.mu.Unlock()
-				return m
+				found = m
+				return true
 			}
 		}
-		e.mu.Unlock()
+		return false
+	}) {
+		t.Fatalf("no %s event reached the page", action)
 	}
-	t.Fatalf("no %s event reached the page", action)
-	return nil
+	return found
 }
 
 // call is one request through the binding, its body decoded.

@@ -1,0 +1,218 @@
+package labtest
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Cloud host ports (ethernet: AF_PACKET on a host interface; tap: a TAP
+// device) carry a real VPCS's pings to an address in a network namespace
+// the test creates; without the privileges they need, linking one answers
+// 409 with the command that grants them. Traffic never leaves this
+// machine: the namespace, its veth pair and TAP are the test's own, and
+// removed when it ends.
+
+func TestCloudEthernetPort_PingIntoNamespace(t *testing.T) {
+	MustBeNetAdmin(t)
+	ns := Netns(t)
+	hostIf := VethInto(t, ns, "10.99.0.2/24")
+	ts := StartVPCS(t)
+	pid := ts.MustCreateProject("lab")
+	cloud := ts.CloudPort(t, pid, "ethernet", hostIf)
+	pc := ts.StartHost(t, pid, "pc1", "10.99.0.1")
+	ts.Link(t, pid, pc.ID, 0, cloud, 0)
+	pc.Con.Drain()
+	if !pc.Con.Run("ping 10.99.0.2 -c 3", "ttl=", 20*time.Second) {
+		t.Fatalf("pc1 cannot ping 10.99.0.2 in the namespace through cloud port %s:\n%s", hostIf, Printable(pc.Con.Seen.String()))
+	}
+	pc.Con.Expect("pc1>", false, 10*time.Second)
+	t.Logf("console transcript:\n%s", Printable(pc.Con.Log.String()))
+
+	// An edit that keeps the linked port as it is goes through; another
+	// cloud port on the same interface is refused when linked.
+	path := "/v2/projects/" + pid + "/nodes/" + cloud
+	ts.Do("PUT", path, map[string]any{"name": "Uplink"}).Want(t, 200)
+	sw := ts.MustCreateSwitch(t, pid, nil)
+	other := ts.CloudPort(t, pid, "ethernet", hostIf)
+	e := ts.Do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{End(sw, 0, 0), End(other, 0, 0)}}).Want(t, 409).JSON(t)
+	if msg, _ := e["message"].(string); !strings.Contains(msg, hostIf) {
+		t.Fatalf("message %q: want the interface already in use", msg)
+	}
+	if !pc.Pings("10.99.0.2", 20*time.Second) {
+		t.Fatal("no pings after the cloud was edited")
+	}
+}
+
+func TestCloudTAPPort_PingIntoNamespace(t *testing.T) {
+	MustBeNetAdmin(t)
+	if _, err := os.Stat("/dev/net/tun"); err != nil {
+		t.Skip("no /dev/net/tun")
+	}
+	ns := Netns(t)
+	tap := "ndtap" + RandomSuffix(t)
+	t.Cleanup(func() { ShQuiet("ip", "link", "del", tap) })
+	ts := StartVPCS(t)
+	pid := ts.MustCreateProject("lab")
+	cloud := ts.CloudPort(t, pid, "tap", tap)
+	pc := ts.StartHost(t, pid, "pc1", "10.98.0.1")
+	link := ts.Link(t, pid, pc.ID, 0, cloud, 0)
+	// The cloud created the TAP, up; the test moves it into the namespace
+	// (which takes it down) and addresses it there.
+	if !CmdOK("ip", "link", "show", tap) {
+		t.Fatalf("linking the cloud's tap port did not create %s", tap)
+	}
+	Sh(t, "ip", "link", "set", tap, "netns", ns)
+	Sh(t, "ip", "-n", ns, "addr", "add", "10.98.0.2/24", "dev", tap)
+	Sh(t, "ip", "-n", ns, "link", "set", tap, "up")
+	pc.Con.Drain()
+	if !pc.Con.Run("ping 10.98.0.2 -c 3", "ttl=", 20*time.Second) {
+		t.Fatalf("pc1 cannot ping 10.98.0.2 through TAP %s:\n%s", tap, Printable(pc.Con.Seen.String()))
+	}
+	pc.Con.Expect("pc1>", false, 10*time.Second)
+
+	// Deleting the link closes the TAP, which the cloud created: it goes.
+	ts.Do("DELETE", "/v2/projects/"+pid+"/links/"+link, nil).Want(t, 204)
+	deadline := time.Now().Add(5 * time.Second)
+	for CmdOK("ip", "-n", ns, "link", "show", tap) {
+		if time.Now().After(deadline) {
+			t.Fatalf("TAP %s still exists after its link was deleted", tap)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A cloud port on an interface this machine does not have is refused when
+// it is linked, naming it and the interfaces there are.
+func TestCloudHostPort_MissingInterface(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("cloud host ports are Linux only")
+	}
+	ts := Start(t, Options{DataPlane: true})
+	pid := ts.MustCreateProject("lab")
+	cloud := ts.CloudPort(t, pid, "ethernet", "nd-nosuch0")
+	sw := ts.MustCreateSwitch(t, pid, nil)
+	e := ts.Do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{End(sw, 0, 0), End(cloud, 0, 0)}}).
+		Want(t, 409).JSON(t)
+	if msg, _ := e["message"].(string); !strings.Contains(msg, `"nd-nosuch0"`) || !strings.Contains(msg, "lo") {
+		t.Fatalf("message %q: want the missing interface and this machine's list", msg)
+	}
+	if got := ts.Do("GET", "/v2/projects/"+pid+"/links", nil).Want(t, 200).List(t); len(got) != 0 {
+		t.Fatalf("a refused link was stored: %v", got)
+	}
+
+	// A linked port cannot become a host port: its check runs when it is
+	// linked, so the link goes first.
+	peer := NewUDPPeer(t)
+	tunnel := ts.CloudTunnels(t, pid, peer)
+	ts.Link(t, pid, sw, 1, tunnel, 0)
+	bad := map[string]any{"name": "nd-nosuch0", "port_number": 0, "type": "ethernet", "interface": "nd-nosuch0"}
+	e = ts.Do("PUT", "/v2/projects/"+pid+"/nodes/"+tunnel, map[string]any{"properties": map[string]any{"ports_mapping": []any{bad}}}).
+		Want(t, 409).JSON(t)
+	if e["field"] != "properties.ports_mapping.0.type" {
+		t.Fatalf("field %v (%v)", e["field"], e["message"])
+	}
+}
+
+// Without CAP_NET_RAW and CAP_NET_ADMIN, linking a cloud's ethernet or tap
+// port answers 409 with the setcap command; the process goes on, nothing
+// is linked, a UDP tunnel still links. The test runs itself again without
+// those capabilities (setpriv drops them from the bounding set, so even
+// root lacks them).
+func TestCloudHostPort_WithoutPrivileges(t *testing.T) {
+	MustBeNetAdmin(t)
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("needs setpriv (util-linux) to drop capabilities")
+	}
+	cmd := exec.Command(setpriv, "--inh-caps=-net_raw,-net_admin", "--bounding-set=-net_raw,-net_admin", "--",
+		os.Args[0], "-test.run=^TestCloudHostPortWithoutPrivilegesChild$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "NODEDESK_NOCAPS_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestCloudHostPortWithoutPrivilegesChild") {
+		t.Fatalf("without capabilities: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
+
+func TestCloudHostPortWithoutPrivilegesChild(t *testing.T) {
+	if os.Getenv("NODEDESK_NOCAPS_CHILD") == "" {
+		t.Skip("run by TestCloudHostPort_WithoutPrivileges, without capabilities")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		t.Fatal(err)
+	}
+	ts := Start(t, Options{DataPlane: true})
+	pid := ts.MustCreateProject("lab")
+	sw := ts.MustCreateSwitch(t, pid, nil)
+	for i, tc := range []struct{ kind, iface, needs string }{
+		{"ethernet", "lo", "CAP_NET_RAW"},
+		{"tap", "ndtapnocaps", "CAP_NET_ADMIN"},
+	} {
+		cloud := ts.CloudPort(t, pid, tc.kind, tc.iface)
+		e := ts.Do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{End(sw, 0, i), End(cloud, 0, 0)}}).
+			Want(t, 409).JSON(t)
+		msg, _ := e["message"].(string)
+		if !strings.Contains(msg, "sudo setcap cap_net_raw,cap_net_admin+ep "+exe+" ") || !strings.Contains(msg, tc.needs) {
+			t.Errorf("%s port: message %q: want %s and the setcap command on %s", tc.kind, msg, tc.needs, exe)
+		}
+		t.Logf("%s port: %s", tc.kind, msg)
+	}
+	if got := ts.Do("GET", "/v2/projects/"+pid+"/links", nil).Want(t, 200).List(t); len(got) != 0 {
+		t.Fatalf("a refused link was stored: %v", got)
+	}
+	if CmdOK("ip", "link", "show", "ndtapnocaps") {
+		t.Fatal("a refused tap port created its TAP")
+	}
+	// A UDP tunnel needs no privilege.
+	peer := NewUDPPeer(t)
+	cloud := ts.CloudTunnels(t, pid, peer)
+	ts.Link(t, pid, sw, 2, cloud, 0)
+}
+
+// TestCloudTunnelPorts: a tunnel's lport is a host port: two tunnels never
+// share one, and one held elsewhere is refused when it is given.
+func TestCloudTunnelPorts(t *testing.T) {
+	ts := Start(t, Options{DataPlane: true})
+	pid := ts.MustCreateProject("lab")
+	a := NewUDPPeer(t)
+	cloud := ts.CloudTunnels(t, pid, a) // the fabric binds a.LPort now
+	tunnel := func(n, lport int) map[string]any {
+		return map[string]any{"name": fmt.Sprintf("udp%d", n), "port_number": n, "type": "udp", "lport": lport, "rhost": "127.0.0.1", "rport": 9}
+	}
+	create := func(ports ...any) Response {
+		return ts.Do("POST", "/v2/projects/"+pid+"/nodes", map[string]any{"node_type": "cloud", "properties": map[string]any{"ports_mapping": ports}})
+	}
+	held := NewUDPPeer(t) // its conn's port is held by this test
+	heldPort := held.Conn.LocalAddr().(*net.UDPAddr).Port
+	free := NewUDPPeer(t).LPort
+	for _, tc := range []struct {
+		name   string
+		r      Response
+		status int
+		field  string
+	}{
+		{"two tunnels of one cloud", create(tunnel(0, free), tunnel(1, free)), 400, "properties.ports_mapping.1.lport"},
+		{"another cloud's tunnel", create(tunnel(0, a.LPort)), 409, "properties.ports_mapping.0.lport"},
+		{"another program's port", create(tunnel(0, heldPort)), 409, "properties.ports_mapping.0.lport"},
+	} {
+		e := tc.r.Want(t, tc.status).JSON(t)
+		if e["field"] != tc.field {
+			t.Errorf("%s: field %v, want %s (%v)", tc.name, e["field"], tc.field, e["message"])
+		}
+	}
+	// A cloud keeps its own tunnel through an edit.
+	path := "/v2/projects/" + pid + "/nodes/" + cloud
+	ts.Do("PUT", path, map[string]any{"name": "Uplink"}).Want(t, 200)
+	ts.Do("PUT", path, map[string]any{"properties": map[string]any{"ports_mapping": []any{a.Port(0), tunnel(1, free)}}}).Want(t, 200)
+}

@@ -1,0 +1,112 @@
+package labtest
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Console is a telnet client on a node's console (a VPCS's, a switch's),
+// that reads what the node prints.
+type Console struct {
+	t    testing.TB
+	Conn net.Conn
+	Seen bytes.Buffer // since the last Expect began
+	Log  bytes.Buffer // everything, for the transcript
+}
+
+// DialConsole connects to the console at host:port, closed when the test
+// ends.
+func DialConsole(t testing.TB, host string, port int) *Console {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(port)), 5*time.Second)
+	if err != nil {
+		t.Fatalf("console %s:%d: %v", host, port, err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return &Console{t: t, Conn: conn}
+}
+
+// Expect presses Enter (if enter) and reads until want appears, within
+// limit; it reports whether it did.
+func (c *Console) Expect(want string, enter bool, limit time.Duration) bool {
+	c.t.Helper()
+	deadline := time.Now().Add(limit)
+	buf := make([]byte, 4096)
+	c.Seen.Reset()
+	for time.Now().Before(deadline) {
+		if enter {
+			if _, err := c.Conn.Write([]byte("\r\n")); err != nil {
+				return false
+			}
+		}
+		_ = c.Conn.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+		n, err := c.Conn.Read(buf)
+		c.Seen.Write(buf[:n])
+		c.Log.Write(buf[:n])
+		if strings.Contains(c.Seen.String(), want) {
+			return true
+		}
+		if err != nil && !os.IsTimeout(err) {
+			return false
+		}
+	}
+	return false
+}
+
+// Drain reads until the console has been quiet for a while (400 ms, at
+// most 5 s), so that output sent before now is not taken for an answer to
+// what comes next.
+func (c *Console) Drain() {
+	buf := make([]byte, 4096)
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); {
+		_ = c.Conn.SetReadDeadline(time.Now().Add(400 * time.Millisecond))
+		n, err := c.Conn.Read(buf)
+		c.Log.Write(buf[:n])
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Send types a line and Enter.
+func (c *Console) Send(line string) {
+	if _, err := c.Conn.Write([]byte(line + "\r\n")); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// Run types a command and waits for want in its output. VPCS drops typed
+// input that arrives while it is still busy with earlier keys, as a real
+// terminal user sees it, so the command is typed again if it was not
+// echoed.
+func (c *Console) Run(command, want string, limit time.Duration) bool {
+	c.t.Helper()
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		c.Send(command)
+		if c.Expect(want, false, 2*time.Second) {
+			return true
+		}
+	}
+	return false
+}
+
+// Printable drops telnet negotiation and carriage returns from a
+// transcript.
+func Printable(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '\r' || r >= 0xf0 && r <= 0xff || r == '\ufffd' {
+			return -1
+		}
+		return r
+	}, s)
+	for strings.Contains(s, "\n\n\n") {
+		s = strings.ReplaceAll(s, "\n\n\n", "\n\n")
+	}
+	return s
+}

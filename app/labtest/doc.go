@@ -1,0 +1,17 @@
+// Package labtest is the lab test harness. Start runs the real stack in
+// the test's process, as main wires it: a bbolt store in t.TempDir(),
+// app.Service, the data plane (dataplane.Fabric), the VPCS runner (real
+// `vpcs` processes) and api.Server on 127.0.0.1:0. The helpers then drive
+// it as a user's lab does: REST calls, each answer checked against
+// openapi.json; telnet and websocket consoles; Ethernet frames over a
+// cloud's UDP tunnels; network namespaces and veth pairs of the test's own.
+//
+// The lab tests are this package's own *_test.go files, one per subject
+// (vpcs, switch, traffic, cloud, nat, compute, console, history). Other
+// packages' tests import the helpers that are not tied to a Lab: the VPCS
+// console reader, WaitFor, MustOpenStore, VPCSPID and the frame builders.
+//
+// Tests import labtest, the product never does. Lab tests share this
+// machine's console and UDP ports: make test runs packages one at a time
+// (go test -p 1).
+package labtest
