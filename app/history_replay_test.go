@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"nodedesk/app"
+	"nodedesk/app/labtest"
 )
 
 // histLab is a project for history tests: two VPCS, a switch, a hub and a
@@ -260,7 +261,7 @@ func TestService_Undo_NewChangeDropsRedo(t *testing.T) {
 // once it is free, the same undo works.
 func TestService_Undo_Conflicts(t *testing.T) {
 	ctx := context.Background()
-	st := mustOpenStore(t)
+	st := labtest.MustOpenStore(t)
 	svc := app.NewService(app.Config{Store: st, DataDir: t.TempDir(), HostInterfaces: hostInterfaces, PortFree: everyPortFree})
 	l := mustCreateHistLab(t, svc, "lab")
 	other := mustCreateProject(t, svc, "other")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"nodedesk/app"
+	"nodedesk/app/labtest"
 )
 
 // fakeCall is one call the fake compute received, as values.
@@ -247,7 +248,7 @@ func newRemoteService(t *testing.T) (*app.Service, *app.Broker, *fakeRemote, str
 	f := &fakeRemote{}
 	b := app.NewBroker()
 	svc := app.NewService(app.Config{
-		Store: mustOpenStore(t), Events: b, DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+		Store: labtest.MustOpenStore(t), Events: b, DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
 		PortFree: everyPortFree, Computes: f.dial,
 	})
 	t.Cleanup(svc.CloseComputes)
@@ -262,12 +263,9 @@ func newRemoteService(t *testing.T) (*app.Service, *app.Broker, *fakeRemote, str
 // waitFor waits (bounded) until cond holds.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return
-		}
+	if !labtest.WaitFor(10*time.Second, cond) {
+		t.Fatalf("timed out waiting for %s", what)
 	}
-	t.Fatalf("timed out waiting for %s", what)
 }
 
 func mustCreateRemoteVPCS(t *testing.T, svc *app.Service, projectID, computeID, name string) *app.Node {

@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -13,7 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"nodedesk/app"
-	"nodedesk/store"
+	"nodedesk/app/labtest"
 )
 
 // hostInterfaces is the fixed machine every test service sees: one real
@@ -25,24 +24,12 @@ func hostInterfaces() []app.HostInterface {
 	}
 }
 
-// mustOpenStore opens a fresh bbolt store in a temporary folder and closes
-// it when the test ends.
-func mustOpenStore(tb testing.TB) *store.Store {
-	tb.Helper()
-	s, err := store.Open(filepath.Join(tb.TempDir(), "nodedesk.db"))
-	if err != nil {
-		tb.Fatalf("store.Open: %v", err)
-	}
-	tb.Cleanup(func() { _ = s.Close() })
-	return s
-}
-
 // newService returns a Service on a fresh store, and its event broker.
 func newService(tb testing.TB) (*app.Service, *app.Broker) {
 	tb.Helper()
 	b := app.NewBroker()
 	svc := app.NewService(app.Config{
-		Store:          mustOpenStore(tb),
+		Store:          labtest.MustOpenStore(tb),
 		Events:         b,
 		DataDir:        tb.TempDir(),
 		HostInterfaces: hostInterfaces,
@@ -556,7 +543,7 @@ func TestService_UpdateNode(t *testing.T) {
 		var svc *app.Service
 		var seen []app.Event
 		svc = app.NewService(app.Config{
-			Store:   mustOpenStore(t),
+			Store:   labtest.MustOpenStore(t),
 			DataDir: t.TempDir(),
 			Events: publisherFunc(func(e app.Event) {
 				seen = append(seen, e)
@@ -890,7 +877,7 @@ func TestService_AllocationSkipsHostPorts(t *testing.T) {
 	ctx := context.Background()
 	busy := map[string]bool{"tcp/5000": true, "udp/20001": true}
 	svc := app.NewService(app.Config{
-		Store: mustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces, Runners: []app.Runner{&fakeRunner{}},
+		Store: labtest.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces, Runners: []app.Runner{&fakeRunner{}},
 		PortFree: func(network string, port int) bool { return !busy[network+"/"+strconv.Itoa(port)] },
 	})
 	p := mustCreateProject(t, svc, "lab")

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"nodedesk/app"
+	"nodedesk/app/labtest"
 )
 
 func TestService_IOULicense(t *testing.T) {
@@ -41,7 +42,7 @@ func TestService_UpdateIOULicense(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := mustOpenStore(t)
+			s := labtest.MustOpenStore(t)
 			svc := app.NewService(app.Config{Store: s, DataDir: t.TempDir(), HostInterfaces: hostInterfaces, PortFree: everyPortFree})
 			var got *app.IOULicense
 			for i, u := range tt.steps {
