@@ -4,6 +4,6 @@
 //
 // Layout (schema.go): one bucket per kind — projects, nodes, links — and
 // one per index — console ports, node names, linked ports, UDP ports,
-// active nodes — plus a meta bucket holding the schema version. Records are JSON (see ARCHITECTURE.md for why). Every Update is
+// active nodes — plus a meta bucket holding the schema version. Records are JSON (docs/decisions/0004 says why). Every Update is
 // one bbolt read-write transaction, fsync'd on commit before it returns.
 package store
