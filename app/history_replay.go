@@ -151,23 +151,10 @@ func (r *replayer) checkProject() error {
 // checkNode checks what a node of the entry needs, or, for one the replay
 // deletes, that nothing else holds on to it.
 func (r *replayer) checkNode(st move[Node]) error {
-	tx, verb := r.tx, r.from.verb()
 	if st.next == nil {
-		if st.cur.Active() && !r.stopping {
-			return r.conflict("%s is running; stop it, then %s again", st.cur.Name, verb)
-		}
-		links, err := tx.NodeLinks(r.pid, st.cur.ID)
-		if err != nil {
-			return err
-		}
-		for _, l := range links {
-			if !r.inLinks[l.ID] {
-				return r.conflict("%s is now linked to %s; delete that link, then %s again", st.cur.Name, r.otherEnd(l, st.cur.ID), verb)
-			}
-		}
-		return nil
+		return r.checkNodeGone(st.cur)
 	}
-	n := st.next
+	tx, verb, n := r.tx, r.from.verb(), st.next
 	if id, taken, err := tx.NodeIDByName(r.pid, n.Name); err != nil {
 		return err
 	} else if taken && id != n.ID && !r.inNodes[id] {
@@ -209,6 +196,24 @@ func (r *replayer) checkNode(st move[Node]) error {
 				return r.conflict("port %d/%d of %s now has a link (to %s); delete that link, then %s again",
 					e.AdapterNumber, e.PortNumber, n.Name, r.otherEnd(l, n.ID), verb)
 			}
+		}
+	}
+	return nil
+}
+
+// checkNodeGone checks that nothing else holds on to a node the replay
+// deletes: it is not running, and no link made since reaches it.
+func (r *replayer) checkNodeGone(n *Node) error {
+	if n.Active() && !r.stopping {
+		return r.conflict("%s is running; stop it, then %s again", n.Name, r.from.verb())
+	}
+	links, err := r.tx.NodeLinks(r.pid, n.ID)
+	if err != nil {
+		return err
+	}
+	for _, l := range links {
+		if !r.inLinks[l.ID] {
+			return r.conflict("%s is now linked to %s; delete that link, then %s again", n.Name, r.otherEnd(l, n.ID), r.from.verb())
 		}
 	}
 	return nil
