@@ -218,57 +218,17 @@ func (s *Service) importIn(tx Tx, emit emitFunc, id string, imp ProjectImport, i
 		return nil, err
 	}
 	for _, c := range imp.Nodes {
-		given := c.ID
-		c.ID = newID(ids, "node", given)
-		if err := fitConsole(tx, &c); err != nil {
+		if err := s.importNodeIn(tx, emit, p.ID, c, ids, owned[newID(ids, "node", c.ID)], env); err != nil {
 			return nil, err
 		}
-		nodeEnv := newNodeEnv{}
-		if c.Type.kind().props.usesHost {
-			nodeEnv = env
-		}
-		n, err := s.newNodeIn(tx, p.ID, c.ID, c, nodeEnv)
-		if err != nil {
-			return nil, ImportError("Node", cmp.Or(c.Name.Value, given), err)
-		}
-		put := false
-		if files := owned[c.ID]; files != nil { // the files win over the properties (a revision-7 startup_script)
-			if err := n.setOwnFiles(files); err != nil {
-				return nil, ImportError("Node", cmp.Or(c.Name.Value, given), err)
-			}
-			put = true
-		}
-		if g, ok := c.Properties.(*GenericUpdate); ok {
-			keepNulls(n, *g)
-			put = true
-		}
-		if put {
-			if err := tx.PutNode(n); err != nil {
-				return nil, err
-			}
-		}
-		emit(EventNodeCreated, n.ProjectID, n)
 	}
 	if err := checkLinkPorts(imp); err != nil {
 		return nil, err
 	}
 	for _, l := range imp.Links {
-		u := l.LinkUpdate
-		if u.Nodes.has() {
-			ends := make([]LinkEnd, len(u.Nodes.Value))
-			for i, e := range u.Nodes.Value {
-				if e.NodeID = newID(ids, "node", e.NodeID); e.NodeID == "" {
-					return nil, Errorf(EINVALID, "Link %s of the file joins node %s, which the file does not have", l.ID, u.Nodes.Value[i].NodeID)
-				}
-				ends[i] = e
-			}
-			u.Nodes = Some(ends)
+		if err := s.importLinkIn(tx, emit, p.ID, l, ids); err != nil {
+			return nil, err
 		}
-		nl, err := s.newLinkIn(tx, p.ID, newID(ids, "link", l.ID), u)
-		if err != nil {
-			return nil, ImportError("Link", l.ID, err)
-		}
-		emit(EventLinkCreated, nl.ProjectID, nl)
 	}
 	for _, u := range imp.Drawings {
 		given := u.ID.Value
@@ -279,6 +239,64 @@ func (s *Service) importIn(tx Tx, emit emitFunc, id string, imp ProjectImport, i
 		emit(EventDrawingCreated, d.ProjectID, d)
 	}
 	return p, nil
+}
+
+// importNodeIn writes one node of an import inside tx, with the files its
+// type owns (files, by name).
+func (s *Service) importNodeIn(tx Tx, emit emitFunc, pid string, c NodeCreate, ids map[string]string, files map[string]string, env newNodeEnv) error {
+	given := c.ID
+	c.ID = newID(ids, "node", given)
+	if err := fitConsole(tx, &c); err != nil {
+		return err
+	}
+	nodeEnv := newNodeEnv{}
+	if c.Type.kind().props.usesHost {
+		nodeEnv = env
+	}
+	n, err := s.newNodeIn(tx, pid, c.ID, c, nodeEnv)
+	if err != nil {
+		return ImportError("Node", cmp.Or(c.Name.Value, given), err)
+	}
+	put := false
+	if files != nil { // the files win over the properties (a revision-7 startup_script)
+		if err := n.setOwnFiles(files); err != nil {
+			return ImportError("Node", cmp.Or(c.Name.Value, given), err)
+		}
+		put = true
+	}
+	if g, ok := c.Properties.(*GenericUpdate); ok {
+		keepNulls(n, *g)
+		put = true
+	}
+	if put {
+		if err := tx.PutNode(n); err != nil {
+			return err
+		}
+	}
+	emit(EventNodeCreated, n.ProjectID, n)
+	return nil
+}
+
+// importLinkIn writes one link of an import inside tx, its ends named by
+// their nodes' new ids.
+func (s *Service) importLinkIn(tx Tx, emit emitFunc, pid string, l LinkImport, ids map[string]string) error {
+	u := l.LinkUpdate
+	if u.Nodes.has() {
+		ends := make([]LinkEnd, len(u.Nodes.Value))
+		for i, e := range u.Nodes.Value {
+			if e.NodeID = newID(ids, "node", e.NodeID); e.NodeID == "" {
+				return Errorf(EINVALID, "Link %s of the file joins node %s, which the file does not have", l.ID, u.Nodes.Value[i].NodeID)
+			}
+			ends[i] = e
+		}
+		u.Nodes = Some(ends)
+	}
+	nl, err := s.newLinkIn(tx, pid, newID(ids, "link", l.ID), u)
+	if err != nil {
+		return ImportError("Link", l.ID, err)
+	}
+	emit(EventLinkCreated, nl.ProjectID, nl)
+	return nil
 }
 
 // fitConsole adapts the console settings a file gives a node to the rules
