@@ -1,4 +1,4 @@
-package labtest
+package kit
 
 import (
 	"context"
@@ -23,11 +23,11 @@ type Event struct {
 // WSListen connects to a notification websocket and returns its first
 // message and a function that gives the next event that is not a ping,
 // compute.updated or history.updated (which follows every change).
-func (l *Lab) WSListen(t testing.TB, path string) (next func() Event, first Event) {
+func (a *API) WSListen(t testing.TB, path string) (next func() Event, first Event) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(l.URL, "http")+path, nil)
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(a.URL, "http")+path, nil)
 	if err != nil {
 		t.Fatalf("dial %s: %v", path, err)
 	}
@@ -55,14 +55,14 @@ func (l *Lab) WSListen(t testing.TB, path string) (next func() Event, first Even
 	}, first
 }
 
-// ProjectDigest is what the store holds of a project, as JSON text: its
+// ProjectDigest is what st holds of a project, as JSON text: its
 // records (settings, nodes, links, drawings, snapshots, with their
 // sequence numbers) and the index entries they own (names, console ports,
 // linked ports). Two equal digests are the same project.
-func (l *Lab) ProjectDigest(t testing.TB, pid string) string {
+func ProjectDigest(t testing.TB, st app.Store, pid string) string {
 	t.Helper()
 	out := map[string]any{}
-	err := l.Store.View(func(tx app.Tx) error {
+	err := st.View(func(tx app.Tx) error {
 		p, err1 := tx.Project(pid)
 		nodes, err2 := tx.Nodes(pid)
 		links, err3 := tx.Links(pid)
