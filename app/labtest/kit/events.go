@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,8 +23,16 @@ type Event struct {
 
 // WSListen connects to a notification websocket and returns its first
 // message and a function that gives the next event that is not a ping,
-// compute.updated or history.updated (which follows every change).
+// compute.updated or history.updated (which follows every change:
+// history's tests read it with WSListenAll).
 func (a *API) WSListen(t testing.TB, path string) (next func() Event, first Event) {
+	t.Helper()
+	return a.WSListenAll(t, path, "history.updated")
+}
+
+// WSListenAll is WSListen skipping only pings, compute.updated and the
+// actions given.
+func (a *API) WSListenAll(t testing.TB, path string, skip ...string) (next func() Event, first Event) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
@@ -48,7 +57,7 @@ func (a *API) WSListen(t testing.TB, path string) (next func() Event, first Even
 	return func() Event {
 		t.Helper()
 		for {
-			if e := read(); e.Action != "ping" && e.Action != "compute.updated" && e.Action != "history.updated" {
+			if e := read(); e.Action != "ping" && e.Action != "compute.updated" && !slices.Contains(skip, e.Action) {
 				return e
 			}
 		}
