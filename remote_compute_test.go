@@ -25,7 +25,7 @@ import (
 	"testing"
 	"time"
 
-	"nodedesk/app/labtest"
+	"nodedesk/app/labtest/kit"
 )
 
 // freePort returns a TCP port of 127.0.0.1 that was free a moment ago.
@@ -57,14 +57,14 @@ func mustJSON(t *testing.T, want int, method, url string, body any) map[string]a
 
 // vpcsConsole is a VPCS's console (labtest's reader) and its prompt.
 type vpcsConsole struct {
-	*labtest.Console
+	*kit.Console
 	name string
 }
 
 // openVPCS opens a VPCS's console and waits for its prompt.
 func openVPCS(t *testing.T, host string, port int, name string) *vpcsConsole {
 	t.Helper()
-	c := &vpcsConsole{Console: labtest.DialConsole(t, host, port), name: name}
+	c := &vpcsConsole{Console: kit.DialConsole(t, host, port), name: name}
 	if !c.Expect(name+">", true, 15*time.Second) { // Enter until it answers
 		t.Fatalf("%s: no prompt: %q", name, c.Log.String())
 	}
@@ -157,7 +157,7 @@ func nodeOf(m map[string]any) node {
 }
 
 func TestRemoteCompute_TwoProcesses(t *testing.T) {
-	labtest.MustHaveVPCS(t)
+	kit.MustHaveVPCS(t)
 	dir := t.TempDir()
 	bPort := freePort(t)
 	bArgs := []string{"--headless", "--listen", "127.0.0.1:" + strconv.Itoa(bPort), "--db", filepath.Join(dir, "b", "b.db"), "--udp-ports", "31000-31499"}
@@ -194,7 +194,7 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 		_ = json.Unmarshal(raw, &v)
 		return v.Connected
 	}
-	if !labtest.WaitFor(15*time.Second, connected) {
+	if !kit.WaitFor(15*time.Second, connected) {
 		_, raw := call(t, "GET", A+"/v2/computes/b", nil)
 		t.Fatalf("compute B never connected: %s\nA:\n%s", raw, a.stderr)
 	}
@@ -259,7 +259,7 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	// stopped on B directly shows stopped on A; started again through A.
 	bNodes := "http://127.0.0.1:" + strconv.Itoa(bPort) + "/v2/compute/projects/" + pid
 	mustJSON(t, 204, "POST", bNodes+"/vpcs/nodes/"+pc2.ID+"/stop", map[string]any{})
-	if !labtest.WaitFor(10*time.Second, func() bool { return nodeOf(mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil)).Status == "stopped" }) {
+	if !kit.WaitFor(10*time.Second, func() bool { return nodeOf(mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil)).Status == "stopped" }) {
 		t.Errorf("PC2 stopped on B still shows %v on A", mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil)["status"])
 	}
 	mustJSON(t, 200, "POST", nodes+"/"+pc2.ID+"/start", map[string]any{})
@@ -268,7 +268,7 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	// project's stream on A (GNS3's controller passes it on).
 	events := followStream(t, A+"/v2/projects/"+pid+"/notifications")
 	pc2Dir := fmt.Sprint(mustJSON(t, 200, "GET", bNodes+"/vpcs/nodes/"+pc2.ID, nil)["node_directory"])
-	if vpid := labtest.LiveVPCSPID(pc2Dir); vpid == 0 {
+	if vpid := kit.LiveVPCSPID(pc2Dir); vpid == 0 {
 		t.Errorf("no vpcs process of PC2 on B (in %s)", pc2Dir)
 	} else if err := syscall.Kill(vpid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -288,7 +288,7 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	if !strings.Contains(logged, `"log.error"`) || !strings.Contains(logged, "PC2") {
 		t.Errorf("A's project stream: %s, want B's log.error naming PC2", logged)
 	}
-	if !labtest.WaitFor(10*time.Second, func() bool { return nodeOf(mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil)).Status == "stopped" }) {
+	if !kit.WaitFor(10*time.Second, func() bool { return nodeOf(mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil)).Status == "stopped" }) {
 		t.Errorf("PC2 whose VPCS died on B does not show stopped on A")
 	}
 	mustJSON(t, 200, "POST", nodes+"/"+pc2.ID+"/start", map[string]any{})
@@ -377,7 +377,7 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 		n := nodeOf(mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil))
 		return !connected() && !n.Connected && n.Status == "stopped"
 	}
-	if !labtest.WaitFor(20*time.Second, lost) {
+	if !kit.WaitFor(20*time.Second, lost) {
 		t.Fatalf("A does not show B lost: %v", mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil))
 	}
 	_, raw = call(t, "GET", A+"/v2/computes/b", nil)
@@ -412,7 +412,7 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 		n := nodeOf(mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil))
 		return connected() && n.Connected && n.Status == "started"
 	}
-	if !labtest.WaitFor(30*time.Second, healed) {
+	if !kit.WaitFor(30*time.Second, healed) {
 		t.Fatalf("A did not heal B: %v\nA:\n%s\nB:\n%s", mustJSON(t, 200, "GET", nodes+"/"+pc2.ID, nil), a.stderr, b.stderr)
 	}
 	lines, ok = con1.ping("10.15.0.2", 40*time.Second)

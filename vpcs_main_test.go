@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"nodedesk/app/labtest"
+	"nodedesk/app/labtest/kit"
 )
 
 // vpcsRunning reports whether a vpcs process works in dir.
-func vpcsRunning(dir string) bool { return labtest.LiveVPCSPID(dir) != 0 }
+func vpcsRunning(dir string) bool { return kit.LiveVPCSPID(dir) != 0 }
 
 // waitGone waits (bounded) until no vpcs process works in dir.
 func waitGone(t *testing.T, dir, after string) {
@@ -29,7 +29,7 @@ func waitGone(t *testing.T, dir, after string) {
 // records them stopped; after a crash of nodedesk, the processes end with
 // it and the next start finds no stale "started".
 func TestMain_VPCSLeftBehind(t *testing.T) {
-	labtest.MustHaveVPCS(t)
+	kit.MustHaveVPCS(t)
 	db := filepath.Join(t.TempDir(), "v.db")
 	env := sandboxEnv(t)
 	args := []string{"--headless", "--listen", "127.0.0.1:0", "--db", db}

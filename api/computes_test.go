@@ -23,7 +23,7 @@ func TestComputes_Rules(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close() // a closed port: the compute cannot be reached
 
-	c := ts.do("POST", "/v2/computes", map[string]any{"protocol": "http", "host": "127.0.0.1", "port": port}).want(t, 201).json(t)
+	c := ts.Do("POST", "/v2/computes", map[string]any{"protocol": "http", "host": "127.0.0.1", "port": port}).Want(t, 201).JSON(t)
 	id, _ := c["compute_id"].(string)
 	if id == "" || c["name"] != "http://127.0.0.1:"+strconv.Itoa(port) || c["password"] != nil {
 		t.Errorf("new compute %v: want an id, GNS3's default name and no password", c)
@@ -40,34 +40,34 @@ func TestComputes_Rules(t *testing.T) {
 		{map[string]any{"protocol": "http", "host": "127.0.0.1", "port": port, "name": c["name"]}, 409, "name", "already exists"},
 		{map[string]any{"protocol": "http", "host": "127.0.0.1", "port": port, "name": app.LocalComputeName()}, 409, "name", "this machine's own compute"},
 	} {
-		e := ts.do("POST", "/v2/computes", tc.body).want(t, tc.code).json(t)
+		e := ts.Do("POST", "/v2/computes", tc.body).Want(t, tc.code).JSON(t)
 		if e["field"] != tc.field || !strings.Contains(e["message"].(string), tc.says) {
 			t.Errorf("POST %v: %v, want field %s saying %q", tc.body, e, tc.field, tc.says)
 		}
 	}
 
-	list := ts.do("GET", "/v2/computes", nil).want(t, 200).list(t)
+	list := ts.Do("GET", "/v2/computes", nil).Want(t, 200).List(t)
 	if len(list) != 2 || list[0]["compute_id"] != "local" || list[1]["compute_id"] != id || list[1]["connected"] != false {
 		t.Errorf("computes %v: want local, then the new one not connected", list)
 	}
-	if r := ts.do("PUT", "/v2/computes/"+id, map[string]any{"name": "lab2"}).want(t, 200).json(t); r["name"] != "lab2" {
+	if r := ts.Do("PUT", "/v2/computes/"+id, map[string]any{"name": "lab2"}).Want(t, 200).JSON(t); r["name"] != "lab2" {
 		t.Errorf("renamed: %v", r)
 	}
-	ts.do("PUT", "/v2/computes/local", map[string]any{"name": "x"}).want(t, 409)
+	ts.Do("PUT", "/v2/computes/local", map[string]any{"name": "x"}).Want(t, 409)
 	// What a GNS3 controller forwards to a compute: refused at once, saying
 	// why, while the compute is not connected; answered for local.
 	for _, path := range []string{"/ports", "/network/interfaces", "/qemu/images", "/qemu/binaries"} {
-		e := ts.do("GET", "/v2/computes/"+id+path, nil).want(t, 409).json(t)
+		e := ts.Do("GET", "/v2/computes/"+id+path, nil).Want(t, 409).JSON(t)
 		if msg, _ := e["message"].(string); !strings.Contains(msg, "unreachable") || !strings.Contains(msg, "lab2") {
 			t.Errorf("GET %s of a compute not connected: %v, want 409 naming it unreachable", path, e)
 		}
-		ts.do("GET", "/v2/computes/nope"+path, nil).want(t, 404)
+		ts.Do("GET", "/v2/computes/nope"+path, nil).Want(t, 404)
 		if path == "/qemu/binaries" {
-			ts.do("GET", "/v2/computes/local"+path, nil).want(t, 404)
+			ts.Do("GET", "/v2/computes/local"+path, nil).Want(t, 404)
 		} else {
-			ts.do("GET", "/v2/computes/local"+path, nil).want(t, 200)
+			ts.Do("GET", "/v2/computes/local"+path, nil).Want(t, 200)
 		}
 	}
-	ts.do("DELETE", "/v2/computes/"+id, nil).want(t, 204)
-	ts.do("GET", "/v2/computes/"+id, nil).want(t, 404)
+	ts.Do("DELETE", "/v2/computes/"+id, nil).Want(t, 204)
+	ts.Do("GET", "/v2/computes/"+id, nil).Want(t, 404)
 }

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"nodedesk/app/labtest/kit"
 )
 
 // TestConcurrentMix: 64 clients mix creates, PUTs, deletes and links on one
@@ -14,7 +16,7 @@ import (
 // consistent.
 func TestConcurrentMix(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("lab")
+	pid := ts.MustCreateProject("lab")
 	nodes := "/v2/projects/" + pid + "/nodes"
 	var mu sync.Mutex
 	ids := []string{}
@@ -34,29 +36,29 @@ func TestConcurrentMix(t *testing.T) {
 			defer wg.Done()
 			r := rand.New(rand.NewPCG(uint64(g), 7))
 			for range 25 {
-				var res response
+				var res kit.Response
 				op := ""
 				switch k := r.IntN(10); {
 				case k < 3:
 					op = "create"
 					types := []string{"vpcs", "ethernet_switch", "ethernet_hub", "qemu"}
-					res = ts.do("POST", nodes, map[string]any{"node_type": types[r.IntN(len(types))], "name": fmt.Sprintf("n%d", r.IntN(20))})
-					if res.status == 201 {
+					res = ts.Do("POST", nodes, map[string]any{"node_type": types[r.IntN(len(types))], "name": fmt.Sprintf("n%d", r.IntN(20))})
+					if res.Status == 201 {
 						mu.Lock()
-						ids = append(ids, res.json(t)["node_id"].(string))
+						ids = append(ids, res.JSON(t)["node_id"].(string))
 						mu.Unlock()
 					}
 				case k < 6:
 					op = "put"
 					bodies := []map[string]any{{"x": r.IntN(100), "y": r.IntN(100)}, {"name": fmt.Sprintf("n%d", r.IntN(20))}, {"console": 5000 + r.IntN(30)}}
-					res = ts.do("PUT", nodes+"/"+pick(r), bodies[r.IntN(len(bodies))])
+					res = ts.Do("PUT", nodes+"/"+pick(r), bodies[r.IntN(len(bodies))])
 				case k < 8:
 					op = "link"
-					res = ts.do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{end(pick(r), 0, r.IntN(3)), end(pick(r), 0, r.IntN(3))}})
+					res = ts.Do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{kit.End(pick(r), 0, r.IntN(3)), kit.End(pick(r), 0, r.IntN(3))}})
 				default:
 					op = "delete"
 					id := pick(r)
-					if res = ts.do("DELETE", nodes+"/"+id, nil); res.status == 204 {
+					if res = ts.Do("DELETE", nodes+"/"+id, nil); res.Status == 204 {
 						mu.Lock()
 						for i := range ids {
 							if ids[i] == id {
@@ -67,12 +69,12 @@ func TestConcurrentMix(t *testing.T) {
 						mu.Unlock()
 					}
 				}
-				if res.status >= 500 || (res.status >= 400 && !strings.Contains(string(res.body), `"message"`)) {
-					t.Errorf("%s answered %d %s", op, res.status, res.body)
+				if res.Status >= 500 || (res.Status >= 400 && !strings.Contains(string(res.Body), `"message"`)) {
+					t.Errorf("%s answered %d %s", op, res.Status, res.Body)
 				}
 				n, _ := ops.LoadOrStore(op, new(atomic.Int64))
 				n.(*atomic.Int64).Add(1)
-				s, _ := statuses.LoadOrStore(res.status, new(atomic.Int64))
+				s, _ := statuses.LoadOrStore(res.Status, new(atomic.Int64))
 				s.(*atomic.Int64).Add(1)
 			}
 		}()
@@ -96,7 +98,7 @@ func TestConcurrentMix(t *testing.T) {
 // project, and no link to a missing node or port.
 func checkInvariants(t *testing.T, ts *testServer, pid string) {
 	t.Helper()
-	nodes := ts.do("GET", "/v2/projects/"+pid+"/nodes", nil).want(t, 200).list(t)
+	nodes := ts.Do("GET", "/v2/projects/"+pid+"/nodes", nil).Want(t, 200).List(t)
 	consoles, names := map[float64]string{}, map[string]bool{}
 	ports := map[string]bool{}
 	for _, n := range nodes {
@@ -116,7 +118,7 @@ func checkInvariants(t *testing.T, ts *testServer, pid string) {
 		}
 	}
 	used := map[string]bool{}
-	for _, l := range ts.do("GET", "/v2/projects/"+pid+"/links", nil).want(t, 200).list(t) {
+	for _, l := range ts.Do("GET", "/v2/projects/"+pid+"/links", nil).Want(t, 200).List(t) {
 		for _, e := range l["nodes"].([]any) {
 			em := e.(map[string]any)
 			key := fmt.Sprintf("%s/%v/%v", em["node_id"], em["adapter_number"], em["port_number"])
@@ -137,8 +139,8 @@ func checkInvariants(t *testing.T, ts *testServer, pid string) {
 // views and in the list.
 func TestReadYourWrites(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("lab")
-	n := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})
+	pid := ts.MustCreateProject("lab")
+	n := ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs"})
 	path := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string)
 	cpath := "/v2/compute/projects/" + pid + "/vpcs/nodes/" + n["node_id"].(string)
 	stop := make(chan struct{})
@@ -153,34 +155,34 @@ func TestReadYourWrites(t *testing.T) {
 					return
 				default:
 				}
-				ts.do("GET", path, nil)
-				ts.do("GET", cpath, nil)
-				ts.do("GET", "/v2/projects/"+pid+"/nodes", nil)
+				ts.Do("GET", path, nil)
+				ts.Do("GET", cpath, nil)
+				ts.Do("GET", "/v2/projects/"+pid+"/nodes", nil)
 			}
 		}()
 	}
 	for i := range 100 {
 		name := fmt.Sprintf("pc-%d", i)
-		ts.do("PUT", path, map[string]any{"name": name, "x": i}).want(t, 200)
-		if got := ts.do("GET", path, nil).json(t); got["name"] != name || got["x"] != float64(i) {
+		ts.Do("PUT", path, map[string]any{"name": name, "x": i}).Want(t, 200)
+		if got := ts.Do("GET", path, nil).JSON(t); got["name"] != name || got["x"] != float64(i) {
 			t.Fatalf("after PUT %d the node reads %v/%v", i, got["name"], got["x"])
 		}
-		if got := ts.do("GET", cpath, nil).json(t)["name"]; got != name {
+		if got := ts.Do("GET", cpath, nil).JSON(t)["name"]; got != name {
 			t.Fatalf("after PUT %d the compute view reads %v", i, got)
 		}
-		if got := ts.do("GET", "/v2/projects/"+pid+"/nodes", nil).list(t)[0]["name"]; got != name {
+		if got := ts.Do("GET", "/v2/projects/"+pid+"/nodes", nil).List(t)[0]["name"]; got != name {
 			t.Fatalf("after PUT %d the list reads %v", i, got)
 		}
 	}
-	ts.do("DELETE", path, nil).want(t, 204)
-	ts.do("GET", path, nil).want(t, 404)
-	ts.do("GET", cpath, nil).want(t, 404)
+	ts.Do("DELETE", path, nil).Want(t, 204)
+	ts.Do("GET", path, nil).Want(t, 404)
+	ts.Do("GET", cpath, nil).Want(t, 404)
 	close(stop)
 	wg.Wait()
 	// Deleting a project forgets its nodes too.
-	m := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})
+	m := ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs"})
 	mpath := "/v2/projects/" + pid + "/nodes/" + m["node_id"].(string)
-	ts.do("GET", mpath, nil).want(t, 200)
-	ts.do("DELETE", "/v2/projects/"+pid, nil).want(t, 204)
-	ts.do("GET", mpath, nil).want(t, 404)
+	ts.Do("GET", mpath, nil).Want(t, 200)
+	ts.Do("DELETE", "/v2/projects/"+pid, nil).Want(t, 204)
+	ts.Do("GET", mpath, nil).Want(t, 404)
 }

@@ -28,22 +28,22 @@ func (f *failingStore) Update(fn func(app.Tx) error) error {
 func TestDiskTrouble_FailingStore(t *testing.T) {
 	fs := &failingStore{}
 	ts := mustOpenServerWith(t, testOptions{wrapStore: func(s app.Store) app.Store { fs.Store = s; return fs }})
-	pid := ts.mustCreateProject("lab")
-	n := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": "keep"})
+	pid := ts.MustCreateProject("lab")
+	n := ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": "keep"})
 	path := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string)
 	fs.fail.Store(true)
-	r := ts.do("PUT", path, map[string]any{"name": "lost"}).want(t, 500)
-	if msg := r.json(t)["message"].(string); !strings.Contains(msg, "disk space") {
+	r := ts.Do("PUT", path, map[string]any{"name": "lost"}).Want(t, 500)
+	if msg := r.JSON(t)["message"].(string); !strings.Contains(msg, "disk space") {
 		t.Errorf("500 message %q does not say what to do", msg)
 	}
-	ts.do("POST", "/v2/projects/"+pid+"/nodes", map[string]any{"node_type": "vpcs"}).want(t, 500)
+	ts.Do("POST", "/v2/projects/"+pid+"/nodes", map[string]any{"node_type": "vpcs"}).Want(t, 500)
 	fs.fail.Store(false)
-	if got := ts.do("GET", path, nil).want(t, 200).json(t)["name"]; got != "keep" {
+	if got := ts.Do("GET", path, nil).Want(t, 200).JSON(t)["name"]; got != "keep" {
 		t.Errorf("name %v after a failed write, want keep", got)
 	}
-	ts.do("PUT", path, map[string]any{"name": "saved"}).want(t, 200)
+	ts.Do("PUT", path, map[string]any{"name": "saved"}).Want(t, 200)
 	ts.restart()
-	if got := ts.do("GET", path, nil).want(t, 200).json(t)["name"]; got != "saved" {
+	if got := ts.Do("GET", path, nil).Want(t, 200).JSON(t)["name"]; got != "saved" {
 		t.Errorf("name %v after restart, want saved", got)
 	}
 }
@@ -60,42 +60,42 @@ func TestDiskTrouble_FullDisk(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = exec.Command("umount", "-l", dir).Run() })
 	ts := mustOpenServerWith(t, testOptions{dbPath: filepath.Join(dir, "nodedesk.db")})
-	pid := ts.mustCreateProject("lab")
-	n := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": "first"})
+	pid := ts.MustCreateProject("lab")
+	n := ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": "first"})
 	path := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string)
 	script := strings.Repeat("echo fill the disk\n", 3000) // ~57 KiB a node
 	var acked []string
 	full := false
 	for i := 0; i < 200 && !full; i++ {
-		r := ts.do("POST", "/v2/projects/"+pid+"/nodes", map[string]any{"node_type": "vpcs", "properties": map[string]any{"startup_script": script}})
-		switch r.status {
+		r := ts.Do("POST", "/v2/projects/"+pid+"/nodes", map[string]any{"node_type": "vpcs", "properties": map[string]any{"startup_script": script}})
+		switch r.Status {
 		case 201:
-			acked = append(acked, r.json(t)["node_id"].(string))
+			acked = append(acked, r.JSON(t)["node_id"].(string))
 		case 500:
 			full = true
-			if msg := r.json(t)["message"].(string); !strings.Contains(msg, "disk space") {
+			if msg := r.JSON(t)["message"].(string); !strings.Contains(msg, "disk space") {
 				t.Errorf("500 message %q does not say what to do", msg)
 			}
 		default:
-			t.Fatalf("create answered %d %s", r.status, r.body)
+			t.Fatalf("create answered %d %s", r.Status, r.Body)
 		}
 	}
 	if !full {
 		t.Fatal("the 2 MiB disk never filled")
 	}
 	// Nothing stored is lost, and reads still work.
-	if got := ts.do("GET", path, nil).want(t, 200).json(t)["name"]; got != "first" {
+	if got := ts.Do("GET", path, nil).Want(t, 200).JSON(t)["name"]; got != "first" {
 		t.Errorf("first node reads %v", got)
 	}
 	if err := exec.Command("mount", "-o", "remount,size=64m", dir).Run(); err != nil {
 		t.Fatalf("remount: %v", err)
 	}
-	ts.do("PUT", path, map[string]any{"name": "after"}).want(t, 200)
+	ts.Do("PUT", path, map[string]any{"name": "after"}).Want(t, 200)
 	ts.restart()
 	for _, id := range acked {
-		ts.do("GET", "/v2/projects/"+pid+"/nodes/"+id, nil).want(t, 200)
+		ts.Do("GET", "/v2/projects/"+pid+"/nodes/"+id, nil).Want(t, 200)
 	}
-	if got := ts.do("GET", path, nil).want(t, 200).json(t)["name"]; got != "after" {
+	if got := ts.Do("GET", path, nil).Want(t, 200).JSON(t)["name"]; got != "after" {
 		t.Errorf("name %v after the disk had room again", got)
 	}
 	t.Logf("%d nodes acknowledged before the disk was full; all there after a restart", len(acked))

@@ -12,12 +12,12 @@ import (
 // restart and go with their project.
 func TestDrawings(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("canvas")
+	pid := ts.MustCreateProject("canvas")
 	base := "/v2/projects/" + pid + "/drawings"
-	next, _ := ts.wsListen(t, "/v2/projects/"+pid+"/notifications/ws")
+	next, _ := ts.WSListen(t, "/v2/projects/"+pid+"/notifications/ws")
 
 	// GNS3's defaults for what a client leaves out.
-	d := ts.do("POST", base, map[string]any{}).want(t, 201).json(t)
+	d := ts.Do("POST", base, map[string]any{}).Want(t, 201).JSON(t)
 	want := map[string]any{"svg": "<svg></svg>", "x": 0.0, "y": 0.0, "z": 2.0, "locked": false, "rotation": 0.0, "project_id": pid}
 	for k, v := range want {
 		if d[k] != v {
@@ -32,7 +32,7 @@ func TestDrawings(t *testing.T) {
 	id := "0b7d4c3e-1f2a-4b5c-8d9e-0f1a2b3c4d5e"
 	svg := `<svg height="100" width="200"><rect height="100" width="200" fill="#ffffff" /></svg>`
 	gui := map[string]any{"drawing_id": id, "svg": svg, "x": -40, "y": 25, "z": 1, "locked": false, "rotation": 45}
-	got := ts.do("POST", base, gui).want(t, 201).json(t)
+	got := ts.Do("POST", base, gui).Want(t, 201).JSON(t)
 	if got["drawing_id"] != id || got["svg"] != svg || got["x"] != -40.0 || got["rotation"] != 45.0 {
 		t.Errorf("created %v", got)
 	}
@@ -40,7 +40,7 @@ func TestDrawings(t *testing.T) {
 		t.Errorf("event %v, want drawing.created of %s", e, id)
 	}
 	// The same id again returns that drawing as it is, and announces nothing.
-	again := ts.do("POST", base, map[string]any{"drawing_id": strings.ToUpper(id), "x": 999}).want(t, 201).json(t)
+	again := ts.Do("POST", base, map[string]any{"drawing_id": strings.ToUpper(id), "x": 999}).Want(t, 201).JSON(t)
 	if again["x"] != -40.0 || again["drawing_id"] != id {
 		t.Errorf("second create with the same id = %v, want the drawing unchanged", again)
 	}
@@ -48,7 +48,7 @@ func TestDrawings(t *testing.T) {
 	path := base + "/" + id
 	// A move: the GUI sends back everything but an unchanged svg, and the
 	// event leaves the svg out.
-	upd := ts.do("PUT", path, map[string]any{"drawing_id": id, "project_id": pid, "x": 10, "y": 20, "z": 1, "locked": false, "rotation": 45}).want(t, 201).json(t)
+	upd := ts.Do("PUT", path, map[string]any{"drawing_id": id, "project_id": pid, "x": 10, "y": 20, "z": 1, "locked": false, "rotation": 45}).Want(t, 201).JSON(t)
 	if upd["x"] != 10.0 || upd["y"] != 20.0 || upd["svg"] != svg {
 		t.Errorf("updated %v", upd)
 	}
@@ -56,8 +56,8 @@ func TestDrawings(t *testing.T) {
 	if _, has := e.Event["svg"]; e.Action != "drawing.updated" || e.Event["x"] != 10.0 || has {
 		t.Errorf("event %v, want drawing.updated at x 10 without svg", e)
 	}
-	ts.do("PUT", path, map[string]any{"x": 10}).want(t, 201) // no change: no event
-	ts.do("PUT", path, map[string]any{"svg": "<svg></svg>", "locked": true}).want(t, 201)
+	ts.Do("PUT", path, map[string]any{"x": 10}).Want(t, 201) // no change: no event
+	ts.Do("PUT", path, map[string]any{"svg": "<svg></svg>", "locked": true}).Want(t, 201)
 	if e := next(); e.Action != "drawing.updated" || e.Event["svg"] != "<svg></svg>" || e.Event["locked"] != true {
 		t.Errorf("event %v, want drawing.updated with the new svg, locked", e)
 	}
@@ -81,22 +81,22 @@ func TestDrawings(t *testing.T) {
 				if method == "PUT" {
 					p = path
 				}
-				r := ts.do(method, p, c.body).want(t, 400).json(t)
+				r := ts.Do(method, p, c.body).Want(t, 400).JSON(t)
 				if r["field"] != c.field {
 					t.Errorf("%s %v: field %v, want %s: %v", method, c.body, r["field"], c.field, r["message"])
 				}
 			}
 		})
 	}
-	if d := ts.do("GET", path, nil).want(t, 200).json(t); d["rotation"] != 45.0 || d["x"] != 10.0 {
+	if d := ts.Do("GET", path, nil).Want(t, 200).JSON(t); d["rotation"] != 45.0 || d["x"] != 10.0 {
 		t.Errorf("after rejected changes: %v", d)
 	}
 
 	// A locked drawing stays until it is unlocked.
-	if r := ts.do("DELETE", path, nil).want(t, 409).json(t); !strings.Contains(r["message"].(string), "locked") {
+	if r := ts.Do("DELETE", path, nil).Want(t, 409).JSON(t); !strings.Contains(r["message"].(string), "locked") {
 		t.Errorf("409 %v", r)
 	}
-	ts.do("PUT", path, map[string]any{"locked": false}).want(t, 201)
+	ts.Do("PUT", path, map[string]any{"locked": false}).Want(t, 201)
 	if e := next(); e.Action != "drawing.updated" || e.Event["locked"] != false {
 		t.Errorf("event %v, want drawing.updated unlocked", e)
 	}
@@ -109,40 +109,40 @@ func TestDrawings(t *testing.T) {
 		{"POST", "/v2/projects/5e9f3c1a-0000-4000-8000-000000000001/drawings"},
 		{"GET", "/v2/projects/5e9f3c1a-0000-4000-8000-000000000001/drawings/" + id},
 	} {
-		r := ts.do(c.method, c.path, map[string]any{}).want(t, 404).json(t)
+		r := ts.Do(c.method, c.path, map[string]any{}).Want(t, 404).JSON(t)
 		if !strings.Contains(r["message"].(string), "doesn't exist") { // the GUI recreates a drawing on this
 			t.Errorf("%s %s: %v", c.method, c.path, r["message"])
 		}
 	}
 
 	// Listed in creation order, counted in the project's stats.
-	list := ts.do("GET", base, nil).want(t, 200).list(t)
+	list := ts.Do("GET", base, nil).Want(t, 200).List(t)
 	if len(list) != 2 || list[0]["drawing_id"] != d["drawing_id"] || list[1]["drawing_id"] != id {
 		t.Fatalf("list %v", list)
 	}
-	if st := ts.do("GET", "/v2/projects/"+pid+"/stats", nil).want(t, 200).json(t); st["drawings"] != 2.0 {
+	if st := ts.Do("GET", "/v2/projects/"+pid+"/stats", nil).Want(t, 200).JSON(t); st["drawings"] != 2.0 {
 		t.Errorf("stats %v, want 2 drawings", st)
 	}
 
 	// Survives a restart.
 	ts.restart()
-	if got := ts.do("GET", path, nil).want(t, 200).json(t); got["x"] != 10.0 || got["svg"] != "<svg></svg>" || got["rotation"] != 45.0 {
+	if got := ts.Do("GET", path, nil).Want(t, 200).JSON(t); got["x"] != 10.0 || got["svg"] != "<svg></svg>" || got["rotation"] != 45.0 {
 		t.Errorf("after restart: %v", got)
 	}
-	next, _ = ts.wsListen(t, "/v2/projects/"+pid+"/notifications/ws")
-	ts.do("DELETE", path, nil).want(t, http.StatusNoContent)
+	next, _ = ts.WSListen(t, "/v2/projects/"+pid+"/notifications/ws")
+	ts.Do("DELETE", path, nil).Want(t, http.StatusNoContent)
 	if e := next(); e.Action != "drawing.deleted" || e.Event["drawing_id"] != id || e.Event["svg"] != "<svg></svg>" {
 		t.Errorf("event %v, want drawing.deleted of %s", e, id)
 	}
-	ts.do("GET", path, nil).want(t, 404)
-	if l := ts.do("GET", base, nil).want(t, 200).list(t); len(l) != 1 {
+	ts.Do("GET", path, nil).Want(t, 404)
+	if l := ts.Do("GET", base, nil).Want(t, 200).List(t); len(l) != 1 {
 		t.Errorf("after delete: %v", l)
 	}
 
 	// Deleting the project deletes its drawings.
-	ts.do("DELETE", "/v2/projects/"+pid, nil).want(t, 204)
-	pid2 := ts.do("POST", "/v2/projects", map[string]any{"name": "again", "project_id": pid}).want(t, 201).json(t)["project_id"]
-	if l := ts.do("GET", "/v2/projects/"+pid2.(string)+"/drawings", nil).want(t, 200).list(t); len(l) != 0 {
+	ts.Do("DELETE", "/v2/projects/"+pid, nil).Want(t, 204)
+	pid2 := ts.Do("POST", "/v2/projects", map[string]any{"name": "again", "project_id": pid}).Want(t, 201).JSON(t)["project_id"]
+	if l := ts.Do("GET", "/v2/projects/"+pid2.(string)+"/drawings", nil).Want(t, 200).List(t); len(l) != 0 {
 		t.Errorf("a deleted project's drawings came back: %v", l)
 	}
 }

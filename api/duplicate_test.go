@@ -2,6 +2,8 @@ package api
 
 import (
 	"testing"
+
+	"nodedesk/app/labtest/kit"
 )
 
 // TestProjectDuplicate is the GNS3 desktop GUI's "Save as": the copy has
@@ -12,17 +14,17 @@ func TestProjectDuplicate(t *testing.T) {
 	ts := mustOpenServer(t)
 	l := ts.mustCreateLab()
 	base := "/v2/projects/" + l.pid
-	ts.do("POST", base+"/links", map[string]any{"nodes": []any{end(l.pc1, 0, 0), end(l.sw, 0, 1)}}).want(t, 201)
-	ts.do("POST", base+"/links", map[string]any{"nodes": []any{end(l.pc2, 0, 0), end(l.sw, 0, 2)}}).want(t, 201)
-	ts.do("POST", base+"/drawings", map[string]any{"svg": "<svg/>", "x": 5}).want(t, 201)
-	ts.do("PUT", base, map[string]any{"grid_size": 50, "auto_open": true}).want(t, 200)
-	ts.do("POST", base+"/snapshots", map[string]any{"name": "s1"}).want(t, 201)
-	ts.do("POST", base+"/nodes/"+l.pc1+"/start", nil).want(t, 200)
+	ts.Do("POST", base+"/links", map[string]any{"nodes": []any{kit.End(l.pc1, 0, 0), kit.End(l.sw, 0, 1)}}).Want(t, 201)
+	ts.Do("POST", base+"/links", map[string]any{"nodes": []any{kit.End(l.pc2, 0, 0), kit.End(l.sw, 0, 2)}}).Want(t, 201)
+	ts.Do("POST", base+"/drawings", map[string]any{"svg": "<svg/>", "x": 5}).Want(t, 201)
+	ts.Do("PUT", base, map[string]any{"grid_size": 50, "auto_open": true}).Want(t, 200)
+	ts.Do("POST", base+"/snapshots", map[string]any{"name": "s1"}).Want(t, 201)
+	ts.Do("POST", base+"/nodes/"+l.pc1+"/start", nil).Want(t, 200)
 	orig := ts.state(t, l.pid)
-	ctl, _ := ts.wsListen(t, "/v2/notifications/ws")
+	ctl, _ := ts.WSListen(t, "/v2/notifications/ws")
 
 	// The GUI's body for a local server; the name is taken, so it gets -1.
-	p := ts.do("POST", base+"/duplicate", map[string]any{"name": "lab", "path": "/somewhere/lab", "reset_mac_addresses": false}).want(t, 201).json(t)
+	p := ts.Do("POST", base+"/duplicate", map[string]any{"name": "lab", "path": "/somewhere/lab", "reset_mac_addresses": false}).Want(t, 201).JSON(t)
 	if p["project_id"] == l.pid || p["name"] != "lab-1" || p["status"] != "closed" || p["grid_size"] != 50.0 || p["auto_open"] != false {
 		t.Errorf("copy %v", p)
 	}
@@ -85,47 +87,47 @@ func TestProjectDuplicate(t *testing.T) {
 	if len(cp.drawings) != 1 || cp.drawings[0]["drawing_id"] == orig.drawings[0]["drawing_id"] || cp.drawings[0]["x"] != 5.0 {
 		t.Errorf("copy's drawings %v", cp.drawings)
 	}
-	snaps := ts.do("GET", "/v2/projects/"+cid+"/snapshots", nil).want(t, 200).list(t)
-	origSnaps := ts.do("GET", base+"/snapshots", nil).want(t, 200).list(t)
+	snaps := ts.Do("GET", "/v2/projects/"+cid+"/snapshots", nil).Want(t, 200).List(t)
+	origSnaps := ts.Do("GET", base+"/snapshots", nil).Want(t, 200).List(t)
 	if len(snaps) != 1 || snaps[0]["name"] != "s1" || snaps[0]["snapshot_id"] == origSnaps[0]["snapshot_id"] || snaps[0]["project_id"] != cid {
 		t.Errorf("copy's snapshots %v", snaps)
 	}
 
 	// The copy works on its own: a port of its own switch is used, its
 	// snapshot restores there, and the original can go.
-	ts.do("POST", "/v2/projects/"+cid+"/links", map[string]any{"nodes": []any{end(newOf[l.pc1].(string), 0, 0), end(newOf[l.sw].(string), 0, 5)}}).want(t, 409)
-	ts.do("POST", "/v2/projects/"+cid+"/snapshots/"+snaps[0]["snapshot_id"].(string)+"/restore", nil).want(t, 201)
+	ts.Do("POST", "/v2/projects/"+cid+"/links", map[string]any{"nodes": []any{kit.End(newOf[l.pc1].(string), 0, 0), kit.End(newOf[l.sw].(string), 0, 5)}}).Want(t, 409)
+	ts.Do("POST", "/v2/projects/"+cid+"/snapshots/"+snaps[0]["snapshot_id"].(string)+"/restore", nil).Want(t, 201)
 	if after := ts.state(t, cid); len(after.nodes) != len(orig.nodes) || len(after.links) != 2 {
 		t.Errorf("copy after restoring its snapshot: %d nodes, %d links", len(after.nodes), len(after.links))
 	}
 	if now := ts.state(t, l.pid); len(now.nodes) != len(orig.nodes) || now.nodes[0]["node_id"] != orig.nodes[0]["node_id"] {
 		t.Error("the original changed")
 	}
-	ts.do("POST", base+"/nodes/stop", nil).want(t, 204)
-	ts.do("DELETE", base, nil).want(t, 204)
-	if got := ts.do("GET", "/v2/projects/"+cid+"/links", nil).want(t, 200).list(t); len(got) != 2 {
+	ts.Do("POST", base+"/nodes/stop", nil).Want(t, 204)
+	ts.Do("DELETE", base, nil).Want(t, 204)
+	if got := ts.Do("GET", "/v2/projects/"+cid+"/links", nil).Want(t, 200).List(t); len(got) != 2 {
 		t.Errorf("the copy's links after the original went: %v", got)
 	}
 	// A name of its own, or null for the project's.
-	if got := ts.do("POST", "/v2/projects/"+cid+"/duplicate", map[string]any{"name": "mine"}).want(t, 201).json(t); got["name"] != "mine" {
+	if got := ts.Do("POST", "/v2/projects/"+cid+"/duplicate", map[string]any{"name": "mine"}).Want(t, 201).JSON(t); got["name"] != "mine" {
 		t.Errorf("copy named %v", got["name"])
 	}
-	if got := ts.do("POST", "/v2/projects/"+cid+"/duplicate", map[string]any{"name": nil}).want(t, 201).json(t); got["name"] != "lab-1-1" {
+	if got := ts.Do("POST", "/v2/projects/"+cid+"/duplicate", map[string]any{"name": nil}).Want(t, 201).JSON(t); got["name"] != "lab-1-1" {
 		t.Errorf("copy of lab-1 named %v, want lab-1-1 (GNS3 appends -1 to the name taken)", got["name"])
 	}
-	ts.do("POST", "/v2/projects/5e9f3c1a-0000-4000-8000-000000000001/duplicate", map[string]any{"name": "x"}).want(t, 404)
-	ts.do("POST", "/v2/projects/"+cid+"/duplicate", map[string]any{"name": ""}).want(t, 400)
+	ts.Do("POST", "/v2/projects/5e9f3c1a-0000-4000-8000-000000000001/duplicate", map[string]any{"name": "x"}).Want(t, 404)
+	ts.Do("POST", "/v2/projects/"+cid+"/duplicate", map[string]any{"name": ""}).Want(t, 400)
 }
 
 func TestDuplicate(t *testing.T) {
 	ts := mustOpenServer(t)
 	l := ts.mustCreateLab()
-	ts.do("POST", "/v2/projects/"+l.pid+"/links", map[string]any{"nodes": []any{end(l.pc1, 0, 0), end(l.sw, 0, 0)}}).want(t, 201)
+	ts.Do("POST", "/v2/projects/"+l.pid+"/links", map[string]any{"nodes": []any{kit.End(l.pc1, 0, 0), kit.End(l.sw, 0, 0)}}).Want(t, 201)
 	pc := "/v2/projects/" + l.pid + "/nodes/" + l.pc1
-	ts.do("PUT", pc, map[string]any{"properties": map[string]any{"startup_script": "ip 10.0.0.1/24"}}).want(t, 200)
-	ts.do("POST", pc+"/start", nil).want(t, 200)
-	orig := ts.do("GET", pc, nil).json(t)
-	d := ts.do("POST", pc+"/duplicate", map[string]any{"x": 100, "y": 50, "z": 2}).want(t, 201).json(t)
+	ts.Do("PUT", pc, map[string]any{"properties": map[string]any{"startup_script": "ip 10.0.0.1/24"}}).Want(t, 200)
+	ts.Do("POST", pc+"/start", nil).Want(t, 200)
+	orig := ts.Do("GET", pc, nil).JSON(t)
+	d := ts.Do("POST", pc+"/duplicate", map[string]any{"x": 100, "y": 50, "z": 2}).Want(t, 201).JSON(t)
 	if d["node_id"] == orig["node_id"] || d["name"] != "PC3" || d["console"] == orig["console"] || d["status"] != "stopped" {
 		t.Errorf("duplicate %v of %v", d, orig)
 	}
@@ -135,11 +137,11 @@ func TestDuplicate(t *testing.T) {
 	if d["properties"].(map[string]any)["startup_script"] != "ip 10.0.0.1/24" {
 		t.Errorf("duplicate lost the startup script: %v", d["properties"])
 	}
-	if got := ts.do("GET", "/v2/projects/"+l.pid+"/nodes/"+d["node_id"].(string)+"/links", nil).list(t); len(got) != 0 {
+	if got := ts.Do("GET", "/v2/projects/"+l.pid+"/nodes/"+d["node_id"].(string)+"/links", nil).List(t); len(got) != 0 {
 		t.Errorf("links were copied: %v", got)
 	}
 	for _, bad := range []any{map[string]any{"x": 1}, map[string]any{"x": 1, "y": 2, "w": 3}} {
-		ts.do("POST", pc+"/duplicate", bad).want(t, 400)
+		ts.Do("POST", pc+"/duplicate", bad).Want(t, 400)
 	}
-	ts.do("POST", "/v2/projects/"+l.pid+"/nodes/00000000-0000-4000-8000-000000000000/duplicate", map[string]any{"x": 1, "y": 2}).want(t, 404)
+	ts.Do("POST", "/v2/projects/"+l.pid+"/nodes/00000000-0000-4000-8000-000000000000/duplicate", map[string]any{"x": 1, "y": 2}).Want(t, 404)
 }

@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"nodedesk/app/labtest/kit"
 )
 
 // The fuzz targets' property: whatever a client sends, the server does not
@@ -28,12 +30,12 @@ type fuzzFixture struct {
 
 func newFuzzFixture(f *testing.F) *fuzzFixture {
 	ts := mustOpenServer(f)
-	fx := &fuzzFixture{ts: ts, pid: ts.mustCreateProject("fuzz"), handler: ts.srv.handler}
+	fx := &fuzzFixture{ts: ts, pid: ts.MustCreateProject("fuzz"), handler: ts.srv.handler}
 	for _, typ := range computeTypes {
-		fx.ids = append(fx.ids, ts.mustCreateNode(fx.pid, map[string]any{"node_type": typ})["node_id"].(string))
+		fx.ids = append(fx.ids, ts.MustCreateNode(fx.pid, map[string]any{"node_type": typ})["node_id"].(string))
 	}
-	fx.link = ts.do("POST", "/v2/projects/"+fx.pid+"/links", map[string]any{"nodes": []any{end(fx.ids[0], 0, 0), end(fx.ids[2], 0, 0)}}).want(f, 201).json(f)["link_id"].(string)
-	fx.drawing = ts.do("POST", "/v2/projects/"+fx.pid+"/drawings", map[string]any{"svg": "<svg></svg>"}).want(f, 201).json(f)["drawing_id"].(string)
+	fx.link = ts.Do("POST", "/v2/projects/"+fx.pid+"/links", map[string]any{"nodes": []any{kit.End(fx.ids[0], 0, 0), kit.End(fx.ids[2], 0, 0)}}).Want(f, 201).JSON(f)["link_id"].(string)
+	fx.drawing = ts.Do("POST", "/v2/projects/"+fx.pid+"/drawings", map[string]any{"svg": "<svg></svg>"}).Want(f, 201).JSON(f)["drawing_id"].(string)
 	return fx
 }
 
@@ -49,9 +51,9 @@ func (fx *fuzzFixture) digest(t *testing.T) [32]byte {
 // serve sends one request in-process and checks the property.
 func (fx *fuzzFixture) serve(t *testing.T, method, path string, body []byte) {
 	before := fx.digest(t)
-	req := httptest.NewRequest(method, "http://"+strings.TrimPrefix(fx.ts.url, "http://")+"/", bytes.NewReader(body))
+	req := httptest.NewRequest(method, "http://"+strings.TrimPrefix(fx.ts.URL, "http://")+"/", bytes.NewReader(body))
 	req.URL.Path, req.URL.RawPath, req.RequestURI = path, "", ""
-	req.Host = strings.TrimPrefix(fx.ts.url, "http://")
+	req.Host = strings.TrimPrefix(fx.ts.URL, "http://")
 	rec := httptest.NewRecorder()
 	fx.handler.ServeHTTP(rec, req)
 	if rec.Code >= 500 {

@@ -121,8 +121,8 @@ func TestProjectImportHostile(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			mustWrite(t, filepath.Join(ts.dataDir(), "projects", ".keep"), nil)
 			before, beforeParent := tree(t, ts.dataDir()), entriesOf(t, parent)
-			projects := len(ts.do("GET", "/v2/projects", nil).list(t))
-			r := ts.importArchive(uuidN("00000011", i), c.body, "").want(t, 400).json(t)
+			projects := len(ts.Do("GET", "/v2/projects", nil).List(t))
+			r := ts.importArchive(uuidN("00000011", i), c.body, "").Want(t, 400).JSON(t)
 			t.Log(r["message"])
 			if msg := r["message"].(string); !strings.Contains(msg, c.wantMsg) {
 				t.Errorf("message %q, want it to say %q", msg, c.wantMsg)
@@ -138,7 +138,7 @@ func TestProjectImportHostile(t *testing.T) {
 					t.Errorf("%s was written", p)
 				}
 			}
-			if n := len(ts.do("GET", "/v2/projects", nil).list(t)); n != projects {
+			if n := len(ts.Do("GET", "/v2/projects", nil).List(t)); n != projects {
 				t.Errorf("%d projects, want %d", n, projects)
 			}
 		})
@@ -146,7 +146,7 @@ func TestProjectImportHostile(t *testing.T) {
 	// Hidden names are a node's own state (or macOS's): left out, not refused.
 	ok := makeZip(t, valid, zipEntry{name: ".DS_Store", body: []byte("x")}, zipEntry{name: "project-files/vpcs/x/.vpcs_history", body: []byte("x")}, zipEntry{name: "kept.txt", body: []byte("k")})
 	pid := uuidN("00000012", 1)
-	ts.importArchive(pid, ok, "").want(t, 201)
+	ts.importArchive(pid, ok, "").Want(t, 201)
 	if got := tree(t, filepath.Join(ts.dataDir(), "projects", pid)); !reflect.DeepEqual(got, []string{"./", "kept.txt"}) {
 		t.Errorf("project folder %v", got)
 	}
@@ -197,12 +197,12 @@ func TestProjectImportNoise(t *testing.T) {
 		}
 		res := ts.importArchive(uuidN("00000013", i), body, "")
 		switch {
-		case res.status == 201:
+		case res.Status == 201:
 			created++ // a flip in a file's content, say
-			ts.do("DELETE", "/v2/projects/"+uuidN("00000013", i), nil).want(t, 204)
+			ts.Do("DELETE", "/v2/projects/"+uuidN("00000013", i), nil).Want(t, 204)
 			_ = os.RemoveAll(filepath.Join(ts.dataDir(), "projects", uuidN("00000013", i)))
-		case res.status != 400 && res.status != 409:
-			t.Fatalf("body %d: %d %s", i, res.status, res.body)
+		case res.Status != 400 && res.Status != 409:
+			t.Fatalf("body %d: %d %s", i, res.Status, res.Body)
 		}
 	}
 	if after := tree(t, ts.dataDir()); !reflect.DeepEqual(after, before) {

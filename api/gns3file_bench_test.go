@@ -44,11 +44,11 @@ func benchLab(tb testing.TB) *gns3Project {
 // raw sends a request without the contract check do makes, which would
 // dominate what a benchmark measures, and wants a status.
 func (ts *testServer) raw(tb testing.TB, method, path string, body []byte, want int) []byte {
-	req, err := http.NewRequest(method, ts.url+path, bytes.NewReader(body))
+	req, err := http.NewRequest(method, ts.URL+path, bytes.NewReader(body))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	res, err := ts.client.Do(req)
+	res, err := ts.Client.Do(req)
 	if err != nil {
 		tb.Fatal(err)
 	}

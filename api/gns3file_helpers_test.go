@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"nodedesk/app/labtest/kit"
 )
 
 // Helpers to write GNS3 project files the way GNS3 writes them, and to
@@ -227,13 +229,13 @@ func without(m map[string]any, keys ...string) map[string]any {
 }
 
 // importArchive posts a body to /import under a new project id.
-func (ts *testServer) importArchive(id string, body []byte, query string) response {
+func (ts *testServer) importArchive(id string, body []byte, query string) kit.Response {
 	ts.tb.Helper()
 	path := "/v2/projects/" + id + "/import"
 	if query != "" {
 		path += "?" + query
 	}
-	return ts.doWith("POST", path, body, nil)
+	return ts.DoWith("POST", path, body, nil)
 }
 
 func containsAll(s string, parts ...string) bool {

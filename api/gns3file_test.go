@@ -266,9 +266,9 @@ func TestProjectImportExport(t *testing.T) {
 		t.Run(fmt.Sprintf("revision %d", rev), func(t *testing.T) {
 			ts := mustOpenServer(t)
 			g := labFile(rev)
-			ctl, _ := ts.wsListen(t, "/v2/notifications/ws")
+			ctl, _ := ts.WSListen(t, "/v2/notifications/ws")
 			pid := uuidN("0000000a", rev)
-			p := ts.importArchive(pid, g.archive(t), "").want(t, 201).json(t)
+			p := ts.importArchive(pid, g.archive(t), "").Want(t, 201).JSON(t)
 			if p["project_id"] != pid || p["name"] != "lab" || p["status"] != "closed" || p["auto_open"] != false || p["auto_close"] != true {
 				t.Errorf("imported project %v", p)
 			}
@@ -290,27 +290,27 @@ func TestProjectImportExport(t *testing.T) {
 			}
 			// The node folders followed their nodes to their new ids.
 			base := "/v2/projects/" + pid
-			if r := ts.do("GET", base+"/files/project-files/qemu/"+nodes["QEMU1"]["node_id"].(string)+"/notes.txt", nil).want(t, 200); string(r.body) != "qemu notes" {
-				t.Errorf("qemu notes %q", r.body)
+			if r := ts.Do("GET", base+"/files/project-files/qemu/"+nodes["QEMU1"]["node_id"].(string)+"/notes.txt", nil).Want(t, 200); string(r.Body) != "qemu notes" {
+				t.Errorf("qemu notes %q", r.Body)
 			}
-			if r := ts.do("GET", base+"/files/README.txt", nil).want(t, 200); string(r.body) != "read me" {
-				t.Errorf("README %q", r.body)
+			if r := ts.Do("GET", base+"/files/README.txt", nil).Want(t, 200); string(r.Body) != "read me" {
+				t.Errorf("README %q", r.Body)
 			}
-			if r := ts.do("GET", base+"/files/project-files/vpcs/"+nodes["PC1"]["node_id"].(string)+"/startup.vpc", nil).want(t, 200); string(r.body) != labScript {
-				t.Errorf("startup.vpc through the project's files: %q", r.body)
+			if r := ts.Do("GET", base+"/files/project-files/vpcs/"+nodes["PC1"]["node_id"].(string)+"/startup.vpc", nil).Want(t, 200); string(r.Body) != labScript {
+				t.Errorf("startup.vpc through the project's files: %q", r.Body)
 			}
 			// A node nodedesk does not run says so.
-			r := ts.do("POST", base+"/nodes/"+nodes["QEMU1"]["node_id"].(string)+"/start", nil).want(t, 409).json(t)
+			r := ts.Do("POST", base+"/nodes/"+nodes["QEMU1"]["node_id"].(string)+"/start", nil).Want(t, 409).JSON(t)
 			if !strings.HasPrefix(r["message"].(string), "nodedesk does not run qemu nodes") {
 				t.Errorf("start of QEMU1: %v", r["message"])
 			}
 
 			// Export: GNS3 2.2's archive.
-			res := ts.do("GET", base+"/export", nil).want(t, 200)
-			if ct, cd := res.header.Get("Content-Type"), res.header.Get("Content-Disposition"); ct != "application/gns3project" || cd != `attachment; filename="lab.gns3project"` {
+			res := ts.Do("GET", base+"/export", nil).Want(t, 200)
+			if ct, cd := res.Header.Get("Content-Type"), res.Header.Get("Content-Disposition"); ct != "application/gns3project" || cd != `attachment; filename="lab.gns3project"` {
 				t.Errorf("headers %q %q", ct, cd)
 			}
-			entries := readZip(t, res.body)
+			entries := readZip(t, res.Body)
 			checkTopologyDump(t, entries["project.gns3"], pid)
 			for path, want := range map[string]string{
 				"project-files/vpcs/" + nodes["PC1"]["node_id"].(string) + "/startup.vpc": labScript,
@@ -325,7 +325,7 @@ func TestProjectImportExport(t *testing.T) {
 
 			// And back: the same project.
 			again := uuidN("0000000b", rev)
-			p2 := ts.importArchive(again, res.body, "name=lab").want(t, 201).json(t)
+			p2 := ts.importArchive(again, res.Body, "name=lab").Want(t, 201).JSON(t)
 			if p2["name"] != "lab-1" {
 				t.Errorf("second import named %v, want lab-1 (GNS3's free name)", p2["name"])
 			}
@@ -413,12 +413,12 @@ func checkTopologyDump(t *testing.T, raw []byte, pid string) {
 func TestProjectExportOptions(t *testing.T) {
 	ts := mustOpenServer(t)
 	pid := uuidN("0000000c", 1)
-	ts.importArchive(pid, labFile(9).archive(t), "").want(t, 201)
+	ts.importArchive(pid, labFile(9).archive(t), "").Want(t, 201)
 	base := "/v2/projects/" + pid
-	ts.do("POST", base+"/snapshots", map[string]any{"name": "before"}).want(t, 201)
+	ts.Do("POST", base+"/snapshots", map[string]any{"name": "before"}).Want(t, 201)
 
-	plain := ts.do("GET", base+"/export?compression=none&reset_mac_addresses=yes&include_images=yes&include_snapshots=yes", nil).want(t, 200)
-	zr, err := zip.NewReader(bytes.NewReader(plain.body), int64(len(plain.body)))
+	plain := ts.Do("GET", base+"/export?compression=none&reset_mac_addresses=yes&include_images=yes&include_snapshots=yes", nil).Want(t, 200)
+	zr, err := zip.NewReader(bytes.NewReader(plain.Body), int64(len(plain.Body)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,7 +431,7 @@ func TestProjectExportOptions(t *testing.T) {
 			snapshot = f.Name
 		}
 	}
-	entries := readZip(t, plain.body)
+	entries := readZip(t, plain.Body)
 	if !strings.HasPrefix(snapshot, "snapshots/before_") || !strings.HasSuffix(snapshot, ".gns3project") {
 		t.Fatalf("snapshot entry %q", snapshot)
 	}
@@ -456,29 +456,29 @@ func TestProjectExportOptions(t *testing.T) {
 		}
 	}
 	// The default: deflated, no snapshots.
-	for _, f := range readZipFiles(t, ts.do("GET", base+"/export", nil).want(t, 200).body) {
+	for _, f := range readZipFiles(t, ts.Do("GET", base+"/export", nil).Want(t, 200).Body) {
 		if f.Method != zip.Deflate || strings.HasPrefix(f.Name, "snapshots/") {
 			t.Errorf("default export's %s (method %d)", f.Name, f.Method)
 		}
 	}
 	for _, q := range []string{"compression=bzip2", "compression=lzma", "compression=rar", "include_snapshots=maybe"} {
-		ts.do("GET", base+"/export?"+q, nil).want(t, 400)
+		ts.Do("GET", base+"/export?"+q, nil).Want(t, 400)
 	}
-	ts.do("GET", "/v2/projects/"+uuidN("0000000c", 9)+"/export", nil).want(t, 404)
+	ts.Do("GET", "/v2/projects/"+uuidN("0000000c", 9)+"/export", nil).Want(t, 404)
 
 	// A running node: GNS3's refusal.
-	pc := byName(ts.do("GET", base+"/nodes", nil).list(t))["PC1"]["node_id"].(string)
-	ts.do("POST", base+"/nodes/"+pc+"/start", nil).want(t, 200)
-	r := ts.do("GET", base+"/export", nil).want(t, 409).json(t)
+	pc := byName(ts.Do("GET", base+"/nodes", nil).List(t))["PC1"]["node_id"].(string)
+	ts.Do("POST", base+"/nodes/"+pc+"/start", nil).Want(t, 200)
+	r := ts.Do("GET", base+"/export", nil).Want(t, 409).JSON(t)
 	if !strings.HasPrefix(r["message"].(string), "Project must be stopped in order to export it") || !strings.Contains(r["message"].(string), "PC1") {
 		t.Errorf("409 %v", r["message"])
 	}
-	ts.do("POST", base+"/nodes/"+pc+"/stop", nil).want(t, 200)
-	ts.do("GET", base+"/export", nil).want(t, 200)
+	ts.Do("POST", base+"/nodes/"+pc+"/stop", nil).Want(t, 200)
+	ts.Do("GET", base+"/export", nil).Want(t, 200)
 
 	// A name that needs more than ASCII.
-	ts.do("PUT", base, map[string]any{"name": `café "lab"`}).want(t, 200)
-	if cd := ts.do("GET", base+"/export", nil).want(t, 200).header.Get("Content-Disposition"); cd != `attachment; filename="caf_ _lab_.gns3project"; filename*=UTF-8''caf%C3%A9%20%22lab%22.gns3project` {
+	ts.Do("PUT", base, map[string]any{"name": `café "lab"`}).Want(t, 200)
+	if cd := ts.Do("GET", base+"/export", nil).Want(t, 200).Header.Get("Content-Disposition"); cd != `attachment; filename="caf_ _lab_.gns3project"; filename*=UTF-8''caf%C3%A9%20%22lab%22.gns3project` {
 		t.Errorf("Content-Disposition %s", cd)
 	}
 }
@@ -652,17 +652,17 @@ func TestProjectImportQuirks(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if i == 0 {
-				owner := ts.mustCreateProject("owner")
-				ts.mustCreateNode(owner, map[string]any{"node_type": "vpcs", "console": 5000})
+				owner := ts.MustCreateProject("owner")
+				ts.MustCreateNode(owner, map[string]any{"node_type": "vpcs", "console": 5000})
 			}
 			pid := uuidN("0000000d", i)
-			p := ts.importArchive(pid, c.give(), "").want(t, 201).json(t)
+			p := ts.importArchive(pid, c.give(), "").Want(t, 201).JSON(t)
 			first := ts.state(t, pid)
 			c.check(t, p, first)
 			// Exported and imported again, the project is the same.
-			archive := ts.do("GET", "/v2/projects/"+pid+"/export", nil).want(t, 200).body
+			archive := ts.Do("GET", "/v2/projects/"+pid+"/export", nil).Want(t, 200).Body
 			again := uuidN("0000000d", 100+i)
-			ts.importArchive(again, archive, "").want(t, 201)
+			ts.importArchive(again, archive, "").Want(t, 201)
 			if a, b := normalized(first), normalized(ts.state(t, again)); !reflect.DeepEqual(a, b) {
 				diffStates(t, a, b)
 			}
@@ -682,7 +682,7 @@ func TestProjectImportRefused(t *testing.T) {
 		return g
 	}
 	existing := uuidN("0000000e", 99)
-	ts.do("POST", "/v2/projects", map[string]any{"name": "there", "project_id": existing}).want(t, 201)
+	ts.Do("POST", "/v2/projects", map[string]any{"name": "there", "project_id": existing}).Want(t, 201)
 	for i, c := range []struct {
 		name       string
 		give       func() []byte
@@ -749,15 +749,15 @@ func TestProjectImportRefused(t *testing.T) {
 			id := cmpOr(c.id, uuidN("0000000e", i))
 			mustWrite(t, filepath.Join(ts.dataDir(), "projects", ".keep"), nil) // the projects folder is nodedesk's own
 			before := tree(t, ts.dataDir())
-			projects := len(ts.do("GET", "/v2/projects", nil).list(t))
-			r := ts.importArchive(id, c.give(), "").want(t, c.wantStatus).json(t)
+			projects := len(ts.Do("GET", "/v2/projects", nil).List(t))
+			r := ts.importArchive(id, c.give(), "").Want(t, c.wantStatus).JSON(t)
 			if msg := r["message"].(string); !containsAll(msg, c.wantMsg...) {
 				t.Errorf("message %q, want it to say %q", msg, c.wantMsg)
 			}
 			if after := tree(t, ts.dataDir()); !reflect.DeepEqual(after, before) {
 				t.Errorf("the data folder changed:\nbefore %v\nafter  %v", before, after)
 			}
-			if n := len(ts.do("GET", "/v2/projects", nil).list(t)); n != projects {
+			if n := len(ts.Do("GET", "/v2/projects", nil).List(t)); n != projects {
 				t.Errorf("%d projects after a refused import, want %d", n, projects)
 			}
 		})
@@ -779,7 +779,7 @@ func TestProjectLoad(t *testing.T) {
 	g := labFile(9)
 	path := g.writeDir(t, t.TempDir())
 	mustWrite(t, strings.TrimSuffix(path, "lab.gns3")+"project-files/captures/big.pcap", []byte("not copied"))
-	p := ts.do("POST", "/v2/projects/load", map[string]any{"path": path}).want(t, 201).json(t)
+	p := ts.Do("POST", "/v2/projects/load", map[string]any{"path": path}).Want(t, 201).JSON(t)
 	pid := g.top["project_id"].(string)
 	if p["project_id"] != pid || p["status"] != "opened" || p["name"] != "lab" {
 		t.Errorf("loaded %v", p)
@@ -789,31 +789,31 @@ func TestProjectLoad(t *testing.T) {
 	if n := byName(st.nodes)["QEMU1"]; n["node_id"] != idQEMU1 {
 		t.Errorf("a load keeps the file's ids: %v", n["node_id"])
 	}
-	if r := ts.do("GET", "/v2/projects/"+pid+"/files/project-files/qemu/"+idQEMU1+"/notes.txt", nil).want(t, 200); string(r.body) != "qemu notes" {
-		t.Errorf("notes %q", r.body)
+	if r := ts.Do("GET", "/v2/projects/"+pid+"/files/project-files/qemu/"+idQEMU1+"/notes.txt", nil).Want(t, 200); string(r.Body) != "qemu notes" {
+		t.Errorf("notes %q", r.Body)
 	}
-	ts.do("GET", "/v2/projects/"+pid+"/files/project-files/captures/big.pcap", nil).want(t, 404)
-	ts.do("GET", "/v2/projects/"+pid+"/files/README.txt", nil).want(t, 404) // only project-files is copied
+	ts.Do("GET", "/v2/projects/"+pid+"/files/project-files/captures/big.pcap", nil).Want(t, 404)
+	ts.Do("GET", "/v2/projects/"+pid+"/files/README.txt", nil).Want(t, 404) // only project-files is copied
 
 	// Again: the same project, opened.
-	ts.do("POST", "/v2/projects/"+pid+"/close", nil).want(t, 204)
-	if again := ts.do("POST", "/v2/projects/load", map[string]any{"path": path}).want(t, 201).json(t); again["project_id"] != pid || again["status"] != "opened" {
+	ts.Do("POST", "/v2/projects/"+pid+"/close", nil).Want(t, 204)
+	if again := ts.Do("POST", "/v2/projects/load", map[string]any{"path": path}).Want(t, 201).JSON(t); again["project_id"] != pid || again["status"] != "opened" {
 		t.Errorf("second load %v", again)
 	}
-	if n := len(ts.do("GET", "/v2/projects", nil).list(t)); n != 1 {
+	if n := len(ts.Do("GET", "/v2/projects", nil).List(t)); n != 1 {
 		t.Errorf("%d projects after two loads", n)
 	}
 	// Another file with that name is a conflict, as in GNS3.
 	other := labFile(9)
 	other.top["project_id"] = uuidN("00000010", 1)
-	r := ts.do("POST", "/v2/projects/load", map[string]any{"path": other.writeDir(t, t.TempDir())}).want(t, 409).json(t)
+	r := ts.Do("POST", "/v2/projects/load", map[string]any{"path": other.writeDir(t, t.TempDir())}).Want(t, 409).JSON(t)
 	if !strings.Contains(r["message"].(string), `"lab" already exists`) {
 		t.Errorf("409 %v", r["message"])
 	}
-	ts.do("POST", "/v2/projects/load", map[string]any{"path": "relative/lab.gns3"}).want(t, 400)
-	ts.do("POST", "/v2/projects/load", map[string]any{"path": "/nonexistent/lab.gns3"}).want(t, 404)
-	ts.do("POST", "/v2/projects/load", map[string]any{"path": t.TempDir()}).want(t, 400)
-	ts.do("POST", "/v2/projects/load", map[string]any{}).want(t, 400)
+	ts.Do("POST", "/v2/projects/load", map[string]any{"path": "relative/lab.gns3"}).Want(t, 400)
+	ts.Do("POST", "/v2/projects/load", map[string]any{"path": "/nonexistent/lab.gns3"}).Want(t, 404)
+	ts.Do("POST", "/v2/projects/load", map[string]any{"path": t.TempDir()}).Want(t, 400)
+	ts.Do("POST", "/v2/projects/load", map[string]any{}).Want(t, 400)
 }
 
 // TestProjectLoad_OwnFile: the path and filename a project's JSON gives
@@ -822,18 +822,18 @@ func TestProjectLoad(t *testing.T) {
 // name in that folder, or a folder of no project, is read as a file (404).
 func TestProjectLoad_OwnFile(t *testing.T) {
 	ts := mustOpenServer(t)
-	p := ts.do("POST", "/v2/projects", map[string]any{"name": "lab"}).want(t, 201).json(t)
+	p := ts.Do("POST", "/v2/projects", map[string]any{"name": "lab"}).Want(t, 201).JSON(t)
 	pid := p["project_id"].(string)
-	ts.do("POST", "/v2/projects/"+pid+"/close", nil).want(t, 204)
+	ts.Do("POST", "/v2/projects/"+pid+"/close", nil).Want(t, 204)
 	own := filepath.Join(p["path"].(string), p["filename"].(string))
-	got := ts.do("POST", "/v2/projects/load", map[string]any{"path": own}).want(t, 201).json(t)
+	got := ts.Do("POST", "/v2/projects/load", map[string]any{"path": own}).Want(t, 201).JSON(t)
 	if got["project_id"] != pid || got["status"] != "opened" {
 		t.Errorf("loading the project's own file: %v, want project %s opened", got, pid)
 	}
-	if n := len(ts.do("GET", "/v2/projects", nil).list(t)); n != 1 {
+	if n := len(ts.Do("GET", "/v2/projects", nil).List(t)); n != 1 {
 		t.Errorf("%d projects, want the one", n)
 	}
-	ts.do("POST", "/v2/projects/load", map[string]any{"path": filepath.Join(p["path"].(string), "other.gns3")}).want(t, 404)
+	ts.Do("POST", "/v2/projects/load", map[string]any{"path": filepath.Join(p["path"].(string), "other.gns3")}).Want(t, 404)
 	gone := filepath.Join(filepath.Dir(p["path"].(string)), uuidN("00000011", 1), "lab.gns3")
-	ts.do("POST", "/v2/projects/load", map[string]any{"path": gone}).want(t, 404)
+	ts.Do("POST", "/v2/projects/load", map[string]any{"path": gone}).Want(t, 404)
 }

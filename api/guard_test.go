@@ -18,7 +18,7 @@ import (
 // TestGuard: a web page in the user's browser cannot drive the API.
 func TestGuard(t *testing.T) {
 	ts := mustOpenServer(t)
-	port := ts.url[strings.LastIndex(ts.url, ":")+1:]
+	port := ts.URL[strings.LastIndex(ts.URL, ":")+1:]
 	tests := []struct {
 		name   string
 		method string
@@ -47,19 +47,19 @@ func TestGuard(t *testing.T) {
 			if tt.method == "GET" {
 				path, body = "/v2/version", nil
 			}
-			r := ts.doWith(tt.method, path, body, tt.header)
-			if r.status != tt.want {
-				t.Fatalf("%d, want %d: %s", r.status, tt.want, r.body)
+			r := ts.DoWith(tt.method, path, body, tt.header)
+			if r.Status != tt.want {
+				t.Fatalf("%d, want %d: %s", r.Status, tt.want, r.Body)
 			}
-			if r.status == 201 {
+			if r.Status == 201 {
 				created++
 			}
-			if r.header.Get("Access-Control-Allow-Origin") != "" {
-				t.Errorf("CORS header sent: %v", r.header)
+			if r.Header.Get("Access-Control-Allow-Origin") != "" {
+				t.Errorf("CORS header sent: %v", r.Header)
 			}
 		})
 	}
-	if l := ts.do("GET", "/v2/projects", nil).list(t); len(l) != created {
+	if l := ts.Do("GET", "/v2/projects", nil).List(t); len(l) != created {
 		t.Errorf("%d projects exist, want %d: refused requests must change nothing", len(l), created)
 	}
 }
@@ -78,9 +78,9 @@ func TestRouter_JSONErrors(t *testing.T) {
 		{"POST", "/v2/compute/projects/x/qemu/nodes", 404},
 	} {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
-			r := ts.do(tt.method, tt.path, nil).want(t, tt.want)
-			if tt.method != "HEAD" && !strings.Contains(r.json(t)["message"].(string), tt.path) {
-				t.Errorf("message %s does not name the path", r.body)
+			r := ts.Do(tt.method, tt.path, nil).Want(t, tt.want)
+			if tt.method != "HEAD" && !strings.Contains(r.JSON(t)["message"].(string), tt.path) {
+				t.Errorf("message %s does not name the path", r.Body)
 			}
 		})
 	}
@@ -91,8 +91,8 @@ func TestRouter_JSONErrors(t *testing.T) {
 // finds operations the router lacks), and the document is served.
 func TestContract_EveryOperationRouted(t *testing.T) {
 	ts := mustOpenServer(t)
-	r := ts.do("GET", "/v2/openapi.json", nil).want(t, 200)
-	if !bytes.Equal(r.body, openAPI) {
+	r := ts.Do("GET", "/v2/openapi.json", nil).Want(t, 200)
+	if !bytes.Equal(r.Body, openAPI) {
 		t.Error("/v2/openapi.json is not the embedded contract")
 	}
 	paths := ts.srv.contract.doc["paths"].(map[string]any)
@@ -107,8 +107,8 @@ func TestContract_EveryOperationRouted(t *testing.T) {
 			if path == "/v2/notifications" {
 				continue // a stream that never ends; TestNotifications covers it
 			}
-			res := ts.do(strings.ToUpper(method), path, nil)
-			if res.status == 405 || (res.status == 404 && strings.Contains(string(res.body), "No such API endpoint")) {
+			res := ts.Do(strings.ToUpper(method), path, nil)
+			if res.Status == 405 || (res.Status == 404 && strings.Contains(string(res.Body), "No such API endpoint")) {
 				t.Errorf("%s %s is in openapi.json but not routed", strings.ToUpper(method), tmpl)
 			}
 			n++
@@ -124,7 +124,7 @@ func TestContract_EveryOperationRouted(t *testing.T) {
 func TestUI(t *testing.T) {
 	ts := mustOpenServer(t)
 	get := func(path string) (int, string, string) {
-		res, err := ts.client.Get(ts.url + path)
+		res, err := ts.Client.Get(ts.URL + path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,17 +167,17 @@ func TestAuth(t *testing.T) {
 		{"right", basic("lab", "s3cret"), 201},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := ts.doWith("POST", "/v2/projects", map[string]any{"name": tt.name}, tt.header).want(t, tt.want)
-			if tt.want == 401 && !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Basic") {
-				t.Errorf("401 without a Basic challenge: %v", r.header)
+			r := ts.DoWith("POST", "/v2/projects", map[string]any{"name": tt.name}, tt.header).Want(t, tt.want)
+			if tt.want == 401 && !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Basic") {
+				t.Errorf("401 without a Basic challenge: %v", r.Header)
 			}
 		})
 	}
 	// Unknown routes and websockets are behind the same door.
-	ts.do("GET", "/v2/nope", nil).want(t, 401)
+	ts.Do("GET", "/v2/nope", nil).Want(t, 401)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	wsURL := "ws" + strings.TrimPrefix(ts.url, "http") + "/v2/notifications/ws"
+	wsURL := "ws" + strings.TrimPrefix(ts.URL, "http") + "/v2/notifications/ws"
 	if _, res, err := websocket.Dial(ctx, wsURL, nil); err == nil || res == nil || res.StatusCode != 401 {
 		t.Errorf("websocket without credentials: %v", err)
 	}

@@ -2,8 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -11,6 +9,7 @@ import (
 	"testing"
 
 	"nodedesk/app"
+	"nodedesk/app/labtest/kit"
 )
 
 // histLab is a project for history tests: two VPCS, a switch, a hub and a
@@ -24,81 +23,23 @@ type histLab struct {
 
 func (ts *testServer) mustCreateHistLab(t *testing.T, name string) histLab {
 	t.Helper()
-	l := histLab{pid: ts.mustCreateProject(name)}
+	l := histLab{pid: ts.MustCreateProject(name)}
 	l.base = "/v2/projects/" + l.pid
 	id := func(typ string) string {
-		return ts.mustCreateNode(l.pid, map[string]any{"node_type": typ})["node_id"].(string)
+		return ts.MustCreateNode(l.pid, map[string]any{"node_type": typ})["node_id"].(string)
 	}
 	l.pc1, l.pc2, l.sw, l.hub, l.frsw = id("vpcs"), id("vpcs"), id("ethernet_switch"), id("ethernet_hub"), id("frame_relay_switch")
-	ts.do("PUT", l.base+"/nodes/"+l.frsw, map[string]any{"properties": map[string]any{"mappings": map[string]any{"1:101": "2:201"}}}).want(t, 200)
-	l.l1, l.l2 = ts.link(t, l.pid, l.pc1, 0, l.sw, 1), ts.link(t, l.pid, l.pc2, 0, l.sw, 2)
-	l.drawing = ts.do("POST", l.base+"/drawings", map[string]any{"svg": "<svg><rect/></svg>", "x": 5}).want(t, 201).json(t)["drawing_id"].(string)
-	l.snapshot = ts.do("POST", l.base+"/snapshots", map[string]any{"name": "base"}).want(t, 201).json(t)["snapshot_id"].(string)
+	ts.Do("PUT", l.base+"/nodes/"+l.frsw, map[string]any{"properties": map[string]any{"mappings": map[string]any{"1:101": "2:201"}}}).Want(t, 200)
+	l.l1, l.l2 = ts.Link(t, l.pid, l.pc1, 0, l.sw, 1), ts.Link(t, l.pid, l.pc2, 0, l.sw, 2)
+	l.drawing = ts.Do("POST", l.base+"/drawings", map[string]any{"svg": "<svg><rect/></svg>", "x": 5}).Want(t, 201).JSON(t)["drawing_id"].(string)
+	l.snapshot = ts.Do("POST", l.base+"/snapshots", map[string]any{"name": "base"}).Want(t, 201).JSON(t)["snapshot_id"].(string)
 	return l
-}
-
-// projectDigest is what the store holds of a project, as JSON text: its
-// records (settings, nodes, links, drawings, snapshots, with their
-// sequence numbers) and the index entries they own (names, console ports,
-// linked ports). Two equal digests are the same project.
-func (ts *testServer) projectDigest(t *testing.T, pid string) string {
-	t.Helper()
-	out := map[string]any{}
-	err := ts.st.View(func(tx app.Tx) error {
-		p, err1 := tx.Project(pid)
-		nodes, err2 := tx.Nodes(pid)
-		links, err3 := tx.Links(pid)
-		drawings, err4 := tx.Drawings(pid)
-		snaps, err5 := tx.Snapshots(pid)
-		var index []string
-		for _, n := range nodes {
-			id, ok, _ := tx.NodeIDByName(pid, n.Name)
-			index = append(index, fmt.Sprintf("name %s: %s %v", n.Name, id, ok))
-			if n.Console != 0 {
-				owner, ok, _ := tx.ConsoleOwner(n.Console)
-				index = append(index, fmt.Sprintf("console %d: %s %v", n.Console, owner.NodeID, ok))
-			}
-		}
-		for _, l := range links {
-			for _, e := range l.Nodes {
-				lid, ok, _ := tx.LinkOnPort(pid, e.NodeID, e.AdapterNumber, e.PortNumber)
-				index = append(index, fmt.Sprintf("port %s %d/%d: %s %v", e.NodeID, e.AdapterNumber, e.PortNumber, lid, ok))
-			}
-		}
-		out = map[string]any{"project": p, "nodes": nodes, "links": links, "drawings": drawings, "snapshots": snaps, "index": index}
-		return errors.Join(err1, err2, err3, err4, err5)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.MarshalIndent(out, "", " ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-// wantDigest fails the test unless got == want, showing where they part.
-func wantDigest(t *testing.T, what, got, want string) {
-	t.Helper()
-	if got == want {
-		return
-	}
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := range min(len(g), len(w)) {
-		if g[i] != w[i] {
-			lo := max(0, i-6)
-			t.Fatalf("%s: the project differs from line %d:\ngot\n%s\nwant\n%s", what, i,
-				strings.Join(g[lo:min(len(g), i+4)], "\n"), strings.Join(w[lo:min(len(w), i+4)], "\n"))
-		}
-	}
-	t.Fatalf("%s: the project differs in length: %d lines, want %d", what, len(g), len(w))
 }
 
 // history reads a project's history.
 func (ts *testServer) history(t *testing.T, pid string) (undo, redo []map[string]any) {
 	t.Helper()
-	h := ts.do("GET", "/v2/projects/"+pid+"/history", nil).want(t, 200).json(t)
+	h := ts.Do("GET", "/v2/projects/"+pid+"/history", nil).Want(t, 200).JSON(t)
 	for _, e := range h["undo"].([]any) {
 		undo = append(undo, e.(map[string]any))
 	}
@@ -124,104 +65,104 @@ func TestHistory_UndoRedo(t *testing.T) {
 		wantDesc string
 	}{
 		{name: "CreateNode", wantDesc: "Added PC3", change: func(t *testing.T, l histLab) {
-			ts.do("POST", l.base+"/nodes", map[string]any{"node_type": "vpcs", "x": 3, "y": 4}).want(t, 201)
+			ts.Do("POST", l.base+"/nodes", map[string]any{"node_type": "vpcs", "x": 3, "y": 4}).Want(t, 201)
 		}},
 		{name: "CreateFromTemplate", wantDesc: "Added Switch2", change: func(t *testing.T, l histLab) {
-			ts.do("POST", l.base+"/templates/1966b864-93e7-32d5-965f-001384eec461", map[string]any{"x": 1, "y": 2}).want(t, 201)
+			ts.Do("POST", l.base+"/templates/1966b864-93e7-32d5-965f-001384eec461", map[string]any{"x": 1, "y": 2}).Want(t, 201)
 		}},
 		{name: "DuplicateNode", wantDesc: "Added PC3", change: func(t *testing.T, l histLab) {
-			ts.do("POST", l.base+"/nodes/"+l.pc1+"/duplicate", map[string]any{"x": 50, "y": 60}).want(t, 201)
+			ts.Do("POST", l.base+"/nodes/"+l.pc1+"/duplicate", map[string]any{"x": 50, "y": 60}).Want(t, 201)
 		}},
 		{name: "Move", wantDesc: "Moved PC1", change: func(t *testing.T, l histLab) {
-			ts.do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"x": 10, "y": -20, "z": 3}).want(t, 200)
+			ts.Do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"x": 10, "y": -20, "z": 3}).Want(t, 200)
 		}},
 		{name: "Rename", wantDesc: "Renamed PC1 to Alpha", change: func(t *testing.T, l histLab) {
-			ts.do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"name": "Alpha"}).want(t, 200)
+			ts.Do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"name": "Alpha"}).Want(t, 200)
 		}},
 		{name: "ConsolePort", wantDesc: "Changed PC1", change: func(t *testing.T, l histLab) {
-			ts.do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"console": 5900}).want(t, 200)
+			ts.Do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"console": 5900}).Want(t, 200)
 		}},
 		{name: "ConsoleType", wantDesc: "Changed Switch1", change: func(t *testing.T, l histLab) {
-			ts.do("PUT", l.base+"/nodes/"+l.sw, map[string]any{"console_type": "telnet"}).want(t, 200) // gets a console port
+			ts.Do("PUT", l.base+"/nodes/"+l.sw, map[string]any{"console_type": "telnet"}).Want(t, 200) // gets a console port
 		}},
 		{name: "Label", wantDesc: "Changed PC1", change: func(t *testing.T, l histLab) {
-			ts.do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"label": map[string]any{"text": "the pc", "x": 4, "y": -10, "rotation": 90, "style": "font-size: 12"}}).want(t, 200)
+			ts.Do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"label": map[string]any{"text": "the pc", "x": 4, "y": -10, "rotation": 90, "style": "font-size: 12"}}).Want(t, 200)
 		}},
 		{name: "Symbol", wantDesc: "Changed PC1", change: func(t *testing.T, l histLab) {
-			ts.do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"symbol": ":/symbols/router.svg"}).want(t, 200)
+			ts.Do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"symbol": ":/symbols/router.svg"}).Want(t, 200)
 		}},
 		{name: "Locked", wantDesc: "Changed PC1", change: func(t *testing.T, l histLab) {
-			ts.do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"locked": true, "console_auto_start": true}).want(t, 200)
+			ts.Do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"locked": true, "console_auto_start": true}).Want(t, 200)
 		}},
 		{name: "StartupScript", wantDesc: "Changed PC1", change: func(t *testing.T, l histLab) {
-			ts.do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"properties": map[string]any{"startup_script": "ip 10.0.0.1/24\n"}}).want(t, 200)
+			ts.Do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"properties": map[string]any{"startup_script": "ip 10.0.0.1/24\n"}}).Want(t, 200)
 		}},
 		{name: "NodeFile", wantDesc: "Changed PC1", change: func(t *testing.T, l histLab) {
-			ts.doWith("POST", l.base+"/nodes/"+l.pc1+"/files/startup.vpc", "ip 10.0.0.9/24\n", http.Header{"Content-Type": {"application/octet-stream"}}).want(t, 201)
+			ts.DoWith("POST", l.base+"/nodes/"+l.pc1+"/files/startup.vpc", "ip 10.0.0.9/24\n", http.Header{"Content-Type": {"application/octet-stream"}}).Want(t, 201)
 		}},
 		{name: "ComputeView", wantDesc: "Renamed PC2 to pcx", change: func(t *testing.T, l histLab) {
-			ts.do("PUT", "/v2/compute/projects/"+l.pid+"/vpcs/nodes/"+l.pc2, map[string]any{"name": "pcx"}).want(t, 200)
+			ts.Do("PUT", "/v2/compute/projects/"+l.pid+"/vpcs/nodes/"+l.pc2, map[string]any{"name": "pcx"}).Want(t, 200)
 		}},
 		{name: "BulkSwitchEdit", wantDesc: "Changed ports of Switch1", change: func(t *testing.T, l histLab) {
-			ts.do("PUT", l.base+"/nodes/"+l.sw, map[string]any{"properties": map[string]any{"ports_mapping": ports8}}).want(t, 200)
+			ts.Do("PUT", l.base+"/nodes/"+l.sw, map[string]any{"properties": map[string]any{"ports_mapping": ports8}}).Want(t, 200)
 		}},
 		{name: "HubPorts", wantDesc: "Changed ports of Hub1", change: func(t *testing.T, l histLab) {
-			ts.do("PUT", l.base+"/nodes/"+l.hub, map[string]any{"properties": map[string]any{"ports_mapping": []any{
-				map[string]any{"name": "Ethernet0", "port_number": 0}, map[string]any{"name": "Ethernet1", "port_number": 1}}}}).want(t, 200)
+			ts.Do("PUT", l.base+"/nodes/"+l.hub, map[string]any{"properties": map[string]any{"ports_mapping": []any{
+				map[string]any{"name": "Ethernet0", "port_number": 0}, map[string]any{"name": "Ethernet1", "port_number": 1}}}}).Want(t, 200)
 		}},
 		{name: "FrameRelayMappings", wantDesc: "Changed ports of FRSW1", change: func(t *testing.T, l histLab) {
-			ts.do("PUT", l.base+"/nodes/"+l.frsw, map[string]any{"properties": map[string]any{"mappings": map[string]any{"1:102": "2:202", "3:303": "4:404"}}}).want(t, 200)
+			ts.Do("PUT", l.base+"/nodes/"+l.frsw, map[string]any{"properties": map[string]any{"mappings": map[string]any{"1:102": "2:202", "3:303": "4:404"}}}).Want(t, 200)
 		}},
 		{name: "DeleteNodeWithLinks", wantDesc: "Deleted Switch1 and 2 links", change: func(t *testing.T, l histLab) {
-			ts.do("DELETE", l.base+"/nodes/"+l.sw, nil).want(t, 204)
+			ts.Do("DELETE", l.base+"/nodes/"+l.sw, nil).Want(t, 204)
 		}},
 		{name: "DeleteNode", wantDesc: "Deleted Hub1", change: func(t *testing.T, l histLab) {
-			ts.do("DELETE", "/v2/compute/projects/"+l.pid+"/ethernet_hub/nodes/"+l.hub, nil).want(t, 204)
+			ts.Do("DELETE", "/v2/compute/projects/"+l.pid+"/ethernet_hub/nodes/"+l.hub, nil).Want(t, 204)
 		}},
 		{name: "LinkCreate", wantDesc: "Linked Hub1 to Switch1", change: func(t *testing.T, l histLab) {
-			ts.link(t, l.pid, l.hub, 0, l.sw, 3)
+			ts.Link(t, l.pid, l.hub, 0, l.sw, 3)
 		}},
 		{name: "LinkDelete", wantDesc: "Deleted link PC1 – Switch1", change: func(t *testing.T, l histLab) {
-			ts.do("DELETE", l.base+"/links/"+l.l1, nil).want(t, 204)
+			ts.Do("DELETE", l.base+"/links/"+l.l1, nil).Want(t, 204)
 		}},
 		{name: "LinkFilters", wantDesc: "Changed link PC1 – Switch1", change: func(t *testing.T, l histLab) {
-			ts.do("PUT", l.base+"/links/"+l.l1, map[string]any{"filters": map[string]any{"frequency_drop": []any{5}}, "suspend": true}).want(t, 200)
+			ts.Do("PUT", l.base+"/links/"+l.l1, map[string]any{"filters": map[string]any{"frequency_drop": []any{5}}, "suspend": true}).Want(t, 200)
 		}},
 		{name: "LinkStyle", wantDesc: "Changed link PC2 – Switch1", change: func(t *testing.T, l histLab) {
-			ts.do("PUT", l.base+"/links/"+l.l2, map[string]any{"link_style": map[string]any{"color": "#ff0000", "width": 3}}).want(t, 200)
+			ts.Do("PUT", l.base+"/links/"+l.l2, map[string]any{"link_style": map[string]any{"color": "#ff0000", "width": 3}}).Want(t, 200)
 		}},
 		{name: "DrawingCreate", wantDesc: "Added drawing", change: func(t *testing.T, l histLab) {
-			ts.do("POST", l.base+"/drawings", map[string]any{"svg": "<svg><ellipse/></svg>", "x": 1, "y": 2}).want(t, 201)
+			ts.Do("POST", l.base+"/drawings", map[string]any{"svg": "<svg><ellipse/></svg>", "x": 1, "y": 2}).Want(t, 201)
 		}},
 		{name: "DrawingMove", wantDesc: "Moved drawing", change: func(t *testing.T, l histLab) {
-			ts.do("PUT", l.base+"/drawings/"+l.drawing, map[string]any{"x": 40, "y": 50}).want(t, 201)
+			ts.Do("PUT", l.base+"/drawings/"+l.drawing, map[string]any{"x": 40, "y": 50}).Want(t, 201)
 		}},
 		{name: "DrawingEdit", wantDesc: "Edited drawing", change: func(t *testing.T, l histLab) {
-			ts.do("PUT", l.base+"/drawings/"+l.drawing, map[string]any{"svg": "<svg><line/></svg>", "rotation": 45, "locked": true}).want(t, 201)
+			ts.Do("PUT", l.base+"/drawings/"+l.drawing, map[string]any{"svg": "<svg><line/></svg>", "rotation": 45, "locked": true}).Want(t, 201)
 		}},
 		{name: "DrawingDelete", wantDesc: "Deleted drawing", change: func(t *testing.T, l histLab) {
-			ts.do("DELETE", l.base+"/drawings/"+l.drawing, nil).want(t, 204)
+			ts.Do("DELETE", l.base+"/drawings/"+l.drawing, nil).Want(t, 204)
 		}},
 		{name: "SnapshotTake", wantDesc: "Took snapshot second", change: func(t *testing.T, l histLab) {
-			ts.do("POST", l.base+"/snapshots", map[string]any{"name": "second"}).want(t, 201)
+			ts.Do("POST", l.base+"/snapshots", map[string]any{"name": "second"}).Want(t, 201)
 		}},
 		{name: "SnapshotDelete", wantDesc: "Deleted snapshot base", change: func(t *testing.T, l histLab) {
-			ts.do("DELETE", l.base+"/snapshots/"+l.snapshot, nil).want(t, 204)
+			ts.Do("DELETE", l.base+"/snapshots/"+l.snapshot, nil).Want(t, 204)
 		}},
 		{name: "SnapshotRestore", wantDesc: "Restored snapshot base",
 			prepare: func(t *testing.T, l histLab) {
-				ts.do("DELETE", l.base+"/nodes/"+l.sw, nil).want(t, 204)
-				ts.do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"x": 99, "name": "moved"}).want(t, 200)
-				ts.do("POST", l.base+"/drawings", map[string]any{"svg": "<svg/>"}).want(t, 201)
+				ts.Do("DELETE", l.base+"/nodes/"+l.sw, nil).Want(t, 204)
+				ts.Do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"x": 99, "name": "moved"}).Want(t, 200)
+				ts.Do("POST", l.base+"/drawings", map[string]any{"svg": "<svg/>"}).Want(t, 201)
 			},
 			change: func(t *testing.T, l histLab) {
-				ts.do("POST", l.base+"/snapshots/"+l.snapshot+"/restore", nil).want(t, 201)
+				ts.Do("POST", l.base+"/snapshots/"+l.snapshot+"/restore", nil).Want(t, 201)
 			}},
 		{name: "ProjectSettings", wantDesc: "Changed project settings", change: func(t *testing.T, l histLab) {
-			ts.do("PUT", l.base, map[string]any{"grid_size": 50, "show_grid": true, "variables": []any{map[string]any{"name": "a", "value": "b"}}}).want(t, 200)
+			ts.Do("PUT", l.base, map[string]any{"grid_size": 50, "show_grid": true, "variables": []any{map[string]any{"name": "a", "value": "b"}}}).Want(t, 200)
 		}},
 		{name: "ProjectRename", wantDesc: "Renamed project ProjectRename to renamed", change: func(t *testing.T, l histLab) {
-			ts.do("PUT", l.base, map[string]any{"name": "renamed"}).want(t, 200)
+			ts.Do("PUT", l.base, map[string]any{"name": "renamed"}).Want(t, 200)
 		}},
 	}
 	for _, tt := range tests {
@@ -230,10 +171,10 @@ func TestHistory_UndoRedo(t *testing.T) {
 			if tt.prepare != nil {
 				tt.prepare(t, l)
 			}
-			before := ts.projectDigest(t, l.pid)
+			before := kit.ProjectDigest(t, ts.st, l.pid)
 			undo0, _ := ts.history(t, l.pid)
 			tt.change(t, l)
-			after := ts.projectDigest(t, l.pid)
+			after := kit.ProjectDigest(t, ts.st, l.pid)
 			if after == before {
 				t.Fatal("the change changed nothing")
 			}
@@ -245,19 +186,19 @@ func TestHistory_UndoRedo(t *testing.T) {
 				t.Errorf("entry %v, want %q from the API", e, tt.wantDesc)
 			}
 
-			e := ts.do("POST", l.base+"/undo", nil).want(t, 200).json(t)
+			e := ts.Do("POST", l.base+"/undo", nil).Want(t, 200).JSON(t)
 			if e["entry_id"] != undo[0]["entry_id"] || e["description"] != tt.wantDesc {
 				t.Errorf("undo answered %v, want the entry %v", e, undo[0])
 			}
-			wantDigest(t, "after undo", ts.projectDigest(t, l.pid), before)
+			kit.WantDigest(t, "after undo", kit.ProjectDigest(t, ts.st, l.pid), before)
 			if undo, redo := ts.history(t, l.pid); len(undo) != len(undo0) || len(redo) != 1 || redo[0]["entry_id"] != e["entry_id"] {
 				t.Errorf("history after undo: %v to undo, %v to redo", undo, redo)
 			}
 
-			ts.do("POST", l.base+"/redo", nil).want(t, 200)
-			wantDigest(t, "after redo", ts.projectDigest(t, l.pid), after)
-			ts.do("POST", l.base+"/undo", nil).want(t, 200)
-			wantDigest(t, "after a second undo", ts.projectDigest(t, l.pid), before)
+			ts.Do("POST", l.base+"/redo", nil).Want(t, 200)
+			kit.WantDigest(t, "after redo", kit.ProjectDigest(t, ts.st, l.pid), after)
+			ts.Do("POST", l.base+"/undo", nil).Want(t, 200)
+			kit.WantDigest(t, "after a second undo", kit.ProjectDigest(t, ts.st, l.pid), before)
 			checkInvariants(t, ts, l.pid)
 		})
 	}
@@ -269,75 +210,75 @@ func TestHistory_UndoRedo(t *testing.T) {
 func TestHistory_Conflicts(t *testing.T) {
 	ts := mustOpenServer(t)
 	l := ts.mustCreateHistLab(t, "lab")
-	other := ts.mustCreateProject("other")
+	other := ts.MustCreateProject("other")
 	node := func(pid, id string) map[string]any {
-		return ts.do("GET", "/v2/projects/"+pid+"/nodes/"+id, nil).want(t, 200).json(t)
+		return ts.Do("GET", "/v2/projects/"+pid+"/nodes/"+id, nil).Want(t, 200).JSON(t)
 	}
 	// refused makes the request, wants a 409 whose message holds each of
 	// want, and finds both projects and their histories unchanged.
 	refused := func(t *testing.T, path string, want ...string) {
 		t.Helper()
-		labBefore, otherBefore := ts.projectDigest(t, l.pid), ts.projectDigest(t, other)
-		histBefore := ts.do("GET", l.base+"/history", nil).want(t, 200).body
-		msg := ts.do("POST", path, nil).want(t, 409).json(t)["message"].(string)
+		labBefore, otherBefore := kit.ProjectDigest(t, ts.st, l.pid), kit.ProjectDigest(t, ts.st, other)
+		histBefore := ts.Do("GET", l.base+"/history", nil).Want(t, 200).Body
+		msg := ts.Do("POST", path, nil).Want(t, 409).JSON(t)["message"].(string)
 		for _, w := range want {
 			if !strings.Contains(msg, w) {
 				t.Errorf("409 %q does not say %q", msg, w)
 			}
 		}
-		wantDigest(t, "after a refused "+path, ts.projectDigest(t, l.pid), labBefore)
-		wantDigest(t, "the other project after a refused "+path, ts.projectDigest(t, other), otherBefore)
-		if h := ts.do("GET", l.base+"/history", nil).want(t, 200).body; string(h) != string(histBefore) {
+		kit.WantDigest(t, "after a refused "+path, kit.ProjectDigest(t, ts.st, l.pid), labBefore)
+		kit.WantDigest(t, "the other project after a refused "+path, kit.ProjectDigest(t, ts.st, other), otherBefore)
+		if h := ts.Do("GET", l.base+"/history", nil).Want(t, 200).Body; string(h) != string(histBefore) {
 			t.Errorf("history after a refused %s:\n%s\nwant\n%s", path, h, histBefore)
 		}
 	}
 
 	t.Run("NothingToUndo", func(t *testing.T) {
-		empty := ts.mustCreateProject("empty")
+		empty := ts.MustCreateProject("empty")
 		for _, op := range []string{"undo", "redo"} {
-			r := ts.do("POST", "/v2/projects/"+empty+"/"+op, nil).want(t, 409).json(t)
+			r := ts.Do("POST", "/v2/projects/"+empty+"/"+op, nil).Want(t, 409).JSON(t)
 			if r["message"] != "Nothing to "+op+" in project empty" {
 				t.Errorf("%s: %v", op, r)
 			}
 		}
-		ts.do("POST", "/v2/projects/5e9f3c1a-0000-4000-8000-000000000001/undo", nil).want(t, 404)
-		ts.do("GET", "/v2/projects/None/history", nil).want(t, 404)
+		ts.Do("POST", "/v2/projects/5e9f3c1a-0000-4000-8000-000000000001/undo", nil).Want(t, 404)
+		ts.Do("GET", "/v2/projects/None/history", nil).Want(t, 404)
 	})
 
 	t.Run("ConsolePortTakenByAnotherProject", func(t *testing.T) {
 		pc1 := node(l.pid, l.pc1)
-		ts.do("DELETE", l.base+"/nodes/"+l.pc1, nil).want(t, 204)
-		thief := ts.mustCreateNode(other, map[string]any{"node_type": "vpcs", "name": "thief", "console": pc1["console"]})
+		ts.Do("DELETE", l.base+"/nodes/"+l.pc1, nil).Want(t, 204)
+		thief := ts.MustCreateNode(other, map[string]any{"node_type": "vpcs", "name": "thief", "console": pc1["console"]})
 		refused(t, l.base+"/undo", fmt.Sprintf("console port %v", pc1["console"]), "thief of project other", `"Deleted PC1 and 1 link"`)
-		ts.do("DELETE", "/v2/projects/"+other+"/nodes/"+thief["node_id"].(string), nil).want(t, 204)
-		ts.do("POST", l.base+"/undo", nil).want(t, 200)
+		ts.Do("DELETE", "/v2/projects/"+other+"/nodes/"+thief["node_id"].(string), nil).Want(t, 204)
+		ts.Do("POST", l.base+"/undo", nil).Want(t, 200)
 		if back := node(l.pid, l.pc1); !reflect.DeepEqual(back, pc1) {
 			t.Errorf("PC1 came back as\n%v\nwant\n%v", back, pc1)
 		}
-		if ls := ts.do("GET", l.base+"/nodes/"+l.pc1+"/links", nil).want(t, 200).list(t); len(ls) != 1 || ls[0]["link_id"] != l.l1 {
+		if ls := ts.Do("GET", l.base+"/nodes/"+l.pc1+"/links", nil).Want(t, 200).List(t); len(ls) != 1 || ls[0]["link_id"] != l.l1 {
 			t.Errorf("PC1's links after undo: %v", ls)
 		}
 	})
 
 	t.Run("RedoConsolePortTaken", func(t *testing.T) {
-		pc := ts.mustCreateNode(l.pid, map[string]any{"node_type": "vpcs", "name": "late"})
-		ts.do("POST", l.base+"/undo", nil).want(t, 200)
-		thief := ts.mustCreateNode(other, map[string]any{"node_type": "vpcs", "name": "thief2", "console": pc["console"]})
+		pc := ts.MustCreateNode(l.pid, map[string]any{"node_type": "vpcs", "name": "late"})
+		ts.Do("POST", l.base+"/undo", nil).Want(t, 200)
+		thief := ts.MustCreateNode(other, map[string]any{"node_type": "vpcs", "name": "thief2", "console": pc["console"]})
 		refused(t, l.base+"/redo", fmt.Sprintf("console port %v", pc["console"]), "thief2 of project other", `Cannot redo "Added late"`)
-		ts.do("DELETE", "/v2/projects/"+other+"/nodes/"+thief["node_id"].(string), nil).want(t, 204)
-		ts.do("POST", l.base+"/redo", nil).want(t, 200)
+		ts.Do("DELETE", "/v2/projects/"+other+"/nodes/"+thief["node_id"].(string), nil).Want(t, 204)
+		ts.Do("POST", l.base+"/redo", nil).Want(t, 200)
 		if back := node(l.pid, pc["node_id"].(string)); !reflect.DeepEqual(back, pc) {
 			t.Errorf("redo brought back\n%v\nwant\n%v", back, pc)
 		}
-		ts.do("POST", l.base+"/undo", nil).want(t, 200)
+		ts.Do("POST", l.base+"/undo", nil).Want(t, 200)
 	})
 
 	t.Run("ProjectNameTaken", func(t *testing.T) {
-		ts.do("PUT", l.base, map[string]any{"name": "lab2"}).want(t, 200)
-		squatter := ts.mustCreateProject("lab")
+		ts.Do("PUT", l.base, map[string]any{"name": "lab2"}).Want(t, 200)
+		squatter := ts.MustCreateProject("lab")
 		refused(t, l.base+"/undo", "project name lab is now used by another project")
-		ts.do("DELETE", "/v2/projects/"+squatter, nil).want(t, 204)
-		ts.do("POST", l.base+"/undo", nil).want(t, 200)
+		ts.Do("DELETE", "/v2/projects/"+squatter, nil).Want(t, 204)
+		ts.Do("POST", l.base+"/undo", nil).Want(t, 200)
 	})
 
 	// The store file can hold what the history did not see: a store an
@@ -351,26 +292,26 @@ func TestHistory_Conflicts(t *testing.T) {
 	}
 
 	t.Run("NameTaken", func(t *testing.T) {
-		ts.do("DELETE", l.base+"/nodes/"+l.pc2, nil).want(t, 204)
+		ts.Do("DELETE", l.base+"/nodes/"+l.pc2, nil).Want(t, 204)
 		squatter := &app.Node{ID: "5e9f3c1a-0000-4000-8000-00000000aaaa", ProjectID: l.pid, Type: app.EthernetHub, Name: "PC2", Status: app.Started}
 		behind(t, func(tx app.Tx) error { return tx.PutNode(squatter) })
 		refused(t, l.base+"/undo", "the name PC2 is now used by another node of this project")
 		behind(t, func(tx app.Tx) error { return tx.DeleteNode(l.pid, squatter.ID) })
-		ts.do("POST", l.base+"/undo", nil).want(t, 200)
+		ts.Do("POST", l.base+"/undo", nil).Want(t, 200)
 	})
 
 	t.Run("PortLinkedElsewhere", func(t *testing.T) {
-		ts.do("DELETE", l.base+"/links/"+l.l1, nil).want(t, 204)
+		ts.Do("DELETE", l.base+"/links/"+l.l1, nil).Want(t, 204)
 		intruder := &app.Link{ID: "5e9f3c1a-0000-4000-8000-00000000bbbb", ProjectID: l.pid, LinkType: "ethernet",
 			Nodes: []app.LinkEnd{{NodeID: l.hub, AdapterNumber: 0, PortNumber: 0}, {NodeID: l.sw, AdapterNumber: 0, PortNumber: 1}}}
 		behind(t, func(tx app.Tx) error { return tx.PutLink(intruder) })
 		refused(t, l.base+"/undo", "port Ethernet1 of Switch1 is now linked to Hub1", "delete that link")
 		behind(t, func(tx app.Tx) error { return tx.DeleteLink(l.pid, intruder.ID) })
-		ts.do("POST", l.base+"/undo", nil).want(t, 200)
+		ts.Do("POST", l.base+"/undo", nil).Want(t, 200)
 	})
 
 	t.Run("ChangedOutsideHistory", func(t *testing.T) {
-		ts.do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"x": 77}).want(t, 200)
+		ts.Do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"x": 77}).Want(t, 200)
 		behind(t, func(tx app.Tx) error {
 			n, err := tx.Node(l.pid, l.pc1)
 			if err != nil {
@@ -390,17 +331,17 @@ func TestHistory_Conflicts(t *testing.T) {
 func TestHistory_Notifications(t *testing.T) {
 	ts := mustOpenServer(t)
 	l := ts.mustCreateHistLab(t, "lab")
-	sw := ts.do("GET", l.base+"/nodes/"+l.sw, nil).want(t, 200).json(t)
-	links := ts.do("GET", l.base+"/links", nil).want(t, 200).list(t)
-	next, _ := ts.wsListenAll(t, l.base+"/notifications/ws")
-	stream := func(n int) []event {
-		var evs []event
+	sw := ts.Do("GET", l.base+"/nodes/"+l.sw, nil).Want(t, 200).JSON(t)
+	links := ts.Do("GET", l.base+"/links", nil).Want(t, 200).List(t)
+	next, _ := ts.WSListenAll(t, l.base+"/notifications/ws")
+	stream := func(n int) []kit.Event {
+		var evs []kit.Event
 		for range n {
 			evs = append(evs, next())
 		}
 		return evs
 	}
-	actions := func(evs []event) []string {
+	actions := func(evs []kit.Event) []string {
 		var out []string
 		for _, e := range evs {
 			out = append(out, e.Action)
@@ -408,7 +349,7 @@ func TestHistory_Notifications(t *testing.T) {
 		return out
 	}
 
-	ts.do("DELETE", l.base+"/nodes/"+l.sw, nil).want(t, 204)
+	ts.Do("DELETE", l.base+"/nodes/"+l.sw, nil).Want(t, 204)
 	evs := stream(4)
 	if got := actions(evs); !reflect.DeepEqual(got, []string{"link.deleted", "link.deleted", "node.deleted", "history.updated"}) {
 		t.Fatalf("the delete's events: %v", got)
@@ -417,7 +358,7 @@ func TestHistory_Notifications(t *testing.T) {
 		t.Errorf("history.updated %v", h)
 	}
 
-	ts.do("POST", l.base+"/undo", nil).want(t, 200)
+	ts.Do("POST", l.base+"/undo", nil).Want(t, 200)
 	evs = stream(4)
 	if got := actions(evs); !reflect.DeepEqual(got, []string{"node.created", "link.created", "link.created", "history.updated"}) {
 		t.Fatalf("the undo's events: %v", got)
@@ -435,12 +376,12 @@ func TestHistory_Notifications(t *testing.T) {
 		t.Errorf("history.updated after undo: %v", h)
 	}
 
-	ts.do("POST", l.base+"/redo", nil).want(t, 200)
+	ts.Do("POST", l.base+"/redo", nil).Want(t, 200)
 	if got := actions(stream(4)); !reflect.DeepEqual(got, []string{"link.deleted", "link.deleted", "node.deleted", "history.updated"}) {
 		t.Fatalf("the redo's events: %v", got)
 	}
 	// GNS3 clients follow the controller stream: project.* only.
-	ts.do("PUT", l.base, map[string]any{"grid_size": 40}).want(t, 200)
+	ts.Do("PUT", l.base, map[string]any{"grid_size": 40}).Want(t, 200)
 	if got := actions(stream(1)); !reflect.DeepEqual(got, []string{"history.updated"}) {
 		t.Errorf("a settings change on the project stream: %v", got)
 	}
@@ -451,25 +392,25 @@ func TestHistory_Notifications(t *testing.T) {
 func TestHistory_Restart(t *testing.T) {
 	ts := mustOpenServer(t)
 	l := ts.mustCreateHistLab(t, "lab")
-	before := ts.projectDigest(t, l.pid)
-	ts.do("DELETE", l.base+"/nodes/"+l.sw, nil).want(t, 204)
-	ts.do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"x": 300}).want(t, 200)
-	ts.do("POST", l.base+"/undo", nil).want(t, 200)
-	h := ts.do("GET", l.base+"/history", nil).want(t, 200).body
+	before := kit.ProjectDigest(t, ts.st, l.pid)
+	ts.Do("DELETE", l.base+"/nodes/"+l.sw, nil).Want(t, 204)
+	ts.Do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"x": 300}).Want(t, 200)
+	ts.Do("POST", l.base+"/undo", nil).Want(t, 200)
+	h := ts.Do("GET", l.base+"/history", nil).Want(t, 200).Body
 
 	ts.restart()
-	if got := ts.do("GET", l.base+"/history", nil).want(t, 200).body; string(got) != string(h) {
+	if got := ts.Do("GET", l.base+"/history", nil).Want(t, 200).Body; string(got) != string(h) {
 		t.Fatalf("history after restart:\n%s\nwant\n%s", got, h)
 	}
-	ts.do("POST", l.base+"/undo", nil).want(t, 200)
-	wantDigest(t, "undone after a restart", ts.projectDigest(t, l.pid), before)
+	ts.Do("POST", l.base+"/undo", nil).Want(t, 200)
+	kit.WantDigest(t, "undone after a restart", kit.ProjectDigest(t, ts.st, l.pid), before)
 	if _, redo := ts.history(t, l.pid); len(redo) != 2 || redo[0]["description"] != "Deleted Switch1 and 2 links" || redo[1]["description"] != "Moved PC1" {
 		t.Errorf("redo after restart and undo: %v", redo)
 	}
 	// Deleting the project forgets its history; a project of the same id
 	// starts with none.
-	ts.do("DELETE", l.base, nil).want(t, 204)
-	ts.do("POST", "/v2/projects", map[string]any{"name": "again", "project_id": l.pid}).want(t, 201)
+	ts.Do("DELETE", l.base, nil).Want(t, 204)
+	ts.Do("POST", "/v2/projects", map[string]any{"name": "again", "project_id": l.pid}).Want(t, 201)
 	if undo, redo := ts.history(t, l.pid); len(undo) != 0 || len(redo) != 0 {
 		t.Errorf("a deleted project's history came back: %v %v", undo, redo)
 	}
@@ -482,45 +423,45 @@ func TestHistory_Gestures(t *testing.T) {
 	ts := mustOpenServer(t)
 	l := ts.mustCreateHistLab(t, "lab")
 	undo0, _ := ts.history(t, l.pid)
-	before := ts.projectDigest(t, l.pid)
+	before := kit.ProjectDigest(t, ts.st, l.pid)
 	gesture := func(id string) http.Header {
 		return http.Header{"X-Nodedesk-Origin": {"browser"}, "X-Nodedesk-Gesture": {id}}
 	}
 	for i, id := range []string{l.pc1, l.pc2, l.sw} {
-		ts.doWith("PUT", l.base+"/nodes/"+id, map[string]any{"x": 100 + i, "y": 200}, gesture("drag-1")).want(t, 200)
+		ts.DoWith("PUT", l.base+"/nodes/"+id, map[string]any{"x": 100 + i, "y": 200}, gesture("drag-1")).Want(t, 200)
 	}
-	ts.doWith("PUT", l.base+"/drawings/"+l.drawing, map[string]any{"x": 100, "y": 200}, gesture("drag-1")).want(t, 201)
-	moved := ts.projectDigest(t, l.pid)
+	ts.DoWith("PUT", l.base+"/drawings/"+l.drawing, map[string]any{"x": 100, "y": 200}, gesture("drag-1")).Want(t, 201)
+	moved := kit.ProjectDigest(t, ts.st, l.pid)
 	undo, _ := ts.history(t, l.pid)
 	if len(undo) != len(undo0)+1 || undo[0]["description"] != "Moved PC1 and 3 others" || undo[0]["origin"] != "browser" {
 		t.Fatalf("after a drag of 4 items: %v", undo[:2])
 	}
 	// Another gesture, and a change without one, are entries of their own.
-	ts.doWith("PUT", l.base+"/nodes/"+l.hub, map[string]any{"x": 1}, gesture("drag-2")).want(t, 200)
-	ts.do("PUT", l.base+"/nodes/"+l.frsw, map[string]any{"name": "FR"}).want(t, 200)
+	ts.DoWith("PUT", l.base+"/nodes/"+l.hub, map[string]any{"x": 1}, gesture("drag-2")).Want(t, 200)
+	ts.Do("PUT", l.base+"/nodes/"+l.frsw, map[string]any{"name": "FR"}).Want(t, 200)
 	if undo, _ := ts.history(t, l.pid); len(undo) != len(undo0)+3 || undo[0]["origin"] != "api" || undo[1]["description"] != "Moved Hub1" {
 		t.Fatalf("after two more changes: %v", undo[:3])
 	}
-	ts.do("POST", l.base+"/undo", nil).want(t, 200)
-	ts.do("POST", l.base+"/undo", nil).want(t, 200)
-	wantDigest(t, "two undone", ts.projectDigest(t, l.pid), moved)
-	ts.do("POST", l.base+"/undo", nil).want(t, 200)
-	wantDigest(t, "the drag undone as a whole", ts.projectDigest(t, l.pid), before)
+	ts.Do("POST", l.base+"/undo", nil).Want(t, 200)
+	ts.Do("POST", l.base+"/undo", nil).Want(t, 200)
+	kit.WantDigest(t, "two undone", kit.ProjectDigest(t, ts.st, l.pid), moved)
+	ts.Do("POST", l.base+"/undo", nil).Want(t, 200)
+	kit.WantDigest(t, "the drag undone as a whole", kit.ProjectDigest(t, ts.st, l.pid), before)
 
 	// A new change empties the redo stack.
 	if _, redo := ts.history(t, l.pid); len(redo) != 3 {
 		t.Fatalf("%d to redo, want 3", len(redo))
 	}
-	ts.do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"x": 7}).want(t, 200)
+	ts.Do("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"x": 7}).Want(t, 200)
 	if _, redo := ts.history(t, l.pid); len(redo) != 0 {
 		t.Errorf("a new change left %d to redo", len(redo))
 	}
-	ts.do("POST", l.base+"/redo", nil).want(t, 409)
+	ts.Do("POST", l.base+"/redo", nil).Want(t, 409)
 
 	// A gesture that ends where it began leaves nothing to undo.
 	n := len(undo0) + 1
-	ts.doWith("PUT", l.base+"/nodes/"+l.pc2, map[string]any{"x": 500}, gesture("wiggle")).want(t, 200)
-	ts.doWith("PUT", l.base+"/nodes/"+l.pc2, map[string]any{"x": 0}, gesture("wiggle")).want(t, 200)
+	ts.DoWith("PUT", l.base+"/nodes/"+l.pc2, map[string]any{"x": 500}, gesture("wiggle")).Want(t, 200)
+	ts.DoWith("PUT", l.base+"/nodes/"+l.pc2, map[string]any{"x": 0}, gesture("wiggle")).Want(t, 200)
 	if undo, _ := ts.history(t, l.pid); len(undo) != n {
 		t.Errorf("after a gesture that changed nothing: %d entries, want %d: %v", len(undo), n, undo[:2])
 	}
@@ -536,18 +477,18 @@ func TestHistory_Gestures(t *testing.T) {
 
 	// A page of another site cannot send these headers: the browser asks
 	// first, and is not told yes.
-	pre := ts.doWith("OPTIONS", l.base+"/nodes/"+l.pc1, nil, http.Header{"Origin": {"http://evil.example"},
+	pre := ts.DoWith("OPTIONS", l.base+"/nodes/"+l.pc1, nil, http.Header{"Origin": {"http://evil.example"},
 		"Access-Control-Request-Method": {"PUT"}, "Access-Control-Request-Headers": {"x-nodedesk-gesture"}})
-	if pre.status < 400 || pre.header.Get("Access-Control-Allow-Origin") != "" || pre.header.Get("Access-Control-Allow-Headers") != "" {
-		t.Errorf("CORS preflight answered %d %v", pre.status, pre.header)
+	if pre.Status < 400 || pre.Header.Get("Access-Control-Allow-Origin") != "" || pre.Header.Get("Access-Control-Allow-Headers") != "" {
+		t.Errorf("CORS preflight answered %d %v", pre.Status, pre.Header)
 	}
 
 	// Headers the API does not know are refused, and change nothing.
 	for _, h := range []http.Header{{"X-Nodedesk-Origin": {"martian"}}, {"X-Nodedesk-Gesture": {"two words"}},
 		{"X-Nodedesk-Gesture": {strings.Repeat("g", 101)}}} {
-		ts.doWith("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"x": 8}, h).want(t, 400)
+		ts.DoWith("PUT", l.base+"/nodes/"+l.pc1, map[string]any{"x": 8}, h).Want(t, 400)
 	}
-	if got := ts.do("GET", l.base+"/nodes/"+l.pc1, nil).want(t, 200).json(t)["x"]; got != 7.0 {
+	if got := ts.Do("GET", l.base+"/nodes/"+l.pc1, nil).Want(t, 200).JSON(t)["x"]; got != 7.0 {
 		t.Errorf("x after refused requests: %v", got)
 	}
 }
@@ -557,22 +498,22 @@ func TestHistory_Gestures(t *testing.T) {
 func TestHistory_RuntimeIsNotHistory(t *testing.T) {
 	ts := mustOpenServer(t)
 	l := ts.mustCreateHistLab(t, "lab")
-	h := ts.do("GET", l.base+"/history", nil).want(t, 200).body
-	ts.do("POST", l.base+"/nodes/"+l.sw+"/stop", nil).want(t, 200)
-	ts.do("POST", l.base+"/nodes/"+l.sw+"/start", nil).want(t, 200)
-	ts.do("POST", l.base+"/nodes/start", nil).want(t, 204)
-	ts.do("POST", l.base+"/links/"+l.l1+"/start_capture", map[string]any{}).want(t, 201)
-	ts.do("POST", l.base+"/links/"+l.l1+"/stop_capture", nil).want(t, 201)
-	ts.do("POST", l.base+"/close", nil).want(t, 204)
-	ts.do("POST", l.base+"/open", nil).want(t, 201)
-	if got := ts.do("GET", l.base+"/history", nil).want(t, 200).body; string(got) != string(h) {
+	h := ts.Do("GET", l.base+"/history", nil).Want(t, 200).Body
+	ts.Do("POST", l.base+"/nodes/"+l.sw+"/stop", nil).Want(t, 200)
+	ts.Do("POST", l.base+"/nodes/"+l.sw+"/start", nil).Want(t, 200)
+	ts.Do("POST", l.base+"/nodes/start", nil).Want(t, 204)
+	ts.Do("POST", l.base+"/links/"+l.l1+"/start_capture", map[string]any{}).Want(t, 201)
+	ts.Do("POST", l.base+"/links/"+l.l1+"/stop_capture", nil).Want(t, 201)
+	ts.Do("POST", l.base+"/close", nil).Want(t, 204)
+	ts.Do("POST", l.base+"/open", nil).Want(t, 201)
+	if got := ts.Do("GET", l.base+"/history", nil).Want(t, 200).Body; string(got) != string(h) {
 		t.Errorf("runtime changes were recorded:\n%s\nwant\n%s", got, h)
 	}
 	// An undo keeps a link's capture as it is now.
-	ts.do("POST", l.base+"/links/"+l.l1+"/start_capture", map[string]any{}).want(t, 201)
-	ts.do("PUT", l.base+"/links/"+l.l1, map[string]any{"suspend": true}).want(t, 200)
-	ts.do("POST", l.base+"/undo", nil).want(t, 200)
-	if got := ts.do("GET", l.base+"/links/"+l.l1, nil).want(t, 200).json(t); got["suspend"] != false || got["capturing"] != true {
+	ts.Do("POST", l.base+"/links/"+l.l1+"/start_capture", map[string]any{}).Want(t, 201)
+	ts.Do("PUT", l.base+"/links/"+l.l1, map[string]any{"suspend": true}).Want(t, 200)
+	ts.Do("POST", l.base+"/undo", nil).Want(t, 200)
+	if got := ts.Do("GET", l.base+"/links/"+l.l1, nil).Want(t, 200).JSON(t); got["suspend"] != false || got["capturing"] != true {
 		t.Errorf("link after undo: %v", got)
 	}
 }

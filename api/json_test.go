@@ -10,10 +10,10 @@ import (
 // change nothing.
 func TestBadInput(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("lab")
-	n := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})
+	pid := ts.MustCreateProject("lab")
+	n := ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs"})
 	path := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string)
-	before := ts.do("GET", path, nil).body
+	before := ts.Do("GET", path, nil).Body
 	tests := []struct {
 		name string
 		body string
@@ -34,11 +34,11 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := ts.do("PUT", path, tt.body).want(t, tt.want)
-			if m, _ := r.json(t)["message"].(string); m == "" {
-				t.Errorf("no message: %s", r.body)
+			r := ts.Do("PUT", path, tt.body).Want(t, tt.want)
+			if m, _ := r.JSON(t)["message"].(string); m == "" {
+				t.Errorf("no message: %s", r.Body)
 			}
-			if after := ts.do("GET", path, nil).body; !bytes.Equal(before, after) {
+			if after := ts.Do("GET", path, nil).Body; !bytes.Equal(before, after) {
 				t.Errorf("node changed:\n%s\n%s", before, after)
 			}
 		})
@@ -46,10 +46,10 @@ func TestBadInput(t *testing.T) {
 	// Duplicate keys are ambiguous (readers disagree on which value counts).
 	for _, body := range []string{`{"name": 5, "name": "twice"}`, `{"label": {"text": "a", "text": "b"}}`,
 		`{"properties": {"startup_script": "a", "startup_script": "b"}}`} {
-		if r := ts.do("PUT", path, body).want(t, 400); !strings.Contains(string(r.body), "twice") {
-			t.Errorf("%s: %s", body, r.body)
+		if r := ts.Do("PUT", path, body).Want(t, 400); !strings.Contains(string(r.Body), "twice") {
+			t.Errorf("%s: %s", body, r.Body)
 		}
 	}
 	// The same key in sibling objects is fine.
-	ts.do("PUT", path, `{"label": {"text": "x", "y": 1}, "properties": {"startup_script": "y"}, "x": 1, "y": 2}`).want(t, 200)
+	ts.Do("PUT", path, `{"label": {"text": "x", "y": 1}, "properties": {"startup_script": "y"}, "x": 1, "y": 2}`).Want(t, 200)
 }

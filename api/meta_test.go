@@ -10,11 +10,11 @@ import (
 // allocate_vcpus_ram, and support_* of each engine).
 func TestGNS3VM(t *testing.T) {
 	ts := mustOpenServer(t)
-	vm := ts.do("GET", "/v2/gns3vm", nil).want(t, 200).json(t)
+	vm := ts.Do("GET", "/v2/gns3vm", nil).Want(t, 200).JSON(t)
 	if vm["enable"] != false || vm["allocate_vcpus_ram"] != true || vm["engine"] != "vmware" || vm["when_exit"] != "stop" || vm["vmname"] != nil {
 		t.Errorf("gns3vm %v", vm)
 	}
-	engines := ts.do("GET", "/v2/gns3vm/engines", nil).want(t, 200).list(t)
+	engines := ts.Do("GET", "/v2/gns3vm/engines", nil).Want(t, 200).List(t)
 	var ids []string
 	for _, e := range engines {
 		ids = append(ids, e["engine_id"].(string))
@@ -25,14 +25,14 @@ func TestGNS3VM(t *testing.T) {
 	if r := engines[2]; r["support_ram"] != false || r["support_headless"] != false || r["support_when_exit"] != false {
 		t.Errorf("remote engine %v supports nothing in GNS3", r)
 	}
-	ts.do("PUT", "/v2/gns3vm/engines", map[string]any{}).want(t, 405)
+	ts.Do("PUT", "/v2/gns3vm/engines", map[string]any{}).Want(t, 405)
 	// The GUI lists an engine's VMs when one is chosen: none, for each.
 	for _, id := range ids {
-		if vms := ts.do("GET", "/v2/gns3vm/engines/"+id+"/vms", nil).want(t, 200).list(t); len(vms) != 0 {
+		if vms := ts.Do("GET", "/v2/gns3vm/engines/"+id+"/vms", nil).Want(t, 200).List(t); len(vms) != 0 {
 			t.Errorf("%s VMs %v, want none", id, vms)
 		}
 	}
-	if e := ts.do("GET", "/v2/gns3vm/engines/parallels/vms", nil).want(t, 404).json(t); !strings.Contains(e["message"].(string), "GET /v2/gns3vm/engines") {
+	if e := ts.Do("GET", "/v2/gns3vm/engines/parallels/vms", nil).Want(t, 404).JSON(t); !strings.Contains(e["message"].(string), "GET /v2/gns3vm/engines") {
 		t.Errorf("unknown engine: %v, want a message naming the list", e)
 	}
 }
@@ -41,31 +41,31 @@ func TestGNS3VM(t *testing.T) {
 // answered 201 with the whole settings, kept across a restart.
 func TestIOULicense(t *testing.T) {
 	ts := mustOpenServer(t)
-	if l := ts.do("GET", "/v2/iou_license", nil).want(t, 200).json(t); l["iourc_content"] != "" || l["license_check"] != true {
+	if l := ts.Do("GET", "/v2/iou_license", nil).Want(t, 200).JSON(t); l["iourc_content"] != "" || l["license_check"] != true {
 		t.Errorf("default IOU license %v", l)
 	}
 	// The GUI's save: both fields.
 	iourc := "[license]\nnodedesk = 0123456789abcdef;\n"
-	l := ts.do("PUT", "/v2/iou_license", map[string]any{"iourc_content": iourc, "license_check": true}).want(t, 201).json(t)
+	l := ts.Do("PUT", "/v2/iou_license", map[string]any{"iourc_content": iourc, "license_check": true}).Want(t, 201).JSON(t)
 	if l["iourc_content"] != iourc || l["license_check"] != true {
 		t.Errorf("after PUT: %v", l)
 	}
-	l = ts.do("PUT", "/v2/iou_license", map[string]any{"license_check": false}).want(t, 201).json(t)
+	l = ts.Do("PUT", "/v2/iou_license", map[string]any{"license_check": false}).Want(t, 201).JSON(t)
 	if l["iourc_content"] != iourc || l["license_check"] != false {
 		t.Errorf("a partial PUT changed more than its field: %v", l)
 	}
-	ts.do("PUT", "/v2/iou_license", map[string]any{"license_check": false}).want(t, 201) // no change
+	ts.Do("PUT", "/v2/iou_license", map[string]any{"license_check": false}).Want(t, 201) // no change
 	for body, field := range map[string]string{
 		`{"license_check": "yes"}`: "license_check",
 		`{"iourc_content": null}`:  "iourc_content",
 		`{"iourc": ""}`:            "iourc",
 	} {
-		if r := ts.do("PUT", "/v2/iou_license", body).want(t, 400).json(t); r["field"] != field {
+		if r := ts.Do("PUT", "/v2/iou_license", body).Want(t, 400).JSON(t); r["field"] != field {
 			t.Errorf("%s: field %v, want %s", body, r["field"], field)
 		}
 	}
 	ts.restart()
-	if l := ts.do("GET", "/v2/iou_license", nil).want(t, 200).json(t); l["iourc_content"] != iourc || l["license_check"] != false {
+	if l := ts.Do("GET", "/v2/iou_license", nil).Want(t, 200).JSON(t); l["iourc_content"] != iourc || l["license_check"] != false {
 		t.Errorf("after restart: %v", l)
 	}
 }

@@ -15,7 +15,7 @@ var computeTypes = []string{"vpcs", "cloud", "ethernet_switch", "ethernet_hub", 
 
 func TestNodeCreate_DefaultsPerType(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("lab")
+	pid := ts.MustCreateProject("lab")
 	tests := []struct {
 		nodeType    string
 		wantName    string
@@ -35,7 +35,7 @@ func TestNodeCreate_DefaultsPerType(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.nodeType, func(t *testing.T) {
-			n := ts.mustCreateNode(pid, map[string]any{"node_type": tt.nodeType, "compute_id": "local"})
+			n := ts.MustCreateNode(pid, map[string]any{"node_type": tt.nodeType, "compute_id": "local"})
 			if n["name"] != tt.wantName || n["console"] != tt.wantConsole || n["console_type"] != tt.wantCType || n["status"] != tt.wantStatus {
 				t.Errorf("name/console/console_type/status = %v/%v/%v/%v, want %v/%v/%v/%v",
 					n["name"], n["console"], n["console_type"], n["status"], tt.wantName, tt.wantConsole, tt.wantCType, tt.wantStatus)
@@ -68,8 +68,8 @@ func TestNodeCreate_DefaultsPerType(t *testing.T) {
 
 func TestNodeCreate_SwitchPortsAndNaming(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("lab")
-	sw := ts.mustCreateNode(pid, map[string]any{"node_type": "ethernet_switch"})
+	pid := ts.MustCreateProject("lab")
+	sw := ts.MustCreateNode(pid, map[string]any{"node_type": "ethernet_switch"})
 	port3 := sw["ports"].([]any)[3].(map[string]any)
 	if port3["name"] != "Ethernet3" || port3["short_name"] != "e3" || port3["port_number"] != float64(3) || port3["adapter_number"] != float64(0) || port3["link_type"] != "ethernet" {
 		t.Errorf("port 3 = %v", port3)
@@ -77,7 +77,7 @@ func TestNodeCreate_SwitchPortsAndNaming(t *testing.T) {
 	for _, tt := range []struct{ give, want string }{
 		{"My PC", "MyPC"}, {"MyPC", "MyPC1"}, {"R{0}", "R1"}, {"R{0}", "R2"}, {"R2", "R3"},
 	} {
-		n := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": tt.give})
+		n := ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": tt.give})
 		if n["name"] != tt.want {
 			t.Errorf("name %q became %q, want %q", tt.give, n["name"], tt.want)
 		}
@@ -88,7 +88,7 @@ func TestNodeCreate_SwitchPortsAndNaming(t *testing.T) {
 // through the other.
 func TestNodeViews_Agree(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("lab")
+	pid := ts.MustCreateProject("lab")
 	tests := []struct {
 		nodeType   string
 		computePut map[string]any // changes through the compute view
@@ -137,7 +137,7 @@ func TestNodeViews_Agree(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.nodeType, func(t *testing.T) {
 			computeBase := "/v2/compute/projects/" + pid + "/" + tt.nodeType + "/nodes"
-			created := ts.do("POST", computeBase, map[string]any{"name": "n-" + tt.nodeType}).want(t, 201).json(t)
+			created := ts.Do("POST", computeBase, map[string]any{"name": "n-" + tt.nodeType}).Want(t, 201).JSON(t)
 			nid := created["node_id"].(string)
 			ctrlPath, computePath := "/v2/projects/"+pid+"/nodes/"+nid, computeBase+"/"+nid
 
@@ -146,18 +146,18 @@ func TestNodeViews_Agree(t *testing.T) {
 			for k, v := range tt.computePut {
 				body[k] = v
 			}
-			ts.do("PUT", computePath, body).want(t, 200)
-			ctrl := ts.do("GET", ctrlPath, nil).want(t, 200).json(t)
-			compute := ts.do("GET", computePath, nil).want(t, 200).json(t)
+			ts.Do("PUT", computePath, body).Want(t, 200)
+			ctrl := ts.Do("GET", ctrlPath, nil).Want(t, 200).JSON(t)
+			compute := ts.Do("GET", computePath, nil).Want(t, 200).JSON(t)
 			if ctrl["name"] != "c-"+tt.nodeType || compute["name"] != ctrl["name"] || ctrl["label"].(map[string]any)["text"] != ctrl["name"] {
 				t.Errorf("rename through compute: controller %v, compute %v", ctrl["name"], compute["name"])
 			}
 			tt.check(t, ctrl, compute)
 
 			// controller -> compute
-			ts.do("PUT", ctrlPath, map[string]any{"name": "k-" + tt.nodeType, "x": 10, "properties": tt.ctrlProps}).want(t, 200)
-			ctrl = ts.do("GET", ctrlPath, nil).want(t, 200).json(t)
-			compute = ts.do("GET", computePath, nil).want(t, 200).json(t)
+			ts.Do("PUT", ctrlPath, map[string]any{"name": "k-" + tt.nodeType, "x": 10, "properties": tt.ctrlProps}).Want(t, 200)
+			ctrl = ts.Do("GET", ctrlPath, nil).Want(t, 200).JSON(t)
+			compute = ts.Do("GET", computePath, nil).Want(t, 200).JSON(t)
 			if compute["name"] != "k-"+tt.nodeType || ctrl["x"] != float64(10) {
 				t.Errorf("rename through controller: compute %v, controller x %v", compute["name"], ctrl["x"])
 			}
@@ -165,13 +165,13 @@ func TestNodeViews_Agree(t *testing.T) {
 
 			// The same node is listed once, and deleting it through either
 			// view removes it from both.
-			if l := ts.do("GET", "/v2/projects/"+pid+"/nodes", nil).want(t, 200).list(t); !containsNode(l, nid) {
+			if l := ts.Do("GET", "/v2/projects/"+pid+"/nodes", nil).Want(t, 200).List(t); !containsNode(l, nid) {
 				t.Errorf("node %s not listed", nid)
 			}
-			ts.do("DELETE", computePath, nil).want(t, 204)
-			ts.do("GET", ctrlPath, nil).want(t, 404)
-			ts.do("GET", computePath, nil).want(t, 404)
-			ts.do("DELETE", ctrlPath, nil).want(t, 404)
+			ts.Do("DELETE", computePath, nil).Want(t, 204)
+			ts.Do("GET", ctrlPath, nil).Want(t, 404)
+			ts.Do("GET", computePath, nil).Want(t, 404)
+			ts.Do("DELETE", ctrlPath, nil).Want(t, 404)
 		})
 	}
 }
@@ -198,11 +198,11 @@ func assertJSONEqual(t *testing.T, a, b any) {
 // for every endpoint and type.
 func TestNodeEndpoints_Status(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("lab")
-	other := ts.mustCreateProject("other")
+	pid := ts.MustCreateProject("lab")
+	other := ts.MustCreateProject("other")
 	ids := map[string]string{}
 	for _, typ := range computeTypes {
-		ids[typ] = ts.mustCreateNode(pid, map[string]any{"node_type": typ})["node_id"].(string)
+		ids[typ] = ts.MustCreateNode(pid, map[string]any{"node_type": typ})["node_id"].(string)
 	}
 	missing := "00000000-0000-4000-8000-000000000000"
 	for _, typ := range computeTypes {
@@ -251,26 +251,26 @@ func TestNodeEndpoints_Status(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(typ+"/"+tt.name, func(t *testing.T) {
-				r := ts.do(tt.method, tt.path, tt.body)
-				if r.status != tt.want {
-					t.Fatalf("%s %s: %d, want %d: %s", tt.method, tt.path, r.status, tt.want, r.body)
+				r := ts.Do(tt.method, tt.path, tt.body)
+				if r.Status != tt.want {
+					t.Fatalf("%s %s: %d, want %d: %s", tt.method, tt.path, r.Status, tt.want, r.Body)
 				}
 			})
 		}
 	}
 	// A controller DELETE answers 204 with no body too.
-	n := ts.mustCreateNode(pid, map[string]any{"node_type": "qemu"})
-	ts.do("DELETE", "/v2/projects/"+pid+"/nodes/"+n["node_id"].(string), nil).want(t, 204)
+	n := ts.MustCreateNode(pid, map[string]any{"node_type": "qemu"})
+	ts.Do("DELETE", "/v2/projects/"+pid+"/nodes/"+n["node_id"].(string), nil).Want(t, 204)
 }
 
 // TestNodeUpdate_Invalid sends bodies the contract calls invalid: each
 // answers 400 with a message, and the node is exactly as before.
 func TestNodeUpdate_Invalid(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("lab")
+	pid := ts.MustCreateProject("lab")
 	node := map[string]string{}
 	for _, typ := range append(computeTypes, "qemu") {
-		node[typ] = ts.mustCreateNode(pid, map[string]any{"node_type": typ})["node_id"].(string)
+		node[typ] = ts.MustCreateNode(pid, map[string]any{"node_type": typ})["node_id"].(string)
 	}
 	ctrl := func(typ string) string { return "/v2/projects/" + pid + "/nodes/" + node[typ] }
 	compute := func(typ string) string { return "/v2/compute/projects/" + pid + "/" + typ + "/nodes/" + node[typ] }
@@ -334,14 +334,14 @@ func TestNodeUpdate_Invalid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := ts.do("GET", ctrl(tt.typ), nil).want(t, 200)
-			r := ts.do("PUT", tt.path, tt.body).want(t, 400)
-			if msg := r.json(t)["message"].(string); !strings.Contains(msg, tt.wantMsg) {
+			before := ts.Do("GET", ctrl(tt.typ), nil).Want(t, 200)
+			r := ts.Do("PUT", tt.path, tt.body).Want(t, 400)
+			if msg := r.JSON(t)["message"].(string); !strings.Contains(msg, tt.wantMsg) {
 				t.Errorf("message %q does not mention %q", msg, tt.wantMsg)
 			}
-			after := ts.do("GET", ctrl(tt.typ), nil).want(t, 200)
-			if !bytes.Equal(before.body, after.body) {
-				t.Errorf("a rejected request changed the node:\nbefore %s\nafter  %s", before.body, after.body)
+			after := ts.Do("GET", ctrl(tt.typ), nil).Want(t, 200)
+			if !bytes.Equal(before.Body, after.Body) {
+				t.Errorf("a rejected request changed the node:\nbefore %s\nafter  %s", before.Body, after.Body)
 			}
 		})
 	}
@@ -350,25 +350,25 @@ func TestNodeUpdate_Invalid(t *testing.T) {
 // TestNodeUpdate_ReadOnlyFieldsIgnored: a client may PUT back what it got.
 func TestNodeUpdate_ReadOnlyFieldsIgnored(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("lab")
+	pid := ts.MustCreateProject("lab")
 	for _, typ := range append(computeTypes, "qemu") {
 		t.Run(typ, func(t *testing.T) {
-			n := ts.mustCreateNode(pid, map[string]any{"node_type": typ})
+			n := ts.MustCreateNode(pid, map[string]any{"node_type": typ})
 			path := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string)
-			before := ts.do("GET", path, nil).want(t, 200)
-			ts.do("PUT", path, before.json(t)).want(t, 200)
-			ts.do("PUT", path, map[string]any{"properties": map[string]any{}, "compute_id": "local", "node_type": typ, "node_id": n["node_id"]}).want(t, 200)
+			before := ts.Do("GET", path, nil).Want(t, 200)
+			ts.Do("PUT", path, before.JSON(t)).Want(t, 200)
+			ts.Do("PUT", path, map[string]any{"properties": map[string]any{}, "compute_id": "local", "node_type": typ, "node_id": n["node_id"]}).Want(t, 200)
 			// Read-only fields with other values are ignored too.
-			ts.do("PUT", path, map[string]any{"width": 1, "height": 2, "ports": []any{}, "status": "suspended",
-				"node_directory": "/x", "command_line": "y", "console_host": "h", "project_id": pid, "node_type": "qemu"}).want(t, 200)
-			after := ts.do("GET", path, nil).want(t, 200)
-			if !bytes.Equal(before.body, after.body) {
-				t.Errorf("PUT of read-only fields changed the node:\nbefore %s\nafter  %s", before.body, after.body)
+			ts.Do("PUT", path, map[string]any{"width": 1, "height": 2, "ports": []any{}, "status": "suspended",
+				"node_directory": "/x", "command_line": "y", "console_host": "h", "project_id": pid, "node_type": "qemu"}).Want(t, 200)
+			after := ts.Do("GET", path, nil).Want(t, 200)
+			if !bytes.Equal(before.Body, after.Body) {
+				t.Errorf("PUT of read-only fields changed the node:\nbefore %s\nafter  %s", before.Body, after.Body)
 			}
 			if typ != "qemu" {
 				cpath := "/v2/compute/projects/" + pid + "/" + typ + "/nodes/" + n["node_id"].(string)
-				ts.do("PUT", cpath, ts.do("GET", cpath, nil).want(t, 200).json(t)).want(t, 200)
-				if again := ts.do("GET", path, nil); !bytes.Equal(before.body, again.body) {
+				ts.Do("PUT", cpath, ts.Do("GET", cpath, nil).Want(t, 200).JSON(t)).Want(t, 200)
+				if again := ts.Do("GET", path, nil); !bytes.Equal(before.Body, again.Body) {
 					t.Errorf("compute PUT of its own GET body changed the node")
 				}
 			}
@@ -378,9 +378,9 @@ func TestNodeUpdate_ReadOnlyFieldsIgnored(t *testing.T) {
 
 func TestNodeUpdate_VPCSNameNullKeepsName(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("lab")
-	n := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": "pc"})
-	r := ts.do("PUT", "/v2/compute/projects/"+pid+"/vpcs/nodes/"+n["node_id"].(string), map[string]any{"name": nil, "startup_script": "ip dhcp"}).want(t, 200).json(t)
+	pid := ts.MustCreateProject("lab")
+	n := ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": "pc"})
+	r := ts.Do("PUT", "/v2/compute/projects/"+pid+"/vpcs/nodes/"+n["node_id"].(string), map[string]any{"name": nil, "startup_script": "ip dhcp"}).Want(t, 200).JSON(t)
 	if r["name"] != "pc" || r["startup_script"] != "ip dhcp" {
 		t.Errorf("got %v", r)
 	}
@@ -388,27 +388,27 @@ func TestNodeUpdate_VPCSNameNullKeepsName(t *testing.T) {
 
 func TestConsolePorts(t *testing.T) {
 	ts := mustOpenServer(t)
-	a := ts.mustCreateProject("a")
-	b := ts.mustCreateProject("b")
-	pc1 := ts.mustCreateNode(a, map[string]any{"node_type": "vpcs", "name": "PC-A"})
-	pc2 := ts.mustCreateNode(b, map[string]any{"node_type": "vpcs"})
+	a := ts.MustCreateProject("a")
+	b := ts.MustCreateProject("b")
+	pc1 := ts.MustCreateNode(a, map[string]any{"node_type": "vpcs", "name": "PC-A"})
+	pc2 := ts.MustCreateNode(b, map[string]any{"node_type": "vpcs"})
 	if pc1["console"] != float64(5000) || pc2["console"] != float64(5001) {
 		t.Fatalf("consoles %v and %v, want 5000 and 5001 (unique across projects)", pc1["console"], pc2["console"])
 	}
 	path2 := "/v2/projects/" + b + "/nodes/" + pc2["node_id"].(string)
 	for _, p := range []string{path2, "/v2/compute/projects/" + b + "/vpcs/nodes/" + pc2["node_id"].(string)} {
-		r := ts.do("PUT", p, map[string]any{"console": 5000}).want(t, 409)
-		if msg := r.json(t)["message"].(string); !strings.Contains(msg, "PC-A") || !strings.Contains(msg, "5000") {
+		r := ts.Do("PUT", p, map[string]any{"console": 5000}).Want(t, 409)
+		if msg := r.JSON(t)["message"].(string); !strings.Contains(msg, "PC-A") || !strings.Contains(msg, "5000") {
 			t.Errorf("409 message %q does not name the owner and port", msg)
 		}
 	}
-	ts.do("PUT", path2, map[string]any{"console": 6000}).want(t, 200)
-	ts.do("DELETE", "/v2/projects/"+a+"/nodes/"+pc1["node_id"].(string), nil).want(t, 204)
-	if got := ts.do("PUT", path2, map[string]any{"console": 5000}).want(t, 200).json(t)["console"]; got != float64(5000) {
+	ts.Do("PUT", path2, map[string]any{"console": 6000}).Want(t, 200)
+	ts.Do("DELETE", "/v2/projects/"+a+"/nodes/"+pc1["node_id"].(string), nil).Want(t, 204)
+	if got := ts.Do("PUT", path2, map[string]any{"console": 5000}).Want(t, 200).JSON(t)["console"]; got != float64(5000) {
 		t.Errorf("freed port not taken: %v", got)
 	}
 	// The lowest free port goes to the next node: 6000 is free again.
-	if got := ts.mustCreateNode(a, map[string]any{"node_type": "vpcs"})["console"]; got != float64(5001) {
+	if got := ts.MustCreateNode(a, map[string]any{"node_type": "vpcs"})["console"]; got != float64(5001) {
 		t.Errorf("next console %v, want 5001", got)
 	}
 }
@@ -416,10 +416,10 @@ func TestConsolePorts(t *testing.T) {
 // TestConsolePorts_Race: 50 PUTs race for one free port; exactly one wins.
 func TestConsolePorts_Race(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("lab")
+	pid := ts.MustCreateProject("lab")
 	paths := make([]string, 50)
 	for i := range paths {
-		paths[i] = "/v2/projects/" + pid + "/nodes/" + ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})["node_id"].(string)
+		paths[i] = "/v2/projects/" + pid + "/nodes/" + ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs"})["node_id"].(string)
 	}
 	var wg sync.WaitGroup
 	statuses := make([]int, len(paths))
@@ -429,7 +429,7 @@ func TestConsolePorts_Race(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			statuses[i] = ts.do("PUT", p, map[string]any{"console": 7777}).status
+			statuses[i] = ts.Do("PUT", p, map[string]any{"console": 7777}).Status
 		}()
 	}
 	close(start)
@@ -443,7 +443,7 @@ func TestConsolePorts_Race(t *testing.T) {
 	}
 	owners := 0
 	for _, p := range paths {
-		if ts.do("GET", p, nil).json(t)["console"] == float64(7777) {
+		if ts.Do("GET", p, nil).JSON(t)["console"] == float64(7777) {
 			owners++
 		}
 	}
@@ -455,39 +455,39 @@ func TestConsolePorts_Race(t *testing.T) {
 // TestPersistence: everything survives a restart, byte for byte.
 func TestPersistence(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("lab")
-	ts.do("PUT", "/v2/projects/"+pid, map[string]any{"grid_size": 50, "variables": []any{map[string]any{"name": "a", "value": "b"}}}).want(t, 200)
+	pid := ts.MustCreateProject("lab")
+	ts.Do("PUT", "/v2/projects/"+pid, map[string]any{"grid_size": 50, "variables": []any{map[string]any{"name": "a", "value": "b"}}}).Want(t, 200)
 	var paths []string
 	for _, typ := range append(computeTypes, "docker") {
-		n := ts.mustCreateNode(pid, map[string]any{"node_type": typ, "x": 10, "y": -20})
+		n := ts.MustCreateNode(pid, map[string]any{"node_type": typ, "x": 10, "y": -20})
 		paths = append(paths, "/v2/projects/"+pid+"/nodes/"+n["node_id"].(string))
 	}
-	ts.do("PUT", paths[0], map[string]any{"console": 9000, "properties": map[string]any{"startup_script": "ip 1.2.3.4"}}).want(t, 200)
+	ts.Do("PUT", paths[0], map[string]any{"console": 9000, "properties": map[string]any{"startup_script": "ip 1.2.3.4"}}).Want(t, 200)
 	paths = append(paths, "/v2/projects/"+pid+"/nodes", "/v2/projects/"+pid, "/v2/projects")
 	before := map[string][]byte{}
 	for _, p := range paths {
-		before[p] = ts.do("GET", p, nil).want(t, 200).body
+		before[p] = ts.Do("GET", p, nil).Want(t, 200).Body
 	}
 	ts.restart()
 	for _, p := range paths {
-		if after := ts.do("GET", p, nil).want(t, 200).body; !bytes.Equal(before[p], after) {
+		if after := ts.Do("GET", p, nil).Want(t, 200).Body; !bytes.Equal(before[p], after) {
 			t.Errorf("GET %s changed across a restart:\nbefore %s\nafter  %s", p, before[p], after)
 		}
 	}
 	// Allocation continues where it was: 5000 and 9000 are owned.
-	if got := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})["console"]; got != float64(5000) {
+	if got := ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs"})["console"]; got != float64(5000) {
 		// PC1 moved to 9000, so 5000 is free again; qemu/docker took 5001.
 		t.Errorf("console after restart %v, want 5000", got)
 	}
-	if r := ts.do("PUT", paths[1], map[string]any{"name": "PC1"}); r.status == 200 {
+	if r := ts.Do("PUT", paths[1], map[string]any{"name": "PC1"}); r.Status == 200 {
 		// paths[1] is the cloud; PC1 is still taken after the restart.
-		t.Errorf("rename onto a taken name after restart: %d", r.status)
+		t.Errorf("rename onto a taken name after restart: %d", r.Status)
 	}
 }
 
 func TestNodeCreate_Errors(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("lab")
+	pid := ts.MustCreateProject("lab")
 	tests := []struct {
 		name string
 		path string
@@ -504,41 +504,41 @@ func TestNodeCreate_Errors(t *testing.T) {
 		{"compute hub with console", "/v2/compute/projects/" + pid + "/ethernet_hub/nodes", map[string]any{"name": "h", "console": 5000}, 400},
 		{"console taken", "/v2/projects/" + pid + "/nodes", map[string]any{"node_type": "vpcs", "console": 5000}, 409},
 	}
-	ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"}) // owns 5000
+	ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs"}) // owns 5000
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts.do("POST", tt.path, tt.body).want(t, tt.want)
+			ts.Do("POST", tt.path, tt.body).Want(t, tt.want)
 		})
 	}
-	if n := len(ts.do("GET", "/v2/projects/"+pid+"/nodes", nil).list(t)); n != 1 {
+	if n := len(ts.Do("GET", "/v2/projects/"+pid+"/nodes", nil).List(t)); n != 1 {
 		t.Errorf("rejected creates left %d nodes, want 1", n)
 	}
 	// A node id that exists with the same type returns that node.
 	id := "11111111-2222-4333-8444-555555555555"
-	a := ts.mustCreateNode(pid, map[string]any{"node_type": "ethernet_hub", "node_id": id})
-	b := ts.mustCreateNode(pid, map[string]any{"node_type": "ethernet_hub", "node_id": id})
+	a := ts.MustCreateNode(pid, map[string]any{"node_type": "ethernet_hub", "node_id": id})
+	b := ts.MustCreateNode(pid, map[string]any{"node_type": "ethernet_hub", "node_id": id})
 	if a["name"] != b["name"] {
 		t.Errorf("repeated create with the same node_id made %v then %v", a["name"], b["name"])
 	}
-	ts.do("POST", "/v2/projects/"+pid+"/nodes", map[string]any{"node_type": "vpcs", "node_id": id}).want(t, 409)
+	ts.Do("POST", "/v2/projects/"+pid+"/nodes", map[string]any{"node_type": "vpcs", "node_id": id}).Want(t, 409)
 }
 
 func TestNodeList_Order(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("lab")
+	pid := ts.MustCreateProject("lab")
 	var want []string
 	for i := range 20 {
-		want = append(want, ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": fmt.Sprintf("n%02d", i)})["name"].(string))
+		want = append(want, ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": fmt.Sprintf("n%02d", i)})["name"].(string))
 	}
 	var got []string
-	for _, n := range ts.do("GET", "/v2/projects/"+pid+"/nodes", nil).want(t, 200).list(t) {
+	for _, n := range ts.Do("GET", "/v2/projects/"+pid+"/nodes", nil).Want(t, 200).List(t) {
 		got = append(got, n["name"].(string))
 	}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("listed %v, want creation order %v", got, want)
 	}
-	if r := ts.do("GET", "/v2/projects/"+ts.mustCreateProject("empty")+"/nodes", nil).want(t, 200); string(r.body) != "[]" {
-		t.Errorf("empty project lists %s, want []", r.body)
+	if r := ts.Do("GET", "/v2/projects/"+ts.MustCreateProject("empty")+"/nodes", nil).Want(t, 200); string(r.Body) != "[]" {
+		t.Errorf("empty project lists %s, want []", r.Body)
 	}
 	_ = http.StatusOK
 }
@@ -546,16 +546,16 @@ func TestNodeList_Order(t *testing.T) {
 // TestNodeCreate_FirstFreeName: a freed name is given again, first.
 func TestNodeCreate_FirstFreeName(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("lab")
+	pid := ts.MustCreateProject("lab")
 	ids := map[string]string{}
 	for range 5 {
-		n := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})
+		n := ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs"})
 		ids[n["name"].(string)] = n["node_id"].(string)
 	}
-	ts.do("DELETE", "/v2/projects/"+pid+"/nodes/"+ids["PC2"], nil).want(t, 204)
-	ts.do("PUT", "/v2/projects/"+pid+"/nodes/"+ids["PC4"], map[string]any{"name": "gateway"}).want(t, 200)
+	ts.Do("DELETE", "/v2/projects/"+pid+"/nodes/"+ids["PC2"], nil).Want(t, 204)
+	ts.Do("PUT", "/v2/projects/"+pid+"/nodes/"+ids["PC4"], map[string]any{"name": "gateway"}).Want(t, 200)
 	for _, want := range []string{"PC2", "PC4", "PC6"} {
-		if got := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})["name"]; got != want {
+		if got := ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs"})["name"]; got != want {
 			t.Errorf("next name %v, want %s", got, want)
 		}
 	}

@@ -9,8 +9,8 @@ import (
 // what the API does: the UI relies on it instead of rules of its own.
 func TestNodeTypes(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("lab")
-	infos := ts.do("GET", "/v2/node_types", nil).want(t, 200).list(t)
+	pid := ts.MustCreateProject("lab")
+	infos := ts.Do("GET", "/v2/node_types", nil).Want(t, 200).List(t)
 	if len(infos) != 14 {
 		t.Fatalf("%d node types, want the spec's 13 and GNS3 2.2's traceng", len(infos))
 	}
@@ -18,7 +18,7 @@ func TestNodeTypes(t *testing.T) {
 	for _, info := range infos {
 		typ := info["node_type"].(string)
 		t.Run(typ, func(t *testing.T) {
-			n := ts.mustCreateNode(pid, map[string]any{"node_type": typ})
+			n := ts.MustCreateNode(pid, map[string]any{"node_type": typ})
 			path := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string)
 
 			allowed := info["console_types"].([]any)
@@ -34,19 +34,19 @@ func TestNodeTypes(t *testing.T) {
 				if listed {
 					want = 200
 				}
-				ts.do("PUT", path, map[string]any{"console_type": ct}).want(t, want)
+				ts.Do("PUT", path, map[string]any{"console_type": ct}).Want(t, want)
 			}
 
 			// runs is false exactly for the types whose start is refused.
 			switch runs := info["runs"]; {
 			case runs == false:
-				if e := ts.do("POST", path+"/start", nil).want(t, 409).json(t); !strings.Contains(e["message"].(string), "nodedesk does not run") {
+				if e := ts.Do("POST", path+"/start", nil).Want(t, 409).JSON(t); !strings.Contains(e["message"].(string), "nodedesk does not run") {
 					t.Errorf("start of a %s (runs false): %v", typ, e["message"])
 				}
 			case runs != true:
 				t.Errorf("runs %v, want a boolean", runs)
 			case info["lifecycle"] == "always_running":
-				ts.do("POST", path+"/start", nil).want(t, 200)
+				ts.Do("POST", path+"/start", nil).Want(t, 200)
 			}
 
 			wantStatus := map[string]string{"process": "stopped", "always_running": "started"}[info["lifecycle"].(string)]
@@ -54,13 +54,13 @@ func TestNodeTypes(t *testing.T) {
 				t.Errorf("new node's status %v, want %s for lifecycle %v", n["status"], wantStatus, info["lifecycle"])
 			}
 			if info["lifecycle"] == "process" {
-				ts.do("POST", path+"/suspend", nil).want(t, 200)
-				if got := ts.do("GET", path, nil).want(t, 200).json(t)["status"]; got != "stopped" {
+				ts.Do("POST", path+"/suspend", nil).Want(t, 200)
+				if got := ts.Do("GET", path, nil).Want(t, 200).JSON(t)["status"]; got != "stopped" {
 					t.Errorf("suspend of a stopped %s gave %v", typ, got)
 				}
 			} else {
-				ts.do("POST", path+"/stop", nil).want(t, 200)
-				if got := ts.do("GET", path, nil).want(t, 200).json(t)["status"]; got != "started" {
+				ts.Do("POST", path+"/stop", nil).Want(t, 200)
+				if got := ts.Do("GET", path, nil).Want(t, 200).JSON(t)["status"]; got != "started" {
 					t.Errorf("stop of an always-running %s gave %v", typ, got)
 				}
 			}
@@ -77,7 +77,7 @@ func TestNodeTypes(t *testing.T) {
 				}
 			}
 
-			computed := ts.do("GET", "/v2/compute/projects/"+pid+"/"+typ+"/nodes/"+n["node_id"].(string), nil).status
+			computed := ts.Do("GET", "/v2/compute/projects/"+pid+"/"+typ+"/nodes/"+n["node_id"].(string), nil).Status
 			if want := map[bool]int{true: 200, false: 404}[info["compute_view"] == true]; computed != want {
 				t.Errorf("compute view answered %d, want %d", computed, want)
 			}
@@ -92,16 +92,16 @@ func TestNodeTypes(t *testing.T) {
 // code and field path the UI reads instead of the wording.
 func TestErrorBody(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("lab")
-	sw := ts.mustCreateNode(pid, map[string]any{"node_type": "ethernet_switch"})["node_id"].(string)
-	pc := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})
-	fr := ts.mustCreateNode(pid, map[string]any{"node_type": "frame_relay_switch"})["node_id"].(string)
+	pid := ts.MustCreateProject("lab")
+	sw := ts.MustCreateNode(pid, map[string]any{"node_type": "ethernet_switch"})["node_id"].(string)
+	pc := ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs"})
+	fr := ts.MustCreateNode(pid, map[string]any{"node_type": "frame_relay_switch"})["node_id"].(string)
 	ports := func(vlan any) []any {
 		return []any{map[string]any{"name": "e0", "port_number": 0, "type": "access", "vlan": 1},
 			map[string]any{"name": "e1", "port_number": 1, "type": "access", "vlan": vlan}}
 	}
 	ctrl := "/v2/projects/" + pid + "/nodes/"
-	link := "/v2/projects/" + pid + "/links/" + ts.link(t, pid, sw, 0, pc["node_id"].(string), 0)
+	link := "/v2/projects/" + pid + "/links/" + ts.Link(t, pid, sw, 0, pc["node_id"].(string), 0)
 	tests := []struct {
 		name, method, path string
 		body               any
@@ -125,7 +125,7 @@ func TestErrorBody(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := ts.do(tt.method, tt.path, tt.body).want(t, tt.wantStatus).json(t)
+			e := ts.Do(tt.method, tt.path, tt.body).Want(t, tt.wantStatus).JSON(t)
 			if e["status"] != float64(tt.wantStatus) || e["code"] != tt.wantCode || e["message"] == "" {
 				t.Errorf("error body %v, want status %d and code %s", e, tt.wantStatus, tt.wantCode)
 			}

@@ -5,72 +5,26 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+
+	"nodedesk/app/labtest/kit"
 )
 
-// event is one notification as a listener saw it.
-type event struct {
-	Action string         `json:"action"`
-	Event  map[string]any `json:"event"`
-}
-
-// wsListen connects to a notification websocket and returns a function
-// that gives the next event that is not a ping (nor history.updated, which
-// follows every change: history's tests read it with wsListenAll).
-func (ts *testServer) wsListen(t *testing.T, path string) (next func() event, first event) {
-	t.Helper()
-	return ts.wsListenAll(t, path, "history.updated")
-}
-
-// wsListenAll is wsListen skipping only pings and the actions given.
-func (ts *testServer) wsListenAll(t *testing.T, path string, skip ...string) (next func() event, first event) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.url, "http")+path, nil)
-	if err != nil {
-		t.Fatalf("dial %s: %v", path, err)
-	}
-	t.Cleanup(func() { c.CloseNow() })
-	read := func() event {
-		t.Helper()
-		_, b, err := c.Read(ctx)
-		if err != nil {
-			t.Fatalf("read %s: %v", path, err)
-		}
-		var e event
-		if err := json.Unmarshal(b, &e); err != nil {
-			t.Fatalf("notification %s: %v", b, err)
-		}
-		return e
-	}
-	first = read()
-	return func() event {
-		t.Helper()
-		for {
-			if e := read(); e.Action != "ping" && e.Action != "compute.updated" && !slices.Contains(skip, e.Action) {
-				return e
-			}
-		}
-	}, first
-}
-
 // controllerRaw opens the controller stream and returns its second message.
-func controllerRaw(t *testing.T, ts *testServer) event {
+func controllerRaw(t *testing.T, ts *testServer) kit.Event {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.url, "http")+"/v2/notifications/ws", nil)
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http")+"/v2/notifications/ws", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.CloseNow()
-	var e event
+	var e kit.Event
 	for range 2 {
 		_, b, err := c.Read(ctx)
 		if err != nil {
@@ -88,41 +42,41 @@ func controllerRaw(t *testing.T, ts *testServer) event {
 // order.
 func TestClientSession(t *testing.T) {
 	ts := mustOpenServer(t)
-	if v := ts.do("GET", "/v2/version", nil).want(t, 200).json(t); v["version"] != "2.2.59" {
+	if v := ts.Do("GET", "/v2/version", nil).Want(t, 200).JSON(t); v["version"] != "2.2.59" {
 		t.Fatal(v)
 	}
-	controller, hello := ts.wsListen(t, "/v2/notifications/ws")
+	controller, hello := ts.WSListen(t, "/v2/notifications/ws")
 	if hello.Action != "ping" || hello.Event["cpu_usage_percent"] == nil {
 		t.Errorf("controller stream opened with %v", hello)
 	}
 	if e := controllerRaw(t, ts); e.Action != "compute.updated" || e.Event["compute_id"] != "local" {
 		t.Errorf("controller stream's second message %v, want compute.updated of local", e)
 	}
-	pid := ts.mustCreateProject("session")
-	ts.do("POST", "/v2/compute/projects", map[string]any{"name": "session", "project_id": pid}).want(t, 201)
-	ts.do("POST", "/v2/projects/"+pid+"/open", nil).want(t, 201)
-	project, hello := ts.wsListen(t, "/v2/projects/"+pid+"/notifications/ws")
+	pid := ts.MustCreateProject("session")
+	ts.Do("POST", "/v2/compute/projects", map[string]any{"name": "session", "project_id": pid}).Want(t, 201)
+	ts.Do("POST", "/v2/projects/"+pid+"/open", nil).Want(t, 201)
+	project, hello := ts.WSListen(t, "/v2/projects/"+pid+"/notifications/ws")
 	if hello.Action != "ping" {
 		t.Errorf("project stream opened with %v", hello)
 	}
-	ts.do("GET", "/v2/templates", nil).want(t, 200)
+	ts.Do("GET", "/v2/templates", nil).Want(t, 200)
 	mk := func(tmpl string) map[string]any {
-		return ts.do("POST", "/v2/projects/"+pid+"/templates/"+builtinTemplateIDs[tmpl], map[string]any{"x": 0, "y": 0, "compute_id": "local"}).want(t, 201).json(t)
+		return ts.Do("POST", "/v2/projects/"+pid+"/templates/"+builtinTemplateIDs[tmpl], map[string]any{"x": 0, "y": 0, "compute_id": "local"}).Want(t, 201).JSON(t)
 	}
 	pc, sw := mk("VPCS"), mk("Ethernet switch")
 	pcPath := "/v2/projects/" + pid + "/nodes/" + pc["node_id"].(string)
 	// gns3fy's PUT after a template create; gns3-gui's general-field PUT.
-	ts.do("PUT", pcPath, map[string]any{"name": "pc1", "compute_id": "local"}).want(t, 200)
-	ts.do("PUT", pcPath, map[string]any{"x": 50, "y": 60, "node_type": "vpcs", "node_id": pc["node_id"], "compute_id": "local", "properties": map[string]any{}}).want(t, 200)
-	ts.do("PUT", pcPath, map[string]any{"x": 50, "y": 60}).want(t, 200)                       // no change: no event
-	ts.do("PUT", pcPath, map[string]any{"x": "fifty"}).want(t, 400)                           // rejected: no event
-	ts.do("PUT", pcPath, map[string]any{"console": pc["console"].(float64) + 1}).want(t, 200) // still free
-	link := ts.do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{end(pc["node_id"].(string), 0, 0), end(sw["node_id"].(string), 0, 1)}}).want(t, 201).json(t)
-	ts.do("POST", pcPath+"/start", nil).want(t, 200)
-	ts.do("POST", pcPath+"/stop", nil).want(t, 200)
-	ts.do("DELETE", pcPath, nil).want(t, 204)
-	ts.do("POST", "/v2/projects/"+pid+"/close", nil).want(t, 204)
-	ts.do("DELETE", "/v2/projects/"+pid, nil).want(t, 204)
+	ts.Do("PUT", pcPath, map[string]any{"name": "pc1", "compute_id": "local"}).Want(t, 200)
+	ts.Do("PUT", pcPath, map[string]any{"x": 50, "y": 60, "node_type": "vpcs", "node_id": pc["node_id"], "compute_id": "local", "properties": map[string]any{}}).Want(t, 200)
+	ts.Do("PUT", pcPath, map[string]any{"x": 50, "y": 60}).Want(t, 200)                       // no change: no event
+	ts.Do("PUT", pcPath, map[string]any{"x": "fifty"}).Want(t, 400)                           // rejected: no event
+	ts.Do("PUT", pcPath, map[string]any{"console": pc["console"].(float64) + 1}).Want(t, 200) // still free
+	link := ts.Do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{kit.End(pc["node_id"].(string), 0, 0), kit.End(sw["node_id"].(string), 0, 1)}}).Want(t, 201).JSON(t)
+	ts.Do("POST", pcPath+"/start", nil).Want(t, 200)
+	ts.Do("POST", pcPath+"/stop", nil).Want(t, 200)
+	ts.Do("DELETE", pcPath, nil).Want(t, 204)
+	ts.Do("POST", "/v2/projects/"+pid+"/close", nil).Want(t, 204)
+	ts.Do("DELETE", "/v2/projects/"+pid, nil).Want(t, 204)
 
 	type want struct {
 		action, id, key string
@@ -158,10 +112,10 @@ func TestClientSession(t *testing.T) {
 
 func TestNotifications_HTTPStream(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("lab")
+	pid := ts.MustCreateProject("lab")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", ts.url+"/v2/projects/"+pid+"/notifications", nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/v2/projects/"+pid+"/notifications", nil)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -171,11 +125,11 @@ func TestNotifications_HTTPStream(t *testing.T) {
 		t.Fatalf("stream answered %d %s", res.StatusCode, res.Header.Get("Content-Type"))
 	}
 	lines := bufio.NewScanner(res.Body)
-	next := func() event {
+	next := func() kit.Event {
 		if !lines.Scan() {
 			t.Fatalf("stream ended: %v", lines.Err())
 		}
-		var e event
+		var e kit.Event
 		if err := json.Unmarshal(lines.Bytes(), &e); err != nil {
 			t.Fatalf("line %q: %v", lines.Text(), err)
 		}
@@ -184,10 +138,10 @@ func TestNotifications_HTTPStream(t *testing.T) {
 	if e := next(); e.Action != "ping" {
 		t.Fatalf("first line %v", e)
 	}
-	n := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})
-	other := ts.mustCreateProject("other") // another project's changes are not on this stream
-	ts.mustCreateNode(other, map[string]any{"node_type": "vpcs"})
-	ts.do("DELETE", "/v2/projects/"+pid+"/nodes/"+n["node_id"].(string), nil).want(t, 204)
+	n := ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs"})
+	other := ts.MustCreateProject("other") // another project's changes are not on this stream
+	ts.MustCreateNode(other, map[string]any{"node_type": "vpcs"})
+	ts.Do("DELETE", "/v2/projects/"+pid+"/nodes/"+n["node_id"].(string), nil).Want(t, 204)
 	// Each change, then what undo would now take (nodedesk's own event).
 	for _, want := range []string{"node.created", "history.updated", "node.deleted", "history.updated"} {
 		e := next()
@@ -195,28 +149,28 @@ func TestNotifications_HTTPStream(t *testing.T) {
 			t.Fatalf("event %s %v, want %s of %v", e.Action, id, want, n["node_id"])
 		}
 	}
-	ts.do("GET", "/v2/projects/None/notifications", nil).want(t, 404)
-	ts.do("GET", "/v2/projects/"+pid+"/notifications/ws", nil).want(t, 400)
+	ts.Do("GET", "/v2/projects/None/notifications", nil).Want(t, 404)
+	ts.Do("GET", "/v2/projects/"+pid+"/notifications/ws", nil).Want(t, 400)
 }
 
 // TestNotifications_SlowListener: a listener that never reads does not
 // hold up writers.
 func TestNotifications_SlowListener(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("lab")
+	pid := ts.MustCreateProject("lab")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.url, "http")+"/v2/projects/"+pid+"/notifications/ws", nil)
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http")+"/v2/projects/"+pid+"/notifications/ws", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.CloseNow()
-	n := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})
+	n := ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs"})
 	path := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string)
 	big := strings.Repeat("x", 16<<10) // 16 KiB an event
 	start := time.Now()
 	for i := range subscriberBuffer + 100 {
-		ts.do("PUT", path, map[string]any{"properties": map[string]any{"startup_script": big}, "x": i}).want(t, 200)
+		ts.Do("PUT", path, map[string]any{"properties": map[string]any{"startup_script": big}, "x": i}).Want(t, 200)
 	}
 	t.Logf("%d writes with a stalled listener took %v", subscriberBuffer+100, time.Since(start))
 	// Every write was acknowledged above; that the Broker drops a listener

@@ -8,7 +8,7 @@ import (
 
 func TestProjects(t *testing.T) {
 	ts := mustOpenServer(t)
-	p := ts.do("POST", "/v2/projects", map[string]any{"name": "lab"}).want(t, 201).json(t)
+	p := ts.Do("POST", "/v2/projects", map[string]any{"name": "lab"}).Want(t, 201).JSON(t)
 	pid := p["project_id"].(string)
 	if p["status"] != "opened" || p["filename"] != "lab.gns3" || p["grid_size"] != float64(75) || p["auto_close"] != true || p["zoom"] != float64(100) {
 		t.Errorf("new project %v lacks GNS3's defaults", p)
@@ -40,30 +40,30 @@ func TestProjects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts.do(tt.method, tt.path, tt.body).want(t, tt.want)
+			ts.Do(tt.method, tt.path, tt.body).Want(t, tt.want)
 		})
 	}
-	got := ts.do("GET", "/v2/projects/"+pid, nil).want(t, 200).json(t)
+	got := ts.Do("GET", "/v2/projects/"+pid, nil).Want(t, 200).JSON(t)
 	if got["name"] != "lab2" || got["scene_width"] != float64(3000) || got["show_grid"] != true || got["status"] != "closed" || got["filename"] != "lab.gns3" {
 		t.Errorf("project after update and close: %v", got)
 	}
 	// Nodes of a closed project stay readable and editable (the spec's node
 	// endpoints know no 403).
-	n := ts.mustCreateNode(pid, map[string]any{"node_type": "vpcs"})
-	ts.do("PUT", "/v2/projects/"+pid+"/nodes/"+n["node_id"].(string), map[string]any{"x": 3}).want(t, 200)
-	if r := ts.do("POST", "/v2/projects/"+pid+"/open", nil).want(t, 201).json(t); r["status"] != "opened" {
+	n := ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs"})
+	ts.Do("PUT", "/v2/projects/"+pid+"/nodes/"+n["node_id"].(string), map[string]any{"x": 3}).Want(t, 200)
+	if r := ts.Do("POST", "/v2/projects/"+pid+"/open", nil).Want(t, 201).JSON(t); r["status"] != "opened" {
 		t.Errorf("open gave status %v", r["status"])
 	}
-	other := ts.mustCreateProject("other")
-	ts.do("PUT", "/v2/projects/"+other, map[string]any{"name": "lab2"}).want(t, 409)
-	if l := ts.do("GET", "/v2/projects", nil).want(t, 200).list(t); len(l) != 2 || l[0]["name"] != "lab2" || l[1]["name"] != "other" {
+	other := ts.MustCreateProject("other")
+	ts.Do("PUT", "/v2/projects/"+other, map[string]any{"name": "lab2"}).Want(t, 409)
+	if l := ts.Do("GET", "/v2/projects", nil).Want(t, 200).List(t); len(l) != 2 || l[0]["name"] != "lab2" || l[1]["name"] != "other" {
 		t.Errorf("projects listed: %v", l)
 	}
 	// Deleting a project deletes its nodes and frees their console ports.
-	ts.do("DELETE", "/v2/projects/"+pid, nil).want(t, 204)
-	ts.do("GET", "/v2/projects/"+pid, nil).want(t, 404)
-	ts.do("GET", "/v2/projects/"+pid+"/nodes/"+n["node_id"].(string), nil).want(t, 404)
-	if c := ts.mustCreateNode(other, map[string]any{"node_type": "vpcs"})["console"]; c != n["console"] {
+	ts.Do("DELETE", "/v2/projects/"+pid, nil).Want(t, 204)
+	ts.Do("GET", "/v2/projects/"+pid, nil).Want(t, 404)
+	ts.Do("GET", "/v2/projects/"+pid+"/nodes/"+n["node_id"].(string), nil).Want(t, 404)
+	if c := ts.MustCreateNode(other, map[string]any{"node_type": "vpcs"})["console"]; c != n["console"] {
 		t.Errorf("console %v of the deleted project's node not freed (got %v)", n["console"], c)
 	}
 }
@@ -71,36 +71,36 @@ func TestProjects(t *testing.T) {
 func TestProjects_CreateWithID(t *testing.T) {
 	ts := mustOpenServer(t)
 	id := "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee"
-	a := ts.do("POST", "/v2/projects", map[string]any{"name": "p", "project_id": id}).want(t, 201).json(t)
+	a := ts.Do("POST", "/v2/projects", map[string]any{"name": "p", "project_id": id}).Want(t, 201).JSON(t)
 	if a["project_id"] != id {
 		t.Fatalf("project_id %v, want %s", a["project_id"], id)
 	}
 	// Creating it again returns it, as GNS3 does.
-	ts.do("POST", "/v2/projects", map[string]any{"name": "p", "project_id": id}).want(t, 201)
+	ts.Do("POST", "/v2/projects", map[string]any{"name": "p", "project_id": id}).Want(t, 201)
 	// The compute's project call names the same project.
-	r := ts.do("POST", "/v2/compute/projects", map[string]any{"name": "p", "project_id": id}).want(t, 201).json(t)
+	r := ts.Do("POST", "/v2/compute/projects", map[string]any{"name": "p", "project_id": id}).Want(t, 201).JSON(t)
 	if r["project_id"] != id || r["name"] != "p" {
 		t.Errorf("compute project %v", r)
 	}
 	other := "bbbbbbbb-bbbb-4ccc-8ddd-eeeeeeeeeeee"
-	ts.do("POST", "/v2/compute/projects", map[string]any{"name": "q", "project_id": other}).want(t, 201)
-	ts.do("GET", "/v2/projects/"+other, nil).want(t, 200)
-	ts.do("POST", "/v2/compute/projects", map[string]any{"name": "q"}).want(t, 400)
+	ts.Do("POST", "/v2/compute/projects", map[string]any{"name": "q", "project_id": other}).Want(t, 201)
+	ts.Do("GET", "/v2/projects/"+other, nil).Want(t, 200)
+	ts.Do("POST", "/v2/compute/projects", map[string]any{"name": "q"}).Want(t, 400)
 }
 
 func TestVersionAndComputes(t *testing.T) {
 	ts := mustOpenServer(t)
-	v := ts.do("GET", "/v2/version", nil).want(t, 200).json(t)
+	v := ts.Do("GET", "/v2/version", nil).Want(t, 200).JSON(t)
 	if v["version"] != "2.2.59" || v["local"] != true || len(v) != 2 {
 		t.Errorf("version %v", v)
 	}
-	l := ts.do("GET", "/v2/computes", nil).want(t, 200).list(t)
+	l := ts.Do("GET", "/v2/computes", nil).Want(t, 200).List(t)
 	if len(l) != 1 || l[0]["compute_id"] != "local" || l[0]["connected"] != true || l[0]["protocol"] != "http" {
 		t.Errorf("computes %v", l)
 	}
-	c := ts.do("GET", "/v2/computes/local", nil).want(t, 200).json(t)
-	if port, _ := c["port"].(float64); !strings.HasSuffix(ts.url, ":"+strconv.Itoa(int(port))) {
-		t.Errorf("compute port %v does not match %s", c["port"], ts.url)
+	c := ts.Do("GET", "/v2/computes/local", nil).Want(t, 200).JSON(t)
+	if port, _ := c["port"].(float64); !strings.HasSuffix(ts.URL, ":"+strconv.Itoa(int(port))) {
+		t.Errorf("compute port %v does not match %s", c["port"], ts.URL)
 	}
-	ts.do("GET", "/v2/computes/vm", nil).want(t, 404)
+	ts.Do("GET", "/v2/computes/vm", nil).Want(t, 404)
 }

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"nodedesk/app/labtest/kit"
 )
 
 // projectState is what GET answers say of a project's records.
@@ -20,10 +22,10 @@ func (ts *testServer) state(t *testing.T, pid string) projectState {
 	t.Helper()
 	base := "/v2/projects/" + pid
 	return projectState{
-		nodes:    ts.do("GET", base+"/nodes", nil).want(t, 200).list(t),
-		links:    ts.do("GET", base+"/links", nil).want(t, 200).list(t),
-		drawings: ts.do("GET", base+"/drawings", nil).want(t, 200).list(t),
-		project:  ts.do("GET", base, nil).want(t, 200).json(t),
+		nodes:    ts.Do("GET", base+"/nodes", nil).Want(t, 200).List(t),
+		links:    ts.Do("GET", base+"/links", nil).Want(t, 200).List(t),
+		drawings: ts.Do("GET", base+"/drawings", nil).Want(t, 200).List(t),
+		project:  ts.Do("GET", base, nil).Want(t, 200).JSON(t),
 	}
 }
 
@@ -38,16 +40,16 @@ func TestSnapshots(t *testing.T) {
 	l := ts.mustCreateLab()
 	base := "/v2/projects/" + l.pid
 	snaps := base + "/snapshots"
-	ts.do("PUT", base+"/nodes/"+l.pc1, map[string]any{"properties": map[string]any{"startup_script": "ip 10.0.0.1/24\n"}}).want(t, 200)
-	ts.do("POST", base+"/links", map[string]any{"nodes": []any{end(l.pc1, 0, 0), end(l.sw, 0, 1)}}).want(t, 201)
-	ts.do("POST", base+"/drawings", map[string]any{"svg": "<svg/>", "x": 5}).want(t, 201)
-	ts.do("PUT", base, map[string]any{"grid_size": 50}).want(t, 200)
+	ts.Do("PUT", base+"/nodes/"+l.pc1, map[string]any{"properties": map[string]any{"startup_script": "ip 10.0.0.1/24\n"}}).Want(t, 200)
+	ts.Do("POST", base+"/links", map[string]any{"nodes": []any{kit.End(l.pc1, 0, 0), kit.End(l.sw, 0, 1)}}).Want(t, 201)
+	ts.Do("POST", base+"/drawings", map[string]any{"svg": "<svg/>", "x": 5}).Want(t, 201)
+	ts.Do("PUT", base, map[string]any{"grid_size": 50}).Want(t, 200)
 	before := ts.state(t, l.pid)
 
-	if got := ts.do("GET", snaps, nil).want(t, 200).list(t); len(got) != 0 {
+	if got := ts.Do("GET", snaps, nil).Want(t, 200).List(t); len(got) != 0 {
 		t.Fatalf("snapshots of a new project: %v", got)
 	}
-	s := ts.do("POST", snaps, map[string]any{"name": "first"}).want(t, 201).json(t)
+	s := ts.Do("POST", snaps, map[string]any{"name": "first"}).Want(t, 201).JSON(t)
 	if s["name"] != "first" || s["project_id"] != l.pid || s["filename"] != "first.gns3snapshot" ||
 		!strings.HasPrefix(s["description"].(string), "Snapshot 'first' taken on ") {
 		t.Errorf("snapshot %v", s)
@@ -56,21 +58,21 @@ func TestSnapshots(t *testing.T) {
 		t.Errorf("created_at %v, want a Unix time in seconds", s["created_at"])
 	}
 	sid := s["snapshot_id"].(string)
-	if r := ts.do("POST", snaps, map[string]any{"name": "first"}).want(t, 409).json(t); !strings.Contains(r["message"].(string), "first") {
+	if r := ts.Do("POST", snaps, map[string]any{"name": "first"}).Want(t, 409).JSON(t); !strings.Contains(r["message"].(string), "first") {
 		t.Errorf("409 %v", r)
 	}
-	ts.do("POST", snaps, map[string]any{"name": ""}).want(t, 400)
-	ts.do("POST", snaps, map[string]any{}).want(t, 400)
-	second := ts.do("POST", snaps, map[string]any{"name": "second"}).want(t, 201).json(t)
-	if got := ts.do("GET", snaps, nil).want(t, 200).list(t); len(got) != 2 || got[0]["snapshot_id"] != sid || got[1]["name"] != "second" {
+	ts.Do("POST", snaps, map[string]any{"name": ""}).Want(t, 400)
+	ts.Do("POST", snaps, map[string]any{}).Want(t, 400)
+	second := ts.Do("POST", snaps, map[string]any{"name": "second"}).Want(t, 201).JSON(t)
+	if got := ts.Do("GET", snaps, nil).Want(t, 200).List(t); len(got) != 2 || got[0]["snapshot_id"] != sid || got[1]["name"] != "second" {
 		t.Errorf("list %v", got)
 	}
 
 	// Change everything: links and a node go, a node comes, a drawing
 	// moves, a setting changes; and pc2's console port goes to another
 	// project's node.
-	for _, lk := range ts.do("GET", base+"/links", nil).list(t) {
-		ts.do("DELETE", base+"/links/"+lk["link_id"].(string), nil).want(t, 204)
+	for _, lk := range ts.Do("GET", base+"/links", nil).List(t) {
+		ts.Do("DELETE", base+"/links/"+lk["link_id"].(string), nil).Want(t, 204)
 	}
 	var pc2Console float64
 	for _, n := range before.nodes {
@@ -78,25 +80,25 @@ func TestSnapshots(t *testing.T) {
 			pc2Console = n["console"].(float64)
 		}
 	}
-	ts.do("DELETE", base+"/nodes/"+l.pc2, nil).want(t, 204)
-	other := ts.mustCreateProject("other")
-	thief := ts.mustCreateNode(other, map[string]any{"node_type": "vpcs", "console": pc2Console})
-	ts.mustCreateNode(l.pid, map[string]any{"node_type": "vpcs", "name": "newcomer"})
-	ts.do("PUT", base+"/nodes/"+l.pc1, map[string]any{"x": 300, "name": "renamed", "properties": map[string]any{"startup_script": "ip 10.9.9.9/24\n"}}).want(t, 200)
-	ts.do("PUT", base+"/drawings/"+before.drawings[0]["drawing_id"].(string), map[string]any{"x": 99}).want(t, 201)
-	ts.do("PUT", base, map[string]any{"grid_size": 10, "name": "lab renamed"}).want(t, 200)
+	ts.Do("DELETE", base+"/nodes/"+l.pc2, nil).Want(t, 204)
+	other := ts.MustCreateProject("other")
+	thief := ts.MustCreateNode(other, map[string]any{"node_type": "vpcs", "console": pc2Console})
+	ts.MustCreateNode(l.pid, map[string]any{"node_type": "vpcs", "name": "newcomer"})
+	ts.Do("PUT", base+"/nodes/"+l.pc1, map[string]any{"x": 300, "name": "renamed", "properties": map[string]any{"startup_script": "ip 10.9.9.9/24\n"}}).Want(t, 200)
+	ts.Do("PUT", base+"/drawings/"+before.drawings[0]["drawing_id"].(string), map[string]any{"x": 99}).Want(t, 201)
+	ts.Do("PUT", base, map[string]any{"grid_size": 10, "name": "lab renamed"}).Want(t, 200)
 
 	// A running node blocks the restore, and nothing changes.
-	ts.do("POST", base+"/nodes/"+l.pc1+"/start", nil).want(t, 200)
-	r := ts.do("POST", snaps+"/"+sid+"/restore", nil).want(t, 409).json(t)
+	ts.Do("POST", base+"/nodes/"+l.pc1+"/start", nil).Want(t, 200)
+	r := ts.Do("POST", snaps+"/"+sid+"/restore", nil).Want(t, 409).JSON(t)
 	if msg := r["message"].(string); !strings.Contains(msg, "renamed") || !strings.Contains(msg, "stop") {
 		t.Errorf("409 %v, want it to name the running node and say to stop it", r)
 	}
-	ts.do("POST", base+"/nodes/"+l.pc1+"/stop", nil).want(t, 200)
+	ts.Do("POST", base+"/nodes/"+l.pc1+"/stop", nil).Want(t, 200)
 	changed := ts.state(t, l.pid)
 
-	next, _ := ts.wsListen(t, base+"/notifications/ws")
-	p := ts.do("POST", snaps+"/"+sid+"/restore", nil).want(t, 201).json(t)
+	next, _ := ts.WSListen(t, base+"/notifications/ws")
+	p := ts.Do("POST", snaps+"/"+sid+"/restore", nil).Want(t, 201).JSON(t)
 	if p["project_id"] != l.pid || p["name"] != "lab renamed" || p["grid_size"] != 50.0 {
 		t.Errorf("restored project %v: want its name kept and the snapshot's settings", p)
 	}
@@ -143,31 +145,31 @@ func TestSnapshots(t *testing.T) {
 	}
 	// The restored link carries nothing to a deleted node: its ports are
 	// used again, and the nodes can be started.
-	ts.do("POST", base+"/links", map[string]any{"nodes": []any{end(l.pc1, 0, 0), end(l.sw, 0, 2)}}).want(t, 409)
+	ts.Do("POST", base+"/links", map[string]any{"nodes": []any{kit.End(l.pc1, 0, 0), kit.End(l.sw, 0, 2)}}).Want(t, 409)
 	// A new node's name is allocated against the restored names.
-	fresh := ts.do("POST", base+"/templates/19021f99-e36f-394d-b4a1-8aaa902ab9cc", map[string]any{"x": 0, "y": 0}).want(t, 201).json(t)
+	fresh := ts.Do("POST", base+"/templates/19021f99-e36f-394d-b4a1-8aaa902ab9cc", map[string]any{"x": 0, "y": 0}).Want(t, 201).JSON(t)
 	for _, n := range after.nodes {
 		if n["name"] == fresh["name"] {
 			t.Errorf("a new node is named %v, as a restored one is", fresh["name"])
 		}
 	}
-	ts.do("POST", base+"/nodes/start", nil).want(t, 204)
-	ts.do("POST", base+"/nodes/stop", nil).want(t, 204)
+	ts.Do("POST", base+"/nodes/start", nil).Want(t, 204)
+	ts.Do("POST", base+"/nodes/stop", nil).Want(t, 204)
 
 	// Delete, missing things, restart, project deletion.
-	ts.do("DELETE", snaps+"/"+second["snapshot_id"].(string), nil).want(t, 204)
-	ts.do("DELETE", snaps+"/"+second["snapshot_id"].(string), nil).want(t, 404)
-	ts.do("POST", snaps+"/"+second["snapshot_id"].(string)+"/restore", nil).want(t, 404)
-	ts.do("POST", snaps+"/not-a-uuid/restore", nil).want(t, 404)
-	ts.do("GET", "/v2/projects/5e9f3c1a-0000-4000-8000-000000000001/snapshots", nil).want(t, 404)
+	ts.Do("DELETE", snaps+"/"+second["snapshot_id"].(string), nil).Want(t, 204)
+	ts.Do("DELETE", snaps+"/"+second["snapshot_id"].(string), nil).Want(t, 404)
+	ts.Do("POST", snaps+"/"+second["snapshot_id"].(string)+"/restore", nil).Want(t, 404)
+	ts.Do("POST", snaps+"/not-a-uuid/restore", nil).Want(t, 404)
+	ts.Do("GET", "/v2/projects/5e9f3c1a-0000-4000-8000-000000000001/snapshots", nil).Want(t, 404)
 	ts.restart()
-	if got := ts.do("GET", snaps, nil).want(t, 200).list(t); len(got) != 1 || got[0]["snapshot_id"] != sid || got[0]["created_at"] != s["created_at"] {
+	if got := ts.Do("GET", snaps, nil).Want(t, 200).List(t); len(got) != 1 || got[0]["snapshot_id"] != sid || got[0]["created_at"] != s["created_at"] {
 		t.Errorf("after restart: %v", got)
 	}
-	ts.do("POST", snaps+"/"+sid+"/restore", nil).want(t, 201)
-	ts.do("DELETE", base, nil).want(t, 204)
-	ts.do("POST", "/v2/projects", map[string]any{"name": "again", "project_id": l.pid}).want(t, 201)
-	if got := ts.do("GET", snaps, nil).want(t, 200).list(t); len(got) != 0 {
+	ts.Do("POST", snaps+"/"+sid+"/restore", nil).Want(t, 201)
+	ts.Do("DELETE", base, nil).Want(t, 204)
+	ts.Do("POST", "/v2/projects", map[string]any{"name": "again", "project_id": l.pid}).Want(t, 201)
+	if got := ts.Do("GET", snaps, nil).Want(t, 200).List(t); len(got) != 0 {
 		t.Errorf("a deleted project's snapshots came back: %v", got)
 	}
 }
@@ -183,11 +185,11 @@ func TestSnapshots(t *testing.T) {
 // in leaves the files as they were.
 func TestSnapshotFiles(t *testing.T) {
 	ts := mustOpenServer(t)
-	pid := ts.mustCreateProject("files")
+	pid := ts.MustCreateProject("files")
 	base := "/v2/projects/" + pid
 	snaps := base + "/snapshots"
 	dir := filepath.Join(ts.dataDir(), "projects", pid)
-	vm := ts.mustCreateNode(pid, map[string]any{"node_type": "qemu", "name": "VM1"})["node_id"].(string)
+	vm := ts.MustCreateNode(pid, map[string]any{"node_type": "qemu", "name": "VM1"})["node_id"].(string)
 	// A qemu node keeps no files through its own files endpoint (nodedesk
 	// does not run it), but its folder is in the project's.
 	nodeFiles := base + "/files/project-files/qemu/" + vm + "/"
@@ -208,12 +210,12 @@ func TestSnapshotFiles(t *testing.T) {
 			}
 		}
 	}
-	ts.do("POST", base+"/files/notes.txt", "notes at the snapshot").want(t, 201)
-	ts.do("POST", nodeFiles+"config.txt", "hostname a").want(t, 201)
+	ts.Do("POST", base+"/files/notes.txt", "notes at the snapshot").Want(t, 201)
+	ts.Do("POST", nodeFiles+"config.txt", "hostname a").Want(t, 201)
 	mustWrite(t, filepath.Join(dir, "project-files", "captures", "a.pcap"), []byte("capture 1"))
 	mustWrite(t, filepath.Join(dir, "project-files", "qemu", vm, ".state"), []byte("hidden 1"))
 
-	s := ts.do("POST", snaps, map[string]any{"name": "files"}).want(t, 201).json(t)
+	s := ts.Do("POST", snaps, map[string]any{"name": "files"}).Want(t, 201).JSON(t)
 	sid := s["snapshot_id"].(string)
 	kept := filepath.Join(dir, "snapshots", sid)
 	if got := tree(t, kept); !reflect.DeepEqual(got, []string{"./", "notes.txt", "project-files/", "project-files/qemu/",
@@ -222,20 +224,20 @@ func TestSnapshotFiles(t *testing.T) {
 	}
 
 	// Change both files, add one, change the capture and the hidden file.
-	ts.do("POST", base+"/files/notes.txt", "notes changed").want(t, 201)
-	ts.do("POST", nodeFiles+"config.txt", "hostname b").want(t, 201)
-	ts.do("POST", base+"/files/added/new.txt", "added").want(t, 201)
+	ts.Do("POST", base+"/files/notes.txt", "notes changed").Want(t, 201)
+	ts.Do("POST", nodeFiles+"config.txt", "hostname b").Want(t, 201)
+	ts.Do("POST", base+"/files/added/new.txt", "added").Want(t, 201)
 	mustWrite(t, filepath.Join(dir, "project-files", "captures", "a.pcap"), []byte("capture 2"))
 	mustWrite(t, filepath.Join(dir, "project-files", "qemu", vm, ".state"), []byte("hidden 2"))
 
-	ts.do("POST", snaps+"/"+sid+"/restore", nil).want(t, 201)
-	if r := ts.do("GET", base+"/files/notes.txt", nil).want(t, 200); string(r.body) != "notes at the snapshot" {
-		t.Errorf("notes.txt after restore: %q", r.body)
+	ts.Do("POST", snaps+"/"+sid+"/restore", nil).Want(t, 201)
+	if r := ts.Do("GET", base+"/files/notes.txt", nil).Want(t, 200); string(r.Body) != "notes at the snapshot" {
+		t.Errorf("notes.txt after restore: %q", r.Body)
 	}
-	if r := ts.do("GET", nodeFiles+"config.txt", nil).want(t, 200); string(r.body) != "hostname a" {
-		t.Errorf("config.txt after restore: %q", r.body)
+	if r := ts.Do("GET", nodeFiles+"config.txt", nil).Want(t, 200); string(r.Body) != "hostname a" {
+		t.Errorf("config.txt after restore: %q", r.Body)
 	}
-	ts.do("GET", base+"/files/added/new.txt", nil).want(t, 404)
+	ts.Do("GET", base+"/files/added/new.txt", nil).Want(t, 404)
 	if _, err := os.Stat(filepath.Join(dir, "added")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the added file's folder: %v, want it gone", err)
 	}
@@ -247,7 +249,7 @@ func TestSnapshotFiles(t *testing.T) {
 	}
 
 	// An export with its snapshots carries the snapshot's files.
-	zipped := readZip(t, ts.do("GET", base+"/export?include_snapshots=yes", nil).want(t, 200).body)
+	zipped := readZip(t, ts.Do("GET", base+"/export?include_snapshots=yes", nil).Want(t, 200).Body)
 	for name, b := range zipped {
 		if strings.HasPrefix(name, "snapshots/files_") {
 			inner := readZip(t, b)
@@ -260,25 +262,25 @@ func TestSnapshotFiles(t *testing.T) {
 	}
 
 	// Delete: the folder stays while an undo can bring the record back.
-	ts.do("DELETE", snaps+"/"+sid, nil).want(t, 204)
+	ts.Do("DELETE", snaps+"/"+sid, nil).Want(t, 204)
 	files(map[string]string{"snapshots/" + sid + "/notes.txt": "notes at the snapshot"})
-	ts.do("POST", base+"/undo", nil).want(t, 200)
-	ts.do("POST", base+"/files/notes.txt", "notes changed again").want(t, 201)
-	ts.do("POST", snaps+"/"+sid+"/restore", nil).want(t, 201)
+	ts.Do("POST", base+"/undo", nil).Want(t, 200)
+	ts.Do("POST", base+"/files/notes.txt", "notes changed again").Want(t, 201)
+	ts.Do("POST", snaps+"/"+sid+"/restore", nil).Want(t, 201)
 	files(map[string]string{"notes.txt": "notes at the snapshot"})
 	// Undo the take itself (after the restore): the record goes, the redo
 	// can bring it back, so the folder stays, even across a close.
-	ts.do("POST", base+"/undo", nil).want(t, 200) // the restore
-	ts.do("POST", base+"/undo", nil).want(t, 200) // the take
-	if got := ts.do("GET", snaps, nil).want(t, 200).list(t); len(got) != 0 {
+	ts.Do("POST", base+"/undo", nil).Want(t, 200) // the restore
+	ts.Do("POST", base+"/undo", nil).Want(t, 200) // the take
+	if got := ts.Do("GET", snaps, nil).Want(t, 200).List(t); len(got) != 0 {
 		t.Fatalf("snapshots after undoing the take: %v", got)
 	}
-	ts.do("POST", base+"/close", nil).want(t, 204)
+	ts.Do("POST", base+"/close", nil).Want(t, 204)
 	files(map[string]string{"snapshots/" + sid + "/notes.txt": "notes at the snapshot"})
 	// A new change empties the redo stack: nothing can bring the snapshot
 	// back, and the next close sweeps its folder.
-	ts.do("PUT", base, map[string]any{"grid_size": 40}).want(t, 200)
-	ts.do("POST", base+"/open", nil).want(t, 201)
+	ts.Do("PUT", base, map[string]any{"grid_size": 40}).Want(t, 200)
+	ts.Do("POST", base+"/open", nil).Want(t, 201)
 	if _, err := os.Stat(kept); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the folder of a snapshot nothing can bring back: %v, want it gone", err)
 	}
@@ -289,8 +291,8 @@ func TestSnapshotFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustWrite(t, filepath.Join(dir, "snapshots"), []byte("in the way"))
-	ts.do("POST", snaps, map[string]any{"name": "blocked"}).want(t, 500)
-	if got := ts.do("GET", snaps, nil).want(t, 200).list(t); len(got) != 0 {
+	ts.Do("POST", snaps, map[string]any{"name": "blocked"}).Want(t, 500)
+	if got := ts.Do("GET", snaps, nil).Want(t, 200).List(t); len(got) != 0 {
 		t.Errorf("a failed take left %v", got)
 	}
 	if err := os.Remove(filepath.Join(dir, "snapshots")); err != nil {
@@ -299,15 +301,15 @@ func TestSnapshotFiles(t *testing.T) {
 
 	// A restore whose files cannot move in (a folder, holding a hidden
 	// file, where the snapshot has a file) puts back what it set aside.
-	ts.do("POST", base+"/files/x", "x was a file").want(t, 201)
-	sid = ts.do("POST", snaps, map[string]any{"name": "x"}).want(t, 201).json(t)["snapshot_id"].(string)
+	ts.Do("POST", base+"/files/x", "x was a file").Want(t, 201)
+	sid = ts.Do("POST", snaps, map[string]any{"name": "x"}).Want(t, 201).JSON(t)["snapshot_id"].(string)
 	if err := os.Remove(filepath.Join(dir, "x")); err != nil {
 		t.Fatal(err)
 	}
 	mustWrite(t, filepath.Join(dir, "x", ".hidden"), []byte("in the way"))
-	ts.do("POST", base+"/files/notes.txt", "notes after x").want(t, 201)
+	ts.Do("POST", base+"/files/notes.txt", "notes after x").Want(t, 201)
 	before := tree(t, dir)
-	ts.do("POST", snaps+"/"+sid+"/restore", nil).want(t, 500)
+	ts.Do("POST", snaps+"/"+sid+"/restore", nil).Want(t, 500)
 	if after := tree(t, dir); !reflect.DeepEqual(after, before) {
 		t.Errorf("a failed restore left the folder\n%v\nwant\n%v", after, before)
 	}

@@ -22,7 +22,7 @@ func TestSymbols(t *testing.T) {
 	want := app.Symbols()
 
 	listed := map[string]bool{}
-	for _, s := range ts.do("GET", "/v2/symbols", nil).want(t, 200).list(t) {
+	for _, s := range ts.Do("GET", "/v2/symbols", nil).Want(t, 200).List(t) {
 		id := s["symbol_id"].(string)
 		if _, ok := want[id]; !ok {
 			t.Errorf("GET /v2/symbols lists %s, which app.Symbols does not", id)
@@ -38,11 +38,11 @@ func TestSymbols(t *testing.T) {
 
 	for id, size := range want {
 		t.Run(path.Base(id), func(t *testing.T) {
-			r := ts.do("GET", "/v2/symbols/"+url.PathEscape(id)+"/raw", nil).want(t, 200)
-			if ct := r.header.Get("Content-Type"); ct != "image/svg+xml" {
+			r := ts.Do("GET", "/v2/symbols/"+url.PathEscape(id)+"/raw", nil).Want(t, 200)
+			if ct := r.Header.Get("Content-Type"); ct != "image/svg+xml" {
 				t.Errorf("Content-Type %q", ct)
 			}
-			checkSymbolSVG(t, r.body, size)
+			checkSymbolSVG(t, r.Body, size)
 		})
 	}
 
@@ -60,12 +60,12 @@ func TestSymbols(t *testing.T) {
 		t.Errorf("%d drawings for %d symbols", len(files), len(want))
 	}
 
-	for _, info := range ts.do("GET", "/v2/node_types", nil).want(t, 200).list(t) {
+	for _, info := range ts.Do("GET", "/v2/node_types", nil).Want(t, 200).List(t) {
 		if s, _ := info["symbol"].(string); !listed[s] {
 			t.Errorf("node type %v: default symbol %q is not a builtin symbol", info["node_type"], s)
 		}
 	}
-	for _, tmpl := range ts.do("GET", "/v2/templates", nil).want(t, 200).list(t) {
+	for _, tmpl := range ts.Do("GET", "/v2/templates", nil).Want(t, 200).List(t) {
 		if s, _ := tmpl["symbol"].(string); !listed[s] {
 			t.Errorf("builtin template %v: symbol %q is not a builtin symbol", tmpl["name"], s)
 		}
@@ -73,7 +73,7 @@ func TestSymbols(t *testing.T) {
 
 	// A custom symbol (a user's file name) is not nodedesk's to draw.
 	for _, id := range []string{":/symbols/unknown.svg", "my_router.png", "router.svg", ":/symbols/router"} {
-		ts.do("GET", "/v2/symbols/"+url.PathEscape(id)+"/raw", nil).want(t, 404)
+		ts.Do("GET", "/v2/symbols/"+url.PathEscape(id)+"/raw", nil).Want(t, 404)
 	}
 }
 

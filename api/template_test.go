@@ -3,6 +3,8 @@ package api
 import (
 	"strings"
 	"testing"
+
+	"nodedesk/app/labtest/kit"
 )
 
 // TestUserTemplates creates, lists, changes, duplicates and deletes user
@@ -11,12 +13,12 @@ import (
 // restart.
 func TestUserTemplates(t *testing.T) {
 	ts := mustOpenServer(t)
-	builtins := ts.do("GET", "/v2/templates", nil).want(t, 200).list(t)
+	builtins := ts.Do("GET", "/v2/templates", nil).Want(t, 200).List(t)
 
 	// The GUI's VPCS template: the common keys and the type's settings.
-	vpcs := ts.do("POST", "/v2/templates", map[string]any{"template_type": "vpcs", "name": "My PC", "compute_id": "local",
+	vpcs := ts.Do("POST", "/v2/templates", map[string]any{"template_type": "vpcs", "name": "My PC", "compute_id": "local",
 		"default_name_format": "{name}-{0}", "category": 2, "console_type": "none", "console_auto_start": true,
-		"base_script_file": "vpcs_base_config.txt", "symbol": ":/symbols/computer.svg"}).want(t, 201).json(t)
+		"base_script_file": "vpcs_base_config.txt", "symbol": ":/symbols/computer.svg"}).Want(t, 201).JSON(t)
 	for k, v := range map[string]any{"template_type": "vpcs", "name": "My PC", "compute_id": "local", "builtin": false,
 		"category": "guest", "console_type": "none", "console_auto_start": true, "symbol": ":/symbols/computer.svg"} {
 		if vpcs[k] != v {
@@ -25,9 +27,9 @@ func TestUserTemplates(t *testing.T) {
 	}
 	vid := vpcs["template_id"].(string)
 	// The type's defaults for what is left out.
-	sw := ts.do("POST", "/v2/templates", map[string]any{"template_type": "ethernet_switch", "name": "Core", "compute_id": nil,
+	sw := ts.Do("POST", "/v2/templates", map[string]any{"template_type": "ethernet_switch", "name": "Core", "compute_id": nil,
 		"ports_mapping": []any{map[string]any{"name": "Ethernet0", "port_number": 0, "type": "access", "vlan": 10},
-			map[string]any{"name": "Ethernet1", "port_number": 1, "type": "dot1q", "vlan": 1}}}).want(t, 201).json(t)
+			map[string]any{"name": "Ethernet1", "port_number": 1, "type": "dot1q", "vlan": 1}}}).Want(t, 201).JSON(t)
 	if sw["default_name_format"] != "Switch{0}" || sw["category"] != "switch" || sw["symbol"] != ":/symbols/ethernet_switch.svg" || sw["compute_id"] != nil {
 		t.Errorf("switch template %v", sw)
 	}
@@ -45,7 +47,7 @@ func TestUserTemplates(t *testing.T) {
 		{"builtin id", "template_id", map[string]any{"name": "x", "template_type": "vpcs", "compute_id": "local", "template_id": builtins[0]["template_id"]}, 409},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := ts.do("POST", "/v2/templates", c.body).want(t, c.status).json(t)
+			r := ts.Do("POST", "/v2/templates", c.body).Want(t, c.status).JSON(t)
 			if r["field"] != c.field && !strings.Contains(r["message"].(string), "'"+c.field+"'") {
 				t.Errorf("field %v, want %s: %v", r["field"], c.field, r["message"])
 			}
@@ -53,11 +55,11 @@ func TestUserTemplates(t *testing.T) {
 	}
 
 	// Change: keys given replace, the others stay; template_type is ignored.
-	upd := ts.do("PUT", "/v2/templates/"+vid, map[string]any{"name": "Host", "console_type": "telnet", "template_type": "qemu"}).want(t, 200).json(t)
+	upd := ts.Do("PUT", "/v2/templates/"+vid, map[string]any{"name": "Host", "console_type": "telnet", "template_type": "qemu"}).Want(t, 200).JSON(t)
 	if upd["name"] != "Host" || upd["console_type"] != "telnet" || upd["console_auto_start"] != true || upd["template_type"] != "vpcs" {
 		t.Errorf("updated %v", upd)
 	}
-	if got := ts.do("GET", "/v2/templates/"+vid, nil).want(t, 200).json(t); got["name"] != "Host" {
+	if got := ts.Do("GET", "/v2/templates/"+vid, nil).Want(t, 200).JSON(t); got["name"] != "Host" {
 		t.Errorf("GET after PUT %v", got)
 	}
 
@@ -66,24 +68,24 @@ func TestUserTemplates(t *testing.T) {
 	for _, c := range []struct{ method, path string }{
 		{"PUT", "/v2/templates/" + bid}, {"DELETE", "/v2/templates/" + bid}, {"POST", "/v2/templates/" + bid + "/duplicate"},
 	} {
-		if r := ts.do(c.method, c.path, map[string]any{"name": "mine"}).want(t, 409).json(t); !strings.Contains(r["message"].(string), "builtin") {
+		if r := ts.Do(c.method, c.path, map[string]any{"name": "mine"}).Want(t, 409).JSON(t); !strings.Contains(r["message"].(string), "builtin") {
 			t.Errorf("%s %s: %v", c.method, c.path, r)
 		}
 	}
 
 	// Duplicate: a new id, the same settings and name.
-	dup := ts.do("POST", "/v2/templates/"+vid+"/duplicate", nil).want(t, 201).json(t)
+	dup := ts.Do("POST", "/v2/templates/"+vid+"/duplicate", nil).Want(t, 201).JSON(t)
 	if dup["template_id"] == vid || dup["name"] != "Host" || dup["console_auto_start"] != true || dup["builtin"] != false {
 		t.Errorf("duplicate %v", dup)
 	}
-	list := ts.do("GET", "/v2/templates", nil).want(t, 200).list(t)
+	list := ts.Do("GET", "/v2/templates", nil).Want(t, 200).List(t)
 	if len(list) != len(builtins)+3 || list[len(builtins)]["template_id"] != vid || list[len(list)-1]["template_id"] != dup["template_id"] {
 		t.Errorf("list %v", list)
 	}
 
 	// Nodes made from user templates get their settings.
-	pid := ts.mustCreateProject("lab")
-	n := ts.do("POST", "/v2/projects/"+pid+"/templates/"+vid, map[string]any{"x": 10, "y": 20}).want(t, 201).json(t)
+	pid := ts.MustCreateProject("lab")
+	n := ts.Do("POST", "/v2/projects/"+pid+"/templates/"+vid, map[string]any{"x": 10, "y": 20}).Want(t, 201).JSON(t)
 	if n["name"] != "Host-1" || n["node_type"] != "vpcs" || n["console_type"] != "telnet" || n["console_auto_start"] != true ||
 		n["symbol"] != ":/symbols/computer.svg" || n["template_id"] != vid || n["x"] != 10.0 {
 		t.Errorf("node from user template %v", n)
@@ -91,7 +93,7 @@ func TestUserTemplates(t *testing.T) {
 	if script := n["properties"].(map[string]any)["startup_script"]; script != "set pcname %h\n" {
 		t.Errorf("node from a template with base_script_file has script %q, want the file's", script)
 	}
-	s := ts.do("POST", "/v2/projects/"+pid+"/templates/"+swid, map[string]any{"x": 0, "y": 0}).want(t, 201).json(t)
+	s := ts.Do("POST", "/v2/projects/"+pid+"/templates/"+swid, map[string]any{"x": 0, "y": 0}).Want(t, 201).JSON(t)
 	ports := s["properties"].(map[string]any)["ports_mapping"].([]any)
 	if s["name"] != "Switch1" || len(ports) != 2 || ports[0].(map[string]any)["vlan"] != 10.0 || ports[1].(map[string]any)["type"] != "dot1q" {
 		t.Errorf("switch from user template %v", s)
@@ -99,13 +101,13 @@ func TestUserTemplates(t *testing.T) {
 
 	// Survive a restart; deleted ones go.
 	ts.restart()
-	if got := ts.do("GET", "/v2/templates/"+swid, nil).want(t, 200).json(t); len(got["ports_mapping"].([]any)) != 2 {
+	if got := ts.Do("GET", "/v2/templates/"+swid, nil).Want(t, 200).JSON(t); len(got["ports_mapping"].([]any)) != 2 {
 		t.Errorf("after restart %v", got)
 	}
-	ts.do("DELETE", "/v2/templates/"+dup["template_id"].(string), nil).want(t, 204)
-	ts.do("DELETE", "/v2/templates/"+dup["template_id"].(string), nil).want(t, 404)
-	ts.do("POST", "/v2/projects/"+pid+"/templates/"+dup["template_id"].(string), map[string]any{"x": 0, "y": 0}).want(t, 404)
-	if got := ts.do("GET", "/v2/templates", nil).want(t, 200).list(t); len(got) != len(builtins)+2 {
+	ts.Do("DELETE", "/v2/templates/"+dup["template_id"].(string), nil).Want(t, 204)
+	ts.Do("DELETE", "/v2/templates/"+dup["template_id"].(string), nil).Want(t, 404)
+	ts.Do("POST", "/v2/projects/"+pid+"/templates/"+dup["template_id"].(string), map[string]any{"x": 0, "y": 0}).Want(t, 404)
+	if got := ts.Do("GET", "/v2/templates", nil).Want(t, 200).List(t); len(got) != len(builtins)+2 {
 		t.Errorf("after delete: %d templates", len(got))
 	}
 }
@@ -123,7 +125,7 @@ var builtinTemplateIDs = map[string]string{
 
 func TestTemplates(t *testing.T) {
 	ts := mustOpenServer(t)
-	l := ts.do("GET", "/v2/templates", nil).want(t, 200).list(t)
+	l := ts.Do("GET", "/v2/templates", nil).Want(t, 200).List(t)
 	if len(l) != len(builtinTemplateIDs) {
 		t.Fatalf("%d templates, want %d", len(l), len(builtinTemplateIDs))
 	}
@@ -133,23 +135,23 @@ func TestTemplates(t *testing.T) {
 		}
 	}
 	vpcs := builtinTemplateIDs["VPCS"]
-	if got := ts.do("GET", "/v2/templates/"+vpcs, nil).want(t, 200).json(t); got["template_type"] != "vpcs" || got["default_name_format"] != "PC{0}" ||
+	if got := ts.Do("GET", "/v2/templates/"+vpcs, nil).Want(t, 200).JSON(t); got["template_type"] != "vpcs" || got["default_name_format"] != "PC{0}" ||
 		got["base_script_file"] != "vpcs_base_config.txt" {
 		t.Errorf("VPCS template %v, want GNS3's with its base script file", got)
 	}
-	ts.do("GET", "/v2/templates/00000000-0000-4000-8000-000000000000", nil).want(t, 404)
+	ts.Do("GET", "/v2/templates/00000000-0000-4000-8000-000000000000", nil).Want(t, 404)
 
-	pid := ts.mustCreateProject("lab")
-	use := func(tid string, body any) response {
-		return ts.do("POST", "/v2/projects/"+pid+"/templates/"+tid, body)
+	pid := ts.MustCreateProject("lab")
+	use := func(tid string, body any) kit.Response {
+		return ts.Do("POST", "/v2/projects/"+pid+"/templates/"+tid, body)
 	}
 	for name, tid := range builtinTemplateIDs {
-		n := use(tid, map[string]any{"x": 10, "y": 20, "compute_id": "local"}).want(t, 201).json(t)
+		n := use(tid, map[string]any{"x": 10, "y": 20, "compute_id": "local"}).Want(t, 201).JSON(t)
 		if n["template_id"] != tid || n["x"] != float64(10) || n["y"] != float64(20) || n["compute_id"] != "local" {
 			t.Errorf("%s: node %v", name, n)
 		}
 	}
-	n := use(vpcs, map[string]any{"x": 0, "y": 0, "name": "client"}).want(t, 201).json(t)
+	n := use(vpcs, map[string]any{"x": 0, "y": 0, "name": "client"}).Want(t, 201).JSON(t)
 	if n["name"] != "client" || n["node_type"] != "vpcs" {
 		t.Errorf("named node from template: %v", n)
 	}
@@ -157,12 +159,12 @@ func TestTemplates(t *testing.T) {
 	if script := n["properties"].(map[string]any)["startup_script"]; script != "set pcname %h\n" {
 		t.Errorf("VPCS from the builtin template has script %q, want GNS3's base script", script)
 	}
-	if n := use(vpcs, map[string]any{"x": 0, "y": 0}).want(t, 201).json(t); n["name"] != "PC2" {
+	if n := use(vpcs, map[string]any{"x": 0, "y": 0}).Want(t, 201).JSON(t); n["name"] != "PC2" {
 		t.Errorf("second VPCS from the template is %v, want PC2", n["name"])
 	}
-	use(vpcs, map[string]any{"x": 0}).want(t, 400)
-	use(vpcs, map[string]any{"x": 0, "y": 0, "symbol": "x"}).want(t, 400)
-	use(vpcs, map[string]any{"x": 0, "y": 0, "compute_id": "vm"}).want(t, 404)
-	use("00000000-0000-4000-8000-000000000000", map[string]any{"x": 0, "y": 0}).want(t, 404)
-	ts.do("POST", "/v2/projects/None/templates/"+vpcs, map[string]any{"x": 0, "y": 0}).want(t, 404)
+	use(vpcs, map[string]any{"x": 0}).Want(t, 400)
+	use(vpcs, map[string]any{"x": 0, "y": 0, "symbol": "x"}).Want(t, 400)
+	use(vpcs, map[string]any{"x": 0, "y": 0, "compute_id": "vm"}).Want(t, 404)
+	use("00000000-0000-4000-8000-000000000000", map[string]any{"x": 0, "y": 0}).Want(t, 404)
+	ts.Do("POST", "/v2/projects/None/templates/"+vpcs, map[string]any{"x": 0, "y": 0}).Want(t, 404)
 }

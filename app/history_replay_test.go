@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest"
+	"nodedesk/app/labtest/kit"
 )
 
 // histLab is a project for history tests: two VPCS, a switch, a hub and a
@@ -54,22 +54,6 @@ func projectState(tb testing.TB, svc *app.Service, projectID string) string {
 		tb.Fatal(err)
 	}
 	return string(b)
-}
-
-func wantState(tb testing.TB, what, got, want string) {
-	tb.Helper()
-	if got == want {
-		return
-	}
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := range min(len(g), len(w)) {
-		if g[i] != w[i] {
-			lo := max(0, i-6)
-			tb.Fatalf("%s: the project differs from line %d:\ngot\n%s\nwant\n%s", what, i,
-				strings.Join(g[lo:min(len(g), i+4)], "\n"), strings.Join(w[lo:min(len(w), i+4)], "\n"))
-		}
-	}
-	tb.Fatalf("%s: the project differs in length: %d lines, want %d", what, len(g), len(w))
 }
 
 // TestService_Undo makes each kind of change, undoes it and finds the
@@ -216,7 +200,7 @@ func TestService_Undo(t *testing.T) {
 			if e.ID != h.Undo[0].ID || e.Description != tt.wantDesc {
 				t.Errorf("Undo returned %q (%s); want the entry %s", e.Description, e.ID, h.Undo[0].ID)
 			}
-			wantState(t, "after undo", projectState(t, svc, l.p.ID), before)
+			kit.WantDigest(t, "after undo", projectState(t, svc, l.p.ID), before)
 			if h := mustFindHistory(t, svc, l.p.ID); len(h.Undo) != undo0 || len(h.Redo) != 1 || h.Redo[0].ID != e.ID {
 				t.Errorf("history after undo: %d to undo, %d to redo", len(h.Undo), len(h.Redo))
 			}
@@ -224,11 +208,11 @@ func TestService_Undo(t *testing.T) {
 			if _, err := svc.Redo(ctx, l.p.ID); err != nil {
 				t.Fatal(err)
 			}
-			wantState(t, "after redo", projectState(t, svc, l.p.ID), after)
+			kit.WantDigest(t, "after redo", projectState(t, svc, l.p.ID), after)
 			if _, err := svc.Undo(ctx, l.p.ID); err != nil {
 				t.Fatal(err)
 			}
-			wantState(t, "after a second undo", projectState(t, svc, l.p.ID), before)
+			kit.WantDigest(t, "after a second undo", projectState(t, svc, l.p.ID), before)
 		})
 	}
 }
@@ -261,7 +245,7 @@ func TestService_Undo_NewChangeDropsRedo(t *testing.T) {
 // once it is free, the same undo works.
 func TestService_Undo_Conflicts(t *testing.T) {
 	ctx := context.Background()
-	st := labtest.MustOpenStore(t)
+	st := kit.MustOpenStore(t)
 	svc := app.NewService(app.Config{Store: st, DataDir: t.TempDir(), HostInterfaces: hostInterfaces, PortFree: everyPortFree})
 	l := mustCreateHistLab(t, svc, "lab")
 	other := mustCreateProject(t, svc, "other")
@@ -279,8 +263,8 @@ func TestService_Undo_Conflicts(t *testing.T) {
 				t.Errorf("conflict %q does not say %q", app.ErrorMessage(err), w)
 			}
 		}
-		wantState(t, "after a refused replay", projectState(t, svc, l.p.ID), labBefore)
-		wantState(t, "the other project after a refused replay", projectState(t, svc, other.ID), otherBefore)
+		kit.WantDigest(t, "after a refused replay", projectState(t, svc, l.p.ID), labBefore)
+		kit.WantDigest(t, "the other project after a refused replay", projectState(t, svc, other.ID), otherBefore)
 		if h := mustFindHistory(t, svc, l.p.ID); !reflect.DeepEqual(h, histBefore) {
 			t.Errorf("history after a refused replay:\n%+v\nwant\n%+v", h, histBefore)
 		}

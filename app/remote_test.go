@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest"
+	"nodedesk/app/labtest/kit"
 )
 
 // fakeCall is one call the fake compute received, as values.
@@ -248,7 +248,7 @@ func newRemoteService(t *testing.T) (*app.Service, *app.Broker, *fakeRemote, str
 	f := &fakeRemote{}
 	b := app.NewBroker()
 	svc := app.NewService(app.Config{
-		Store: labtest.MustOpenStore(t), Events: b, DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+		Store: kit.MustOpenStore(t), Events: b, DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
 		PortFree: everyPortFree, Computes: f.dial,
 	})
 	t.Cleanup(svc.CloseComputes)
@@ -263,7 +263,7 @@ func newRemoteService(t *testing.T) (*app.Service, *app.Broker, *fakeRemote, str
 // waitFor waits (bounded) until cond holds.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	if !labtest.WaitFor(10*time.Second, cond) {
+	if !kit.WaitFor(10*time.Second, cond) {
 		t.Fatalf("timed out waiting for %s", what)
 	}
 }

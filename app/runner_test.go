@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest"
+	"nodedesk/app/labtest/kit"
 )
 
 // otherRunner is a runner of some other emulator: it runs no VPCS.
@@ -19,7 +19,7 @@ func (r *otherRunner) Runs(app.NodeType) bool { return false }
 func TestService_NodeAction_RunnerByType(t *testing.T) {
 	ctx := context.Background()
 	other, vpcs := &otherRunner{}, &fakeRunner{}
-	svc := app.NewService(app.Config{Store: labtest.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
 		Runners: []app.Runner{other, vpcs}})
 	n := mustCreateVPCS(t, svc, mustCreateProject(t, svc, "lab").ID)
 	for _, a := range []app.Action{app.Start, app.Suspend, app.Start, app.Stop} {

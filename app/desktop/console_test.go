@@ -16,7 +16,7 @@ import (
 	"nodedesk/app/dataplane"
 	"nodedesk/app/desktop"
 	"nodedesk/app/hostnet"
-	"nodedesk/app/labtest"
+	"nodedesk/app/labtest/kit"
 )
 
 // pageConsoles records the console events the page receives, per session.
@@ -71,7 +71,7 @@ func (p *pageConsoles) seen(id string) string {
 // waitFor waits until cond holds for what the page has, or fails.
 func (p *pageConsoles) waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	if !labtest.WaitFor(10*time.Second, cond) {
+	if !kit.WaitFor(10*time.Second, cond) {
 		t.Fatalf("the page never got %s", what)
 	}
 }
@@ -343,7 +343,7 @@ func TestConsoleSlowPage(t *testing.T) {
 // window reaches an Ethernet switch's console and uses its shell.
 func TestConsoleSwitch(t *testing.T) {
 	events := app.NewBroker()
-	svc := app.NewService(app.Config{Store: labtest.MustOpenStore(t), Events: events, DataDir: t.TempDir(), ConsoleHost: "127.0.0.1", PortFree: hostnet.PortFree("127.0.0.1")})
+	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), Events: events, DataDir: t.TempDir(), ConsoleHost: "127.0.0.1", PortFree: hostnet.PortFree("127.0.0.1")})
 	fabric := dataplane.NewFabric("127.0.0.1", quiet)
 	t.Cleanup(fabric.Close)
 	if err := fabric.Attach(context.Background(), svc, events); err != nil {

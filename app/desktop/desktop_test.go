@@ -20,7 +20,7 @@ import (
 	"nodedesk/app"
 	"nodedesk/app/desktop"
 	"nodedesk/app/hostnet"
-	"nodedesk/app/labtest"
+	"nodedesk/app/labtest/kit"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -285,7 +285,7 @@ func newDoor(t *testing.T) (*desktop.App, *emitted) {
 func newDoorEvents(t *testing.T) (*desktop.App, *emitted, *app.Broker) {
 	t.Helper()
 	events := app.NewBroker()
-	svc := app.NewService(app.Config{Store: labtest.MustOpenStore(t), Events: events, DataDir: t.TempDir(), PortFree: hostnet.PortFree("127.0.0.1")})
+	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), Events: events, DataDir: t.TempDir(), PortFree: hostnet.PortFree("127.0.0.1")})
 	srv, err := api.NewServer(svc, events, quiet)
 	if err != nil {
 		t.Fatal(err)
@@ -317,7 +317,7 @@ func (e *emitted) emit(_ context.Context, name string, data ...any) {
 func (e *emitted) waitFor(t *testing.T, action string) map[string]any {
 	t.Helper()
 	var found map[string]any
-	if !labtest.WaitFor(5*time.Second, func() bool {
+	if !kit.WaitFor(5*time.Second, func() bool {
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		for _, m := range e.got {

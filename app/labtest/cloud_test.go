@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"nodedesk/app/labtest/kit"
 )
 
 // Cloud host ports (ethernet: AF_PACKET on a host interface; tap: a TAP
@@ -20,9 +22,9 @@ import (
 // removed when it ends.
 
 func TestCloudEthernetPort_PingIntoNamespace(t *testing.T) {
-	MustBeNetAdmin(t)
-	ns := Netns(t)
-	hostIf := VethInto(t, ns, "10.99.0.2/24")
+	kit.MustBeNetAdmin(t)
+	ns := kit.Netns(t)
+	hostIf := kit.VethInto(t, ns, "10.99.0.2/24")
 	ts := StartVPCS(t)
 	pid := ts.MustCreateProject("lab")
 	cloud := ts.CloudPort(t, pid, "ethernet", hostIf)
@@ -30,10 +32,10 @@ func TestCloudEthernetPort_PingIntoNamespace(t *testing.T) {
 	ts.Link(t, pid, pc.ID, 0, cloud, 0)
 	pc.Con.Drain()
 	if !pc.Con.Run("ping 10.99.0.2 -c 3", "ttl=", 20*time.Second) {
-		t.Fatalf("pc1 cannot ping 10.99.0.2 in the namespace through cloud port %s:\n%s", hostIf, Printable(pc.Con.Seen.String()))
+		t.Fatalf("pc1 cannot ping 10.99.0.2 in the namespace through cloud port %s:\n%s", hostIf, kit.Printable(pc.Con.Seen.String()))
 	}
 	pc.Con.Expect("pc1>", false, 10*time.Second)
-	t.Logf("console transcript:\n%s", Printable(pc.Con.Log.String()))
+	t.Logf("console transcript:\n%s", kit.Printable(pc.Con.Log.String()))
 
 	// An edit that keeps the linked port as it is goes through; another
 	// cloud port on the same interface is refused when linked.
@@ -41,7 +43,7 @@ func TestCloudEthernetPort_PingIntoNamespace(t *testing.T) {
 	ts.Do("PUT", path, map[string]any{"name": "Uplink"}).Want(t, 200)
 	sw := ts.MustCreateSwitch(t, pid, nil)
 	other := ts.CloudPort(t, pid, "ethernet", hostIf)
-	e := ts.Do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{End(sw, 0, 0), End(other, 0, 0)}}).Want(t, 409).JSON(t)
+	e := ts.Do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{kit.End(sw, 0, 0), kit.End(other, 0, 0)}}).Want(t, 409).JSON(t)
 	if msg, _ := e["message"].(string); !strings.Contains(msg, hostIf) {
 		t.Fatalf("message %q: want the interface already in use", msg)
 	}
@@ -51,13 +53,13 @@ func TestCloudEthernetPort_PingIntoNamespace(t *testing.T) {
 }
 
 func TestCloudTAPPort_PingIntoNamespace(t *testing.T) {
-	MustBeNetAdmin(t)
+	kit.MustBeNetAdmin(t)
 	if _, err := os.Stat("/dev/net/tun"); err != nil {
 		t.Skip("no /dev/net/tun")
 	}
-	ns := Netns(t)
-	tap := "ndtap" + RandomSuffix(t)
-	t.Cleanup(func() { ShQuiet("ip", "link", "del", tap) })
+	ns := kit.Netns(t)
+	tap := "ndtap" + kit.RandomSuffix(t)
+	t.Cleanup(func() { kit.ShQuiet("ip", "link", "del", tap) })
 	ts := StartVPCS(t)
 	pid := ts.MustCreateProject("lab")
 	cloud := ts.CloudPort(t, pid, "tap", tap)
@@ -65,22 +67,22 @@ func TestCloudTAPPort_PingIntoNamespace(t *testing.T) {
 	link := ts.Link(t, pid, pc.ID, 0, cloud, 0)
 	// The cloud created the TAP, up; the test moves it into the namespace
 	// (which takes it down) and addresses it there.
-	if !CmdOK("ip", "link", "show", tap) {
+	if !kit.CmdOK("ip", "link", "show", tap) {
 		t.Fatalf("linking the cloud's tap port did not create %s", tap)
 	}
-	Sh(t, "ip", "link", "set", tap, "netns", ns)
-	Sh(t, "ip", "-n", ns, "addr", "add", "10.98.0.2/24", "dev", tap)
-	Sh(t, "ip", "-n", ns, "link", "set", tap, "up")
+	kit.Sh(t, "ip", "link", "set", tap, "netns", ns)
+	kit.Sh(t, "ip", "-n", ns, "addr", "add", "10.98.0.2/24", "dev", tap)
+	kit.Sh(t, "ip", "-n", ns, "link", "set", tap, "up")
 	pc.Con.Drain()
 	if !pc.Con.Run("ping 10.98.0.2 -c 3", "ttl=", 20*time.Second) {
-		t.Fatalf("pc1 cannot ping 10.98.0.2 through TAP %s:\n%s", tap, Printable(pc.Con.Seen.String()))
+		t.Fatalf("pc1 cannot ping 10.98.0.2 through TAP %s:\n%s", tap, kit.Printable(pc.Con.Seen.String()))
 	}
 	pc.Con.Expect("pc1>", false, 10*time.Second)
 
 	// Deleting the link closes the TAP, which the cloud created: it goes.
 	ts.Do("DELETE", "/v2/projects/"+pid+"/links/"+link, nil).Want(t, 204)
 	deadline := time.Now().Add(5 * time.Second)
-	for CmdOK("ip", "-n", ns, "link", "show", tap) {
+	for kit.CmdOK("ip", "-n", ns, "link", "show", tap) {
 		if time.Now().After(deadline) {
 			t.Fatalf("TAP %s still exists after its link was deleted", tap)
 		}
@@ -98,7 +100,7 @@ func TestCloudHostPort_MissingInterface(t *testing.T) {
 	pid := ts.MustCreateProject("lab")
 	cloud := ts.CloudPort(t, pid, "ethernet", "nd-nosuch0")
 	sw := ts.MustCreateSwitch(t, pid, nil)
-	e := ts.Do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{End(sw, 0, 0), End(cloud, 0, 0)}}).
+	e := ts.Do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{kit.End(sw, 0, 0), kit.End(cloud, 0, 0)}}).
 		Want(t, 409).JSON(t)
 	if msg, _ := e["message"].(string); !strings.Contains(msg, `"nd-nosuch0"`) || !strings.Contains(msg, "lo") {
 		t.Fatalf("message %q: want the missing interface and this machine's list", msg)
@@ -109,7 +111,7 @@ func TestCloudHostPort_MissingInterface(t *testing.T) {
 
 	// A linked port cannot become a host port: its check runs when it is
 	// linked, so the link goes first.
-	peer := NewUDPPeer(t)
+	peer := kit.NewUDPPeer(t)
 	tunnel := ts.CloudTunnels(t, pid, peer)
 	ts.Link(t, pid, sw, 1, tunnel, 0)
 	bad := map[string]any{"name": "nd-nosuch0", "port_number": 0, "type": "ethernet", "interface": "nd-nosuch0"}
@@ -126,7 +128,7 @@ func TestCloudHostPort_MissingInterface(t *testing.T) {
 // those capabilities (setpriv drops them from the bounding set, so even
 // root lacks them).
 func TestCloudHostPort_WithoutPrivileges(t *testing.T) {
-	MustBeNetAdmin(t)
+	kit.MustBeNetAdmin(t)
 	setpriv, err := exec.LookPath("setpriv")
 	if err != nil {
 		t.Skip("needs setpriv (util-linux) to drop capabilities")
@@ -160,7 +162,7 @@ func TestCloudHostPortWithoutPrivilegesChild(t *testing.T) {
 		{"tap", "ndtapnocaps", "CAP_NET_ADMIN"},
 	} {
 		cloud := ts.CloudPort(t, pid, tc.kind, tc.iface)
-		e := ts.Do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{End(sw, 0, i), End(cloud, 0, 0)}}).
+		e := ts.Do("POST", "/v2/projects/"+pid+"/links", map[string]any{"nodes": []any{kit.End(sw, 0, i), kit.End(cloud, 0, 0)}}).
 			Want(t, 409).JSON(t)
 		msg, _ := e["message"].(string)
 		if !strings.Contains(msg, "sudo setcap cap_net_raw,cap_net_admin+ep "+exe+" ") || !strings.Contains(msg, tc.needs) {
@@ -171,11 +173,11 @@ func TestCloudHostPortWithoutPrivilegesChild(t *testing.T) {
 	if got := ts.Do("GET", "/v2/projects/"+pid+"/links", nil).Want(t, 200).List(t); len(got) != 0 {
 		t.Fatalf("a refused link was stored: %v", got)
 	}
-	if CmdOK("ip", "link", "show", "ndtapnocaps") {
+	if kit.CmdOK("ip", "link", "show", "ndtapnocaps") {
 		t.Fatal("a refused tap port created its TAP")
 	}
 	// A UDP tunnel needs no privilege.
-	peer := NewUDPPeer(t)
+	peer := kit.NewUDPPeer(t)
 	cloud := ts.CloudTunnels(t, pid, peer)
 	ts.Link(t, pid, sw, 2, cloud, 0)
 }
@@ -185,20 +187,20 @@ func TestCloudHostPortWithoutPrivilegesChild(t *testing.T) {
 func TestCloudTunnelPorts(t *testing.T) {
 	ts := Start(t, Options{DataPlane: true})
 	pid := ts.MustCreateProject("lab")
-	a := NewUDPPeer(t)
+	a := kit.NewUDPPeer(t)
 	cloud := ts.CloudTunnels(t, pid, a) // the fabric binds a.LPort now
 	tunnel := func(n, lport int) map[string]any {
 		return map[string]any{"name": fmt.Sprintf("udp%d", n), "port_number": n, "type": "udp", "lport": lport, "rhost": "127.0.0.1", "rport": 9}
 	}
-	create := func(ports ...any) Response {
+	create := func(ports ...any) kit.Response {
 		return ts.Do("POST", "/v2/projects/"+pid+"/nodes", map[string]any{"node_type": "cloud", "properties": map[string]any{"ports_mapping": ports}})
 	}
-	held := NewUDPPeer(t) // its conn's port is held by this test
+	held := kit.NewUDPPeer(t) // its conn's port is held by this test
 	heldPort := held.Conn.LocalAddr().(*net.UDPAddr).Port
-	free := NewUDPPeer(t).LPort
+	free := kit.NewUDPPeer(t).LPort
 	for _, tc := range []struct {
 		name   string
-		r      Response
+		r      kit.Response
 		status int
 		field  string
 	}{

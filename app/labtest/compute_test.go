@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"nodedesk/app/labtest/kit"
 )
 
 // nodedesk as a GNS3 compute: the test plays a GNS3 2.2.59 controller and
@@ -27,7 +29,7 @@ func TestCompute_GNS3ControllerSequence(t *testing.T) {
 	if caps["version"] != "2.2.59" {
 		t.Fatalf("capabilities: %v", caps)
 	}
-	c := &Controller{Lab: ts, T: t, PID: uuid.NewString()}
+	c := &kit.Controller{API: ts.API, T: t, PID: uuid.NewString()}
 	ts.Do("POST", "/v2/compute/projects", map[string]any{"name": "interop", "project_id": c.PID}).Want(t, 201)
 
 	// The project's notification stream, to check that NIOs never reach a
@@ -56,50 +58,50 @@ func TestCompute_GNS3ControllerSequence(t *testing.T) {
 	}
 	id := func(n map[string]any) string { return n["node_id"].(string) }
 
-	lport1, _ := c.Link(ComputeEnd{"vpcs", id(pc1), 0, 0}, ComputeEnd{"ethernet_switch", id(sw), 0, 0})
-	c.Link(ComputeEnd{"vpcs", id(pc2), 0, 0}, ComputeEnd{"ethernet_switch", id(sw), 0, 1})
+	lport1, _ := c.Link(kit.ComputeEnd{Type: "vpcs", Node: id(pc1), Adapter: 0, Port: 0}, kit.ComputeEnd{Type: "ethernet_switch", Node: id(sw), Adapter: 0, Port: 0})
+	c.Link(kit.ComputeEnd{Type: "vpcs", Node: id(pc2), Adapter: 0, Port: 0}, kit.ComputeEnd{Type: "ethernet_switch", Node: id(sw), Adapter: 0, Port: 1})
 
 	// A port with a NIO is not a link's, and the other way round.
-	ts.Do("POST", "/v2/projects/"+c.PID+"/links", map[string]any{"nodes": []any{End(id(pc1), 0, 0), End(id(sw), 0, 5)}}).Want(t, 409)
+	ts.Do("POST", "/v2/projects/"+c.PID+"/links", map[string]any{"nodes": []any{kit.End(id(pc1), 0, 0), kit.End(id(sw), 0, 5)}}).Want(t, 409)
 	if got := ts.Do("GET", "/v2/projects/"+c.PID+"/links", nil).Want(t, 200).List(t); len(got) != 0 {
 		t.Fatalf("NIOs show as links: %v", got)
 	}
 	// An lport a NIO holds is refused to another one; an unknown type is 409.
-	ts.Do("POST", c.NIOPath("ethernet_switch", id(sw), 0, 6), NIO(lport1, 9, false)).Want(t, 409)
-	bad := NIO(c.UDPPort(), 9, false)
+	ts.Do("POST", c.NIOPath("ethernet_switch", id(sw), 0, 6), kit.NIO(lport1, 9, false)).Want(t, 409)
+	bad := kit.NIO(c.UDPPort(), 9, false)
 	bad["type"] = "nio_ethernet"
 	if r := ts.Do("POST", c.NIOPath("vpcs", id(pc2), 0, 0), bad).Want(t, 409); !strings.Contains(string(r.Body), "NIO of type nio_ethernet is not supported") {
 		t.Errorf("unsupported type: %s", r.Body)
 	}
-	ts.Do("POST", c.NIOPath("vpcs", id(pc2), 0, 3), NIO(c.UDPPort(), 9, false)).Want(t, 400) // no such port
+	ts.Do("POST", c.NIOPath("vpcs", id(pc2), 0, 3), kit.NIO(c.UDPPort(), 9, false)).Want(t, 400) // no such port
 
-	hosts := map[string]*Host{}
+	hosts := map[string]*kit.Host{}
 	for _, n := range []map[string]any{pc1, pc2} {
 		v := ts.Do("POST", "/v2/compute/projects/"+c.PID+"/vpcs/nodes/"+id(n)+"/start", map[string]any{}).Want(t, 200).JSON(t)
-		con := DialConsole(t, "127.0.0.1", int(v["console"].(float64)))
+		con := kit.DialConsole(t, "127.0.0.1", int(v["console"].(float64)))
 		name := n["name"].(string)
 		if !con.Expect(name+">", true, 15*time.Second) {
 			t.Fatalf("%s: no prompt: %q", name, con.Seen.String())
 		}
-		hosts[name] = &Host{ID: id(n), Name: name, Con: con}
+		hosts[name] = &kit.Host{ID: id(n), Name: name, Con: con}
 	}
 	h := hosts["PC1"]
 	h.Con.Drain()
 	if !h.Pings("10.0.0.2", 20*time.Second) {
-		t.Fatalf("PC1 cannot ping PC2 through the NIOs and the switch:\n%s", Printable(h.Con.Seen.String()))
+		t.Fatalf("PC1 cannot ping PC2 through the NIOs and the switch:\n%s", kit.Printable(h.Con.Seen.String()))
 	}
-	t.Logf("console transcript of a ping through the NIOs:\n%s", Printable(h.Con.Log.String()))
+	t.Logf("console transcript of a ping through the NIOs:\n%s", kit.Printable(h.Con.Log.String()))
 
 	// PUT nio suspends and resumes the tunnel (the controller's suspend).
 	p1 := c.NIOPath("vpcs", id(pc1), 0, 0)
-	put := NIO(lport1, 0, true)
+	put := kit.NIO(lport1, 0, true)
 	delete(put, "rport")
 	put["rport"] = 1
 	if r := ts.Do("PUT", p1, put).Want(t, 201).JSON(t); r["suspend"] != true {
 		t.Fatalf("PUT nio answered %v", r)
 	}
 	if !h.Silent("10.0.0.2") {
-		t.Fatalf("pings crossed a suspended NIO:\n%s", Printable(h.Con.Seen.String()))
+		t.Fatalf("pings crossed a suspended NIO:\n%s", kit.Printable(h.Con.Seen.String()))
 	}
 	put["suspend"] = false
 	ts.Do("PUT", p1, put).Want(t, 201)
@@ -111,8 +113,8 @@ func TestCompute_GNS3ControllerSequence(t *testing.T) {
 	// there, which its controller turns into a 500).
 	fr := c.Node("frame_relay_switch", "FR1", map[string]any{"mappings": map[string]any{"1:101": "2:201"}})
 	frPort := c.UDPPort()
-	ts.Do("POST", c.NIOPath("frame_relay_switch", id(fr), 0, 1), NIO(frPort, 9, false)).Want(t, 201)
-	ts.Do("PUT", c.NIOPath("frame_relay_switch", id(fr), 0, 1), NIO(frPort, 9, true)).Want(t, 201)
+	ts.Do("POST", c.NIOPath("frame_relay_switch", id(fr), 0, 1), kit.NIO(frPort, 9, false)).Want(t, 201)
+	ts.Do("PUT", c.NIOPath("frame_relay_switch", id(fr), 0, 1), kit.NIO(frPort, 9, true)).Want(t, 201)
 
 	// DELETE nio frees its lport and its port: pings stop, the lport may
 	// be taken again, and the port may be linked.
@@ -121,8 +123,8 @@ func TestCompute_GNS3ControllerSequence(t *testing.T) {
 	if !h.Silent("10.0.0.2") {
 		t.Fatal("pings crossed a deleted NIO")
 	}
-	ts.Do("POST", c.NIOPath("ethernet_switch", id(sw), 0, 6), NIO(lport1, 9, false)).Want(t, 201)
-	ts.Do("POST", "/v2/projects/"+c.PID+"/links", map[string]any{"nodes": []any{End(id(pc1), 0, 0), End(id(sw), 0, 5)}}).Want(t, 201)
+	ts.Do("POST", c.NIOPath("ethernet_switch", id(sw), 0, 6), kit.NIO(lport1, 9, false)).Want(t, 201)
+	ts.Do("POST", "/v2/projects/"+c.PID+"/links", map[string]any{"nodes": []any{kit.End(id(pc1), 0, 0), kit.End(id(sw), 0, 5)}}).Want(t, 201)
 
 	// Nothing of the NIOs reached the project's stream: a node change,
 	// made last, comes with no nio.* before it.
@@ -144,7 +146,7 @@ func TestCompute_GNS3ControllerSequence(t *testing.T) {
 
 func TestCompute_CaptureHostAndProject(t *testing.T) {
 	ts := Start(t, Options{DataPlane: true})
-	c := &Controller{Lab: ts, T: t, PID: uuid.NewString()}
+	c := &kit.Controller{API: ts.API, T: t, PID: uuid.NewString()}
 	ts.Do("POST", "/v2/compute/projects", map[string]any{"name": "cap", "project_id": c.PID}).Want(t, 201)
 	hub := c.Node("ethernet_hub", "HUB", map[string]any{})
 	hid := hub["node_id"].(string)
@@ -158,7 +160,7 @@ func TestCompute_CaptureHostAndProject(t *testing.T) {
 		}
 		t.Cleanup(func() { conn.Close() })
 		peers[i], lports[i] = conn, c.UDPPort()
-		ts.Do("POST", c.NIOPath("ethernet_hub", hid, 0, i), NIO(lports[i], conn.LocalAddr().(*net.UDPAddr).Port, false)).Want(t, 201)
+		ts.Do("POST", c.NIOPath("ethernet_hub", hid, 0, i), kit.NIO(lports[i], conn.LocalAddr().(*net.UDPAddr).Port, false)).Want(t, 201)
 	}
 	// network/ports lists the NIOs' lports.
 	np := ts.Do("GET", "/v2/compute/network/ports", nil).Want(t, 200).JSON(t)
@@ -192,7 +194,7 @@ func TestCompute_CaptureHostAndProject(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		streamed <- b
 	}()
-	frame := EthFrame(Broadcast, MACA, []byte("through-the-nio"))
+	frame := kit.EthFrame(kit.Broadcast, kit.MACA, []byte("through-the-nio"))
 	got := false
 	for range 20 { // until the frame crosses (the stream may still be connecting: it reads the file from its start anyway)
 		if _, err := peers[0].WriteToUDP(frame, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: lports[0]}); err != nil {
@@ -243,7 +245,7 @@ func TestCompute_CaptureHostAndProject(t *testing.T) {
 	}
 	spare := c.UDPPort()
 	ts.Do("POST", "/v2/compute/projects/"+c.PID+"/close", nil).Want(t, 204)
-	ts.Do("PUT", c.NIOPath("ethernet_hub", hid, 0, 0), NIO(lports[0], 9, true)).Want(t, 404)
+	ts.Do("PUT", c.NIOPath("ethernet_hub", hid, 0, 0), kit.NIO(lports[0], 9, true)).Want(t, 404)
 	np = ts.Do("GET", "/v2/compute/network/ports", nil).Want(t, 200).JSON(t)
 	for _, p := range append(lports[:], spare) {
 		if slices.Contains(np["udp_ports"].([]any), any(float64(p))) {
@@ -262,14 +264,14 @@ func TestCompute_CaptureHostAndProject(t *testing.T) {
 // GNS3's compute says it; nodedesk's own streams carry only the status.
 func TestCompute_ProcessExitLogged(t *testing.T) {
 	ts := StartVPCS(t)
-	c := &Controller{Lab: ts, T: t, PID: uuid.NewString()}
+	c := &kit.Controller{API: ts.API, T: t, PID: uuid.NewString()}
 	ts.Do("POST", "/v2/compute/projects", map[string]any{"name": "log", "project_id": c.PID}).Want(t, 201)
 	pc := c.Node("vpcs", "PCX", map[string]any{"console_type": "telnet"})
 	path := "/v2/compute/projects/" + c.PID + "/vpcs/nodes/" + pc["node_id"].(string)
 	compute, _ := ts.WSListen(t, "/v2/compute/notifications/ws")
 	project, _ := ts.WSListen(t, "/v2/projects/"+c.PID+"/notifications/ws")
 	ts.Do("POST", path+"/start", map[string]any{}).Want(t, 200)
-	vpid := VPCSPID(ts.Do("GET", path, nil).JSON(t)["node_directory"].(string))
+	vpid := kit.VPCSPID(ts.Do("GET", path, nil).JSON(t)["node_directory"].(string))
 	if vpid == 0 {
 		t.Fatal("no vpcs process")
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/google/uuid"
+
+	"nodedesk/app/labtest/kit"
 )
 
 // The Ethernet switch's telnet console: nodedesk's own shell, showing the
@@ -30,13 +32,13 @@ func row(out, first string) []string {
 func TestSwitchConsole(t *testing.T) {
 	ts := Start(t, Options{DataPlane: true})
 	pid := ts.MustCreateProject("lab")
-	a, b := NewUDPPeer(t), NewUDPPeer(t)
+	a, b := kit.NewUDPPeer(t), kit.NewUDPPeer(t)
 	cloud := ts.CloudTunnels(t, pid, a, b)
 
 	// A switch has no console until asked; "none", as the GNS3 desktop
 	// GUI sends it, is no console.
 	sw := ts.MustCreateNode(pid, map[string]any{"node_type": "ethernet_switch", "name": "Access1", "console_type": "none",
-		"properties": map[string]any{"ports_mapping": []any{SwitchPort(0, "access", 10, ""), SwitchPort(1, "access", 10, ""), SwitchPort(2, "dot1q", 1, "")}}})
+		"properties": map[string]any{"ports_mapping": []any{kit.SwitchPort(0, "access", 10, ""), kit.SwitchPort(1, "access", 10, ""), kit.SwitchPort(2, "dot1q", 1, "")}}})
 	if sw["console"] != nil || sw["console_type"] != nil {
 		t.Fatalf("new switch console %v %v, want null null", sw["console"], sw["console_type"])
 	}
@@ -49,14 +51,14 @@ func TestSwitchConsole(t *testing.T) {
 
 	ts.Link(t, pid, cloud, 0, sw["node_id"].(string), 0)
 	ts.Link(t, pid, cloud, 1, sw["node_id"].(string), 1)
-	a.Send(t, EthFrame(Broadcast, MACA, []byte("who is there")))
+	a.Send(t, kit.EthFrame(kit.Broadcast, kit.MACA, []byte("who is there")))
 	b.Receive(200*time.Millisecond, 2*time.Second)
-	b.Send(t, EthFrame(MACA, MACB, []byte("me")))
-	if !Holds(a.Receive(200*time.Millisecond, 2*time.Second), "me") {
+	b.Send(t, kit.EthFrame(kit.MACA, kit.MACB, []byte("me")))
+	if !kit.Holds(a.Receive(200*time.Millisecond, 2*time.Second), "me") {
 		t.Fatal("the answer did not cross the switch")
 	}
 
-	c := DialConsole(t, "127.0.0.1", int(port))
+	c := kit.DialConsole(t, "127.0.0.1", int(port))
 	if !c.Expect("Access1> ", false, 5*time.Second) {
 		t.Fatalf("no prompt on the switch console: %q", c.Seen.String())
 	}
@@ -64,7 +66,7 @@ func TestSwitchConsole(t *testing.T) {
 	if !c.Run("sh mac add", "addresses", 5*time.Second) {
 		t.Fatalf("show mac address-table: %q", c.Seen.String())
 	}
-	out := Printable(c.Seen.String())
+	out := kit.Printable(c.Seen.String())
 	for mac, want := range map[string][]string{"02:00:00:00:00:0a": {"10", "02:00:00:00:00:0a", "Ethernet0"}, "02:00:00:00:00:0b": {"10", "02:00:00:00:00:0b", "Ethernet1"}} {
 		found := false
 		for _, line := range strings.Split(out, "\n") {
@@ -81,7 +83,7 @@ func TestSwitchConsole(t *testing.T) {
 	if !c.Run("show interfaces", "Access1> ", 5*time.Second) {
 		t.Fatalf("show interfaces: %q", c.Seen.String())
 	}
-	out = Printable(c.Seen.String())
+	out = kit.Printable(c.Seen.String())
 	for _, p := range []string{"Ethernet0", "Ethernet1"} {
 		if f := row(out, p); len(f) != 8 || f[1] != "access" || f[2] != "10" || f[3] != "1" || f[4] != "60" || f[5] != "1" || f[6] != "60" || f[7] != "0" {
 			t.Errorf("counters of %s: %v, want access VLAN 10, 1 frame of 60 bytes in and out:\n%s", p, f, out)
@@ -97,7 +99,7 @@ func TestSwitchConsole(t *testing.T) {
 		t.Fatalf("prompt after the rename: %q", c.Seen.String())
 	}
 
-	t.Logf("switch console transcript:\n%s", Printable(c.Log.String()))
+	t.Logf("switch console transcript:\n%s", kit.Printable(c.Log.String()))
 
 	// No console: the session ends and the port is closed.
 	ts.Do("PUT", path, map[string]any{"console_type": nil}).Want(t, 200)

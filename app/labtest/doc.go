@@ -7,9 +7,10 @@
 // cloud's UDP tunnels; network namespaces and veth pairs of the test's own.
 //
 // The lab tests are this package's own *_test.go files, one per subject
-// (vpcs, switch, traffic, cloud, nat, compute, console, history). Other
-// packages' tests import the helpers that are not tied to a Lab: the VPCS
-// console reader, WaitFor, MustOpenStore, VPCSPID and the frame builders.
+// (vpcs, switch, traffic, cloud, nat, compute, console, history). Their
+// helpers, shared with other packages' tests, are in kit: a Lab's
+// requests go through its embedded kit.API, so the API's own tests (which
+// cannot import labtest) send theirs the same way.
 //
 // Tests import labtest, the product never does. Lab tests share this
 // machine's console and UDP ports: make test runs packages one at a time

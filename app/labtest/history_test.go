@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"nodedesk/app"
+	"nodedesk/app/labtest/kit"
 )
 
 // TestHistory_TunnelPortTaken: with the data plane binding tunnels, an
@@ -15,23 +16,23 @@ import (
 func TestHistory_TunnelPortTaken(t *testing.T) {
 	ts := Start(t, Options{DataPlane: true})
 	pid, other := ts.MustCreateProject("lab"), ts.MustCreateProject("other")
-	peer := NewUDPPeer(t)
+	peer := kit.NewUDPPeer(t)
 	cloud := ts.CloudTunnels(t, pid, peer)
 	base := "/v2/projects/" + pid
 	ts.Do("PUT", base+"/nodes/"+cloud, map[string]any{"x": 30}).Want(t, 200)
 	ts.Do("POST", base+"/undo", nil).Want(t, 200) // the move: its bound tunnel is its own
-	before := ts.ProjectDigest(t, pid)
+	before := kit.ProjectDigest(t, ts.Store, pid)
 	ts.Do("DELETE", base+"/nodes/"+cloud, nil).Want(t, 204)
 	thief := ts.CloudTunnels(t, other, peer)
-	deleted := ts.ProjectDigest(t, pid)
+	deleted := kit.ProjectDigest(t, ts.Store, pid)
 	msg := ts.Do("POST", base+"/undo", nil).Want(t, 409).JSON(t)["message"].(string)
 	if !strings.Contains(msg, fmt.Sprintf("local UDP port %d is now in use", peer.LPort)) {
 		t.Errorf("409 %q", msg)
 	}
-	WantDigest(t, "after a refused undo", ts.ProjectDigest(t, pid), deleted)
+	kit.WantDigest(t, "after a refused undo", kit.ProjectDigest(t, ts.Store, pid), deleted)
 	ts.Do("DELETE", "/v2/projects/"+other+"/nodes/"+thief, nil).Want(t, 204)
 	ts.Do("POST", base+"/undo", nil).Want(t, 200)
-	WantDigest(t, "the cloud brought back", ts.ProjectDigest(t, pid), before)
+	kit.WantDigest(t, "the cloud brought back", kit.ProjectDigest(t, ts.Store, pid), before)
 }
 
 // TestHistory_VPCS: with real VPCS processes, starting, suspending and

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"nodedesk/app/labtest/kit"
 )
 
 // leaseRE reads the address of VPCS's "ip dhcp" answer.
@@ -20,7 +22,7 @@ var leaseRE = regexp.MustCompile(`IP (192\.168\.122\.\d+)/24 GW 192\.168\.122\.1
 
 // natLab starts a NAT node, a switch and a VPCS pc1 behind them, and has
 // pc1 take a DHCP lease from the gateway (h.IP).
-func natLab(t *testing.T) (ts *Lab, pid, nat, sw string, h *Host) {
+func natLab(t *testing.T) (ts *Lab, pid, nat, sw string, h *kit.Host) {
 	t.Helper()
 	ts = StartVPCS(t)
 	pid = ts.MustCreateProject("lab")
@@ -32,21 +34,21 @@ func natLab(t *testing.T) (ts *Lab, pid, nat, sw string, h *Host) {
 	ts.Link(t, pid, nat, 0, sw, 0)
 	ts.Link(t, pid, pc, 0, sw, 1)
 	ts.Do("POST", "/v2/projects/"+pid+"/nodes/"+pc+"/start", nil).Want(t, 200)
-	con := DialConsole(t, "127.0.0.1", int(n["console"].(float64)))
+	con := kit.DialConsole(t, "127.0.0.1", int(n["console"].(float64)))
 	if !con.Expect("pc1>", true, 15*time.Second) {
 		t.Fatalf("no prompt: %q", con.Seen.String())
 	}
 
 	// DHCP: "DDORA IP 192.168.122.2/24 GW 192.168.122.1".
 	if !con.Run("ip dhcp", "GW 192.168.122.1", 30*time.Second) {
-		t.Fatalf("no DHCP lease from the NAT gateway:\n%s", Printable(con.Log.String()))
+		t.Fatalf("no DHCP lease from the NAT gateway:\n%s", kit.Printable(con.Log.String()))
 	}
 	lease := leaseRE.FindStringSubmatch(con.Seen.String())
 	if lease == nil {
-		t.Fatalf("lease outside 192.168.122.0/24:\n%s", Printable(con.Seen.String()))
+		t.Fatalf("lease outside 192.168.122.0/24:\n%s", kit.Printable(con.Seen.String()))
 	}
 	con.Expect("pc1>", false, 5*time.Second)
-	return ts, pid, nat, sw, &Host{ID: pc, Name: "pc1", IP: lease[1], Con: con}
+	return ts, pid, nat, sw, &kit.Host{ID: pc, Name: "pc1", IP: lease[1], Con: con}
 }
 
 // The NAT node is a user-mode gateway (app/natgw): a real VPCS behind it
@@ -58,7 +60,7 @@ func TestNAT_DHCPPingAndHostService(t *testing.T) {
 	ts, pid, nat, sw, h := natLab(t)
 	con := h.Con
 	if !h.Pings("192.168.122.1", 20*time.Second) {
-		t.Fatalf("the gateway does not answer ping:\n%s", Printable(con.Log.String()))
+		t.Fatalf("the gateway does not answer ping:\n%s", kit.Printable(con.Log.String()))
 	}
 
 	// A TCP service on the host's loopback, reached at the gateway's address.
@@ -91,7 +93,7 @@ func TestNAT_DHCPPingAndHostService(t *testing.T) {
 	con.Drain()
 	// "Connect   PORT@192.168.122.1 seq=1 ttl=64 time=0.5 ms"
 	if !con.Run(fmt.Sprintf("ping 192.168.122.1 -P 6 -p %d -c 2", port), fmt.Sprintf("Connect   %d@192.168.122.1 seq=", port), 20*time.Second) {
-		t.Fatalf("no TCP connection to the host's 127.0.0.1:%d through the gateway:\n%s", port, Printable(con.Log.String()))
+		t.Fatalf("no TCP connection to the host's 127.0.0.1:%d through the gateway:\n%s", port, kit.Printable(con.Log.String()))
 	}
 	con.Expect("pc1>", false, 10*time.Second)
 	for end := time.Now().Add(5 * time.Second); accepted.Load() == 0 && time.Now().Before(end); {
@@ -100,16 +102,16 @@ func TestNAT_DHCPPingAndHostService(t *testing.T) {
 	if accepted.Load() == 0 {
 		t.Fatal("VPCS connected, but the host listener saw no connection")
 	}
-	t.Logf("host listener accepted %d connections; transcript:\n%s", accepted.Load(), Printable(con.Log.String()))
+	t.Logf("host listener accepted %d connections; transcript:\n%s", accepted.Load(), kit.Printable(con.Log.String()))
 
 	// nodedesk's own API port is refused: "Connect   PORT@192.168.122.1 RST returned".
 	api := ts.APIPort()
 	con.Drain()
 	if !con.Run(fmt.Sprintf("ping 192.168.122.1 -P 6 -p %d -c 1", api), fmt.Sprintf("Connect   %d@192.168.122.1 RST returned", api), 20*time.Second) {
-		t.Fatalf("the API port %d was not refused through the gateway:\n%s", api, Printable(con.Log.String()))
+		t.Fatalf("the API port %d was not refused through the gateway:\n%s", api, kit.Printable(con.Log.String()))
 	}
 	if strings.Contains(con.Seen.String(), fmt.Sprintf("Connect   %d@192.168.122.1 seq=", api)) {
-		t.Fatalf("the lab connected to the API:\n%s", Printable(con.Seen.String()))
+		t.Fatalf("the lab connected to the API:\n%s", kit.Printable(con.Seen.String()))
 	}
 
 	// Deleting the NAT node stops its gateway: no more answers.
@@ -120,14 +122,14 @@ func TestNAT_DHCPPingAndHostService(t *testing.T) {
 
 	// A new NAT node in its place leases pc1 the address it had, though
 	// another host (a frame from a cloud's UDP tunnel) asks first.
-	peer := NewUDPPeer(t)
+	peer := kit.NewUDPPeer(t)
 	ts.Link(t, pid, ts.CloudTunnels(t, pid, peer), 0, sw, 2)
 	nat = ts.MustCreateNode(pid, map[string]any{"node_type": "nat"})["node_id"].(string)
 	ts.Link(t, pid, nat, 0, sw, 0)
 	other := net.HardwareAddr{0x02, 0, 0, 0, 0, 0x99}
 	var offered net.IP
 	for try := 0; try < 5 && offered == nil; try++ { // bounded: the link may take a moment
-		peer.Send(t, DHCPDiscover(other))
+		peer.Send(t, kit.DHCPDiscover(other))
 		for _, f := range peer.Receive(500*time.Millisecond, 3*time.Second) {
 			if len(f) > 42+240 && f[23] == 17 && binary.BigEndian.Uint16(f[34:]) == 67 && f[42] == 2 && bytes.Equal(f[42+28:42+34], other) {
 				offered = net.IP(f[42+16 : 42+20])
@@ -139,10 +141,10 @@ func TestNAT_DHCPPingAndHostService(t *testing.T) {
 	}
 	con.Drain()
 	if !con.Run("ip dhcp", "GW 192.168.122.1", 30*time.Second) {
-		t.Fatalf("no DHCP lease from the new NAT gateway:\n%s", Printable(con.Log.String()))
+		t.Fatalf("no DHCP lease from the new NAT gateway:\n%s", kit.Printable(con.Log.String()))
 	}
 	if got := leaseRE.FindStringSubmatch(con.Seen.String()); got == nil || got[1] != h.IP {
-		t.Fatalf("pc1 had %s, the new gateway leases it %v:\n%s", h.IP, got, Printable(con.Seen.String()))
+		t.Fatalf("pc1 had %s, the new gateway leases it %v:\n%s", h.IP, got, kit.Printable(con.Seen.String()))
 	}
 	t.Logf("the new gateway leased pc1 %s again", h.IP)
 }
@@ -171,28 +173,28 @@ func TestNAT_UDPAndDNS(t *testing.T) {
 	con := h.Con
 
 	// "192.168.122.1 udp_seq=1 ttl=64 time=1.186 ms"
-	port, answered := UDPEcho(t)
+	port, answered := kit.UDPEcho(t)
 	con.Drain()
 	from := con.Log.Len()
 	if !con.Run(fmt.Sprintf("ping 192.168.122.1 -P 17 -p %d -c 2", port), "192.168.122.1 udp_seq=1 ttl=", 20*time.Second) {
-		t.Fatalf("no answer from the host's UDP service 127.0.0.1:%d through the gateway:\n%s", port, Printable(con.Log.String()))
+		t.Fatalf("no answer from the host's UDP service 127.0.0.1:%d through the gateway:\n%s", port, kit.Printable(con.Log.String()))
 	}
 	con.Expect("pc1>", false, 10*time.Second)
 	if answered.Load() == 0 {
 		t.Fatal("VPCS got a UDP answer, but the host's service saw no datagram")
 	}
-	t.Logf("UDP: the host's service answered %d datagrams:\n%s", answered.Load(), Printable(con.Log.String()[from:]))
+	t.Logf("UDP: the host's service answered %d datagrams:\n%s", answered.Load(), kit.Printable(con.Log.String()[from:]))
 
 	con.Drain()
 	from = con.Log.Len()
 	if !con.Run("ping localhost. -c 1", "localhost resolved to 127.0.0.1", 20*time.Second) {
-		t.Fatalf("VPCS did not resolve localhost. by the gateway's DNS:\n%s", Printable(con.Log.String()))
+		t.Fatalf("VPCS did not resolve localhost. by the gateway's DNS:\n%s", kit.Printable(con.Log.String()))
 	}
 	con.Expect("pc1>", false, 10*time.Second)
 	if strings.Contains(con.Seen.String(), "ttl=") {
-		t.Fatalf("a ping of 127.0.0.1 was answered through the gateway:\n%s", Printable(con.Seen.String()))
+		t.Fatalf("a ping of 127.0.0.1 was answered through the gateway:\n%s", kit.Printable(con.Seen.String()))
 	}
-	t.Logf("DNS:\n%s", Printable(con.Log.String()[from:]))
+	t.Logf("DNS:\n%s", kit.Printable(con.Log.String()[from:]))
 }
 
 // Behind the NAT node, a real VPCS pings an address beyond the gateway — in
@@ -201,15 +203,15 @@ func TestNAT_UDPAndDNS(t *testing.T) {
 // (root) and by an unprivileged ping socket; an address there that nobody
 // holds stays silent (the gateway does not answer for it).
 func TestNAT_PingBeyondTheGateway(t *testing.T) {
-	MustBeNetAdmin(t)
+	kit.MustBeNetAdmin(t)
 	_, _, _, _, h := natLab(t)
 	con := h.Con
 	b := make([]byte, 1)
 	_, _ = rand.Read(b)
 	prefix := fmt.Sprintf("10.250.%d.", b[0])
-	ns := Netns(t)
-	host := VethInto(t, ns, prefix+"2/24")
-	Sh(t, "ip", "addr", "add", prefix+"1/24", "dev", host)
+	ns := kit.Netns(t)
+	host := kit.VethInto(t, ns, prefix+"2/24")
+	kit.Sh(t, "ip", "addr", "add", prefix+"1/24", "dev", host)
 	target := prefix + "2"
 
 	pings := func(how string) {
@@ -218,10 +220,10 @@ func TestNAT_PingBeyondTheGateway(t *testing.T) {
 		from := con.Log.Len()
 		// "10.250.7.2 icmp_seq=1 ttl=64 time=1.636 ms"
 		if !con.Run("ping "+target+" -c 3", target+" icmp_seq=1 ttl=", 20*time.Second) {
-			t.Fatalf("%s: no reply from %s beyond the gateway:\n%s", how, target, Printable(con.Log.String()))
+			t.Fatalf("%s: no reply from %s beyond the gateway:\n%s", how, target, kit.Printable(con.Log.String()))
 		}
 		con.Expect("pc1>", false, 15*time.Second)
-		out := Printable(con.Log.String()[from:])
+		out := kit.Printable(con.Log.String()[from:])
 		for seq := 1; seq <= 3; seq++ {
 			if n := strings.Count(out, fmt.Sprintf("%s icmp_seq=%d ttl=", target, seq)); n != 1 {
 				t.Fatalf("%s: %d replies to icmp_seq=%d:\n%s", how, n, seq, out)
@@ -231,7 +233,7 @@ func TestNAT_PingBeyondTheGateway(t *testing.T) {
 	}
 	pings("ICMP beyond the gateway")
 	if !h.Silent(prefix + "3") {
-		t.Fatalf("a ping of %s3, which nobody holds, was answered:\n%s", prefix, Printable(con.Log.String()))
+		t.Fatalf("a ping of %s3, which nobody holds, was answered:\n%s", prefix, kit.Printable(con.Log.String()))
 	}
 
 	// The same with an unprivileged ICMP socket, which the gateway tries
@@ -254,7 +256,7 @@ func TestNAT_PingBeyondTheGateway(t *testing.T) {
 // lease from the NAT gateway through the tunnel and pings it.
 func TestCompute_NATNode(t *testing.T) {
 	ts := StartVPCS(t)
-	c := &Controller{Lab: ts, T: t, PID: "4c5ab1f0-7e2d-4d3a-9a61-2f0c3b7d9e11"}
+	c := &kit.Controller{API: ts.API, T: t, PID: "4c5ab1f0-7e2d-4d3a-9a61-2f0c3b7d9e11"}
 	ts.Do("POST", "/v2/compute/projects", map[string]any{"name": "natlab", "project_id": c.PID}).Want(t, 201)
 
 	// GNS3's NAT view: name, node_id, project_id, status started and the
@@ -285,27 +287,27 @@ func TestCompute_NATNode(t *testing.T) {
 
 	pc := c.Node("vpcs", "PC1", map[string]any{"console_type": "telnet", "startup_script": "set pcname %h\n"})
 	pcID := pc["node_id"].(string)
-	c.Link(ComputeEnd{"vpcs", pcID, 0, 0}, ComputeEnd{"nat", natID, 0, 0})
-	ts.Do("POST", c.NIOPath("nat", natID, 0, 1), NIO(c.UDPPort(), 9, false)).Want(t, 400) // nat0 is its only port
+	c.Link(kit.ComputeEnd{Type: "vpcs", Node: pcID, Adapter: 0, Port: 0}, kit.ComputeEnd{Type: "nat", Node: natID, Adapter: 0, Port: 0})
+	ts.Do("POST", c.NIOPath("nat", natID, 0, 1), kit.NIO(c.UDPPort(), 9, false)).Want(t, 400) // nat0 is its only port
 
 	v := ts.Do("POST", "/v2/compute/projects/"+c.PID+"/vpcs/nodes/"+pcID+"/start", map[string]any{}).Want(t, 200).JSON(t)
-	con := DialConsole(t, "127.0.0.1", int(v["console"].(float64)))
+	con := kit.DialConsole(t, "127.0.0.1", int(v["console"].(float64)))
 	if !con.Expect("PC1>", true, 15*time.Second) {
 		t.Fatalf("no prompt: %q", con.Seen.String())
 	}
 	if !con.Run("ip dhcp", "GW 192.168.122.1", 30*time.Second) {
-		t.Fatalf("no DHCP lease from the NAT gateway through the NIOs:\n%s", Printable(con.Log.String()))
+		t.Fatalf("no DHCP lease from the NAT gateway through the NIOs:\n%s", kit.Printable(con.Log.String()))
 	}
 	lease := leaseRE.FindStringSubmatch(con.Seen.String())
 	if lease == nil {
-		t.Fatalf("lease outside 192.168.122.0/24:\n%s", Printable(con.Seen.String()))
+		t.Fatalf("lease outside 192.168.122.0/24:\n%s", kit.Printable(con.Seen.String()))
 	}
 	con.Expect("PC1>", false, 5*time.Second)
-	h := &Host{ID: pcID, Name: "PC1", IP: lease[1], Con: con}
+	h := &kit.Host{ID: pcID, Name: "PC1", IP: lease[1], Con: con}
 	if !h.Pings("192.168.122.1", 20*time.Second) {
-		t.Fatalf("the gateway does not answer ping through the NIOs:\n%s", Printable(con.Log.String()))
+		t.Fatalf("the gateway does not answer ping through the NIOs:\n%s", kit.Printable(con.Log.String()))
 	}
-	t.Logf("console transcript through the NAT node's NIO:\n%s", Printable(con.Log.String()))
+	t.Logf("console transcript through the NAT node's NIO:\n%s", kit.Printable(con.Log.String()))
 
 	// Without the NAT port's NIO the gateway is out of reach; deleting the
 	// node takes its view away.

@@ -12,6 +12,8 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+
+	"nodedesk/app/labtest/kit"
 )
 
 // The lab works: real VPCS processes ping each other through nodedesk's
@@ -28,15 +30,15 @@ func TestDataPlane_PingAcrossSwitch(t *testing.T) {
 
 	pc1.Con.Drain()
 	if !pc1.Pings("10.0.0.2", 20*time.Second) {
-		t.Fatalf("pc1 cannot ping pc2 across the switch:\n%s", Printable(pc1.Con.Seen.String()))
+		t.Fatalf("pc1 cannot ping pc2 across the switch:\n%s", kit.Printable(pc1.Con.Seen.String()))
 	}
-	t.Logf("console transcript of a cross-switch ping:\n%s", Printable(pc1.Con.Log.String()))
+	t.Logf("console transcript of a cross-switch ping:\n%s", kit.Printable(pc1.Con.Log.String()))
 
 	// Suspending the link stops every frame; resuming brings them back.
 	lpath := "/v2/projects/" + pid + "/links/" + l1
 	ts.Do("PUT", lpath, map[string]any{"suspend": true}).Want(t, 200)
 	if !pc1.Silent("10.0.0.2") {
-		t.Fatalf("pings crossed a suspended link:\n%s", Printable(pc1.Con.Seen.String()))
+		t.Fatalf("pings crossed a suspended link:\n%s", kit.Printable(pc1.Con.Seen.String()))
 	}
 	ts.Do("PUT", lpath, map[string]any{"suspend": false}).Want(t, 200)
 	if !pc1.Pings("10.0.0.2", 15*time.Second) {
@@ -155,7 +157,7 @@ func TestDataPlane_HubDirectAndVLANs(t *testing.T) {
 	ts.Link(t, pid, pc3.ID, 0, hub, 0)
 	ts.Link(t, pid, pc4.ID, 0, hub, 1)
 	if !pc3.Pings("10.0.0.4", 20*time.Second) {
-		t.Fatalf("pc3 cannot ping pc4 through the hub:\n%s", Printable(pc3.Con.Seen.String()))
+		t.Fatalf("pc3 cannot ping pc4 through the hub:\n%s", kit.Printable(pc3.Con.Seen.String()))
 	}
 }
 
@@ -166,7 +168,7 @@ func TestDataPlane_DirectLink(t *testing.T) {
 	pc2 := ts.StartHost(t, pid, "pc2", "10.0.0.2")
 	ts.Link(t, pid, pc1.ID, 0, pc2.ID, 0)
 	if !pc1.Pings("10.0.0.2", 20*time.Second) {
-		t.Fatalf("pc1 cannot ping pc2 over a direct link:\n%s", Printable(pc1.Con.Seen.String()))
+		t.Fatalf("pc1 cannot ping pc2 over a direct link:\n%s", kit.Printable(pc1.Con.Seen.String()))
 	}
 	// Stopping and starting a VPCS takes effect at once.
 	path := "/v2/projects/" + pid + "/nodes/" + pc2.ID
@@ -238,7 +240,7 @@ func TestDataPlane_Dot1QTrunk(t *testing.T) {
 	// Two switches, a dot1q trunk between their ports 2 (native VLAN 1):
 	// pc1 on VLAN 10 of sw1, pc2 on VLAN 10 and pc3 on VLAN 20 of sw2.
 	edge := func() string {
-		return ts.MustCreateSwitch(t, pid, []any{SwitchPort(0, "access", 10, ""), SwitchPort(1, "access", 20, ""), SwitchPort(2, "dot1q", 1, "")})
+		return ts.MustCreateSwitch(t, pid, []any{kit.SwitchPort(0, "access", 10, ""), kit.SwitchPort(1, "access", 20, ""), kit.SwitchPort(2, "dot1q", 1, "")})
 	}
 	sw1, sw2 := edge(), edge()
 	trunk := ts.Link(t, pid, sw1, 2, sw2, 2)
@@ -252,7 +254,7 @@ func TestDataPlane_Dot1QTrunk(t *testing.T) {
 	lpath := "/v2/projects/" + pid + "/links/" + trunk
 	c := ts.Do("POST", lpath+"/start_capture", map[string]any{"capture_file_name": "trunk.pcap"}).Want(t, 201).JSON(t)
 	if !pc1.Pings("10.0.0.2", 20*time.Second) {
-		t.Fatalf("pc1 cannot ping pc2 across the trunk:\n%s", Printable(pc1.Con.Seen.String()))
+		t.Fatalf("pc1 cannot ping pc2 across the trunk:\n%s", kit.Printable(pc1.Con.Seen.String()))
 	}
 	if !pc1.Silent("10.0.0.3") {
 		t.Fatal("a host on VLAN 10 reached one on VLAN 20 across the trunk")
@@ -277,10 +279,10 @@ func TestDataPlane_QinQ(t *testing.T) {
 	// pc1 - cust1 (access 10, trunk) - pe1 (qinq 100 0x88A8, trunk) ==
 	// pe2 (trunk, qinq 100 0x88A8) - cust2 (trunk, access 10) - pc2.
 	cust := func() string {
-		return ts.MustCreateSwitch(t, pid, []any{SwitchPort(0, "access", 10, ""), SwitchPort(1, "dot1q", 1, "")})
+		return ts.MustCreateSwitch(t, pid, []any{kit.SwitchPort(0, "access", 10, ""), kit.SwitchPort(1, "dot1q", 1, "")})
 	}
 	pe := func() string {
-		return ts.MustCreateSwitch(t, pid, []any{SwitchPort(0, "qinq", 100, "0x88A8"), SwitchPort(1, "dot1q", 1, "")})
+		return ts.MustCreateSwitch(t, pid, []any{kit.SwitchPort(0, "qinq", 100, "0x88A8"), kit.SwitchPort(1, "dot1q", 1, "")})
 	}
 	cust1, pe1, pe2, cust2 := cust(), pe(), pe(), cust()
 	ts.Link(t, pid, cust1, 1, pe1, 0)
@@ -294,7 +296,7 @@ func TestDataPlane_QinQ(t *testing.T) {
 	lpath := "/v2/projects/" + pid + "/links/" + core
 	c := ts.Do("POST", lpath+"/start_capture", map[string]any{"capture_file_name": "core.pcap"}).Want(t, 201).JSON(t)
 	if !pc1.Pings("10.0.0.2", 20*time.Second) {
-		t.Fatalf("pc1 cannot ping pc2 through the Q-in-Q tunnel:\n%s", Printable(pc1.Con.Seen.String()))
+		t.Fatalf("pc1 cannot ping pc2 through the Q-in-Q tunnel:\n%s", kit.Printable(pc1.Con.Seen.String()))
 	}
 	ts.Do("POST", lpath+"/stop_capture", nil).Want(t, 201)
 

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"nodedesk/app/labtest/kit"
 )
 
 // Bad traffic loses nothing: frames sent by the test itself, over a
@@ -17,15 +19,15 @@ import (
 func TestDataPlane_BadDatagrams(t *testing.T) {
 	ts := Start(t, Options{DataPlane: true})
 	pid := ts.MustCreateProject("lab")
-	a, b := NewUDPPeer(t), NewUDPPeer(t)
+	a, b := kit.NewUDPPeer(t), kit.NewUDPPeer(t)
 	cloud := ts.CloudTunnels(t, pid, a, b)
 	sw := ts.MustCreateSwitch(t, pid, nil)
 	ts.Link(t, pid, cloud, 0, sw, 0)
 	ts.Link(t, pid, cloud, 1, sw, 1)
 
 	// A good frame crosses the switch from a to b.
-	a.Send(t, EthFrame(Broadcast, MACA, []byte("hello")))
-	if !Holds(b.Receive(300*time.Millisecond, 5*time.Second), "hello") {
+	a.Send(t, kit.EthFrame(kit.Broadcast, kit.MACA, []byte("hello")))
+	if !kit.Holds(b.Receive(300*time.Millisecond, 5*time.Second), "hello") {
 		t.Fatal("a frame sent into the cloud's tunnel did not cross the switch")
 	}
 
@@ -36,7 +38,7 @@ func TestDataPlane_BadDatagrams(t *testing.T) {
 	a.Send(t, nil)
 	a.Send(t, []byte{1})
 	a.Send(t, []byte("runt-13bytes"))
-	giant := EthFrame(Broadcast, MACA, bytes.Repeat([]byte{0xee}, 12000))
+	giant := kit.EthFrame(kit.Broadcast, kit.MACA, bytes.Repeat([]byte{0xee}, 12000))
 	copy(giant[len(giant)-5:], "giant")
 	a.Send(t, giant)
 	garbage := make([]byte, 1500)
@@ -44,18 +46,18 @@ func TestDataPlane_BadDatagrams(t *testing.T) {
 		garbage[i] = byte(i * 7919)
 	}
 	a.Send(t, garbage)
-	stranger := NewUDPPeer(t)
+	stranger := kit.NewUDPPeer(t)
 	stranger.LPort = a.LPort // another socket sending to a's tunnel
-	stranger.Send(t, EthFrame(Broadcast, MACA, []byte("stranger")))
-	a.Send(t, EthFrame(Broadcast, MACA, []byte("after")))
+	stranger.Send(t, kit.EthFrame(kit.Broadcast, kit.MACA, []byte("stranger")))
+	a.Send(t, kit.EthFrame(kit.Broadcast, kit.MACA, []byte("after")))
 
 	got := b.Receive(300*time.Millisecond, 5*time.Second)
 	for _, bad := range []string{"runt", "giant", "stranger"} {
-		if Holds(got, bad) {
+		if kit.Holds(got, bad) {
 			t.Errorf("a %s datagram crossed the switch", bad)
 		}
 	}
-	if !Holds(got, "after") {
+	if !kit.Holds(got, "after") {
 		t.Fatalf("after bad datagrams a good frame no longer crosses: got %d frames", len(got))
 	}
 	ts.Do("GET", "/v2/projects/"+pid+"/nodes", nil).Want(t, 200)
@@ -64,7 +66,7 @@ func TestDataPlane_BadDatagrams(t *testing.T) {
 func TestDataPlane_BroadcastStorm(t *testing.T) {
 	ts := Start(t, Options{DataPlane: true})
 	pid := ts.MustCreateProject("lab")
-	src, dst := NewUDPPeer(t), NewUDPPeer(t)
+	src, dst := kit.NewUDPPeer(t), kit.NewUDPPeer(t)
 	cloud := ts.CloudTunnels(t, pid, src, dst)
 	// A switching loop: two switches linked twice (no spanning tree, as
 	// in GNS3). Every broadcast goes round it.
@@ -110,7 +112,7 @@ func TestDataPlane_BroadcastStorm(t *testing.T) {
 	go func() { received <- len(dst.Receive(time.Second, 20*time.Second)) }()
 	deadline := time.Now().Add(2 * time.Second)
 	for i := 0; i < sent && time.Now().Before(deadline); i++ {
-		src.Send(t, EthFrame(Broadcast, MACA, []byte("storm")))
+		src.Send(t, kit.EthFrame(kit.Broadcast, kit.MACA, []byte("storm")))
 		if i%100 == 99 {
 			time.Sleep(5 * time.Millisecond)
 		}
@@ -132,8 +134,8 @@ func TestDataPlane_BroadcastStorm(t *testing.T) {
 	t.Logf("%d broadcasts in a loop: %d frames out of the loop, %d API answers meanwhile", sent, n, answered.Load())
 
 	// The storm is over: a frame crosses, and nothing else comes.
-	src.Send(t, EthFrame(Broadcast, MACA, []byte("calm")))
-	if got := dst.Receive(500*time.Millisecond, 5*time.Second); !Holds(got, "calm") || len(got) > 256 {
+	src.Send(t, kit.EthFrame(kit.Broadcast, kit.MACA, []byte("calm")))
+	if got := dst.Receive(500*time.Millisecond, 5*time.Second); !kit.Holds(got, "calm") || len(got) > 256 {
 		t.Fatalf("after the storm, one broadcast brought %d frames", len(got))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"nodedesk/app/labtest/kit"
 	"nodedesk/app/vpcs"
 )
 
@@ -30,7 +31,7 @@ func TestVPCS_Console(t *testing.T) {
 	if script, _ := os.ReadFile(filepath.Join(dir, "startup.vpc")); !strings.Contains(string(script), "10.0.0.1") {
 		t.Errorf("startup.vpc holds %q", script)
 	}
-	a, b := DialConsole(t, "127.0.0.1", int(n["console"].(float64))), DialConsole(t, "127.0.0.1", int(n["console"].(float64)))
+	a, b := kit.DialConsole(t, "127.0.0.1", int(n["console"].(float64))), kit.DialConsole(t, "127.0.0.1", int(n["console"].(float64)))
 	if !a.Expect("pc1>", true, 15*time.Second) {
 		t.Fatalf("client A got no prompt: %q", a.Seen.String())
 	}
@@ -40,7 +41,7 @@ func TestVPCS_Console(t *testing.T) {
 	if !a.Run("show ip", "10.0.0.1/24", 10*time.Second) {
 		t.Fatalf("show ip: %q", a.Seen.String())
 	}
-	t.Logf("console transcript (client A):\n%s", Printable(a.Log.String()))
+	t.Logf("console transcript (client A):\n%s", kit.Printable(a.Log.String()))
 	a.Conn.Close() // one client leaving does not stop the node
 	if !b.Expect("pc1>", true, 5*time.Second) {
 		t.Fatalf("client B lost the console when A left")
@@ -50,14 +51,14 @@ func TestVPCS_Console(t *testing.T) {
 	}
 
 	// Suspend stops the process; resume continues it.
-	vpid := VPCSPID(dir)
+	vpid := kit.VPCSPID(dir)
 	if vpid == 0 {
 		t.Fatal("no vpcs process works in the node's folder")
 	}
 	if got := ts.Do("POST", path+"/suspend", nil).Want(t, 200).JSON(t)["status"]; got != "suspended" {
 		t.Errorf("suspend gave %v", got)
 	}
-	if st := ProcState(vpid); st != "T" {
+	if st := kit.ProcState(vpid); st != "T" {
 		t.Errorf("process state %q after suspend, want T (stopped)", st)
 	}
 	b.Drain()
@@ -75,7 +76,7 @@ func TestVPCS_Console(t *testing.T) {
 	if got := ts.Do("POST", path+"/stop", nil).Want(t, 200).JSON(t)["status"]; got != "stopped" {
 		t.Errorf("stop gave %v", got)
 	}
-	if p := VPCSPID(dir); p != 0 {
+	if p := kit.VPCSPID(dir); p != 0 {
 		t.Errorf("vpcs process %d still runs after stop", p)
 	}
 	if c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(int(n["console"].(float64))), time.Second); err == nil {
@@ -91,17 +92,17 @@ func TestVPCS_ScriptChangeAppliesOnReload(t *testing.T) {
 	path := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string)
 	ts.Do("POST", path+"/start", nil).Want(t, 200)
 	dir := ts.Do("GET", path, nil).JSON(t)["node_directory"].(string)
-	first := VPCSPID(dir)
+	first := kit.VPCSPID(dir)
 	ts.Do("PUT", path, map[string]any{"properties": map[string]any{"startup_script": "ip 10.2.2.2/24\n"}}).Want(t, 200)
-	c := DialConsole(t, "127.0.0.1", int(n["console"].(float64)))
+	c := kit.DialConsole(t, "127.0.0.1", int(n["console"].(float64)))
 	if !c.Expect("VPCS>", true, 15*time.Second) || !c.Run("show ip", "10.1.1.1", 10*time.Second) {
 		t.Fatalf("the running node changed address before a reload: %q", c.Seen.String())
 	}
 	ts.Do("POST", path+"/reload", nil).Want(t, 200)
-	if second := VPCSPID(dir); second == 0 || second == first {
+	if second := kit.VPCSPID(dir); second == 0 || second == first {
 		t.Errorf("reload did not restart the process (%d -> %d)", first, second)
 	}
-	c = DialConsole(t, "127.0.0.1", int(n["console"].(float64)))
+	c = kit.DialConsole(t, "127.0.0.1", int(n["console"].(float64)))
 	if !c.Expect("VPCS>", true, 15*time.Second) {
 		t.Fatalf("no prompt after reload: %q", c.Seen.String())
 	}
@@ -120,7 +121,7 @@ func TestVPCS_ProcessKilled(t *testing.T) {
 	if e := next(); e.Event["status"] != "started" {
 		t.Fatalf("event %v", e)
 	}
-	vpid := VPCSPID(ts.Do("GET", path, nil).JSON(t)["node_directory"].(string))
+	vpid := kit.VPCSPID(ts.Do("GET", path, nil).JSON(t)["node_directory"].(string))
 	if vpid == 0 {
 		t.Fatal("no vpcs process")
 	}
@@ -179,13 +180,13 @@ func TestVPCS_CloseProjectStops(t *testing.T) {
 	}
 	ts.Do("POST", "/v2/projects/"+pid+"/nodes/start", nil).Want(t, 204)
 	for _, d := range dirs {
-		if VPCSPID(d) == 0 {
+		if kit.VPCSPID(d) == 0 {
 			t.Fatalf("no process for %s after a project start", d)
 		}
 	}
 	ts.Do("POST", "/v2/projects/"+pid+"/close", nil).Want(t, 204)
 	for _, d := range dirs {
-		if p := VPCSPID(d); p != 0 {
+		if p := kit.VPCSPID(d); p != 0 {
 			t.Errorf("process %d still runs after the project closed", p)
 		}
 	}

@@ -1,4 +1,4 @@
-package labtest
+package kit
 
 import (
 	"crypto/rand"

@@ -1,10 +1,11 @@
-package labtest
+package kit
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,12 +23,20 @@ type Event struct {
 
 // WSListen connects to a notification websocket and returns its first
 // message and a function that gives the next event that is not a ping,
-// compute.updated or history.updated (which follows every change).
-func (l *Lab) WSListen(t testing.TB, path string) (next func() Event, first Event) {
+// compute.updated or history.updated (which follows every change:
+// history's tests read it with WSListenAll).
+func (a *API) WSListen(t testing.TB, path string) (next func() Event, first Event) {
+	t.Helper()
+	return a.WSListenAll(t, path, "history.updated")
+}
+
+// WSListenAll is WSListen skipping only pings, compute.updated and the
+// actions given.
+func (a *API) WSListenAll(t testing.TB, path string, skip ...string) (next func() Event, first Event) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(l.URL, "http")+path, nil)
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(a.URL, "http")+path, nil)
 	if err != nil {
 		t.Fatalf("dial %s: %v", path, err)
 	}
@@ -48,21 +57,21 @@ func (l *Lab) WSListen(t testing.TB, path string) (next func() Event, first Even
 	return func() Event {
 		t.Helper()
 		for {
-			if e := read(); e.Action != "ping" && e.Action != "compute.updated" && e.Action != "history.updated" {
+			if e := read(); e.Action != "ping" && e.Action != "compute.updated" && !slices.Contains(skip, e.Action) {
 				return e
 			}
 		}
 	}, first
 }
 
-// ProjectDigest is what the store holds of a project, as JSON text: its
+// ProjectDigest is what st holds of a project, as JSON text: its
 // records (settings, nodes, links, drawings, snapshots, with their
 // sequence numbers) and the index entries they own (names, console ports,
 // linked ports). Two equal digests are the same project.
-func (l *Lab) ProjectDigest(t testing.TB, pid string) string {
+func ProjectDigest(t testing.TB, st app.Store, pid string) string {
 	t.Helper()
 	out := map[string]any{}
-	err := l.Store.View(func(tx app.Tx) error {
+	err := st.View(func(tx app.Tx) error {
 		p, err1 := tx.Project(pid)
 		nodes, err2 := tx.Nodes(pid)
 		links, err3 := tx.Links(pid)

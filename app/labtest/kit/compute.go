@@ -1,4 +1,4 @@
-package labtest
+package kit
 
 import (
 	"fmt"
@@ -7,10 +7,10 @@ import (
 	"github.com/google/uuid"
 )
 
-// Controller plays a GNS3 2.2.59 controller: it calls the lab's compute
+// Controller plays a GNS3 2.2.59 controller: it calls an API's compute
 // paths (/v2/compute/...) as GNS3's does.
 type Controller struct {
-	Lab *Lab
+	API *API
 	T   testing.TB
 	PID string // the project, which the controller creates
 }
@@ -20,13 +20,13 @@ type Controller struct {
 func (c *Controller) Node(typ, name string, body map[string]any) map[string]any {
 	c.T.Helper()
 	body["node_id"], body["name"] = uuid.NewString(), name
-	return c.Lab.Do("POST", "/v2/compute/projects/"+c.PID+"/"+typ+"/nodes", body).Want(c.T, 201).JSON(c.T)
+	return c.API.Do("POST", "/v2/compute/projects/"+c.PID+"/"+typ+"/nodes", body).Want(c.T, 201).JSON(c.T)
 }
 
 // UDPPort reserves a UDP port on the compute.
 func (c *Controller) UDPPort() int {
 	c.T.Helper()
-	return int(c.Lab.Do("POST", "/v2/compute/projects/"+c.PID+"/ports/udp", nil).Want(c.T, 201).JSON(c.T)["udp_port"].(float64))
+	return int(c.API.Do("POST", "/v2/compute/projects/"+c.PID+"/ports/udp", nil).Want(c.T, 201).JSON(c.T)["udp_port"].(float64))
 }
 
 // NIOPath is the NIO path of a node's port.
@@ -50,7 +50,7 @@ type ComputeEnd struct {
 func (c *Controller) Link(a, b ComputeEnd) (int, int) {
 	c.T.Helper()
 	pa, pb := c.UDPPort(), c.UDPPort()
-	c.Lab.Do("POST", c.NIOPath(a.Type, a.Node, a.Adapter, a.Port), NIO(pa, pb, false)).Want(c.T, 201)
-	c.Lab.Do("POST", c.NIOPath(b.Type, b.Node, b.Adapter, b.Port), NIO(pb, pa, false)).Want(c.T, 201)
+	c.API.Do("POST", c.NIOPath(a.Type, a.Node, a.Adapter, a.Port), NIO(pa, pb, false)).Want(c.T, 201)
+	c.API.Do("POST", c.NIOPath(b.Type, b.Node, b.Adapter, b.Port), NIO(pb, pa, false)).Want(c.T, 201)
 	return pa, pb
 }

@@ -1,4 +1,4 @@
-package labtest
+package kit
 
 import (
 	"fmt"
@@ -80,11 +80,11 @@ type Host struct {
 
 // StartHost creates and starts a VPCS named name with address ip/24, and
 // opens its console at the prompt.
-func (l *Lab) StartHost(t testing.TB, pid, name, ip string) *Host {
+func (a *API) StartHost(t testing.TB, pid, name, ip string) *Host {
 	t.Helper()
-	n := l.MustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": name,
+	n := a.MustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": name,
 		"properties": map[string]any{"startup_script": fmt.Sprintf("set pcname %s\nip %s/24\n", name, ip)}})
-	l.Do("POST", "/v2/projects/"+pid+"/nodes/"+n["node_id"].(string)+"/start", nil).Want(t, 200)
+	a.Do("POST", "/v2/projects/"+pid+"/nodes/"+n["node_id"].(string)+"/start", nil).Want(t, 200)
 	c := DialConsole(t, "127.0.0.1", int(n["console"].(float64)))
 	if !c.Expect(name+">", true, 15*time.Second) {
 		t.Fatalf("%s: no prompt: %q", name, c.Seen.String())

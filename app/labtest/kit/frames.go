@@ -1,4 +1,4 @@
-package labtest
+package kit
 
 import (
 	"bytes"
@@ -155,20 +155,20 @@ func (p *UDPPeer) Receive(quiet, limit time.Duration) [][]byte {
 
 // CloudTunnels creates a cloud whose port i tunnels to peers[i] and
 // returns its id.
-func (l *Lab) CloudTunnels(t testing.TB, pid string, peers ...*UDPPeer) string {
+func (a *API) CloudTunnels(t testing.TB, pid string, peers ...*UDPPeer) string {
 	t.Helper()
 	ports := make([]any, len(peers))
 	for i, p := range peers {
 		ports[i] = p.Port(i)
 	}
-	return l.MustCreateNode(pid, map[string]any{"node_type": "cloud",
+	return a.MustCreateNode(pid, map[string]any{"node_type": "cloud",
 		"properties": map[string]any{"ports_mapping": ports}})["node_id"].(string)
 }
 
 // CloudPort creates a cloud with one port of kind (ethernet, tap) on
 // interface iface and returns its id.
-func (l *Lab) CloudPort(t testing.TB, pid, kind, iface string) string {
+func (a *API) CloudPort(t testing.TB, pid, kind, iface string) string {
 	t.Helper()
-	return l.MustCreateNode(pid, map[string]any{"node_type": "cloud", "properties": map[string]any{
+	return a.MustCreateNode(pid, map[string]any{"node_type": "cloud", "properties": map[string]any{
 		"ports_mapping": []any{map[string]any{"name": iface, "port_number": 0, "type": kind, "interface": iface}}}})["node_id"].(string)
 }
