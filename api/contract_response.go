@@ -33,49 +33,73 @@ func (s *Server) CheckResponse(method, path string, status int, header http.Head
 	if i := strings.IndexByte(path, '?'); i >= 0 {
 		path = path[:i]
 	}
-	ct := s.contract
-	var op map[string]any
-	paths, _ := ct.doc["paths"].(map[string]any)
+	op := s.contract.operationFor(method, path)
+	schema, done, err := responseSchema(op, method, path, status, header, body)
+	if done {
+		return err
+	}
+	return s.contract.checkJSONAnswer(method, path, status, header, body, schema)
+}
+
+// operationFor is the operation of openapi.json that answers method on
+// path (without its query); nil when none does.
+func (c *contract) operationFor(method, path string) map[string]any {
+	paths, _ := c.doc["paths"].(map[string]any)
 	for tmpl := range paths {
 		// A literal segment and a parameter may both match
 		// (/v2/projects/load and /v2/projects/{project_id}): the
 		// template with this method's operation is the one.
 		if templateRegexp(tmpl).MatchString(path) {
-			if op = ct.operation(method, tmpl); op != nil {
-				break
+			if op := c.operation(method, tmpl); op != nil {
+				return op
 			}
 		}
 	}
-	var errs []error
-	schema := ""
+	return nil
+}
+
+// responseSchema is the name of the schema op documents for an answer of
+// status ("Error" for every error, "" for none). done is set when the
+// answer is judged already (err says how it breaks the contract): a status
+// op does not document, a documented answer without a body, a body of
+// another media type than JSON, or a success of no operation.
+func responseSchema(op map[string]any, method, path string, status int, header http.Header, body []byte) (schema string, done bool, err error) {
 	if op != nil {
 		responses, _ := op["responses"].(map[string]any)
 		resp, ok := responses[strconv.Itoa(status)].(map[string]any)
 		if !ok && !crossCutting[status] {
-			return fmt.Errorf("%s %s answered %d, which openapi.json does not document: %s", method, path, status, body)
+			return "", true, fmt.Errorf("%s %s answered %d, which openapi.json does not document: %s", method, path, status, body)
 		}
 		if ok && resp["content"] == nil && len(body) == 0 {
-			return nil // documented without a body (GNS3's 201 of a node file write)
+			return "", true, nil // documented without a body (GNS3's 201 of a node file write)
 		}
 		if ok {
 			schema = schemaRef(resp)
 			if content, _ := resp["content"].(map[string]any); content != nil && content["application/json"] == nil {
+				var errs []error
 				for media := range content {
 					if ct := header.Get("Content-Type"); ct != media {
 						errs = append(errs, fmt.Errorf("%s %s: Content-Type %q, want %s", method, path, ct, media))
 					}
 				}
-				return errors.Join(errs...)
+				return "", true, errors.Join(errs...)
 			}
 		}
 	} else if status < 400 {
-		return fmt.Errorf("%s %s: %d from an undocumented operation", method, path, status)
+		return "", true, fmt.Errorf("%s %s: %d from an undocumented operation", method, path, status)
 	}
 	if status >= 400 {
 		schema = "Error"
 	}
-	if ct := header.Get("Content-Type"); ct != "application/json" {
-		errs = append(errs, fmt.Errorf("%s %s: Content-Type %q, want application/json", method, path, ct))
+	return schema, false, nil
+}
+
+// checkJSONAnswer checks a JSON answer: its Content-Type, its body against
+// schema (none when ""), and an error body's status against the HTTP one.
+func (c *contract) checkJSONAnswer(method, path string, status int, header http.Header, body []byte, schema string) error {
+	var errs []error
+	if got := header.Get("Content-Type"); got != "application/json" {
+		errs = append(errs, fmt.Errorf("%s %s: Content-Type %q, want application/json", method, path, got))
 	}
 	if schema == "" {
 		return errors.Join(errs...)
@@ -84,7 +108,7 @@ func (s *Server) CheckResponse(method, path string, status int, header http.Head
 	if err != nil {
 		return errors.Join(append(errs, fmt.Errorf("%s %s: body is not JSON: %v: %s", method, path, err, body))...)
 	}
-	sch, err := ct.component(schema)
+	sch, err := c.component(schema)
 	if err != nil {
 		return errors.Join(append(errs, err)...)
 	}
