@@ -80,23 +80,28 @@ func nodeFilePath(n *Node, f nodeFile) string {
 	return projectFilesDir + "/" + n.Type.kind().folder + "/" + n.ID + "/" + f.name
 }
 
-// splitNodeFilePath is the reverse of nodeFilePath: for a path of a
-// project's folder (cleaned, with /) under project-files/<folder>/<id>/,
-// the folder, the node id and the path in the node's folder.
-func splitNodeFilePath(p string) (folder, nodeID, name string, ok bool) {
+// ownedFilePath is the reverse of nodeFilePath: for a path of a project's
+// folder (cleaned, with /) that a file some node type owns may have,
+// project-files/<folder>/<node id>/<name>, its three parts; ok is false
+// for any other path, which no node's file can be (so the caller reads no
+// node for it). Which node, and so which type, is the caller's to find.
+func ownedFilePath(p string) (folder, nodeID, name string, ok bool) {
 	parts := strings.SplitN(p, "/", 4)
 	if len(parts) < 4 || parts[0] != projectFilesDir {
 		return "", "", "", false
 	}
-	return parts[1], parts[2], parts[3], true
+	for i := range kinds {
+		if t := kinds[i].t; parts[1] != "" && t.ownedFile(parts[1], parts[3]) != nil {
+			return parts[1], parts[2], parts[3], true
+		}
+	}
+	return "", "", "", false
 }
 
-// ownedFile returns the file of a node of type t that path p of its
-// project's folder names, or nil. The caller has read the node's id
-// from p (splitNodeFilePath).
-func (t NodeType) ownedFile(p string) *nodeFile {
-	folder, _, name, ok := splitNodeFilePath(p)
-	if !ok || folder == "" || folder != t.kind().folder {
+// ownedFile returns t's file at name in a node folder under
+// project-files/<folder>/, or nil when a node of type t has none there.
+func (t NodeType) ownedFile(folder, name string) *nodeFile {
+	if folder != t.kind().folder {
 		return nil
 	}
 	return t.file(name)

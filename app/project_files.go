@@ -193,9 +193,9 @@ func (s *Service) projectFolder(ctx context.Context, projectID, name string) (*P
 	if err != nil {
 		return nil, "", nil, "", err
 	}
-	if _, id, _, ok := splitNodeFilePath(p); ok {
+	if folder, id, file, ok := ownedFilePath(p); ok {
 		if n, err := s.FindNode(ctx, NodeRef{ProjectID: proj.ID, NodeID: id}); err == nil {
-			if f := n.Type.ownedFile(p); f != nil {
+			if f := n.Type.ownedFile(folder, file); f != nil {
 				return proj, p, n, f.name, nil
 			}
 		}

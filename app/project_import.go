@@ -442,8 +442,8 @@ func stage(tmp string, files []ImportFile, ids map[string]string, types map[stri
 			}
 			continue
 		}
-		if _, id, _, ok := splitNodeFilePath(p); ok {
-			if own := types[id].ownedFile(p); own != nil {
+		if folder, id, file, ok := ownedFilePath(p); ok {
+			if own := types[id].ownedFile(folder, file); own != nil {
 				b, err := readImportFile(f, MaxNodeFileBytes)
 				if err == nil {
 					err = own.checkText(f.Path, b)
