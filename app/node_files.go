@@ -163,14 +163,26 @@ func (n *Node) ownFiles() map[string]string {
 // in files (each file's property and path keys): what a project file's
 // topology keeps of them, the files carrying the rest.
 func (n *Node) PropertiesWithoutFiles() map[string]any {
+	return n.propertiesWithout(func(f nodeFile) []string { return []string{f.property, f.pathProperty} })
+}
+
+// SettableProperties is n's properties view less the keys that only show
+// where a file of its type is (a VPCS's startup_script_path): what can be
+// set, as a compute is sent them.
+func (n *Node) SettableProperties() map[string]any {
+	return n.propertiesWithout(func(f nodeFile) []string { return []string{f.pathProperty} })
+}
+
+// propertiesWithout is n's properties view less the keys that keys names
+// for each file of its type ("" names none).
+func (n *Node) propertiesWithout(keys func(f nodeFile) []string) map[string]any {
 	v := n.PropertiesView()
 	if len(n.Type.kind().files) > 0 {
 		v = maps.Clone(v)
 	}
 	for _, f := range n.Type.kind().files {
-		delete(v, f.property)
-		if f.pathProperty != "" {
-			delete(v, f.pathProperty)
+		for _, k := range keys(f) {
+			delete(v, k)
 		}
 	}
 	return v

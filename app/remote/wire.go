@@ -50,9 +50,6 @@ func (cl *Client) DeleteProject(ctx context.Context, id string) error {
 	return cl.call(ctx, "DELETE", projectPath(id), nil, nil)
 }
 
-// readOnly are properties a compute shows but does not take.
-var readOnly = map[string]bool{"startup_script_path": true}
-
 // sendsConsoleType reports whether GNS3's controller sends a console_type
 // when it makes or changes a node of type t: not for its builtin nodes
 // that have no console (cloud, NAT, hub, Frame Relay and ATM switches),
@@ -66,8 +63,8 @@ func sendsConsoleType(t app.NodeType) bool {
 // them, and its console port when nodedesk chose it.
 func nodeBody(n *app.Node) map[string]any {
 	body := map[string]any{}
-	for k, v := range n.PropertiesView() {
-		if v != nil && !readOnly[k] {
+	for k, v := range n.SettableProperties() {
+		if v != nil {
 			body[k] = v
 		}
 	}
