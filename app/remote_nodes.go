@@ -98,13 +98,25 @@ func (s *Service) createRemoteNode(ctx context.Context, computeID string, create
 		return nil, err
 	}
 	ans.applyTo(n)
-	err = s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
+	if err := s.commitRemoteNode(ctx, n, "choose another name"); err != nil {
+		s.dropRemoteOrphan(ctx, n)
+		return nil, err
+	}
+	return n, nil
+}
+
+// commitRemoteNode stores n, which its compute has just made, unrecorded
+// (remoteWrite): n was prepared in a transaction that was rolled back, so
+// its project must still exist and its name and console port still be
+// free (retry ends the refusal of a taken name: what the user should do).
+func (s *Service) commitRemoteNode(ctx context.Context, n *Node, retry string) error {
+	return s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error {
 		if _, err := findProject(tx, n.ProjectID); err != nil {
 			return err
 		}
 		if _, taken, err := tx.NodeIDByName(n.ProjectID, n.Name); err != nil || taken {
 			if err == nil {
-				err = Conflict("name", "Another node of this project is already named %s; choose another name", n.Name)
+				err = Conflict("name", "Another node of this project is already named %s; %s", n.Name, retry)
 			}
 			return err
 		}
@@ -116,11 +128,6 @@ func (s *Service) createRemoteNode(ctx context.Context, computeID string, create
 		emit(EventNodeCreated, n.ProjectID, n)
 		return tx.PutNode(n)
 	})
-	if err != nil {
-		s.dropRemoteOrphan(ctx, n)
-		return nil, err
-	}
-	return n, nil
 }
 
 // duplicateRemoteNode copies a remote node on its compute, as GNS3's
@@ -171,20 +178,7 @@ func (s *Service) duplicateRemoteNode(ctx context.Context, n *Node, x, y int, z 
 		}
 		return nil, err
 	}
-	err = s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error { // not undoable: see remoteWrite
-		if _, err := findProject(tx, c.ProjectID); err != nil {
-			return err
-		}
-		if _, taken, err := tx.NodeIDByName(c.ProjectID, c.Name); err != nil || taken {
-			if err == nil {
-				err = Conflict("name", "Another node of this project is already named %s; try again", c.Name)
-			}
-			return err
-		}
-		emit(EventNodeCreated, c.ProjectID, c)
-		return tx.PutNode(c)
-	})
-	if err != nil {
+	if err := s.commitRemoteNode(ctx, c, "try again"); err != nil {
 		undo()
 		return nil, err
 	}
