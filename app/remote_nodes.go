@@ -88,21 +88,32 @@ func (s *Service) createRemoteNode(ctx context.Context, computeID string, create
 	case !errors.Is(err, errPrepared):
 		return nil, err
 	}
-	n.Seq = 0
-	if err := s.ensureComputeProject(ctx, n.ComputeID, n.ProjectID); err != nil {
+	if err := s.makeOnCompute(ctx, n); err != nil {
 		return nil, err
 	}
-	ans, err := s.compute(n.ComputeID).CreateNode(ctx, n)
-	if err != nil {
-		s.dropRemoteOrphan(ctx, n) // it may have made the node before a timeout or cancel
-		return nil, err
-	}
-	ans.applyTo(n)
 	if err := s.commitRemoteNode(ctx, n, "choose another name"); err != nil {
 		s.dropRemoteOrphan(ctx, n)
 		return nil, err
 	}
 	return n, nil
+}
+
+// makeOnCompute creates n, a record prepared in a transaction that was
+// rolled back, on its compute (its project first), and gives n the status
+// and console the compute answered. A failed create is deleted there
+// again: the compute may have made the node before a timeout or cancel.
+func (s *Service) makeOnCompute(ctx context.Context, n *Node) error {
+	n.Seq = 0
+	if err := s.ensureComputeProject(ctx, n.ComputeID, n.ProjectID); err != nil {
+		return err
+	}
+	ans, err := s.compute(n.ComputeID).CreateNode(ctx, n)
+	if err != nil {
+		s.dropRemoteOrphan(ctx, n)
+		return err
+	}
+	ans.applyTo(n)
+	return nil
 }
 
 // commitRemoteNode stores n, which its compute has just made, unrecorded
@@ -159,15 +170,9 @@ func (s *Service) duplicateRemoteNode(ctx context.Context, n *Node, x, y int, z 
 	if !errors.Is(err, errPrepared) {
 		return nil, err
 	}
-	c.Seq = 0
-	if err := s.ensureComputeProject(ctx, c.ComputeID, c.ProjectID); err != nil {
+	if err := s.makeOnCompute(ctx, c); err != nil {
 		return nil, err
 	}
-	ans, err := s.compute(c.ComputeID).CreateNode(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	ans.applyTo(c)
 	undo := func() {
 		_ = s.compute(c.ComputeID).DeleteNode(context.WithoutCancel(ctx), refOf(c))
 	}
