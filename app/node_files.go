@@ -148,15 +148,23 @@ func (n *Node) setOwnFiles(files map[string]string) error {
 // content): its properties that are files.
 func (n *Node) ownFiles() map[string]string {
 	var out map[string]string
+	n.eachOwnFile(func(f nodeFile, content string) {
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[f.name] = content
+	})
+	return out
+}
+
+// eachOwnFile calls fn, in the table's order, with each file of n's type
+// that n has and its content (the property).
+func (n *Node) eachOwnFile(fn func(f nodeFile, content string)) {
 	for _, f := range n.Type.kind().files {
 		if v := f.get(&n.Properties); v != nil {
-			if out == nil {
-				out = map[string]string{}
-			}
-			out[f.name] = *v
+			fn(f, *v)
 		}
 	}
-	return out
 }
 
 // PropertiesWithoutFiles is n's properties view less what its type keeps

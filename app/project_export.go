@@ -189,14 +189,11 @@ func walkCarried(root *os.Root, fn func(p string, d fs.DirEntry) error) error {
 func ownedFiles(nodes []*Node, modified time.Time) []ExportFile {
 	var files []ExportFile
 	for _, n := range nodes {
-		for _, f := range n.Type.kind().files {
-			if v := f.get(&n.Properties); v != nil {
-				content := *v
-				files = append(files, ExportFile{Path: nodeFilePath(n, f), Modified: modified, Open: func() (io.ReadCloser, error) {
-					return io.NopCloser(strings.NewReader(content)), nil
-				}})
-			}
-		}
+		n.eachOwnFile(func(f nodeFile, content string) {
+			files = append(files, ExportFile{Path: nodeFilePath(n, f), Modified: modified, Open: func() (io.ReadCloser, error) {
+				return io.NopCloser(strings.NewReader(content)), nil
+			}})
+		})
 	}
 	return files
 }
