@@ -145,7 +145,7 @@ var kinds = []struct {
 	{QEMU, nodeKind{stored: true, nameFormat: "QEMU{0}", symbol: ":/symbols/qemu_guest.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
-		props: vmProps}},
+		folder: "qemu", props: qemuProps}},
 }
 
 // notRun is the traffic of the types nodedesk stores but does not run.
