@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,9 +13,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/creack/pty"
-
 	"nodedesk/app"
+	"nodedesk/app/termproc"
 )
 
 // Config sets up a Runner.
@@ -86,20 +84,16 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	}
 	r.mu.Unlock()
 
-	var lns []net.Listener
-	for _, h := range consoleHosts(r.c.ConsoleHost) {
-		ln, err := net.Listen("tcp", net.JoinHostPort(h, strconv.Itoa(p.Console)))
-		if err != nil {
-			closeAll(lns)
-			return "", app.Errorf(app.ECONFLICT, "Console port %d of %s cannot be opened on %s (%v): another program is using it. Give %s another console port, then start it again",
-				p.Console, p.Name, h, cause(err), p.Name)
-		}
-		lns = append(lns, ln)
+	lns, err := termproc.Listen(r.c.ConsoleHost, p.Console)
+	if err != nil {
+		return "", app.Errorf(app.ECONFLICT, "Console port %d of %s cannot be opened %v: another program is using it. Give %s another console port, then start it again",
+			p.Console, p.Name, err, p.Name)
 	}
-	args := []string{"-i", "1", "-m", strconv.Itoa(p.MACOffset), "-s", strconv.Itoa(p.UDPLocal),
-		"-c", strconv.Itoa(p.UDPRemote), "-t", "127.0.0.1"}
+	pair := p.Ports[0]
+	args := []string{"-i", "1", "-m", strconv.Itoa(p.MACOffset), "-s", strconv.Itoa(pair.Local),
+		"-c", strconv.Itoa(pair.Remote), "-t", "127.0.0.1"}
 	if err := writeScript(p); err != nil {
-		closeAll(lns)
+		termproc.CloseAll(lns)
 		return "", app.Errorf(app.EINTERNAL, "The working folder of %s could not be prepared (%v); check free disk space and permissions", p.Name, err)
 	}
 	if p.StartupScript != nil {
@@ -107,26 +101,33 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = p.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM} // pty adds Setsid, Setctty
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
+	pr := &proc{p: p, cmdline: strings.Join(append([]string{bin}, args...), " ")}
+	r.mu.Lock() // held until pr is recorded: an exit at once finds it
+	pr.Proc, err = termproc.Start(cmd, lns, termproc.Options{Program: "VPCS", Node: p.Name, Logger: r.c.Logger,
+		OnExit: func(_ *termproc.Proc, stopped bool) { r.ended(pr, stopped) }})
 	if err != nil {
-		closeAll(lns)
+		r.mu.Unlock()
+		termproc.CloseAll(lns)
 		return "", app.Errorf(app.ECONFLICT, "VPCS could not start for %s: %v", p.Name, err)
 	}
-	pr := newProc(r, p, cmd, tty, lns, strings.Join(append([]string{bin}, args...), " "))
-	r.mu.Lock()
 	r.procs[p.NodeID] = pr
 	r.mu.Unlock()
-	pr.run()
 	select {
-	case <-pr.up:
+	case <-pr.Up():
 		return pr.cmdline, nil
-	case <-pr.done:
-		return "", app.Errorf(app.ECONFLICT, "VPCS exited as soon as %s started: %s", p.Name, pr.exitDetail())
+	case <-pr.Done():
+		return "", app.Errorf(app.ECONFLICT, "VPCS exited as soon as %s started: %s", p.Name, pr.ExitDetail())
 	case <-time.After(upWait):
 		_ = r.Stop(p.NodeID)
 		return "", app.Errorf(app.ECONFLICT, "VPCS did not answer within %v when %s started; it was stopped", upWait, p.Name)
 	}
+}
+
+// proc is one running VPCS.
+type proc struct {
+	*termproc.Proc
+	p       app.Process
+	cmdline string
 }
 
 // scriptName is the startup script VPCS runs, in the node's folder.
@@ -146,35 +147,6 @@ func writeScript(p app.Process) error {
 		return nil
 	}
 	return os.WriteFile(path, []byte(*p.StartupScript), 0o644)
-}
-
-// consoleHosts are the addresses a console listens on: 127.0.0.1 and the
-// API's own host (all interfaces if the API listens on all).
-func consoleHosts(apiHost string) []string {
-	switch apiHost {
-	case "", "0.0.0.0", "::":
-		return []string{""}
-	case "127.0.0.1", "localhost":
-		return []string{"127.0.0.1"}
-	}
-	if ip := net.ParseIP(apiHost); ip != nil && ip.IsLoopback() {
-		return []string{apiHost}
-	}
-	return []string{"127.0.0.1", apiHost}
-}
-
-func closeAll(lns []net.Listener) {
-	for _, ln := range lns {
-		ln.Close()
-	}
-}
-
-func cause(err error) error {
-	var oe *net.OpError
-	if errors.As(err, &oe) && oe.Err != nil {
-		return oe.Err
-	}
-	return err
 }
 
 func (r *Runner) get(nodeID string) (*proc, error) {
@@ -197,7 +169,7 @@ func (r *Runner) Stop(nodeID string) error {
 	if !ok {
 		return nil
 	}
-	p.stop(r.c.StopGrace)
+	p.Stop(r.c.StopGrace)
 	return nil
 }
 
@@ -206,7 +178,7 @@ func (r *Runner) Stop(nodeID string) error {
 // that does not run has no client.
 func (r *Runner) ResetConsole(nodeID string) {
 	if p, err := r.get(nodeID); err == nil {
-		p.resetClients()
+		p.ResetClients()
 	}
 }
 
@@ -221,7 +193,7 @@ func (r *Runner) signal(nodeID string, sig syscall.Signal) error {
 	if err != nil {
 		return err
 	}
-	if err := p.cmd.Process.Signal(sig); err != nil {
+	if err := p.Signal(sig); err != nil {
 		return app.Errorf(app.ECONFLICT, "The VPCS process of %s could not be signalled: %v", p.p.Name, err)
 	}
 	return nil
@@ -238,25 +210,21 @@ func (r *Runner) StopAll() {
 	var wg sync.WaitGroup
 	for _, p := range ps {
 		wg.Add(1)
-		go func() { defer wg.Done(); p.stop(r.c.StopGrace) }()
+		go func() { defer wg.Done(); p.Stop(r.c.StopGrace) }()
 	}
 	wg.Wait()
 }
 
 // ended forgets a process that has exited and, if nobody stopped it,
 // reports the exit.
-func (r *Runner) ended(p *proc) {
+func (r *Runner) ended(p *proc, stopped bool) {
 	r.mu.Lock()
 	if r.procs[p.p.NodeID] == p {
 		delete(r.procs, p.p.NodeID)
 	}
 	onExit := r.onExit
 	r.mu.Unlock()
-	if !p.stopping.Load() {
-		detail := p.exitDetail()
-		r.c.Logger.Warn("a VPCS process stopped by itself", "node", p.p.Name, "detail", detail)
-		if onExit != nil {
-			onExit(p.p.ProjectID, p.p.NodeID, detail)
-		}
+	if !stopped && onExit != nil {
+		onExit(p.p.ProjectID, p.p.NodeID, p.ExitDetail())
 	}
 }

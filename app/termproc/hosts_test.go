@@ -1,4 +1,4 @@
-package vpcs
+package termproc
 
 import (
 	"slices"
@@ -15,8 +15,8 @@ func TestConsoleHosts(t *testing.T) {
 		"":             {""},
 		"192.168.1.10": {"127.0.0.1", "192.168.1.10"},
 	} {
-		if got := consoleHosts(host); !slices.Equal(got, want) {
-			t.Errorf("consoleHosts(%q) = %q, want %q", host, got, want)
+		if got := ConsoleHosts(host); !slices.Equal(got, want) {
+			t.Errorf("ConsoleHosts(%q) = %q, want %q", host, got, want)
 		}
 	}
 }

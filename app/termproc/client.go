@@ -1,4 +1,4 @@
-package vpcs
+package termproc
 
 import (
 	"net"
@@ -8,7 +8,7 @@ import (
 )
 
 // The telnet side of a console (app/telnet): each key a client types goes
-// straight to VPCS, whose terminal echoes it.
+// straight to the simulator, whose terminal echoes it.
 
 // clientQueue bounds the output waiting for one client; a client that
 // cannot keep up is disconnected rather than slowing the console down.
@@ -19,7 +19,7 @@ const writeWait = 10 * time.Second
 
 // client is one telnet connection to a console.
 type client struct {
-	pr   *proc
+	pr   *Proc
 	conn net.Conn
 	out  chan []byte
 	// closed is guarded by the proc's mu, under which every send and
@@ -28,7 +28,7 @@ type client struct {
 	in     telnet.Filter
 }
 
-func newClient(pr *proc, conn net.Conn) *client {
+func newClient(pr *Proc, conn net.Conn) *client {
 	return &client{pr: pr, conn: conn, out: make(chan []byte, clientQueue)}
 }
 

@@ -1,0 +1,291 @@
+package termproc
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+
+	"nodedesk/app/telnet"
+)
+
+// Options describe one process to start.
+type Options struct {
+	// Program names the simulator in messages ("VPCS", "QEMU").
+	Program string
+	// Node names the node in messages and logs.
+	Node string
+	// OnExit is called once the process has ended and its console is
+	// closed, with whether Stop ended it (false: it ended by itself).
+	OnExit func(p *Proc, stopped bool)
+	Logger *slog.Logger
+}
+
+// Proc is one running simulator and its console.
+type Proc struct {
+	o        Options
+	cmd      *exec.Cmd
+	tty      *os.File // the pseudo-terminal's master side
+	lns      []net.Listener
+	up       chan struct{} // closed at the first output
+	upOnce   sync.Once
+	done     chan struct{} // closed once the process has exited and all is closed
+	stopping atomic.Bool
+
+	mu      sync.Mutex
+	clients map[*client]struct{}
+	tail    []byte     // the last output, for the exit message
+	wmu     sync.Mutex // serialises writes to the terminal
+}
+
+// tailSize bounds the output kept for the exit message.
+const tailSize = 2048
+
+// Start runs cmd on a new 80×24 pseudo-terminal, in its own session, and
+// serves its console on lns (which it closes when the process ends). The
+// process gets SIGTERM if nodedesk dies without stopping it.
+func Start(cmd *exec.Cmd, lns []net.Listener, o Options) (*Proc, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM // pty adds Setsid, Setctty
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
+	if err != nil {
+		return nil, err
+	}
+	p := &Proc{o: o, cmd: cmd, tty: tty, lns: lns,
+		up: make(chan struct{}), done: make(chan struct{}), clients: map[*client]struct{}{}}
+	p.run()
+	return p, nil
+}
+
+// Pid is the process id.
+func (p *Proc) Pid() int { return p.cmd.Process.Pid }
+
+// Up is closed at the process's first output.
+func (p *Proc) Up() <-chan struct{} { return p.up }
+
+// Done is closed once the process has ended and its console is closed.
+func (p *Proc) Done() <-chan struct{} { return p.done }
+
+// run starts the goroutines: terminal output to the clients, one accept
+// loop per listener, and the supervisor that cleans up at exit.
+func (p *Proc) run() {
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		buf := make([]byte, 4096)
+		for {
+			n, err := p.tty.Read(buf)
+			if n > 0 {
+				p.upOnce.Do(func() { close(p.up) })
+				p.output(buf[:n])
+			}
+			if err != nil {
+				return // EIO once the process is gone
+			}
+		}
+	}()
+	for _, ln := range p.lns {
+		go p.accept(ln)
+	}
+	go func() {
+		err := p.cmd.Wait()
+		p.mu.Lock()
+		p.tail = append(p.tail, []byte(p.exitText(err))...)
+		p.mu.Unlock()
+		CloseAll(p.lns)
+		p.tty.Close()
+		select {
+		case <-readerDone:
+		case <-time.After(2 * time.Second):
+		}
+		p.mu.Lock()
+		for c := range p.clients {
+			c.close()
+		}
+		p.mu.Unlock()
+		close(p.done)
+		stopped := p.stopping.Load()
+		if !stopped {
+			p.o.Logger.Warn("a process stopped by itself", "program", p.o.Program, "node", p.o.Node, "detail", p.ExitDetail())
+		}
+		if p.o.OnExit != nil {
+			p.o.OnExit(p, stopped)
+		}
+	}()
+}
+
+func (p *Proc) exitText(err error) string {
+	if err == nil {
+		return fmt.Sprintf("\n(%s exited, return code 0)", p.o.Program)
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return fmt.Sprintf("\n(%s was ended by signal %v)", p.o.Program, ws.Signal())
+		}
+		return fmt.Sprintf("\n(%s exited, return code %d)", p.o.Program, ee.ExitCode())
+	}
+	return "\n(" + err.Error() + ")"
+}
+
+// ExitDetail is the last output and the exit status, on one line.
+func (p *Proc) ExitDetail() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := strings.Join(strings.Fields(string(p.tail)), " ")
+	if len(s) > 300 {
+		s = "…" + s[len(s)-300:]
+	}
+	return s
+}
+
+// output sends terminal output to every client and keeps its tail.
+func (p *Proc) output(b []byte) {
+	msg := telnet.EscapeIAC(b)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.tail = append(p.tail, b...)
+	if len(p.tail) > tailSize {
+		p.tail = p.tail[len(p.tail)-tailSize:]
+	}
+	for c := range p.clients {
+		c.send(msg)
+	}
+}
+
+// input writes what a client typed to the terminal.
+func (p *Proc) input(b []byte) {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	_, _ = p.tty.Write(b)
+}
+
+func (p *Proc) accept(ln net.Listener) {
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			return // closed when the process ends
+		}
+		c := newClient(p, conn)
+		p.mu.Lock()
+		select {
+		case <-p.done:
+			p.mu.Unlock()
+			conn.Close()
+			return
+		default:
+		}
+		p.clients[c] = struct{}{}
+		p.mu.Unlock()
+		go c.serve()
+	}
+}
+
+// ResetClients disconnects every client of the console.
+func (p *Proc) ResetClients() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.clients {
+		c.close()
+	}
+}
+
+func (p *Proc) drop(c *client) {
+	p.mu.Lock()
+	delete(p.clients, c)
+	p.mu.Unlock()
+}
+
+// Signal sends sig to the process.
+func (p *Proc) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+
+// MarkStopping says that the process is being ended on purpose: its end
+// is not reported as a failure.
+func (p *Proc) MarkStopping() { p.stopping.Store(true) }
+
+// Stop ends the process: SIGTERM, then SIGKILL after grace; it waits
+// until it and its console are gone.
+func (p *Proc) Stop(grace time.Duration) {
+	p.MarkStopping()
+	_ = p.cmd.Process.Signal(syscall.SIGCONT) // a suspended process must run to exit
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+		return
+	case <-time.After(grace):
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) // its session's group, children included
+	_ = p.cmd.Process.Kill()
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		p.o.Logger.Error("a process did not end after SIGKILL", "program", p.o.Program, "node", p.o.Node, "pid", p.cmd.Process.Pid)
+	}
+}
+
+// Listen opens a console's listeners on port, on ConsoleHosts(apiHost).
+func Listen(apiHost string, port int) ([]net.Listener, error) {
+	var lns []net.Listener
+	for _, h := range ConsoleHosts(apiHost) {
+		ln, err := net.Listen("tcp", net.JoinHostPort(h, strconv.Itoa(port)))
+		if err != nil {
+			CloseAll(lns)
+			return nil, &ListenError{Host: h, Err: cause(err)}
+		}
+		lns = append(lns, ln)
+	}
+	return lns, nil
+}
+
+// ListenError says which address of a console could not be opened.
+type ListenError struct {
+	Host string
+	Err  error
+}
+
+func (e *ListenError) Error() string { return fmt.Sprintf("on %s: %v", e.Host, e.Err) }
+
+// ConsoleHosts are the addresses a console listens on: 127.0.0.1 and the
+// API's own host (all interfaces if the API listens on all).
+func ConsoleHosts(apiHost string) []string {
+	switch apiHost {
+	case "", "0.0.0.0", "::":
+		return []string{""}
+	case "127.0.0.1", "localhost":
+		return []string{"127.0.0.1"}
+	}
+	if ip := net.ParseIP(apiHost); ip != nil && ip.IsLoopback() {
+		return []string{apiHost}
+	}
+	return []string{"127.0.0.1", apiHost}
+}
+
+// CloseAll closes listeners.
+func CloseAll(lns []net.Listener) {
+	for _, ln := range lns {
+		ln.Close()
+	}
+}
+
+func cause(err error) error {
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		return oe.Err
+	}
+	return err
+}
