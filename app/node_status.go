@@ -127,6 +127,12 @@ func (s *Service) NodeAction(ctx context.Context, ref NodeRef, a Action) (*Node,
 	case stepStart:
 		return s.startProcess(ctx, r, ref)
 	case stepRestart:
+		if rl, ok := r.(Reloader); ok { // it reboots the node in place
+			if err := rl.Reload(n.ID); err != nil {
+				return nil, err
+			}
+			return s.recordStatus(ctx, ref, next, nil)
+		}
 		if err := r.Stop(n.ID); err != nil {
 			return nil, err
 		}
@@ -155,7 +161,7 @@ func (s *Service) startProcess(ctx context.Context, r Runner, ref NodeRef) (*Nod
 		if n, err = findNode(tx, ref); err != nil {
 			return err
 		}
-		before := n.Properties.MACOffset != nil && len(n.UDPPorts) == 2
+		before := n.Properties.MACOffset != nil && len(n.UDPPorts) == 2*len(n.Ports())
 		if err := s.claimProcessResources(tx, n); err != nil || before {
 			return cmp.Or(err, errUnchanged)
 		}
@@ -164,10 +170,15 @@ func (s *Service) startProcess(ctx context.Context, r Runner, ref NodeRef) (*Nod
 	if err != nil {
 		return nil, err
 	}
+	images, err := s.nodeImages(n)
+	if err != nil {
+		return nil, err
+	}
 	cmdline, err := r.Start(Process{
-		ProjectID: n.ProjectID, NodeID: n.ID, Name: n.Name, Dir: *s.NodeDirectory(n), Console: n.Console,
+		ProjectID: n.ProjectID, NodeID: n.ID, Name: n.Name, Dir: *s.NodeDirectory(n),
+		Console: n.Console, ConsoleType: n.ConsoleType,
 		StartupScript: runScript(n), MACOffset: *n.Properties.MACOffset,
-		UDPLocal: n.UDPPorts[0], UDPRemote: n.UDPPorts[1],
+		Ports: portPairs(n.UDPPorts), CustomAdapters: n.CustomAdapters, Properties: n.Properties.Extra, Images: images,
 	})
 	if err != nil {
 		return nil, err
@@ -219,3 +230,16 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 	}
 	return first
 }
+
+// portPairs reads a process-run node's UDP ports as pairs.
+func portPairs(udp []int) []PortPair {
+	pairs := make([]PortPair, len(udp)/2)
+	for i := range pairs {
+		pairs[i] = PortPair{Local: udp[2*i], Remote: udp[2*i+1]}
+	}
+	return pairs
+}
+
+// nodeImages finds the images n's properties name (nodeImages is filled
+// once the image folders exist).
+func (s *Service) nodeImages(n *Node) (map[string]string, error) { return nil, nil }

@@ -31,7 +31,7 @@ func (r *fakeRunner) record(call string) error {
 
 func (r *fakeRunner) Runs(t app.NodeType) bool { return t == app.VPCS }
 func (r *fakeRunner) Start(p app.Process) (string, error) {
-	if p.UDPLocal == 0 || p.UDPRemote != p.UDPLocal+1 || p.Console == 0 {
+	if len(p.Ports) != 1 || p.Ports[0].Local == 0 || p.Ports[0].Remote != p.Ports[0].Local+1 || p.Console == 0 {
 		return "", errors.New("start without its resources")
 	}
 	return "vpcs " + p.Name, r.record("start")

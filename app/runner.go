@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"sync"
@@ -31,11 +32,31 @@ type Runner interface {
 // Process is what a Runner needs to start one node.
 type Process struct {
 	ProjectID, NodeID, Name string
-	Dir                     string  // working folder
-	Console                 int     // TCP port of the telnet console
-	StartupScript           *string // nil: none
-	MACOffset               int     // 0–254, unique in the project
-	UDPLocal, UDPRemote     int     // the port pair of its link
+	Dir                     string      // working folder
+	Console                 int         // TCP port of the console; 0: none
+	ConsoleType             ConsoleType // how the console is reached
+	StartupScript           *string     // nil: none (VPCS)
+	MACOffset               int         // 0–254, unique in the project (VPCS)
+	// Ports has one UDP port pair per port of the node, in the order of
+	// its ports array: the process binds Local and sends to Remote, where
+	// nodedesk's data plane carries the port's frames.
+	Ports []PortPair
+	// CustomAdapters override the type or MAC address of some adapters.
+	CustomAdapters []CustomAdapter
+	// Properties are the node's own properties as GNS3 keys them.
+	Properties map[string]json.RawMessage
+	// Images are the absolute paths of the images the properties name,
+	// by property key (hda_disk_image, …), found in the image folders.
+	Images map[string]string
+}
+
+// PortPair is the two UDP ports, on 127.0.0.1, of one port of a process.
+type PortPair struct{ Local, Remote int }
+
+// Reloader is a Runner that reboots a running node in place (QEMU's
+// system reset), where the others are stopped and started again.
+type Reloader interface {
+	Reload(nodeID string) error
 }
 
 // maxMACOffset bounds MAC offsets: VPCS varies one byte of its address.
@@ -47,10 +68,29 @@ func (s *Service) OnProcessExit(projectID, nodeID, detail string) {
 	unlock := s.lockNode(nodeID)
 	defer unlock()
 	n, err := s.recordStatus(context.Background(), NodeRef{ProjectID: projectID, NodeID: nodeID}, Stopped, nil)
-	if err == nil && n != nil && s.c.Events != nil { // a GNS3 controller tells its user, as GNS3's VPCS does
-		s.c.Events.Publish(Event{Action: EventLogError, ProjectID: projectID,
-			Payload: &LogMessage{Message: fmt.Sprintf("%s has stopped by itself: %s", n.Name, detail)}})
+	if err == nil && n != nil {
+		s.tell(EventLogError, projectID, fmt.Sprintf("%s has stopped by itself: %s", n.Name, detail))
 	}
+}
+
+// OnProcessNote is what a Runner calls to tell the user something about a
+// node that runs (that it runs without hardware acceleration).
+func (s *Service) OnProcessNote(projectID, nodeID, message string) {
+	s.tell(EventLogWarning, projectID, message)
+}
+
+// tell says a sentence to the users of a project, as GNS3 does: on the
+// compute stream (a GNS3 controller of this nodedesk shows it) and on the
+// project's stream, where GNS3's controller passes on what its local
+// compute says.
+func (s *Service) tell(a EventAction, projectID, message string) {
+	if s.c.Events == nil {
+		return
+	}
+	m := &LogMessage{Message: message}
+	s.c.Events.Publish(Event{Action: a, ProjectID: projectID, Payload: m})
+	b, _ := json.Marshal(m)
+	s.publish(a, projectID, &ComputeMessage{ComputeID: LocalCompute, Event: b})
 }
 
 // claimProcessResources gives n a MAC offset and a UDP port pair if it has
@@ -83,25 +123,41 @@ func (s *Service) claimProcessResources(tx Tx, n *Node) error {
 			return Errorf(ECONFLICT, "All %d MAC addresses of this project are in use; a project can run at most that many VPCS nodes", maxMACOffset+1)
 		}
 	}
-	if len(n.UDPPorts) != 2 {
-		r := s.c.UDPPorts
-		for p := r.From; p+1 <= r.To; p += 2 {
-			a, err := s.udpPortFree(tx, p)
-			if err != nil {
-				return err
-			}
-			b, err := s.udpPortFree(tx, p+1)
-			if err != nil {
-				return err
-			}
-			if a && b {
-				n.UDPPorts = []int{p, p + 1}
-				return nil
-			}
+	if want := 2 * len(n.Ports()); len(n.UDPPorts) != want {
+		n.UDPPorts = nil // the node's ports changed since (adapters): all anew
+		ports, err := s.claimUDPPorts(tx, want)
+		if err != nil {
+			return err
 		}
-		return Errorf(ECONFLICT, "No UDP port pair is free in %d–%d; delete nodes you no longer need", r.From, r.To)
+		n.UDPPorts = ports
 	}
 	return nil
+}
+
+// claimUDPPorts finds count ports (an even number), in pairs of adjacent
+// ports that no node owns and no other program of this machine holds.
+func (s *Service) claimUDPPorts(tx Tx, count int) ([]int, error) {
+	if count == 0 {
+		return nil, nil
+	}
+	var got []int
+	r := s.c.UDPPorts
+	for p := r.From; p+1 <= r.To; p += 2 {
+		a, err := s.udpPortFree(tx, p)
+		if err != nil {
+			return nil, err
+		}
+		b, err := s.udpPortFree(tx, p+1)
+		if err != nil {
+			return nil, err
+		}
+		if a && b {
+			if got = append(got, p, p+1); len(got) == count {
+				return got, nil
+			}
+		}
+	}
+	return nil, Errorf(ECONFLICT, "Not enough UDP ports are free in %d–%d (%d needed); delete nodes you no longer need", r.From, r.To, count)
 }
 
 // lockNode serialises the lifecycle calls of one node: a start and a stop

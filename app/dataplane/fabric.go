@@ -51,8 +51,8 @@ var engines = map[app.NodeType]func(f *Fabric, n *app.Node) (Engine, error){
 
 // end is one port of one node.
 type end struct {
-	node string
-	port int
+	node          string
+	adapter, port int
 }
 
 // Fabric carries the frames of every running lab. It follows the committed
@@ -271,14 +271,21 @@ func udpEndpoints(n *app.Node, host string) map[end]udpPeer {
 			if p.Type != "udp" {
 				continue
 			}
-			want[end{n.ID, i}] = udpPeer{local: p.LPort, bind: bindFor(p.RHost, host),
+			want[end{n.ID, 0, i}] = udpPeer{local: p.LPort, bind: bindFor(p.RHost, host),
 				remote: net.JoinHostPort(p.RHost, strconv.Itoa(p.RPort))}
 		}
 		return want
 	}
-	if n.Active() && len(n.UDPPorts) == 2 {
-		want[end{n.ID, 0}] = udpPeer{local: n.UDPPorts[1], bind: host,
-			remote: net.JoinHostPort(host, strconv.Itoa(n.UDPPorts[0]))}
+	if !n.Active() {
+		return want
+	}
+	ports := n.Ports()
+	if len(n.UDPPorts) != 2*len(ports) {
+		return want
+	}
+	for i, p := range ports { // pair i is port i's (app.Process)
+		want[end{n.ID, p.AdapterNumber, p.PortNumber}] = udpPeer{local: n.UDPPorts[2*i+1], bind: host,
+			remote: net.JoinHostPort(host, strconv.Itoa(n.UDPPorts[2*i]))}
 	}
 	return want
 }
@@ -385,7 +392,7 @@ func (f *Fabric) putLink(d *draft, l *app.Link) {
 	if w == nil {
 		w = &wire{}
 		for i, e := range l.Nodes {
-			w.ends[i] = end{e.NodeID, e.PortNumber}
+			w.ends[i] = end{e.NodeID, e.AdapterNumber, e.PortNumber}
 		}
 		t := d.w()
 		t.links[l.ID] = w
@@ -719,7 +726,7 @@ func (w *worker) arrive(t *topology, we *wireEnd, frame []byte, hop int) {
 	out.Reset(w.now.UnixNano())
 	eng.Input(we.far.port, frame, out)
 	for _, e := range out.Frames() {
-		w.send(t, end{we.far.node, e.Port}, e.Frame, hop+1)
+		w.send(t, end{we.far.node, 0, e.Port}, e.Frame, hop+1) // engines have one adapter
 	}
 }
 

@@ -20,7 +20,7 @@ import (
 
 // A Frame Relay switch inside a running fabric, with routers of the
 // test's own: no local node speaks Frame Relay. Each router is a
-// process-run node (as a dynamips router would be) whose UDP pair is a
+// process-run node with one port (a VPCS stands in for it) whose UDP pair is a
 // socket of the test.
 
 // router is the test's end of a router node's UDP pair.
@@ -33,8 +33,8 @@ type router struct {
 func newRouter(t *testing.T, name string) *router {
 	t.Helper()
 	conn := listenLoopback(t)
-	theirs := freeUDPPort(t) // nodedesk's end
-	n := &app.Node{ID: "router-" + name, Name: name, Type: app.Dynamips, Status: app.Started,
+	theirs := freeUDPPort(t)                                                              // nodedesk's end
+	n := &app.Node{ID: "router-" + name, Name: name, Type: app.VPCS, Status: app.Started, // one port, as a one-port router has
 		UDPPorts: []int{conn.LocalAddr().(*net.UDPAddr).Port, theirs}}
 	return &router{node: n, conn: conn, lab: &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: theirs}}
 }

@@ -118,8 +118,8 @@ func newHotFabric(tb testing.TB, mode string) *hotFabric {
 	}
 	hf := &hotFabric{f: f, w: newWorker(f), h1: h1, h2: h2}
 	// Teach a switch both hosts, so that what is measured is unicast.
-	hf.carry(end{"n2", 0}, relayFrame(64, 2, 1, 0, 0))
-	hf.carry(end{"n1", 0}, relayFrame(64, 1, 2, 0, 0))
+	hf.carry(end{"n2", 0, 0}, relayFrame(64, 2, 1, 0, 0))
+	hf.carry(end{"n1", 0, 0}, relayFrame(64, 1, 2, 0, 0))
 	if sw, ok := f.topo.Load().engines["sw"].(*EthernetSwitch); ok {
 		if n := len(sw.MACTable(time.Now().UnixNano())); n != 2 {
 			tb.Fatalf("the switch learnt %d addresses, want 2", n)
@@ -143,7 +143,7 @@ func TestFabric_ZeroAllocs(t *testing.T) {
 		hf := newHotFabric(t, mode)
 		for _, size := range []int{64, 1500} {
 			frame := relayFrame(size, 1, 2, 1, 1)
-			if allocs := testing.AllocsPerRun(200, func() { hf.carry(end{"n1", 0}, frame) }); allocs != 0 {
+			if allocs := testing.AllocsPerRun(200, func() { hf.carry(end{"n1", 0, 0}, frame) }); allocs != 0 {
 				t.Errorf("%s, %d bytes: %v allocations per frame", mode, size, allocs)
 			}
 		}
@@ -165,7 +165,7 @@ func BenchmarkFabricInput(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(size))
 				for b.Loop() {
-					hf.carry(end{"n1", 0}, frame)
+					hf.carry(end{"n1", 0, 0}, frame)
 				}
 			})
 		}

@@ -104,7 +104,7 @@ func (f *Fabric) syncHostPorts(d *draft, id string) {
 		}
 	}
 	for i, p := range ports {
-		at := end{id, i}
+		at := end{id, 0, i}
 		if !app.IsHostPort(p) || d.r().wires[at] == nil || d.r().host[at] != nil {
 			continue
 		}

@@ -17,7 +17,7 @@ type natEngine struct {
 
 // newNATEngine starts the gateway of NAT node n.
 func newNATEngine(f *Fabric, n *app.Node) (Engine, error) {
-	at := end{n.ID, 0}
+	at := end{n.ID, 0, 0}
 	g, err := natgw.New(natgw.Config{
 		NodeID:  n.ID,
 		Log:     f.log,

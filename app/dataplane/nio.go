@@ -9,7 +9,7 @@ import (
 
 // NIOs: the UDP tunnels a controller gives the ports of this compute's
 // nodes (app.NIO). A NIO is a wire, as a link is, between the node's port
-// and a pseudo end of its own (end{WireID, 0}) where a UDP endpoint talks
+// and a pseudo end of its own (end{WireID, 0, 0}) where a UDP endpoint talks
 // to the tunnel's far end: so filters, suspend and capture act on a NIO's
 // frames exactly as on a link's. A VPCS keeps its own UDP pair with the
 // fabric and the NIO's wire joins it, as GNS3 runs VPCS behind ubridge.
@@ -46,7 +46,7 @@ func (f *Fabric) nioFor(linkID string) *app.NIO {
 // capture (or its link's).
 func (f *Fabric) putNIO(d *draft, n *app.NIO) {
 	id := n.WireID()
-	at, ps := end{n.NodeID, n.PortNumber}, end{id, 0}
+	at, ps := end{n.NodeID, n.AdapterNumber, n.PortNumber}, end{id, 0, 0}
 	w := d.r().links[id]
 	if w == nil {
 		t := d.w()
