@@ -16,13 +16,29 @@ import (
 const (
 	ConsolePortMin = 5000
 	ConsolePortMax = 10000
+	// VNCPortMin starts the range of VNC consoles: a VNC server's port is
+	// 5900 plus its display number (GNS3 allocates them from 5900 too).
+	VNCPortMin = 5900
 )
 
-// checkConsolePort checks a console port a client asked for.
-func checkConsolePort(port int) error {
+// consoleRange is the range a new console of type ct is allocated from.
+func consoleRange(ct ConsoleType) (lo, hi int) {
+	if ct == ConsoleVNC {
+		return VNCPortMin, ConsolePortMax
+	}
+	return ConsolePortMin, ConsolePortMax
+}
+
+// checkConsolePort checks a console port a client asked for, for a
+// console of type ct.
+func checkConsolePort(port int, ct ConsoleType) error {
 	if port < 1024 || port > 65535 {
 		return Invalid("console", "Console port %d cannot be used: choose a port from 1024 to 65535 (new nodes get one from %d–%d)",
 			port, ConsolePortMin, ConsolePortMax)
+	}
+	if ct == ConsoleVNC && port < VNCPortMin {
+		return Invalid("console", "Console port %d cannot be a VNC console: a VNC display is port %d or more; choose one from %d to 65535",
+			port, VNCPortMin, VNCPortMin)
 	}
 	return nil
 }
@@ -42,7 +58,7 @@ func (s *Service) claimConsole(tx Tx, n *Node) error {
 		return nil
 	}
 	if n.Console == 0 {
-		port, err := s.freeConsolePort(tx)
+		port, err := s.freeConsolePort(tx, n.ConsoleType)
 		if err != nil {
 			return err
 		}
@@ -82,8 +98,9 @@ func ownerWhere(tx Tx, owner NodeKey, projectID string) string {
 // freeConsolePort returns the lowest console port of the range that no
 // node owns and no other program of this machine holds (a port taken
 // later still fails the node's start with a conflict that says so).
-func (s *Service) freeConsolePort(tx Tx) (int, error) {
-	for p := ConsolePortMin; p <= ConsolePortMax; p++ {
+func (s *Service) freeConsolePort(tx Tx, ct ConsoleType) (int, error) {
+	lo, hi := consoleRange(ct)
+	for p := lo; p <= hi; p++ {
 		_, ok, err := tx.ConsoleOwner(p)
 		if err != nil {
 			return 0, err
@@ -93,7 +110,7 @@ func (s *Service) freeConsolePort(tx Tx) (int, error) {
 		}
 	}
 	return 0, Errorf(ECONFLICT, "No console port is free in %d–%d; delete nodes you no longer need or give this node a port outside the range",
-		ConsolePortMin, ConsolePortMax)
+		lo, hi)
 }
 
 // ConsolePorts lists the console ports nodes own, ascending.

@@ -52,16 +52,16 @@ func (u NodeUpdate) apply(n *Node) (*Node, error) {
 			return nil, Invalid("console_type", "A %s node cannot have console_type %s; allowed: %s",
 				c.Type, consoleTypeName(ct), c.Type.consoleTypeNames())
 		}
-		c.ConsoleType = ct
-		if ct == ConsoleNone {
-			c.Console = 0
+		if ct == ConsoleNone || ct == ConsoleVNC && c.ConsoleType != ConsoleVNC && c.Console < VNCPortMin {
+			c.Console = 0 // none, or a fresh port where VNC displays are
 		}
+		c.ConsoleType = ct
 	}
 	if u.Console.has() {
 		if c.ConsoleType == ConsoleNone {
 			return nil, Invalid("console", "Node %s has no console (console type null), so it cannot take console port %d; set console_type first", c.Name, u.Console.Value)
 		}
-		if err := checkConsolePort(u.Console.Value); err != nil {
+		if err := checkConsolePort(u.Console.Value, c.ConsoleType); err != nil {
 			return nil, err
 		}
 		c.Console = u.Console.Value
