@@ -41,6 +41,9 @@ const (
 	// log.error, payload *LogMessage): on the compute stream only
 	// (ComputeOnly).
 	EventLogError EventAction = "log.error"
+	// EventLogWarning is a compute's warning to its controller (GNS3's
+	// log.warning), as EventLogError.
+	EventLogWarning EventAction = "log.warning"
 )
 
 // LogMessage is the payload of a log.* event: a sentence for the user.
