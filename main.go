@@ -28,6 +28,7 @@ import (
 	"nodedesk/app/dataplane"
 	"nodedesk/app/desktop"
 	"nodedesk/app/hostnet"
+	"nodedesk/app/qemu"
 	"nodedesk/app/remote"
 	"nodedesk/app/vpcs"
 	"nodedesk/store"
@@ -169,12 +170,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 	events := app.NewBroker()
 	runner := vpcs.New(vpcs.Config{ConsoleHost: host, Logger: logger})
 	defer runner.StopAll() // nothing is left running, whatever happened
+	guests := qemu.New(qemu.Config{ConsoleHost: host, RunDir: filepath.Join(filepath.Dir(o.db), "run", "qemu"), Logger: logger})
+	defer guests.StopAll()
+	if ended, err := guests.ReapOrphans(); err != nil {
+		logger.Error("the guests a previous nodedesk left could not be looked for", "err", err)
+	} else if len(ended) > 0 {
+		logger.Warn("ended the QEMU guests a previous nodedesk left running", "nodes", ended)
+	}
 	svc := app.NewService(app.Config{
 		Store:       st,
 		Events:      events,
 		DataDir:     filepath.Dir(o.db),
 		ConsoleHost: host,
-		Runners:     []app.Runner{runner},
+		Runners:     []app.Runner{runner, guests},
 		// This machine's interfaces and free ports (app/hostnet).
 		HostInterfaces:    hostnet.Interfaces,
 		NetworkInterfaces: hostnet.NetworkInterfaces,
@@ -185,6 +193,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	})
 	defer svc.CloseComputes()
 	runner.OnExit(svc.OnProcessExit)
+	guests.OnExit(svc.OnProcessExit)
+	guests.OnNote(svc.OnProcessNote)
 	if err := errors.Join(svc.ReconcileStatuses(ctx), svc.ReconcileCaptures(ctx)); err != nil {
 		return err
 	}

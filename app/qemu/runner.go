@@ -1,0 +1,420 @@
+package qemu
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"nodedesk/app"
+	"nodedesk/app/termproc"
+)
+
+// Config sets up a Runner.
+type Config struct {
+	// ConsoleHost is the host the REST API listens on: consoles listen
+	// there and on 127.0.0.1, and nowhere else.
+	ConsoleHost string
+	// RunDir keeps a record of each running guest (records.go); "" keeps
+	// none.
+	RunDir string
+	// StopGrace is how long a stop waits after SIGTERM before SIGKILL;
+	// default 3 s.
+	StopGrace time.Duration
+	// ShutdownWait bounds the wait for a guest to power itself off after
+	// the ACPI power button (on_close shutdown_signal); default 60 s.
+	ShutdownWait time.Duration
+	// UpWait bounds the wait for a new process's monitor; default 30 s.
+	UpWait time.Duration
+	// TBSizeMB is the size of TCG's translation cache, per guest, when it
+	// runs without KVM; default 64 MiB (QEMU's own is 1 GiB).
+	TBSizeMB int
+	// ProbeKVM tells whether KVM works with a qemu-system binary; nil
+	// probes for real (ProbeKVM). Asked once per binary.
+	ProbeKVM func(ctx context.Context, binary string) (ok bool, why string)
+	Logger *slog.Logger
+}
+
+// Runner runs QEMU nodes. It is safe for concurrent use; the Service also
+// serialises the calls for one node.
+type Runner struct {
+	c      Config
+	mu     sync.Mutex
+	guests map[string]*guest // by node id
+	onExit func(projectID, nodeID, detail string)
+	onNote func(projectID, nodeID, message string)
+	kvm    map[string]kvmVerdict // by binary
+}
+
+type kvmVerdict struct {
+	ok  bool
+	why string
+}
+
+// guest is one running QEMU.
+type guest struct {
+	*termproc.Proc
+	p       app.Process
+	s       settings
+	mon     *qmp
+	cmdline string
+}
+
+var (
+	_ app.Runner   = (*Runner)(nil)
+	_ app.Reloader = (*Runner)(nil)
+)
+
+// New returns a Runner.
+func New(c Config) *Runner {
+	if c.StopGrace == 0 {
+		c.StopGrace = 3 * time.Second
+	}
+	if c.ShutdownWait == 0 {
+		c.ShutdownWait = 60 * time.Second
+	}
+	if c.UpWait == 0 {
+		c.UpWait = 30 * time.Second
+	}
+	if c.TBSizeMB == 0 {
+		c.TBSizeMB = 64
+	}
+	if c.ProbeKVM == nil {
+		c.ProbeKVM = ProbeKVM
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Runner{c: c, guests: map[string]*guest{}, kvm: map[string]kvmVerdict{}}
+}
+
+// OnExit sets what is told when a guest's process ends by itself (not by
+// Stop): in nodedesk, the Service, which records the node as stopped.
+func (r *Runner) OnExit(f func(projectID, nodeID, detail string)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.onExit = f
+}
+
+// OnNote sets what is told of a node that runs (a project warning): that
+// it runs without hardware acceleration.
+func (r *Runner) OnNote(f func(projectID, nodeID, message string)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.onNote = f
+}
+
+// Runs reports whether t is QEMU.
+func (r *Runner) Runs(t app.NodeType) bool { return t == app.QEMU }
+
+// NoKVMNote is what a user is told of a guest that runs without KVM.
+const NoKVMNote = "running without hardware acceleration: slower"
+
+// Start starts a node's QEMU and returns once its monitor answers, with
+// the command line it ran. The node's disks are made first (linked
+// clones), its console port opened (telnet), and the process is recorded
+// so that a later nodedesk ends it if this one dies.
+func (r *Runner) Start(p app.Process) (string, error) {
+	s, err := readSettings(p.Properties)
+	if err != nil {
+		return "", err
+	}
+	bin, err := exec.LookPath(s.binary())
+	if err != nil {
+		return "", app.Errorf(app.ECONFLICT, "QEMU is not installed (no %q program found). Install it with `sudo apt-get install qemu-system-x86` (or set the node's qemu_path), then start %s again", s.binary(), p.Name)
+	}
+	r.mu.Lock()
+	if old, ok := r.guests[p.NodeID]; ok {
+		r.mu.Unlock()
+		return old.cmdline, nil
+	}
+	r.mu.Unlock()
+
+	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
+		return "", app.Errorf(app.EINTERNAL, "The working folder of %s could not be made (%v); check free disk space and permissions", p.Name, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l := launch{s: s, p: p, tbSizeMB: r.c.TBSizeMB, vncHost: vncHost(r.c.ConsoleHost), qmpFD: 3}
+	if l.options, err = splitOptions(nodeOptions(s.Options, p)); err != nil {
+		return "", err
+	}
+	if hasDisk(p) {
+		img, err := qemuImg(bin)
+		if err != nil {
+			return "", err
+		}
+		if l.disks, err = prepareDisks(ctx, img, s, p); err != nil {
+			return "", err
+		}
+		if s.OnClose == saveState {
+			l.loadVM = hasSavedState(ctx, img, l.disks)
+		} else {
+			clearSavedState(ctx, img, l.disks)
+		}
+	}
+	if !hasOption(l.options, "-accel", "-enable-kvm", "-no-kvm") {
+		v := r.kvmFor(ctx, bin)
+		l.kvm = v.ok
+		r.mu.Lock()
+		note := r.onNote
+		r.mu.Unlock()
+		if !v.ok && note != nil {
+			note(p.ProjectID, p.NodeID, p.Name+" is "+NoKVMNote+" ("+v.why+")")
+		}
+	}
+	args, err := l.args()
+	if err != nil {
+		return "", err
+	}
+	return r.launch(p, s, bin, args)
+}
+
+// launch runs the process, its console and its monitor.
+func (r *Runner) launch(p app.Process, s settings, bin string, args []string) (string, error) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return "", app.Errorf(app.EINTERNAL, "The monitor of %s could not be set up: %v", p.Name, err)
+	}
+	ours, theirs := os.NewFile(uintptr(fds[0]), "qmp"), os.NewFile(uintptr(fds[1]), "qmp-guest")
+	defer theirs.Close()
+	conn, err := net.FileConn(ours)
+	ours.Close()
+	if err != nil {
+		return "", app.Errorf(app.EINTERNAL, "The monitor of %s could not be set up: %v", p.Name, err)
+	}
+	var lns []net.Listener
+	if p.ConsoleType == app.ConsoleTelnet && p.Console != 0 {
+		if lns, err = termproc.Listen(r.c.ConsoleHost, p.Console); err != nil {
+			conn.Close()
+			return "", app.Errorf(app.ECONFLICT, "Console port %d of %s cannot be opened %v: another program is using it. Give %s another console port, then start it again",
+				p.Console, p.Name, err, p.Name)
+		}
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = p.Dir
+	cmd.ExtraFiles = []*os.File{theirs} // fd 3, the QMP socket (args)
+	g := &guest{p: p, s: s, cmdline: commandLine(bin, args)}
+	r.mu.Lock() // held until g is recorded: an exit at once finds it
+	g.Proc, err = termproc.Start(cmd, lns, termproc.Options{Program: "QEMU", Node: p.Name, Logger: r.c.Logger,
+		OnExit: func(_ *termproc.Proc, stopped bool) { r.ended(g, stopped) }})
+	if err != nil {
+		r.mu.Unlock()
+		termproc.CloseAll(lns)
+		conn.Close()
+		return "", app.Errorf(app.ECONFLICT, "QEMU could not start for %s: %v", p.Name, err)
+	}
+	r.guests[p.NodeID] = g
+	r.mu.Unlock()
+	theirs.Close()
+	if err := r.keep(p.NodeID, p.Name, g.Pid()); err != nil {
+		r.c.Logger.Error("a running guest could not be recorded", "node", p.Name, "err", err)
+	}
+	setPriority(g.Pid(), s.ProcessPriority)
+
+	mon, err := dialQMP(conn, r.c.UpWait)
+	if err != nil {
+		conn.Close()
+		select {
+		case <-g.Done():
+			return "", app.Errorf(app.ECONFLICT, "QEMU exited as soon as %s started: %s", p.Name, g.ExitDetail())
+		case <-time.After(2 * time.Second):
+		}
+		g.Stop(r.c.StopGrace)
+		return "", app.Errorf(app.ECONFLICT, "QEMU's monitor did not answer within %v when %s started (%v); it was stopped", r.c.UpWait, p.Name, err)
+	}
+	r.mu.Lock()
+	g.mon = mon
+	r.mu.Unlock()
+	return g.cmdline, nil
+}
+
+// kvmFor is whether KVM works with bin, asked once.
+func (r *Runner) kvmFor(ctx context.Context, bin string) kvmVerdict {
+	r.mu.Lock()
+	v, ok := r.kvm[bin]
+	r.mu.Unlock()
+	if ok {
+		return v
+	}
+	v.ok, v.why = r.c.ProbeKVM(ctx, bin)
+	r.mu.Lock()
+	r.kvm[bin] = v
+	r.mu.Unlock()
+	return v
+}
+
+// hasDisk reports whether the node has a hard disk image.
+func hasDisk(p app.Process) bool {
+	for _, d := range drives {
+		if p.Images[d+"_disk_image"] != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// nodeOptions fills in the placeholders GNS3 lets options name.
+func nodeOptions(opts string, p app.Process) string {
+	r := strings.NewReplacer("%vm-name%", strconv.Quote(p.Name), "%vm-id%", p.NodeID,
+		"%project-id%", p.ProjectID, "%console-port%", strconv.Itoa(p.Console))
+	return r.Replace(strings.TrimSpace(opts))
+}
+
+// vncHost is where VNC consoles listen: the console host, and loopback
+// when that is every address of a loopback-only API.
+func vncHost(consoleHost string) string {
+	switch consoleHost {
+	case "", "localhost":
+		return "127.0.0.1"
+	case "::":
+		return "[::]"
+	}
+	if strings.Contains(consoleHost, ":") {
+		return "[" + consoleHost + "]"
+	}
+	return consoleHost
+}
+
+// priorities are the nice values of GNS3's process priorities.
+var priorities = map[string]int{"realtime": -20, "very high": -15, "high": -5, "low": 5, "very low": 19}
+
+// setPriority gives a guest its process priority; one nodedesk may not
+// raise (without privileges) stays as it is.
+func setPriority(pid int, priority string) {
+	if n, ok := priorities[priority]; ok {
+		_ = syscall.Setpriority(syscall.PRIO_PROCESS, pid, n)
+	}
+}
+
+func (r *Runner) get(nodeID string) (*guest, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	g, ok := r.guests[nodeID]
+	if !ok || g.mon == nil {
+		return nil, app.Errorf(app.ECONFLICT, "The node's QEMU is not running; start the node first")
+	}
+	return g, nil
+}
+
+// monitor runs a monitor command of a running guest.
+func (r *Runner) monitor(nodeID, command string) error {
+	g, err := r.get(nodeID)
+	if err != nil {
+		return err
+	}
+	if _, err := g.mon.run(command, nil); err != nil {
+		return app.Errorf(app.ECONFLICT, "QEMU's monitor of %s refused %q: %v", g.p.Name, command, err)
+	}
+	return nil
+}
+
+// Suspend pauses a guest (its CPUs stop; its frames stop with them).
+func (r *Runner) Suspend(nodeID string) error { return r.monitor(nodeID, "stop") }
+
+// Resume continues a paused guest.
+func (r *Runner) Resume(nodeID string) error { return r.monitor(nodeID, "cont") }
+
+// Reload resets a guest, as its reset button would: it boots again in the
+// same process.
+func (r *Runner) Reload(nodeID string) error {
+	if err := r.monitor(nodeID, "system_reset"); err != nil {
+		return err
+	}
+	return r.monitor(nodeID, "cont") // a paused guest runs after its reload
+}
+
+// Stop ends a guest as its on_close says: power off at once (GNS3's
+// default), the ACPI power button then a bounded wait, or its state saved
+// in its disk for the next start. Whatever the guest does, the process is
+// gone when Stop returns. A node that does not run is already stopped.
+func (r *Runner) Stop(nodeID string) error {
+	r.mu.Lock()
+	g, ok := r.guests[nodeID]
+	r.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	g.MarkStopping()
+	var saveErr error
+	if g.mon != nil {
+		switch g.s.OnClose {
+		case saveState:
+			_, _ = g.mon.run("stop", nil)
+			if err := g.mon.hmp("savevm " + savedState); err != nil {
+				saveErr = app.Errorf(app.ECONFLICT, "The state of %s could not be saved (%v): it was powered off; its disks must be qcow2 to hold a saved state", g.p.Name, err)
+			}
+			_, _ = g.mon.run("quit", nil)
+		case shutdownACPI:
+			_, _ = g.mon.run("cont", nil)
+			if _, err := g.mon.run("system_powerdown", nil); err == nil {
+				select {
+				case <-g.Done():
+				case <-time.After(r.c.ShutdownWait):
+					r.c.Logger.Warn("a guest did not power itself off in time; it is ended", "node", g.p.Name, "wait", r.c.ShutdownWait)
+				}
+			}
+		default:
+			_, _ = g.mon.run("quit", nil)
+		}
+		select {
+		case <-g.Done():
+		case <-time.After(5 * time.Second):
+		}
+	}
+	g.Stop(r.c.StopGrace)
+	return saveErr
+}
+
+// ResetConsole disconnects every telnet client of a node's console (the
+// guest and its listeners stay).
+func (r *Runner) ResetConsole(nodeID string) {
+	r.mu.Lock()
+	g, ok := r.guests[nodeID]
+	r.mu.Unlock()
+	if ok {
+		g.ResetClients()
+	}
+}
+
+// StopAll stops every guest, each as its on_close says: the last thing
+// nodedesk does.
+func (r *Runner) StopAll() {
+	r.mu.Lock()
+	gs := make([]*guest, 0, len(r.guests))
+	for _, g := range r.guests {
+		gs = append(gs, g)
+	}
+	r.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, g := range gs {
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = r.Stop(g.p.NodeID) }()
+	}
+	wg.Wait()
+}
+
+// ended forgets a guest whose process has exited and, if nobody stopped
+// it, reports the exit.
+func (r *Runner) ended(g *guest, stopped bool) {
+	r.mu.Lock()
+	if r.guests[g.p.NodeID] == g {
+		delete(r.guests, g.p.NodeID)
+	}
+	onExit := r.onExit
+	mon := g.mon
+	r.mu.Unlock()
+	if mon != nil {
+		mon.close()
+	}
+	r.forget(g.p.NodeID)
+	if !stopped && onExit != nil {
+		onExit(g.p.ProjectID, g.p.NodeID, g.ExitDetail())
+	}
+}
