@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"os"
 )
 
 // CreateNode adds a node of c.Type to a project, with GNS3's defaults for
@@ -264,7 +265,7 @@ func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
 		return err
 	}
 	remote := s.dropFromComputes(ctx, n, links)
-	return s.remoteWrite(remote)(ctx, func(tx Tx, emit emitFunc) error {
+	err := s.remoteWrite(remote)(ctx, func(tx Tx, emit emitFunc) error {
 		n, err := findNode(tx, ref)
 		if err != nil {
 			return err
@@ -283,6 +284,14 @@ func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
 		s.hints.forget(n.ProjectID) // its name is free again
 		return tx.DeleteNode(n.ProjectID, n.ID)
 	})
+	if dir := s.NodeDirectory(n); err == nil && dir != nil && !n.Remote() {
+		// Its folder goes with it, as GNS3's does: a QEMU node's disks
+		// are gigabytes nobody could reach any more.
+		if rerr := os.RemoveAll(*dir); rerr != nil {
+			s.c.Logger.Warn("the folder of a deleted node could not be removed", "node", n.Name, "dir", *dir, "err", rerr)
+		}
+	}
+	return err
 }
 
 // DuplicateNode copies a node to (x, y[, z]) under a fresh name (from the
