@@ -59,6 +59,14 @@ type Config struct {
 	// of work done after a request was answered or for none (a compute
 	// that did not take a delete, a heal step); nil discards them.
 	Logger *slog.Logger
+
+	// GNS3ImagesDir is GNS3's images folder (~/GNS3/images), whose
+	// <kind> subfolders are searched for images after nodedesk's own
+	// (images.go); "" searches none.
+	GNS3ImagesDir string
+	// QEMU finds and runs the QEMU programs of this machine (package
+	// app/qemu); nil: QEMU is not available.
+	QEMU QEMUTools
 }
 
 // Service is every use case of nodedesk. The REST API and the desktop window
