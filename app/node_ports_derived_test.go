@@ -36,7 +36,7 @@ func TestService_CreateNode_DerivedPorts(t *testing.T) {
 		{"QEMUCustomAdapter", app.NodeCreate{Type: app.QEMU, NodeUpdate: app.NodeUpdate{
 			PortNameFormat: app.Some("eth{0}"),
 			CustomAdapters: app.Some([]app.CustomAdapter{{AdapterNumber: 2, PortName: "mgmt"}}),
-			Properties:     genericProps(t, map[string]any{"adapters": 4})}},
+			Properties:     qemuProps(t, map[string]any{"adapters": 4})}},
 			[]string{"0/0 eth0 ethernet", "1/0 eth1 ethernet", "2/0 mgmt ethernet", "3/0 eth3 ethernet"}},
 		{"QEMUDefault", app.NodeCreate{Type: app.QEMU}, []string{"0/0 Ethernet0 ethernet"}},
 		{"DynamipsC7200", app.NodeCreate{Type: app.Dynamips, NodeUpdate: app.NodeUpdate{Properties: genericProps(t, map[string]any{
@@ -61,7 +61,7 @@ func TestService_CreateNode_DerivedPorts(t *testing.T) {
 		{"TraceNG", app.NodeCreate{Type: app.TraceNG}, []string{"0/0 Ethernet0 ethernet"}},
 		{"VirtualBox", app.NodeCreate{Type: app.VirtualBox, NodeUpdate: app.NodeUpdate{Properties: genericProps(t, map[string]any{"adapters": 2})}},
 			[]string{"0/0 Ethernet0 ethernet", "1/0 Ethernet1 ethernet"}},
-		{"AdaptersNegative", app.NodeCreate{Type: app.QEMU, NodeUpdate: app.NodeUpdate{Properties: genericProps(t, map[string]any{"adapters": -3})}},
+		{"AdaptersNegative", app.NodeCreate{Type: app.VirtualBox, NodeUpdate: app.NodeUpdate{Properties: genericProps(t, map[string]any{"adapters": -3})}},
 			nil},
 	}
 	for _, tt := range tests {
@@ -80,7 +80,7 @@ func TestService_CreateNode_DerivedPorts(t *testing.T) {
 
 	t.Run("AdaptersCapped", func(t *testing.T) {
 		svc, _ := newService(t)
-		n := mustCreateNode(t, svc, mustCreateProject(t, svc, "lab").ID, app.NodeCreate{Type: app.QEMU,
+		n := mustCreateNode(t, svc, mustCreateProject(t, svc, "lab").ID, app.NodeCreate{Type: app.VirtualBox,
 			NodeUpdate: app.NodeUpdate{Properties: genericProps(t, map[string]any{"adapters": 1_000_000})}})
 		if got := len(n.Ports()); got != 1024 {
 			t.Errorf("%d ports; want at most 1024 whatever the properties ask", got)

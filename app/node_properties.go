@@ -34,6 +34,13 @@ type propertyKind struct {
 	// revision rev gives a node of the type into today's keys, as GNS3
 	// converts older topologies; nil: nothing to rewrite.
 	upgrade func(rev int, p map[string]json.RawMessage)
+	// unique are the keys of Properties.Extra a copy of the node does not
+	// keep (a MAC address), as GNS3 drops them when it duplicates a node:
+	// the copy gets the default of its own id (renewUnique).
+	unique []string
+	// template is what a user template of the type starts with
+	// (templates.go).
+	template templateKind
 }
 
 // newNodeEnv is what a new node's defaults may depend on.
@@ -50,8 +57,8 @@ func newNodeEnvFor(t NodeType, hostInterfaces func() []HostInterface) newNodeEnv
 }
 
 // PropertiesUpdate is a change to the type-specific fields of a node: a
-// VPCSUpdate, SwitchUpdate, HubUpdate, FrameRelayUpdate, CloudUpdate, NATUpdate or
-// GenericUpdate. A nil PropertiesUpdate changes nothing.
+// VPCSUpdate, SwitchUpdate, HubUpdate, FrameRelayUpdate, CloudUpdate, NATUpdate,
+// QEMUUpdate or GenericUpdate. A nil PropertiesUpdate changes nothing.
 type PropertiesUpdate interface {
 	// apply checks the change against its type's rules and applies it to p.
 	apply(p *Properties) error
@@ -337,8 +344,8 @@ type NATUpdate struct {
 func (u *NATUpdate) apply(*Properties) error { return nil }
 
 // ATM switch and the emulated types nodedesk stores but does not run
-// (qemu, docker, ...): free-form properties, kept as given, and the ports
-// GNS3 derives from them (node_ports.go).
+// (docker, ...): free-form properties, kept as given, and the ports GNS3
+// derives from them (node_ports.go).
 
 var (
 	atmProps      = withPorts(genericProps, (*Node).atmPorts)
@@ -346,7 +353,7 @@ var (
 	dynamipsProps = withUpgrade(withPorts(genericProps, (*Node).dynamipsPorts), configsInFolder)
 	iouProps      = withUpgrade(withPorts(genericProps, func(n *Node) []Port { return n.standardPorts(4) }), configsInFolder)
 	traceNGProps  = withPorts(genericProps, func(*Node) []Port { return []Port{ethernetPort("Ethernet0", "e0", 0, 0)} })
-	// vmProps are the free-form properties of qemu, VirtualBox and VMware
+	// vmProps are the free-form properties of VirtualBox and VMware
 	// nodes.
 	vmProps = withUpgrade(genericProps, onClose)
 )
@@ -438,6 +445,24 @@ func nonNil[T any](s []T) []T {
 // "properties" of the controller view, and the type-specific fields of the
 // compute view.
 func (n *Node) PropertiesView() map[string]any { return n.Type.kind().props.view(n) }
+
+// renewUnique gives n, a copy of another node, its own values of the
+// properties no two nodes share (its type's unique keys): the defaults
+// its id gives, as GNS3 drops them from a copy and derives them again.
+func (n *Node) renewUnique() {
+	keys := n.Type.kind().props.unique
+	if len(keys) == 0 || n.Properties.Extra == nil {
+		return
+	}
+	n.Properties.Extra = maps.Clone(n.Properties.Extra)
+	for _, k := range keys {
+		delete(n.Properties.Extra, k)
+	}
+	v := n.PropertiesView()
+	for _, k := range keys {
+		n.Properties.Extra[k], _ = json.Marshal(v[k])
+	}
+}
 
 // UpgradeProperties rewrites, in place, the properties that a GNS3
 // topology of revision rev gives a node of type t into today's keys, as

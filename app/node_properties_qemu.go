@@ -1,9 +1,437 @@
 package app
 
-// QEMU nodes' properties: the keys, defaults and checks of GNS3 2.2's QEMU
-// VM (its schemas/qemu.py), kept as given in Properties.Extra, and the
-// ports one Ethernet adapter each gives the node (node_ports.go). Package
-// app/qemu runs the nodes from them.
+import (
+	"encoding/json"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// QEMU nodes' properties: the keys, defaults and rules of GNS3 2.2.59's
+// QEMU VM (its compute's schemas/qemu.py and qemu_vm.py), kept in
+// Properties.Extra under GNS3's keys, and the ports one Ethernet adapter
+// each gives the node (node_ports.go). Package app/qemu runs the nodes
+// from them.
+//
+// The properties are open: a key nodedesk does not know (another GNS3
+// version's) is kept as given, so a project goes back to GNS3 whole.
+// That is why qemuProps lists no keys: a project file's keys are all
+// read.
 
 // qemuProps are the properties of a QEMU node.
-var qemuProps = vmProps
+var qemuProps = propertyKind{
+	newUpdate: func() PropertiesUpdate { return &QEMUUpdate{} },
+	init:      initQEMU,
+	ports:     func(n *Node) []Port { return n.standardPorts(1) },
+	view:      qemuView,
+	upgrade:   onClose,
+	unique:    []string{"mac_address"},
+	template:  qemuTemplate,
+}
+
+// qemuTemplate is what a user QEMU template starts with, as GNS3
+// 2.2.59's schemas/qemu_template.py fills it: nodes named after the
+// template, in the guest category, and these settings. Its defaults are
+// the template's, not the node's: no platform, binary or MAC address
+// (a node derives them) and process priority normal.
+var qemuTemplate = templateKind{nameFormat: "{name}-{0}", category: "guest", settings: map[string]any{
+	"qemu_path": "", "usage": "", "platform": "", "linked_clone": true, "ram": 256, "cpus": 1, "adapters": 1,
+	"adapter_type": "e1000", "mac_address": "", "first_port_name": "", "port_name_format": "Ethernet{0}",
+	"port_segment_size": 0, "console_type": "telnet", "console_auto_start": false, "boot_priority": "c",
+	"hda_disk_image": "", "hda_disk_interface": "none", "hdb_disk_image": "", "hdb_disk_interface": "none",
+	"hdc_disk_image": "", "hdc_disk_interface": "none", "hdd_disk_image": "", "hdd_disk_interface": "none",
+	"cdrom_image": "", "initrd": "", "kernel_image": "", "bios_image": "", "kernel_command_line": "",
+	"legacy_networking": false, "replicate_network_connection_state": true, "tpm": false, "uefi": false,
+	"create_config_disk": false, "on_close": "power_off", "cpu_throttling": 0, "process_priority": "normal",
+	"options": "", "custom_adapters": []any{},
+}}
+
+// qemuSetting is one property of GNS3's QEMU VM: its default on a new
+// node, the rule its values follow, and the values that stand for "the
+// default" beside null.
+type qemuSetting struct {
+	key   string
+	def   any // nil: JSON null
+	check func(key string, raw json.RawMessage) error
+	unset []string // string values that mean the default ("" for a MAC address)
+}
+
+// The enumerations of GNS3 2.2.59's QEMU schemas. Adapter types and disk
+// interfaces are its template schema's lists (its compute takes any
+// string, which QEMU then refuses at start).
+var (
+	qemuPlatforms = []string{"aarch64", "alpha", "arm", "cris", "i386", "lm32", "m68k", "microblaze", "microblazeel",
+		"mips", "mips64", "mips64el", "mipsel", "moxie", "or32", "ppc", "ppc64", "ppcemb", "s390x", "sh4", "sh4eb",
+		"sparc", "sparc64", "tricore", "unicore32", "x86_64", "xtensa", "xtensaeb"}
+	qemuAdapterTypes = []string{"e1000", "e1000-82544gc", "e1000-82545em", "e1000e", "i82550", "i82551", "i82557a",
+		"i82557b", "i82557c", "i82558a", "i82558b", "i82559a", "i82559b", "i82559c", "i82559er", "i82562", "i82801",
+		"igb", "ne2k_pci", "pcnet", "rocker", "rtl8139", "virtio", "virtio-net-pci", "vmxnet3"}
+	qemuDiskInterfaces   = []string{"ide", "sata", "nvme", "scsi", "sd", "mtd", "floppy", "pflash", "virtio", "none"}
+	qemuBootPriorities   = []string{"c", "d", "n", "cn", "cd", "dn", "dc", "nc", "nd"}
+	qemuOnClose          = []string{"power_off", "shutdown_signal", "save_vm_state"}
+	qemuProcessPriorites = []string{"realtime", "very high", "high", "normal", "low", "very low"}
+)
+
+// defaultQEMUPlatform is the platform of a node that names neither a
+// platform nor a QEMU binary (GNS3 refuses such a node; nodedesk runs
+// the host's usual emulator).
+const defaultQEMUPlatform = "x86_64"
+
+// qemuImages are the properties that name an image file, in GNS3's
+// order; each has a checksum property, <key>_md5sum.
+var qemuImages = []string{"hda_disk_image", "hdb_disk_image", "hdc_disk_image", "hdd_disk_image",
+	"cdrom_image", "bios_image", "kernel_image", "initrd"}
+
+// qemuSettings are the properties GNS3 2.2.59's compute keeps for a QEMU
+// node, with its defaults for a new one, and linked_clone, which its
+// controller keeps. platform, qemu_path and mac_address have defaults
+// that depend on the node (qemuView).
+var qemuSettings = func() []qemuSetting {
+	disk := func(d string) []qemuSetting {
+		return []qemuSetting{
+			{key: "hd" + d + "_disk_image", def: "", check: isString},
+			{key: "hd" + d + "_disk_interface", def: "none", check: isOneOf(qemuDiskInterfaces)},
+			{key: "hd" + d + "_disk_image_md5sum", check: isString},
+		}
+	}
+	s := []qemuSetting{
+		{key: "usage", def: "", check: isString},
+		{key: "qemu_path", check: isString, unset: []string{""}},
+		{key: "platform", check: isOneOf(qemuPlatforms), unset: []string{"", "null"}},
+		{key: "linked_clone", def: true, check: isBool},
+	}
+	for _, d := range []string{"a", "b", "c", "d"} {
+		s = append(s, disk(d)...)
+	}
+	return append(s,
+		qemuSetting{key: "cdrom_image", def: "", check: isString},
+		qemuSetting{key: "cdrom_image_md5sum", check: isString},
+		qemuSetting{key: "bios_image", def: "", check: isString},
+		qemuSetting{key: "bios_image_md5sum", check: isString},
+		qemuSetting{key: "boot_priority", def: "c", check: isOneOf(qemuBootPriorities)},
+		qemuSetting{key: "ram", def: 256, check: isWholeNumber(1, 0, "MB")},
+		qemuSetting{key: "cpus", def: 1, check: isWholeNumber(1, 255, "")},
+		qemuSetting{key: "adapters", def: 1, check: isWholeNumber(0, 275, "")},
+		qemuSetting{key: "adapter_type", def: "e1000", check: isOneOf(qemuAdapterTypes)},
+		qemuSetting{key: "mac_address", check: isMAC, unset: []string{""}},
+		qemuSetting{key: "initrd", def: "", check: isString},
+		qemuSetting{key: "initrd_md5sum", check: isString},
+		qemuSetting{key: "kernel_image", def: "", check: isString},
+		qemuSetting{key: "kernel_image_md5sum", check: isString},
+		qemuSetting{key: "kernel_command_line", def: "", check: isString},
+		qemuSetting{key: "legacy_networking", def: false, check: isBool},
+		qemuSetting{key: "replicate_network_connection_state", def: true, check: isBool},
+		qemuSetting{key: "tpm", def: false, check: isBool},
+		qemuSetting{key: "uefi", def: false, check: isBool},
+		qemuSetting{key: "create_config_disk", def: false, check: isBool},
+		qemuSetting{key: "on_close", def: "power_off", check: isOneOf(qemuOnClose)},
+		qemuSetting{key: "cpu_throttling", def: 0, check: isWholeNumber(0, 800, "%")},
+		qemuSetting{key: "process_priority", def: "low", check: isOneOf(qemuProcessPriorites), unset: []string{"null"}},
+		qemuSetting{key: "options", def: "", check: isString},
+	)
+}()
+
+// qemuSettingOf finds the setting of a key.
+var qemuSettingOf = func() map[string]*qemuSetting {
+	m := make(map[string]*qemuSetting, len(qemuSettings))
+	for i := range qemuSettings {
+		m[qemuSettings[i].key] = &qemuSettings[i]
+	}
+	return m
+}()
+
+// qemuComputeView is what GNS3 2.2.59's compute shows of a QEMU node
+// besides name, node_id, project_id and status: every property but
+// linked_clone, and the node's console, command line and folder.
+var qemuComputeView = func() []string {
+	v := []string{"command_line", "console", "console_type", "node_directory"}
+	for _, s := range qemuSettings {
+		if s.key != "linked_clone" {
+			v = append(v, s.key)
+		}
+	}
+	slices.Sort(v)
+	return v
+}()
+
+// qemuMAC is the MAC address GNS3 gives a QEMU node from its id:
+// 0c, three bytes of the id, then 00:00 (adapter i adds i).
+func qemuMAC(id string) string {
+	hex := strings.ReplaceAll(id, "-", "")
+	for len(hex) < 8 {
+		hex += "0"
+	}
+	return "0c:" + hex[2:4] + ":" + hex[4:6] + ":" + hex[6:8] + ":00:00"
+}
+
+// qemuOldBinaries are the QEMU binaries not named after their platform.
+var qemuOldBinaries = map[string]string{"qemu-kvm": "x86_64", "qemu": "i386"}
+
+// qemuPlatformOf is the platform a QEMU binary's path names, as GNS3
+// reads it: qemu-system-<platform> (Windows' w and .exe dropped),
+// qemu-kvm is x86_64 and an old plain qemu is i386.
+func qemuPlatformOf(path string) (string, bool) {
+	name := path[strings.LastIndexAny(path, `/\`)+1:]
+	if ext := len(name) - 4; ext > 0 && strings.EqualFold(name[ext:], ".exe") {
+		name = strings.TrimSuffix(name[:ext], "w")
+	}
+	if p, ok := qemuOldBinaries[name]; ok {
+		return p, true
+	}
+	if len(name) < len("qemu-system-") || !strings.EqualFold(name[:len("qemu-system-")], "qemu-system-") {
+		return "", false
+	}
+	p := name[len("qemu-system-"):]
+	if end := strings.IndexFunc(p, func(r rune) bool {
+		return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}); end >= 0 {
+		p = p[:end]
+	}
+	return p, slices.Contains(qemuPlatforms, p)
+}
+
+// qemuBinary completes a node's binary and platform from each other, as
+// GNS3 does: a platform left empty is the one the path names; a path left
+// empty is qemu-system-<platform>; neither given is x86_64.
+func qemuBinary(path, platform string) (string, string) {
+	if platform == "" {
+		if p, ok := qemuPlatformOf(path); ok {
+			platform = p
+		} else if path == "" {
+			platform = defaultQEMUPlatform
+		}
+	}
+	if path == "" {
+		path = "qemu-system-" + platform
+	}
+	return path, platform
+}
+
+// initQEMU gives a new QEMU node every property GNS3's compute gives one,
+// with its defaults (the MAC address from the node's id).
+func initQEMU(n *Node, _ newNodeEnv) {
+	extra := make(map[string]json.RawMessage, len(qemuSettings))
+	for k, v := range qemuView(n) {
+		extra[k], _ = json.Marshal(v)
+	}
+	n.Properties.Extra = extra
+}
+
+// qemuView is a QEMU node's properties: what it keeps, and GNS3's
+// default for each property it lacks (a node stored before nodedesk knew
+// them) or keeps as null.
+func qemuView(n *Node) map[string]any {
+	extra := n.Properties.Extra
+	v := make(map[string]any, len(qemuSettings)+len(extra))
+	for _, s := range qemuSettings {
+		v[s.key] = s.def
+	}
+	v["qemu_path"], v["platform"] = qemuBinary(rawString(extra["qemu_path"]), rawString(extra["platform"]))
+	v["mac_address"] = qemuMAC(n.ID)
+	for k, raw := range extra {
+		if _, known := qemuSettingOf[k]; known && isNull(raw) {
+			continue
+		}
+		v[k] = raw
+	}
+	return v
+}
+
+// QEMUUpdate is a change to a QEMU node's properties, under GNS3's keys.
+// A known key set to null (or to a value that stands for its default,
+// such as an empty mac_address) goes back to GNS3's default; a key
+// nodedesk does not know is kept as given.
+type QEMUUpdate map[string]json.RawMessage
+
+// notQEMUProperties are the keys of a compute request's body that are
+// not properties: the node's own fields (NodeUpdate) and the read-only
+// ones of its compute view.
+var notQEMUProperties = func() map[string]bool {
+	m := map[string]bool{"node_id": true, "project_id": true, "node_type": true, "status": true, "node_directory": true,
+		"command_line": true, "console_host": true, "compute_id": true, "template_id": true, "ports": true,
+		"width": true, "height": true, "properties": true}
+	t := reflect.TypeOf(NodeUpdate{})
+	for i := range t.NumField() {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); tag != "" && tag != "-" {
+			m[tag] = true
+		}
+	}
+	return m
+}()
+
+// UnmarshalJSON reads the properties of a QEMU node from a controller's
+// "properties" object or from a compute request's body, whose node fields
+// (name, console, ...) it leaves out.
+func (u *QEMUUpdate) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	for k := range m {
+		if notQEMUProperties[k] {
+			delete(m, k)
+		}
+	}
+	*u = m
+	return nil
+}
+
+func (u *QEMUUpdate) apply(p *Properties) error {
+	if len(*u) == 0 {
+		return nil
+	}
+	extra := maps.Clone(p.Extra)
+	if extra == nil {
+		extra = map[string]json.RawMessage{}
+	}
+	for _, s := range qemuSettings { // in a fixed order: the first wrong key is named
+		raw, ok := (*u)[s.key]
+		switch {
+		case !ok:
+		case isNull(raw) || slices.Contains(s.unset, rawString(raw)) && isJSONString(raw):
+			delete(extra, s.key)
+		default:
+			if err := s.check(s.key, raw); err != nil {
+				return err
+			}
+			extra[s.key] = raw
+		}
+	}
+	for k, raw := range *u {
+		if _, known := qemuSettingOf[k]; !known {
+			extra[k] = raw
+		}
+	}
+	for _, img := range qemuImages {
+		// A checksum is of the image it was given with.
+		sum := img + "_md5sum"
+		if raw, ok := (*u)[img]; ok && rawString(raw) != rawString(p.Extra[img]) {
+			if _, given := (*u)[sum]; !given {
+				delete(extra, sum)
+			}
+		}
+	}
+	if err := settleQEMUBinary(extra, *u); err != nil {
+		return err
+	}
+	p.Extra = extra
+	return nil
+}
+
+// settleQEMUBinary keeps a node's qemu_path and platform in step, as
+// GNS3's compute does: a path given sets the platform it names; a
+// platform given alone sets the path to its qemu-system binary. A path
+// that names no platform needs one given with it.
+func settleQEMUBinary(extra map[string]json.RawMessage, u QEMUUpdate) error {
+	path, platform := rawString(extra["qemu_path"]), rawString(extra["platform"])
+	_, pathGiven := u["qemu_path"]
+	_, platformGiven := u["platform"]
+	pathGiven, platformGiven = pathGiven && path != "", platformGiven && platform != ""
+	switch {
+	case pathGiven:
+		if p, ok := qemuPlatformOf(path); ok {
+			platform = p
+		} else if !platformGiven {
+			return Invalid("properties.qemu_path", "qemu_path %q names no QEMU emulator nodedesk knows the platform of (qemu-system-<platform>, such as qemu-system-x86_64); name one, or give platform with it", path)
+		}
+	case platformGiven:
+		path = ""
+	}
+	path, platform = qemuBinary(path, platform)
+	extra["qemu_path"], _ = json.Marshal(path)
+	extra["platform"], _ = json.Marshal(platform)
+	return nil
+}
+
+// The rules of the settings' values.
+
+func isString(key string, raw json.RawMessage) error {
+	if !isJSONString(raw) {
+		return Invalid("properties."+key, "%s must be a string, not %s", key, describeRaw(raw))
+	}
+	return nil
+}
+
+func isBool(key string, raw json.RawMessage) error {
+	var b bool
+	if json.Unmarshal(raw, &b) != nil {
+		return Invalid("properties."+key, "%s must be true or false, not %s", key, describeRaw(raw))
+	}
+	return nil
+}
+
+func isOneOf(values []string) func(string, json.RawMessage) error {
+	return func(key string, raw json.RawMessage) error {
+		if !isJSONString(raw) || !slices.Contains(values, rawString(raw)) {
+			return Invalid("properties."+key, "%s must be one of %s; %s is not one", key, strings.Join(values, ", "), describeRaw(raw))
+		}
+		return nil
+	}
+}
+
+// isWholeNumber accepts whole numbers from lo to hi (hi 0: no bound) of
+// unit.
+func isWholeNumber(lo, hi int, unit string) func(string, json.RawMessage) error {
+	return func(key string, raw json.RawMessage) error {
+		var v int
+		err := json.Unmarshal(raw, &v)
+		if err == nil && v >= lo && (hi == 0 || v <= hi) {
+			return nil
+		}
+		what := "a whole number of at least " + strconv.Itoa(lo)
+		if hi != 0 {
+			what = "a whole number from " + strconv.Itoa(lo) + " to " + strconv.Itoa(hi)
+		}
+		if unit != "" {
+			what += " (" + unit + ")"
+		}
+		return Invalid("properties."+key, "%s must be %s, not %s", key, what, describeRaw(raw))
+	}
+}
+
+// isMAC accepts a MAC address as GNS3 writes them: six pairs of hex
+// digits joined by colons.
+func isMAC(key string, raw json.RawMessage) error {
+	s := rawString(raw)
+	ok := isJSONString(raw) && len(s) == 17
+	for i := 0; ok && i < len(s); i++ {
+		if i%3 == 2 {
+			ok = s[i] == ':'
+		} else {
+			ok = strings.IndexByte("0123456789abcdefABCDEF", s[i]) >= 0
+		}
+	}
+	if !ok {
+		return Invalid("properties."+key, "%s must be six pairs of hex digits joined by colons (like 0c:7e:2a:11:00:00), or empty for the one nodedesk derives from the node's id; %s is not one", key, describeRaw(raw))
+	}
+	return nil
+}
+
+func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
+
+func isJSONString(raw json.RawMessage) bool {
+	var s string
+	return json.Unmarshal(raw, &s) == nil
+}
+
+// rawString is a JSON string's value; "" for anything else.
+func rawString(raw json.RawMessage) string {
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+// describeRaw names a JSON value in an error message.
+func describeRaw(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	s := []rune(describeJSON(v))
+	if len(s) > 60 {
+		return string(s[:57]) + "..."
+	}
+	return string(s)
+}

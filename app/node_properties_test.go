@@ -39,7 +39,7 @@ func TestService_CreateNode_Layout(t *testing.T) {
 		{app.NAT, ":/symbols/nat.svg", [2]int{159, 71}, -46, []string{"ports_mapping"}},
 		// 45/2 + 10 = 32.5 rounds to even, as GNS3's Python round() does.
 		{app.Dynamips, ":/symbols/router.svg", [2]int{66, 45}, -32, nil},
-		{app.QEMU, ":/symbols/qemu_guest.svg", [2]int{65, 59}, -40, nil},
+		{app.QEMU, ":/symbols/qemu_guest.svg", [2]int{65, 59}, -40, qemuKeys},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.typ), func(t *testing.T) {
@@ -129,7 +129,7 @@ func TestService_UpdateNode_CloudRemoteConsole(t *testing.T) {
 func TestService_UpdateNode_GenericProperties(t *testing.T) {
 	ctx := context.Background()
 	svc, _ := newService(t)
-	q := mustCreateNode(t, svc, mustCreateProject(t, svc, "lab").ID, app.NodeCreate{Type: app.QEMU})
+	q := mustCreateNode(t, svc, mustCreateProject(t, svc, "lab").ID, app.NodeCreate{Type: app.VirtualBox})
 	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
 	upd := func(m map[string]json.RawMessage) app.NodeUpdate {
 		g := app.GenericUpdate(m)
@@ -192,7 +192,11 @@ func TestDecodeProperties(t *testing.T) {
 			&app.VPCSUpdate{StartupScript: app.Some("ip dhcp")}, ""},
 		{"FrameRelay", app.FrameRelaySwitch, `{"mappings": {"1:101": "2:201"}}`,
 			&app.FrameRelayUpdate{Mappings: app.Some(map[string]string{"1:101": "2:201"})}, ""},
-		{"Generic", app.QEMU, `{"ram": 256}`, &app.GenericUpdate{"ram": json.RawMessage("256")}, ""},
+		{"Generic", app.VMware, `{"ram": 256}`, &app.GenericUpdate{"ram": json.RawMessage("256")}, ""},
+		// A compute request's body for a QEMU node: its properties, not
+		// the node's own fields.
+		{"QEMUComputeBody", app.QEMU, `{"name": "VM1", "console": 5000, "console_type": "vnc", "node_id": "x", "ram": 512}`,
+			&app.QEMUUpdate{"ram": json.RawMessage("512")}, ""},
 		{"ErrInvalidJSON", app.VPCS, `{"startup_script": `, nil, app.EINVALID},
 		{"ErrInvalidShape", app.EthernetSwitch, `{"ports_mapping": "all"}`, nil, app.EINVALID},
 	}
@@ -247,7 +251,7 @@ func TestService_UpdateNode_Fields(t *testing.T) {
 			}},
 		{"PortNaming", app.QEMU, app.NodeUpdate{PortNameFormat: app.Some("eth{0}"), FirstPortName: app.Some("mgmt"),
 			CustomAdapters: app.Some([]app.CustomAdapter{{AdapterNumber: 0, PortName: "wan"}}),
-			Properties:     &app.GenericUpdate{"adapters": json.RawMessage("3")}}, "",
+			Properties:     &app.QEMUUpdate{"adapters": json.RawMessage("3")}}, "",
 			func(t *testing.T, n *app.Node) {
 				var names []string
 				for _, p := range n.Ports() {

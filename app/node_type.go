@@ -81,6 +81,9 @@ type nodeKind struct {
 	// interfaces and TAP devices the data plane opens, and UDP tunnels
 	// bound on this machine (cloud_hostports.go, cloud_tunnels.go).
 	cloudPorts bool
+	// images are the property keys that name an image file (a disk, a
+	// kernel): what a start finds in the image folders.
+	images []string
 }
 
 // kinds is the node-type table, in the spec's order.
@@ -142,10 +145,12 @@ var kinds = []struct {
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
 		props: iouProps}},
+	// GNS3's QEMU also has SPICE consoles; nodedesk serves VNC instead.
 	{QEMU, nodeKind{stored: true, nameFormat: "QEMU{0}", symbol: ":/symbols/qemu_guest.svg",
 		traffic:  notRun,
-		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
-		folder: "qemu", props: qemuProps}},
+		consoles: []ConsoleType{ConsoleTelnet, ConsoleVNC, ConsoleNone}, lifecycle: ProcessRun,
+		folder: "qemu", props: qemuProps, images: qemuImages, startShowsNode: true,
+		computeView: qemuComputeView}},
 }
 
 // notRun is the traffic of the types nodedesk stores but does not run.
@@ -219,6 +224,10 @@ func (t NodeType) CarriesFilters() bool { return t.Valid() && !t.kind().noFilter
 // ComputeStartShowsNode reports whether a GNS3 compute answers the start
 // of a node of type t with the node (200) rather than no content (204).
 func (t NodeType) ComputeStartShowsNode() bool { return t.kind().startShowsNode }
+
+// ImageProperties lists the property keys of a node of type t that name
+// an image file (hda_disk_image, kernel_image, ...); nil: none.
+func (t NodeType) ImageProperties() []string { return t.kind().images }
 
 // UsesCloudPorts reports whether a node of type t has its ports in
 // Properties.CloudPorts: host interfaces and TAP devices that the data

@@ -338,6 +338,7 @@ func (s *Service) copyNodeIn(tx Tx, n *Node, x, y int, z Field[int]) (*Node, err
 		c.CommandLine = &empty
 	}
 	c.UDPPorts, c.Properties.MACOffset = nil, nil // its own, at its first start
+	c.renewUnique()
 	if err := s.addNode(tx, c, n.Name, n.Label.Text == n.Name); err != nil {
 		return nil, err
 	}

@@ -11,7 +11,8 @@ type ProjectDuplicate struct {
 	// becomes "name-1", "name-2", ..., as in GNS3.
 	Name Field[string]
 	// ResetMACAddresses gives the copy's VPCS nodes new MAC addresses at
-	// their next start instead of the original's.
+	// their next start, and its QEMU nodes the ones of their new ids,
+	// instead of the original's.
 	ResetMACAddresses bool
 }
 
@@ -100,6 +101,7 @@ func copied(projectID string, newID func(string) string, resetMACs bool, nodes [
 		n.ID, n.ProjectID, n.Seq, n.UDPPorts = newID(n.ID), projectID, 0, nil
 		if resetMACs {
 			n.Properties.MACOffset = nil
+			n.renewUnique()
 		}
 	}
 	for _, l := range ls {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -54,6 +55,36 @@ func withSettings(t Template, key, raw string) Template {
 	return t
 }
 
+// templateKind is what a user template of a node type starts with where
+// a client leaves things out, as GNS3's template schema of the type
+// (schemas/<type>_template.py) fills them. Its zero value: the node type's
+// name format, its builtin template's category, no settings.
+type templateKind struct {
+	nameFormat string
+	category   string
+	// settings are the defaults of the type's own settings, GNS3-keyed.
+	settings map[string]any
+}
+
+// withDefaults is t with its type's default settings for those it lacks:
+// GNS3 fills them when it makes a template and each time it loads one.
+func (t Template) withDefaults() Template {
+	defs := t.Type.kind().props.template.settings
+	if t.Builtin || len(defs) == 0 {
+		return t
+	}
+	t.Settings = maps.Clone(t.Settings)
+	if t.Settings == nil {
+		t.Settings = map[string]json.RawMessage{}
+	}
+	for k, v := range defs {
+		if _, ok := t.Settings[k]; !ok {
+			t.Settings[k], _ = json.Marshal(v)
+		}
+	}
+	return t
+}
+
 // templateCategories are GNS3's categories; old clients send their index.
 var templateCategories = []string{"router", "switch", "guest", "firewall"}
 
@@ -75,7 +106,7 @@ func (s *Service) FindTemplates(ctx context.Context) ([]Template, error) {
 	err := s.view(func(tx Tx) error {
 		ts, err := tx.Templates()
 		for _, t := range ts {
-			out = append(out, *t)
+			out = append(out, t.withDefaults())
 		}
 		return err
 	})
@@ -106,7 +137,11 @@ func findTemplate(tx Tx, id string) (*Template, error) {
 	if err == nil && t == nil {
 		err = templateNotFound(id)
 	}
-	return t, err
+	if err != nil {
+		return nil, err
+	}
+	filled := t.withDefaults()
+	return &filled, nil
 }
 
 // TemplateSettings is a template as a client sends it: GNS3's keys, the
@@ -162,14 +197,31 @@ func (ts TemplateSettings) apply(t *Template) error {
 			t.Settings[k] = v
 		}
 	}
-	_, err := t.nodeCreate(TemplateUse{})
-	return err
+	*t = t.withDefaults()
+	c, err := t.nodeCreate(TemplateUse{})
+	if err != nil {
+		return err
+	}
+	// Settings a node could not take are refused now, not when a node is
+	// made from the template; they sit at the template's top level.
+	var p Properties
+	if err := applyProperties(t.Type, c.Properties, &p); err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			f := *e
+			f.Field = strings.TrimPrefix(e.Field, "properties.")
+			return &f
+		}
+		return err
+	}
+	return nil
 }
 
 // CreateTemplate adds a user template. name and template_type are
-// required; default_name_format, symbol and category default to the
-// type's. A template_id that exists already is a conflict, as in GNS3.
-// Codes: EINVALID, ECONFLICT.
+// required; default_name_format, symbol, category and the type's own
+// settings default to GNS3's for the type. Settings a node of the type
+// could not take are refused. A template_id that exists already is a
+// conflict, as in GNS3. Codes: EINVALID, ECONFLICT.
 func (s *Service) CreateTemplate(ctx context.Context, ts TemplateSettings) (*Template, error) {
 	id := s.c.NewID()
 	if v, ok, err := ts.str("template_id"); err != nil {
@@ -189,8 +241,9 @@ func (s *Service) CreateTemplate(ctx context.Context, ts TemplateSettings) (*Tem
 	if name, _, _ := ts.str("name"); name == "" {
 		return nil, Invalid("name", "A template needs a name")
 	}
-	t := &Template{ID: id, Type: NodeType(typ), Category: "router",
-		DefaultNameFormat: cmp.Or(NodeType(typ).kind().nameFormat, "{name}-{0}"), Symbol: NodeType(typ).kind().symbol}
+	k := NodeType(typ).kind()
+	t := &Template{ID: id, Type: NodeType(typ), Category: cmp.Or(k.props.template.category, "router"),
+		DefaultNameFormat: cmp.Or(k.props.template.nameFormat, k.nameFormat, "{name}-{0}"), Symbol: k.symbol}
 	for _, b := range builtinTemplates {
 		if b.Type == t.Type {
 			t.Category = b.Category

@@ -3,6 +3,8 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -377,4 +379,119 @@ func TestService_CreateNodeFromTemplate(t *testing.T) {
 		_, err := svc.CreateNodeFromTemplate(ctx, p.ID, tmpl.ID, app.TemplateUse{})
 		wantCode(t, err, app.ENOTFOUND)
 	})
+}
+
+// qemuWizardTemplate is the body the GNS3 2.2.59 GUI's "New QEMU VM
+// template" wizard posts: its QEMU defaults updated with the wizard's
+// answers (name, RAM, binary, disk, console).
+func qemuWizardTemplate(id string) map[string]any {
+	return map[string]any{
+		"template_id": id, "template_type": "qemu", "name": "Alpine", "default_name_format": "{name}-{0}", "usage": "",
+		"symbol": ":/symbols/qemu_guest.svg", "category": 2, "port_name_format": "Ethernet{0}", "port_segment_size": 0,
+		"first_port_name": "", "custom_adapters": []any{}, "qemu_path": "/usr/bin/qemu-system-x86_64",
+		"hda_disk_image": "alpine.qcow2", "hdb_disk_image": "", "hdc_disk_image": "", "hdd_disk_image": "",
+		"hda_disk_interface": "ide", "hdb_disk_interface": "none", "hdc_disk_interface": "none", "hdd_disk_interface": "none",
+		"cdrom_image": "", "bios_image": "", "boot_priority": "c", "console_type": "telnet", "console_auto_start": false,
+		"ram": 512, "cpus": 1, "adapters": 1, "adapter_type": "e1000", "mac_address": "", "legacy_networking": false,
+		"replicate_network_connection_state": true, "tpm": false, "uefi": false, "create_config_disk": false,
+		"on_close": "power_off", "platform": "", "cpu_throttling": 0, "process_priority": "normal", "options": "",
+		"kernel_image": "", "initrd": "", "kernel_command_line": "", "linked_clone": true, "compute_id": "local",
+	}
+}
+
+// qemuTemplateDefaults are GNS3 2.2.59's defaults of a QEMU template's
+// own settings (schemas/qemu_template.py).
+var qemuTemplateDefaults = map[string]string{
+	"qemu_path": `""`, "usage": `""`, "platform": `""`, "linked_clone": "true", "ram": "256", "cpus": "1", "adapters": "1",
+	"adapter_type": `"e1000"`, "mac_address": `""`, "first_port_name": `""`, "port_name_format": `"Ethernet{0}"`,
+	"port_segment_size": "0", "console_type": `"telnet"`, "console_auto_start": "false", "boot_priority": `"c"`,
+	"hda_disk_image": `""`, "hda_disk_interface": `"none"`, "hdb_disk_image": `""`, "hdb_disk_interface": `"none"`,
+	"hdc_disk_image": `""`, "hdc_disk_interface": `"none"`, "hdd_disk_image": `""`, "hdd_disk_interface": `"none"`,
+	"cdrom_image": `""`, "initrd": `""`, "kernel_image": `""`, "bios_image": `""`, "kernel_command_line": `""`,
+	"legacy_networking": "false", "replicate_network_connection_state": "true", "tpm": "false", "uefi": "false",
+	"create_config_disk": "false", "on_close": `"power_off"`, "cpu_throttling": "0", "process_priority": `"normal"`,
+	"options": `""`, "custom_adapters": "[]",
+}
+
+func TestService_CreateTemplate_QEMU(t *testing.T) {
+	ctx := context.Background()
+
+	t.Run("Defaults", func(t *testing.T) {
+		svc, _ := newService(t)
+		tmpl := mustCreateTemplate(t, svc, map[string]any{"template_type": "qemu", "name": "VM", "compute_id": "local"})
+		if tmpl.Category != "guest" || tmpl.DefaultNameFormat != "{name}-{0}" || tmpl.Symbol != ":/symbols/qemu_guest.svg" {
+			t.Errorf("template %+v; want GNS3's QEMU category, name format and symbol", tmpl)
+		}
+		if got := keysOf(tmpl.Settings); !slices.Equal(got, keysOf(qemuTemplateDefaults)) {
+			t.Errorf("settings %v; want GNS3's %v", got, keysOf(qemuTemplateDefaults))
+		}
+		for k, want := range qemuTemplateDefaults {
+			if got := string(tmpl.Settings[k]); got != want {
+				t.Errorf("setting %s = %s; want %s", k, got, want)
+			}
+		}
+		if stored, err := svc.FindTemplateByID(ctx, tmpl.ID); err != nil || !reflect.DeepEqual(stored.Settings, tmpl.Settings) {
+			t.Errorf("stored template %+v, %v; want %+v", stored, err, tmpl)
+		}
+	})
+
+	t.Run("Wizard", func(t *testing.T) {
+		svc, _ := newService(t)
+		id := uuid.NewString()
+		tmpl := mustCreateTemplate(t, svc, qemuWizardTemplate(id))
+		if tmpl.ID != id || tmpl.Name != "Alpine" || tmpl.Category != "guest" || string(tmpl.Settings["ram"]) != "512" ||
+			string(tmpl.Settings["qemu_path"]) != `"/usr/bin/qemu-system-x86_64"` || string(tmpl.Settings["hda_disk_interface"]) != `"ide"` {
+			t.Errorf("wizard's template %+v", tmpl)
+		}
+
+		p := mustCreateProject(t, svc, "lab")
+		n, err := svc.CreateNodeFromTemplate(ctx, p.ID, id, app.TemplateUse{X: 5, Y: 6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, hex := qemuView(t, n), strings.ReplaceAll(n.ID, "-", "")
+		want := map[string]any{"ram": 512.0, "hda_disk_image": "alpine.qcow2", "hda_disk_interface": "ide",
+			"qemu_path": "/usr/bin/qemu-system-x86_64", "platform": "x86_64", "process_priority": "normal",
+			"mac_address": "0c:" + hex[2:4] + ":" + hex[4:6] + ":" + hex[6:8] + ":00:00", "linked_clone": true, "adapters": 1.0}
+		for k, w := range want {
+			if v[k] != w {
+				t.Errorf("node's %s = %v; want %v", k, v[k], w)
+			}
+		}
+		if n.Name != "Alpine-1" || n.Type != app.QEMU || n.ConsoleType != app.ConsoleTelnet || n.TemplateID == nil ||
+			*n.TemplateID != id || len(n.Ports()) != 1 || n.Ports()[0].Name != "Ethernet0" || n.X != 5 {
+			t.Errorf("node from the wizard's template %+v", n)
+		}
+		if keys := keysOf(v); !slices.Equal(keys, qemuKeys) {
+			t.Errorf("node's properties %v; want %v (the template's own keys, such as port_name_format, are the node's fields)", keys, qemuKeys)
+		}
+	})
+
+	tests := []struct {
+		name      string
+		give      map[string]any
+		wantField string
+	}{
+		{"ErrInvalidRAM", map[string]any{"ram": 0}, "ram"},
+		{"ErrInvalidAdapterType", map[string]any{"adapter_type": "3c905"}, "adapter_type"},
+		{"ErrInvalidDiskInterface", map[string]any{"hda_disk_interface": "usb"}, "hda_disk_interface"},
+		{"ErrInvalidMAC", map[string]any{"mac_address": "nope"}, "mac_address"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			svc, _ := newService(t)
+			body := map[string]any{"template_type": "qemu", "name": "VM", "compute_id": "local"}
+			for k, v := range tt.give {
+				body[k] = v
+			}
+			_, err := svc.CreateTemplate(ctx, templateSettings(t, body))
+			wantCode(t, err, app.EINVALID)
+			if got := app.ErrorField(err); got != tt.wantField {
+				t.Errorf("error field %q; want %q (%v)", got, tt.wantField, err)
+			}
+			if ts, _ := svc.FindTemplates(ctx); len(ts) != len(builtinTemplates) {
+				t.Errorf("a refused template was stored: %d templates", len(ts))
+			}
+		})
+	}
 }
