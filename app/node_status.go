@@ -3,6 +3,8 @@ package app
 import (
 	"cmp"
 	"context"
+	"encoding/json"
+	"fmt"
 )
 
 // Action is a lifecycle request for a node.
@@ -240,6 +242,25 @@ func portPairs(udp []int) []PortPair {
 	return pairs
 }
 
-// nodeImages finds the images n's properties name (nodeImages is filled
-// once the image folders exist).
-func (s *Service) nodeImages(n *Node) (map[string]string, error) { return nil, nil }
+// nodeImages finds, in the image folders of n's type, the images n's
+// properties name: their absolute paths by property key. An image that is
+// missing is a conflict that names the node, the property and the image.
+func (s *Service) nodeImages(n *Node) (map[string]string, error) {
+	keys := n.Type.ImageProperties()
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	found := map[string]string{}
+	for _, k := range keys {
+		var name string
+		if raw, ok := n.Properties.Extra[k]; !ok || json.Unmarshal(raw, &name) != nil || name == "" {
+			continue
+		}
+		p, err := s.ImagePath(n.Type.kind().imageKind, name)
+		if err != nil {
+			return nil, &Error{Code: ErrorCode(err), Message: fmt.Sprintf("%s cannot start: its %s: %s", n.Name, k, ErrorMessage(err))}
+		}
+		found[k] = p
+	}
+	return found, nil
+}

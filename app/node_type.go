@@ -82,8 +82,9 @@ type nodeKind struct {
 	// bound on this machine (cloud_hostports.go, cloud_tunnels.go).
 	cloudPorts bool
 	// images are the property keys that name an image file (a disk, a
-	// kernel): what a start finds in the image folders.
-	images []string
+	// kernel): what a start finds in the image folders of imageKind.
+	images    []string
+	imageKind ImageKind
 }
 
 // kinds is the node-type table, in the spec's order.
@@ -146,10 +147,10 @@ var kinds = []struct {
 		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
 		props: iouProps}},
 	// GNS3's QEMU also has SPICE consoles; nodedesk serves VNC instead.
-	{QEMU, nodeKind{stored: true, nameFormat: "QEMU{0}", symbol: ":/symbols/qemu_guest.svg",
-		traffic:  notRun,
+	{QEMU, nodeKind{nameFormat: "QEMU{0}", symbol: ":/symbols/qemu_guest.svg",
+		traffic:  "Its frames cross its links while it runs: each adapter is a UDP socket of its QEMU process to nodedesk.",
 		consoles: []ConsoleType{ConsoleTelnet, ConsoleVNC, ConsoleNone}, lifecycle: ProcessRun,
-		folder: "qemu", props: qemuProps, images: qemuImages, startShowsNode: true,
+		folder: "qemu", props: qemuProps, images: qemuImages, imageKind: QEMUImages, startShowsNode: true,
 		computeView: qemuComputeView}},
 }
 

@@ -32,8 +32,8 @@ func TestArgs_KernelGuest(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := launch{s: s, tbSizeMB: 64, qmpFD: 3, p: app.Process{NodeID: "n1", Name: "R1", ConsoleType: app.ConsoleTelnet, Console: 5001,
-		Ports:  []app.PortPair{{Local: 20000, Remote: 20001}, {Local: 20002, Remote: 20003}},
-		Images: map[string]string{"kernel_image": "/img/vmlinuz", "initrd": "/img/initrd,1.img"},
+		Ports:          []app.PortPair{{Local: 20000, Remote: 20001}, {Local: 20002, Remote: 20003}},
+		Images:         map[string]string{"kernel_image": "/img/vmlinuz", "initrd": "/img/initrd,1.img"},
 		CustomAdapters: []app.CustomAdapter{{AdapterNumber: 1, AdapterType: "virtio-net-pci"}}}}
 	l.options, _ = splitOptions(s.Options)
 	args, err := l.args()
@@ -91,8 +91,8 @@ func TestArgs_Disks(t *testing.T) {
 func TestSplitOptions(t *testing.T) {
 	for in, want := range map[string][]string{
 		`-cpu host -smbios type=1,product="My VM"`: {"-cpu", "host", "-smbios", "type=1,product=My VM"},
-		`-name 'a b' -x\ y`:                         {"-name", "a b", "-x y"},
-		"":                                          nil,
+		`-name 'a b' -x\ y`:                        {"-name", "a b", "-x y"},
+		"":                                         nil,
 	} {
 		if got, err := splitOptions(in); err != nil || !slices.Equal(got, want) {
 			t.Errorf("splitOptions(%q) = %q, %v; want %q", in, got, err, want)

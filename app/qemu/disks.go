@@ -129,4 +129,3 @@ func clearSavedState(ctx context.Context, img string, disks [4]string) {
 		}
 	}
 }
-

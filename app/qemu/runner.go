@@ -38,7 +38,7 @@ type Config struct {
 	// ProbeKVM tells whether KVM works with a qemu-system binary; nil
 	// probes for real (ProbeKVM). Asked once per binary.
 	ProbeKVM func(ctx context.Context, binary string) (ok bool, why string)
-	Logger *slog.Logger
+	Logger   *slog.Logger
 }
 
 // Runner runs QEMU nodes. It is safe for concurrent use; the Service also
