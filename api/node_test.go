@@ -31,7 +31,7 @@ func TestNodeCreate_DefaultsPerType(t *testing.T) {
 		{"ethernet_hub", "Hub1", nil, nil, "started", 8, [2]float64{72, 32}, []string{"ports_mapping"}},
 		{"frame_relay_switch", "FRSW1", nil, nil, "started", 0, [2]float64{51, 48}, []string{"mappings"}},
 		{"cloud", "Cloud1", nil, nil, "started", 1, [2]float64{159, 71}, []string{"interfaces", "ports_mapping", "remote_console_host", "remote_console_http_path", "remote_console_port", "remote_console_type"}},
-		{"qemu", "QEMU1", float64(5001), "telnet", "stopped", 1, [2]float64{65, 59}, nil},
+		{"qemu", "QEMU1", float64(5001), "telnet", "stopped", 1, [2]float64{65, 59}, qemuProperties},
 	}
 	for _, tt := range tests {
 		t.Run(tt.nodeType, func(t *testing.T) {

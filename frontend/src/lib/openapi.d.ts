@@ -2690,6 +2690,231 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/compute/projects/{project_id}/qemu/nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a QEMU node on the compute. */
+        post: operations["createQemu"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/qemu/nodes/{node_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a QEMU node on the compute. */
+        get: operations["getQemu"];
+        /** Update a QEMU node on the compute. */
+        put: operations["updateQemu"];
+        post?: never;
+        /** Delete a QEMU node on the compute. */
+        delete: operations["deleteQemu"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/qemu/nodes/{node_id}/console/ws": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Use the console of a QEMU node on the compute over a WebSocket. */
+        get: operations["wsQemuConsole"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/qemu/nodes/{node_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a QEMU node on the compute. */
+        post: operations["startQemu"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/qemu/nodes/{node_id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a QEMU node on the compute. */
+        post: operations["stopQemu"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/qemu/nodes/{node_id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Suspend a QEMU node on the compute. */
+        post: operations["suspendQemu"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/qemu/nodes/{node_id}/reload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reload a QEMU node on the compute. */
+        post: operations["reloadQemu"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/qemu/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/nio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change the filters and suspension of the NIO of a port of a QEMU node. */
+        put: operations["updateQemuNIO"];
+        /** Give a port of a QEMU node a UDP tunnel (NIO); replaces the one it has. */
+        post: operations["createQemuNIO"];
+        /** Remove the NIO of a port of a QEMU node and free its local UDP port. */
+        delete: operations["deleteQemuNIO"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/qemu/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/start_capture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Capture the frames of the NIO of a port of a QEMU node. */
+        post: operations["startQemuCapture"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/qemu/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/stop_capture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop the capture of a port of a QEMU node; the file stays. */
+        post: operations["stopQemuCapture"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/qemu/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/pcap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Stream the running capture of a port of a QEMU node (pcap) until it stops. */
+        get: operations["streamQemuPcap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/qemu/nodes/{node_id}/console/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Drop the clients of the console of a QEMU node. */
+        post: operations["resetQemuConsole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/qemu/nodes/{node_id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Complete the copy of a QEMU node a controller made (its files go to the copy). */
+        post: operations["duplicateQemuOnCompute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3564,7 +3789,7 @@ export interface components {
         /** @description A JSON object whose keys are not described here. */
         AnyObject: Record<string, unknown>;
         /** @description A node template; type-specific settings sit beside the common keys. */
-        Template: {
+        Template: ({
             /** @description Template UUID. */
             template_id: components["schemas"]["UUID"];
             /** @description Template name. */
@@ -3589,7 +3814,7 @@ export interface components {
             properties?: Record<string, unknown>;
         } & {
             [key: string]: unknown;
-        };
+        }) & unknown;
         /** @description Body for creating a node from a template. */
         TemplateNodeCreate: {
             /** @description Horizontal position of the new node. */
@@ -3926,7 +4151,7 @@ export interface components {
             name: string;
         };
         /** @description Body for a user template: the common keys, and the type's own settings beside them (console_type, console_auto_start, ports_mapping, ...), which nodes made from it get. */
-        TemplateCreate: {
+        TemplateCreate: ({
             /** @description UUID of the new template. Default: a new UUID. */
             template_id?: components["schemas"]["UUID"];
             template_type: components["schemas"]["NodeType"];
@@ -3944,9 +4169,9 @@ export interface components {
             builtin?: boolean;
         } & {
             [key: string]: unknown;
-        };
+        }) & unknown;
         /** @description A change to a user template: the keys given replace the template's, the others stay. */
-        TemplateUpdate: {
+        TemplateUpdate: ({
             /** @description Ignored, as GNS3 does. */
             template_id?: components["schemas"]["UUID"];
             /** @description Ignored, as GNS3 does. */
@@ -3965,7 +4190,7 @@ export interface components {
             builtin?: boolean;
         } & {
             [key: string]: unknown;
-        };
+        }) & unknown;
         /** @description Body for duplicating a project ("Save as"): GNS3's project-creation keys, of which only name is used, and reset_mac_addresses. */
         ProjectDuplicate: {
             /** @description Close the project when the last client leaves. Accepted and ignored on duplicate. */
@@ -4194,6 +4419,609 @@ export interface components {
             /** @description Run state. Read-only; accepted and ignored on input. */
             status?: components["schemas"]["NodeStatus"];
         };
+        /** @description Controller properties of a QEMU node, under GNS3 2.2.59's keys. A key set to null goes back to its default. Keys not listed here (another GNS3 version's) are kept as given, so a project goes back to GNS3 whole. */
+        QemuProperties: {
+            /** @description Notes on how to use the guest (logins, ...). */
+            usage?: string | null;
+            /** @description QEMU binary the node runs: a path or a name found in PATH. Empty or null: qemu-system-<platform>. A binary whose name gives no platform needs platform with it. */
+            qemu_path?: string | null;
+            /**
+             * @description Platform emulated; a binary given sets it. Empty, "null" or null: the one qemu_path names (x86_64 when neither is given).
+             * @enum {string|null}
+             */
+            platform?: "aarch64" | "alpha" | "arm" | "cris" | "i386" | "lm32" | "m68k" | "microblaze" | "microblazeel" | "mips" | "mips64" | "mips64el" | "mipsel" | "moxie" | "or32" | "ppc" | "ppc64" | "ppcemb" | "s390x" | "sh4" | "sh4eb" | "sparc" | "sparc64" | "tricore" | "unicore32" | "x86_64" | "xtensa" | "xtensaeb" | "" | "null" | null;
+            /** @description Whether the node's disks are copy-on-write clones of its images (the images are never written) rather than the images themselves. */
+            linked_clone?: boolean | null;
+            /** @description Disk image of drive hda: a file name in the image folders or an absolute path; empty: none. */
+            hda_disk_image?: string | null;
+            /**
+             * @description How drive hda is attached to the guest.
+             * @enum {string|null}
+             */
+            hda_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
+            /** @description MD5 checksum of hda_disk_image, or null when unknown; dropped when the image changes without one. */
+            hda_disk_image_md5sum?: string | null;
+            /** @description Disk image of drive hdb: a file name in the image folders or an absolute path; empty: none. */
+            hdb_disk_image?: string | null;
+            /**
+             * @description How drive hdb is attached to the guest.
+             * @enum {string|null}
+             */
+            hdb_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
+            /** @description MD5 checksum of hdb_disk_image, or null when unknown; dropped when the image changes without one. */
+            hdb_disk_image_md5sum?: string | null;
+            /** @description Disk image of drive hdc: a file name in the image folders or an absolute path; empty: none. */
+            hdc_disk_image?: string | null;
+            /**
+             * @description How drive hdc is attached to the guest.
+             * @enum {string|null}
+             */
+            hdc_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
+            /** @description MD5 checksum of hdc_disk_image, or null when unknown; dropped when the image changes without one. */
+            hdc_disk_image_md5sum?: string | null;
+            /** @description Disk image of drive hdd: a file name in the image folders or an absolute path; empty: none. */
+            hdd_disk_image?: string | null;
+            /**
+             * @description How drive hdd is attached to the guest.
+             * @enum {string|null}
+             */
+            hdd_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
+            /** @description MD5 checksum of hdd_disk_image, or null when unknown; dropped when the image changes without one. */
+            hdd_disk_image_md5sum?: string | null;
+            /** @description CD-ROM image; empty: none. */
+            cdrom_image?: string | null;
+            /** @description MD5 checksum of cdrom_image, or null. */
+            cdrom_image_md5sum?: string | null;
+            /** @description BIOS image; empty: QEMU's own. */
+            bios_image?: string | null;
+            /** @description MD5 checksum of bios_image, or null. */
+            bios_image_md5sum?: string | null;
+            /**
+             * @description Boot order: c disk, d CD-ROM, n network.
+             * @enum {string|null}
+             */
+            boot_priority?: "c" | "d" | "n" | "cn" | "cd" | "dn" | "dc" | "nc" | "nd" | null;
+            /** @description Memory of the guest, in MB. */
+            ram?: number | null;
+            /** @description Virtual CPUs of the guest. */
+            cpus?: number | null;
+            /** @description Ethernet adapters of the guest: one port each. */
+            adapters?: number | null;
+            /**
+             * @description Device model of the adapters (custom_adapters may change one).
+             * @enum {string|null}
+             */
+            adapter_type?: "e1000" | "e1000-82544gc" | "e1000-82545em" | "e1000e" | "i82550" | "i82551" | "i82557a" | "i82557b" | "i82557c" | "i82558a" | "i82558b" | "i82559a" | "i82559b" | "i82559c" | "i82559er" | "i82562" | "i82801" | "igb" | "ne2k_pci" | "pcnet" | "rocker" | "rtl8139" | "virtio" | "virtio-net-pci" | "vmxnet3" | null;
+            /** @description MAC address of adapter 0 (adapter i adds i). Empty or null: 0c:xx:xx:xx:00:00 from the node's id, as GNS3 derives it. */
+            mac_address?: string | null;
+            /** @description Initial RAM disk given with kernel_image; empty: none. */
+            initrd?: string | null;
+            /** @description MD5 checksum of initrd, or null. */
+            initrd_md5sum?: string | null;
+            /** @description Kernel the guest boots directly; empty: it boots from its disks. */
+            kernel_image?: string | null;
+            /** @description MD5 checksum of kernel_image, or null. */
+            kernel_image_md5sum?: string | null;
+            /** @description Command line of kernel_image. */
+            kernel_command_line?: string | null;
+            /** @description Whether the adapters use QEMU's old -net options. */
+            legacy_networking?: boolean | null;
+            /** @description Whether a suspended link shows the guest's adapter as unplugged. */
+            replicate_network_connection_state?: boolean | null;
+            /** @description Whether the guest has a TPM. */
+            tpm?: boolean | null;
+            /** @description Whether the guest boots with UEFI. */
+            uefi?: boolean | null;
+            /** @description Whether a configuration disk is made for drive hdd. */
+            create_config_disk?: boolean | null;
+            /**
+             * @description What a stop does: power off at once, ACPI shutdown, or save the guest's state.
+             * @enum {string|null}
+             */
+            on_close?: "power_off" | "shutdown_signal" | "save_vm_state" | null;
+            /** @description Percentage of a CPU the guest may use; 0: no limit. */
+            cpu_throttling?: number | null;
+            /**
+             * @description Scheduling priority of the QEMU process; "null" or null: low.
+             * @enum {string|null}
+             */
+            process_priority?: "realtime" | "very high" | "high" | "normal" | "low" | "very low" | "null" | null;
+            /** @description More QEMU command-line options. */
+            options?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Body for creating a QEMU node on the compute, as GNS3 2.2.59's compute takes it. */
+        QemuCreate: {
+            /** @description Node name. */
+            name: string;
+            /** @description Node UUID; generated when absent. */
+            node_id?: components["schemas"]["UUID"];
+            /** @description Console TCP port; allocated when absent or null. */
+            console?: number | null;
+            /**
+             * @description Console protocol. GNS3's spice and spice+agent are refused: nodedesk serves a QEMU guest's screen over VNC.
+             * @enum {string}
+             */
+            console_type?: "telnet" | "vnc" | "none";
+            /** @description Per-adapter port name, device model or MAC address. */
+            custom_adapters?: components["schemas"]["CustomAdapter"][];
+            /** @description Notes on how to use the guest (logins, ...). */
+            usage?: string | null;
+            /** @description QEMU binary the node runs: a path or a name found in PATH. Empty or null: qemu-system-<platform>. A binary whose name gives no platform needs platform with it. */
+            qemu_path?: string | null;
+            /**
+             * @description Platform emulated; a binary given sets it. Empty, "null" or null: the one qemu_path names (x86_64 when neither is given).
+             * @enum {string|null}
+             */
+            platform?: "aarch64" | "alpha" | "arm" | "cris" | "i386" | "lm32" | "m68k" | "microblaze" | "microblazeel" | "mips" | "mips64" | "mips64el" | "mipsel" | "moxie" | "or32" | "ppc" | "ppc64" | "ppcemb" | "s390x" | "sh4" | "sh4eb" | "sparc" | "sparc64" | "tricore" | "unicore32" | "x86_64" | "xtensa" | "xtensaeb" | "" | "null" | null;
+            /** @description Whether the node's disks are copy-on-write clones of its images (the images are never written) rather than the images themselves. */
+            linked_clone?: boolean | null;
+            /** @description Disk image of drive hda: a file name in the image folders or an absolute path; empty: none. */
+            hda_disk_image?: string | null;
+            /**
+             * @description How drive hda is attached to the guest.
+             * @enum {string|null}
+             */
+            hda_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
+            /** @description MD5 checksum of hda_disk_image, or null when unknown; dropped when the image changes without one. */
+            hda_disk_image_md5sum?: string | null;
+            /** @description Disk image of drive hdb: a file name in the image folders or an absolute path; empty: none. */
+            hdb_disk_image?: string | null;
+            /**
+             * @description How drive hdb is attached to the guest.
+             * @enum {string|null}
+             */
+            hdb_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
+            /** @description MD5 checksum of hdb_disk_image, or null when unknown; dropped when the image changes without one. */
+            hdb_disk_image_md5sum?: string | null;
+            /** @description Disk image of drive hdc: a file name in the image folders or an absolute path; empty: none. */
+            hdc_disk_image?: string | null;
+            /**
+             * @description How drive hdc is attached to the guest.
+             * @enum {string|null}
+             */
+            hdc_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
+            /** @description MD5 checksum of hdc_disk_image, or null when unknown; dropped when the image changes without one. */
+            hdc_disk_image_md5sum?: string | null;
+            /** @description Disk image of drive hdd: a file name in the image folders or an absolute path; empty: none. */
+            hdd_disk_image?: string | null;
+            /**
+             * @description How drive hdd is attached to the guest.
+             * @enum {string|null}
+             */
+            hdd_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
+            /** @description MD5 checksum of hdd_disk_image, or null when unknown; dropped when the image changes without one. */
+            hdd_disk_image_md5sum?: string | null;
+            /** @description CD-ROM image; empty: none. */
+            cdrom_image?: string | null;
+            /** @description MD5 checksum of cdrom_image, or null. */
+            cdrom_image_md5sum?: string | null;
+            /** @description BIOS image; empty: QEMU's own. */
+            bios_image?: string | null;
+            /** @description MD5 checksum of bios_image, or null. */
+            bios_image_md5sum?: string | null;
+            /**
+             * @description Boot order: c disk, d CD-ROM, n network.
+             * @enum {string|null}
+             */
+            boot_priority?: "c" | "d" | "n" | "cn" | "cd" | "dn" | "dc" | "nc" | "nd" | null;
+            /** @description Memory of the guest, in MB. */
+            ram?: number | null;
+            /** @description Virtual CPUs of the guest. */
+            cpus?: number | null;
+            /** @description Ethernet adapters of the guest: one port each. */
+            adapters?: number | null;
+            /**
+             * @description Device model of the adapters (custom_adapters may change one).
+             * @enum {string|null}
+             */
+            adapter_type?: "e1000" | "e1000-82544gc" | "e1000-82545em" | "e1000e" | "i82550" | "i82551" | "i82557a" | "i82557b" | "i82557c" | "i82558a" | "i82558b" | "i82559a" | "i82559b" | "i82559c" | "i82559er" | "i82562" | "i82801" | "igb" | "ne2k_pci" | "pcnet" | "rocker" | "rtl8139" | "virtio" | "virtio-net-pci" | "vmxnet3" | null;
+            /** @description MAC address of adapter 0 (adapter i adds i). Empty or null: 0c:xx:xx:xx:00:00 from the node's id, as GNS3 derives it. */
+            mac_address?: string | null;
+            /** @description Initial RAM disk given with kernel_image; empty: none. */
+            initrd?: string | null;
+            /** @description MD5 checksum of initrd, or null. */
+            initrd_md5sum?: string | null;
+            /** @description Kernel the guest boots directly; empty: it boots from its disks. */
+            kernel_image?: string | null;
+            /** @description MD5 checksum of kernel_image, or null. */
+            kernel_image_md5sum?: string | null;
+            /** @description Command line of kernel_image. */
+            kernel_command_line?: string | null;
+            /** @description Whether the adapters use QEMU's old -net options. */
+            legacy_networking?: boolean | null;
+            /** @description Whether a suspended link shows the guest's adapter as unplugged. */
+            replicate_network_connection_state?: boolean | null;
+            /** @description Whether the guest has a TPM. */
+            tpm?: boolean | null;
+            /** @description Whether the guest boots with UEFI. */
+            uefi?: boolean | null;
+            /** @description Whether a configuration disk is made for drive hdd. */
+            create_config_disk?: boolean | null;
+            /**
+             * @description What a stop does: power off at once, ACPI shutdown, or save the guest's state.
+             * @enum {string|null}
+             */
+            on_close?: "power_off" | "shutdown_signal" | "save_vm_state" | null;
+            /** @description Percentage of a CPU the guest may use; 0: no limit. */
+            cpu_throttling?: number | null;
+            /**
+             * @description Scheduling priority of the QEMU process; "null" or null: low.
+             * @enum {string|null}
+             */
+            process_priority?: "realtime" | "very high" | "high" | "normal" | "low" | "very low" | "null" | null;
+            /** @description More QEMU command-line options. */
+            options?: string | null;
+        };
+        /** @description Body for updating a QEMU node on the compute; every field is optional. A property set to null goes back to its default. */
+        QemuUpdate: {
+            /** @description Node name; null keeps the current name. */
+            name?: string | null;
+            /** @description Console TCP port; allocated when absent or null. */
+            console?: number | null;
+            /**
+             * @description Console protocol. GNS3's spice and spice+agent are refused: nodedesk serves a QEMU guest's screen over VNC.
+             * @enum {string}
+             */
+            console_type?: "telnet" | "vnc" | "none";
+            /** @description Per-adapter port name, device model or MAC address. */
+            custom_adapters?: components["schemas"]["CustomAdapter"][];
+            /** @description Notes on how to use the guest (logins, ...). */
+            usage?: string | null;
+            /** @description QEMU binary the node runs: a path or a name found in PATH. Empty or null: qemu-system-<platform>. A binary whose name gives no platform needs platform with it. */
+            qemu_path?: string | null;
+            /**
+             * @description Platform emulated; a binary given sets it. Empty, "null" or null: the one qemu_path names (x86_64 when neither is given).
+             * @enum {string|null}
+             */
+            platform?: "aarch64" | "alpha" | "arm" | "cris" | "i386" | "lm32" | "m68k" | "microblaze" | "microblazeel" | "mips" | "mips64" | "mips64el" | "mipsel" | "moxie" | "or32" | "ppc" | "ppc64" | "ppcemb" | "s390x" | "sh4" | "sh4eb" | "sparc" | "sparc64" | "tricore" | "unicore32" | "x86_64" | "xtensa" | "xtensaeb" | "" | "null" | null;
+            /** @description Whether the node's disks are copy-on-write clones of its images (the images are never written) rather than the images themselves. */
+            linked_clone?: boolean | null;
+            /** @description Disk image of drive hda: a file name in the image folders or an absolute path; empty: none. */
+            hda_disk_image?: string | null;
+            /**
+             * @description How drive hda is attached to the guest.
+             * @enum {string|null}
+             */
+            hda_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
+            /** @description MD5 checksum of hda_disk_image, or null when unknown; dropped when the image changes without one. */
+            hda_disk_image_md5sum?: string | null;
+            /** @description Disk image of drive hdb: a file name in the image folders or an absolute path; empty: none. */
+            hdb_disk_image?: string | null;
+            /**
+             * @description How drive hdb is attached to the guest.
+             * @enum {string|null}
+             */
+            hdb_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
+            /** @description MD5 checksum of hdb_disk_image, or null when unknown; dropped when the image changes without one. */
+            hdb_disk_image_md5sum?: string | null;
+            /** @description Disk image of drive hdc: a file name in the image folders or an absolute path; empty: none. */
+            hdc_disk_image?: string | null;
+            /**
+             * @description How drive hdc is attached to the guest.
+             * @enum {string|null}
+             */
+            hdc_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
+            /** @description MD5 checksum of hdc_disk_image, or null when unknown; dropped when the image changes without one. */
+            hdc_disk_image_md5sum?: string | null;
+            /** @description Disk image of drive hdd: a file name in the image folders or an absolute path; empty: none. */
+            hdd_disk_image?: string | null;
+            /**
+             * @description How drive hdd is attached to the guest.
+             * @enum {string|null}
+             */
+            hdd_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
+            /** @description MD5 checksum of hdd_disk_image, or null when unknown; dropped when the image changes without one. */
+            hdd_disk_image_md5sum?: string | null;
+            /** @description CD-ROM image; empty: none. */
+            cdrom_image?: string | null;
+            /** @description MD5 checksum of cdrom_image, or null. */
+            cdrom_image_md5sum?: string | null;
+            /** @description BIOS image; empty: QEMU's own. */
+            bios_image?: string | null;
+            /** @description MD5 checksum of bios_image, or null. */
+            bios_image_md5sum?: string | null;
+            /**
+             * @description Boot order: c disk, d CD-ROM, n network.
+             * @enum {string|null}
+             */
+            boot_priority?: "c" | "d" | "n" | "cn" | "cd" | "dn" | "dc" | "nc" | "nd" | null;
+            /** @description Memory of the guest, in MB. */
+            ram?: number | null;
+            /** @description Virtual CPUs of the guest. */
+            cpus?: number | null;
+            /** @description Ethernet adapters of the guest: one port each. */
+            adapters?: number | null;
+            /**
+             * @description Device model of the adapters (custom_adapters may change one).
+             * @enum {string|null}
+             */
+            adapter_type?: "e1000" | "e1000-82544gc" | "e1000-82545em" | "e1000e" | "i82550" | "i82551" | "i82557a" | "i82557b" | "i82557c" | "i82558a" | "i82558b" | "i82559a" | "i82559b" | "i82559c" | "i82559er" | "i82562" | "i82801" | "igb" | "ne2k_pci" | "pcnet" | "rocker" | "rtl8139" | "virtio" | "virtio-net-pci" | "vmxnet3" | null;
+            /** @description MAC address of adapter 0 (adapter i adds i). Empty or null: 0c:xx:xx:xx:00:00 from the node's id, as GNS3 derives it. */
+            mac_address?: string | null;
+            /** @description Initial RAM disk given with kernel_image; empty: none. */
+            initrd?: string | null;
+            /** @description MD5 checksum of initrd, or null. */
+            initrd_md5sum?: string | null;
+            /** @description Kernel the guest boots directly; empty: it boots from its disks. */
+            kernel_image?: string | null;
+            /** @description MD5 checksum of kernel_image, or null. */
+            kernel_image_md5sum?: string | null;
+            /** @description Command line of kernel_image. */
+            kernel_command_line?: string | null;
+            /** @description Whether the adapters use QEMU's old -net options. */
+            legacy_networking?: boolean | null;
+            /** @description Whether a suspended link shows the guest's adapter as unplugged. */
+            replicate_network_connection_state?: boolean | null;
+            /** @description Whether the guest has a TPM. */
+            tpm?: boolean | null;
+            /** @description Whether the guest boots with UEFI. */
+            uefi?: boolean | null;
+            /** @description Whether a configuration disk is made for drive hdd. */
+            create_config_disk?: boolean | null;
+            /**
+             * @description What a stop does: power off at once, ACPI shutdown, or save the guest's state.
+             * @enum {string|null}
+             */
+            on_close?: "power_off" | "shutdown_signal" | "save_vm_state" | null;
+            /** @description Percentage of a CPU the guest may use; 0: no limit. */
+            cpu_throttling?: number | null;
+            /**
+             * @description Scheduling priority of the QEMU process; "null" or null: low.
+             * @enum {string|null}
+             */
+            process_priority?: "realtime" | "very high" | "high" | "normal" | "low" | "very low" | "null" | null;
+            /** @description More QEMU command-line options. */
+            options?: string | null;
+            /** @description Last command line. Read-only; accepted and ignored on input. */
+            command_line?: string | null;
+            /** @description Working directory. Read-only; accepted and ignored on input. */
+            node_directory?: string | null;
+            /** @description Node UUID. Read-only; accepted and ignored on input. */
+            node_id?: components["schemas"]["UUID"];
+            /** @description Project UUID. Read-only; accepted and ignored on input. */
+            project_id?: components["schemas"]["UUID"];
+            /** @description Run state. Read-only; accepted and ignored on input. */
+            status?: components["schemas"]["NodeStatus"];
+        };
+        /** @description A QEMU node as seen by the compute: the keys GNS3 2.2.59's compute shows. */
+        QemuNode: {
+            /** @description Node name. */
+            name: string;
+            /** @description Node UUID. */
+            node_id: components["schemas"]["UUID"];
+            /** @description Project UUID. */
+            project_id: components["schemas"]["UUID"];
+            status: components["schemas"]["NodeStatus"];
+            /** @description Console TCP port, or null. */
+            console: number | null;
+            /**
+             * @description Console protocol.
+             * @enum {string}
+             */
+            console_type: "telnet" | "vnc" | "none";
+            /** @description Last command line used to start the node. */
+            command_line: string;
+            /** @description Working directory of the node. */
+            node_directory: string;
+            /** @description Notes on how to use the guest (logins, ...). */
+            usage: string;
+            /** @description QEMU binary the node runs. */
+            qemu_path: string;
+            /**
+             * @description Platform emulated; empty only for a binary whose name gives none.
+             * @enum {string}
+             */
+            platform: "aarch64" | "alpha" | "arm" | "cris" | "i386" | "lm32" | "m68k" | "microblaze" | "microblazeel" | "mips" | "mips64" | "mips64el" | "mipsel" | "moxie" | "or32" | "ppc" | "ppc64" | "ppcemb" | "s390x" | "sh4" | "sh4eb" | "sparc" | "sparc64" | "tricore" | "unicore32" | "x86_64" | "xtensa" | "xtensaeb" | "";
+            /** @description Disk image of drive hda: a file name in the image folders or an absolute path; empty: none. */
+            hda_disk_image: string;
+            /**
+             * @description How drive hda is attached to the guest.
+             * @enum {string}
+             */
+            hda_disk_interface: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none";
+            /** @description MD5 checksum of hda_disk_image, or null when unknown; dropped when the image changes without one. */
+            hda_disk_image_md5sum: string | null;
+            /** @description Disk image of drive hdb: a file name in the image folders or an absolute path; empty: none. */
+            hdb_disk_image: string;
+            /**
+             * @description How drive hdb is attached to the guest.
+             * @enum {string}
+             */
+            hdb_disk_interface: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none";
+            /** @description MD5 checksum of hdb_disk_image, or null when unknown; dropped when the image changes without one. */
+            hdb_disk_image_md5sum: string | null;
+            /** @description Disk image of drive hdc: a file name in the image folders or an absolute path; empty: none. */
+            hdc_disk_image: string;
+            /**
+             * @description How drive hdc is attached to the guest.
+             * @enum {string}
+             */
+            hdc_disk_interface: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none";
+            /** @description MD5 checksum of hdc_disk_image, or null when unknown; dropped when the image changes without one. */
+            hdc_disk_image_md5sum: string | null;
+            /** @description Disk image of drive hdd: a file name in the image folders or an absolute path; empty: none. */
+            hdd_disk_image: string;
+            /**
+             * @description How drive hdd is attached to the guest.
+             * @enum {string}
+             */
+            hdd_disk_interface: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none";
+            /** @description MD5 checksum of hdd_disk_image, or null when unknown; dropped when the image changes without one. */
+            hdd_disk_image_md5sum: string | null;
+            /** @description CD-ROM image; empty: none. */
+            cdrom_image: string;
+            /** @description MD5 checksum of cdrom_image, or null. */
+            cdrom_image_md5sum: string | null;
+            /** @description BIOS image; empty: QEMU's own. */
+            bios_image: string;
+            /** @description MD5 checksum of bios_image, or null. */
+            bios_image_md5sum: string | null;
+            /**
+             * @description Boot order: c disk, d CD-ROM, n network.
+             * @enum {string}
+             */
+            boot_priority: "c" | "d" | "n" | "cn" | "cd" | "dn" | "dc" | "nc" | "nd";
+            /** @description Memory of the guest, in MB. */
+            ram: number;
+            /** @description Virtual CPUs of the guest. */
+            cpus: number;
+            /** @description Ethernet adapters of the guest: one port each. */
+            adapters: number;
+            /**
+             * @description Device model of the adapters (custom_adapters may change one).
+             * @enum {string}
+             */
+            adapter_type: "e1000" | "e1000-82544gc" | "e1000-82545em" | "e1000e" | "i82550" | "i82551" | "i82557a" | "i82557b" | "i82557c" | "i82558a" | "i82558b" | "i82559a" | "i82559b" | "i82559c" | "i82559er" | "i82562" | "i82801" | "igb" | "ne2k_pci" | "pcnet" | "rocker" | "rtl8139" | "virtio" | "virtio-net-pci" | "vmxnet3";
+            /** @description MAC address of adapter 0 (adapter i adds i). */
+            mac_address: string;
+            /** @description Initial RAM disk given with kernel_image; empty: none. */
+            initrd: string;
+            /** @description MD5 checksum of initrd, or null. */
+            initrd_md5sum: string | null;
+            /** @description Kernel the guest boots directly; empty: it boots from its disks. */
+            kernel_image: string;
+            /** @description MD5 checksum of kernel_image, or null. */
+            kernel_image_md5sum: string | null;
+            /** @description Command line of kernel_image. */
+            kernel_command_line: string;
+            /** @description Whether the adapters use QEMU's old -net options. */
+            legacy_networking: boolean;
+            /** @description Whether a suspended link shows the guest's adapter as unplugged. */
+            replicate_network_connection_state: boolean;
+            /** @description Whether the guest has a TPM. */
+            tpm: boolean;
+            /** @description Whether the guest boots with UEFI. */
+            uefi: boolean;
+            /** @description Whether a configuration disk is made for drive hdd. */
+            create_config_disk: boolean;
+            /**
+             * @description What a stop does: power off at once, ACPI shutdown, or save the guest's state.
+             * @enum {string}
+             */
+            on_close: "power_off" | "shutdown_signal" | "save_vm_state";
+            /** @description Percentage of a CPU the guest may use; 0: no limit. */
+            cpu_throttling: number;
+            /**
+             * @description Scheduling priority of the QEMU process.
+             * @enum {string}
+             */
+            process_priority: "realtime" | "very high" | "high" | "normal" | "low" | "very low";
+            /** @description More QEMU command-line options. */
+            options: string;
+        };
+        /** @description The own settings of a QEMU template (GNS3 2.2.59's schemas/qemu_template.py); those left out get GNS3's defaults. Other keys are kept as given. */
+        QemuTemplateSettings: {
+            /** @description Notes on how to use the guest (logins, ...). */
+            usage?: string;
+            /** @description QEMU binary nodes run; empty: qemu-system-<platform>. */
+            qemu_path?: string;
+            /**
+             * @description Platform emulated; empty: the one qemu_path names.
+             * @enum {string}
+             */
+            platform?: "aarch64" | "alpha" | "arm" | "cris" | "i386" | "lm32" | "m68k" | "microblaze" | "microblazeel" | "mips" | "mips64" | "mips64el" | "mipsel" | "moxie" | "or32" | "ppc" | "ppc64" | "ppcemb" | "s390x" | "sh4" | "sh4eb" | "sparc" | "sparc64" | "tricore" | "unicore32" | "x86_64" | "xtensa" | "xtensaeb" | "";
+            /** @description Whether the node's disks are copy-on-write clones of its images (the images are never written) rather than the images themselves. */
+            linked_clone?: boolean;
+            /** @description Disk image of drive hda: a file name in the image folders or an absolute path; empty: none. */
+            hda_disk_image?: string;
+            /**
+             * @description How drive hda is attached to the guest.
+             * @enum {string}
+             */
+            hda_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none";
+            /** @description Disk image of drive hdb: a file name in the image folders or an absolute path; empty: none. */
+            hdb_disk_image?: string;
+            /**
+             * @description How drive hdb is attached to the guest.
+             * @enum {string}
+             */
+            hdb_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none";
+            /** @description Disk image of drive hdc: a file name in the image folders or an absolute path; empty: none. */
+            hdc_disk_image?: string;
+            /**
+             * @description How drive hdc is attached to the guest.
+             * @enum {string}
+             */
+            hdc_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none";
+            /** @description Disk image of drive hdd: a file name in the image folders or an absolute path; empty: none. */
+            hdd_disk_image?: string;
+            /**
+             * @description How drive hdd is attached to the guest.
+             * @enum {string}
+             */
+            hdd_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none";
+            /** @description CD-ROM image; empty: none. */
+            cdrom_image?: string;
+            /** @description BIOS image; empty: QEMU's own. */
+            bios_image?: string;
+            /**
+             * @description Boot order: c disk, d CD-ROM, n network.
+             * @enum {string}
+             */
+            boot_priority?: "c" | "d" | "n" | "cn" | "cd" | "dn" | "dc" | "nc" | "nd";
+            /** @description Memory of the guest, in MB. */
+            ram?: number;
+            /** @description Virtual CPUs of the guest. */
+            cpus?: number;
+            /** @description Ethernet adapters of the guest: one port each. */
+            adapters?: number;
+            /**
+             * @description Device model of the adapters (custom_adapters may change one).
+             * @enum {string}
+             */
+            adapter_type?: "e1000" | "e1000-82544gc" | "e1000-82545em" | "e1000e" | "i82550" | "i82551" | "i82557a" | "i82557b" | "i82557c" | "i82558a" | "i82558b" | "i82559a" | "i82559b" | "i82559c" | "i82559er" | "i82562" | "i82801" | "igb" | "ne2k_pci" | "pcnet" | "rocker" | "rtl8139" | "virtio" | "virtio-net-pci" | "vmxnet3";
+            /** @description MAC address of new nodes; empty: each node's own, from its id. */
+            mac_address?: string | null;
+            /** @description Initial RAM disk given with kernel_image; empty: none. */
+            initrd?: string;
+            /** @description Kernel the guest boots directly; empty: it boots from its disks. */
+            kernel_image?: string;
+            /** @description Command line of kernel_image. */
+            kernel_command_line?: string;
+            /** @description Whether the adapters use QEMU's old -net options. */
+            legacy_networking?: boolean;
+            /** @description Whether a suspended link shows the guest's adapter as unplugged. */
+            replicate_network_connection_state?: boolean;
+            /** @description Whether the guest has a TPM. */
+            tpm?: boolean;
+            /** @description Whether the guest boots with UEFI. */
+            uefi?: boolean;
+            /** @description Whether a configuration disk is made for drive hdd. */
+            create_config_disk?: boolean;
+            /**
+             * @description What a stop does: power off at once, ACPI shutdown, or save the guest's state.
+             * @enum {string}
+             */
+            on_close?: "power_off" | "shutdown_signal" | "save_vm_state";
+            /** @description Percentage of a CPU the guest may use; 0: no limit. */
+            cpu_throttling?: number;
+            /**
+             * @description Scheduling priority of the QEMU process.
+             * @enum {string}
+             */
+            process_priority?: "realtime" | "very high" | "high" | "normal" | "low" | "very low";
+            /** @description More QEMU command-line options. */
+            options?: string;
+            /**
+             * @description Console protocol of new nodes. GNS3's spice and spice+agent are refused: nodedesk serves VNC.
+             * @enum {string}
+             */
+            console_type?: "telnet" | "vnc" | "none";
+            /** @description Open the console when a node starts. */
+            console_auto_start?: boolean;
+            /** @description Name of the first port of new nodes; empty: from port_name_format. */
+            first_port_name?: string;
+            /** @description Port name format of new nodes; {0} is the port number. */
+            port_name_format?: string;
+            /** @description Size of a port segment of new nodes. */
+            port_segment_size?: number;
+            /** @description Per-adapter customisations of new nodes. */
+            custom_adapters?: components["schemas"]["CustomAdapter"][];
+        };
+        /** @description A QEMU template as the server shows it: every setting, with GNS3 2.2.59's defaults for those it was not given. */
+        QemuTemplate: components["schemas"]["QemuTemplateSettings"] & unknown;
     };
     responses: never;
     parameters: {
@@ -13522,6 +14350,891 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NatNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createQemu: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QemuCreate"];
+            };
+        };
+        responses: {
+            /** @description Instance created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QemuNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getQemu: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QemuNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateQemu: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QemuUpdate"];
+            };
+        };
+        responses: {
+            /** @description Instance updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QemuNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteQemu: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Instance deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    wsQemuConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching to WebSocket, relayed to the node's telnet console: text or binary messages from the client go to the console, the console's bytes come back as binary messages. Each websocket is one client of the console; several may share it. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The node has no telnet console, is not started, or its console does not answer. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startQemu: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Instance started. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QemuNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    stopQemu: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    suspendQemu: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reloadQemu: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateQemuNIO: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NIOCreate"];
+            };
+        };
+        responses: {
+            /** @description NIO updated. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NIO"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createQemuNIO: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NIOCreate"];
+            };
+        };
+        responses: {
+            /** @description NIO created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NIO"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteQemuNIO: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description NIO removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startQemuCapture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CaptureStart"];
+            };
+        };
+        responses: {
+            /** @description Capture started. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptureFile"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    stopQemuCapture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Capture stopped. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamQemuPcap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The capture file, as it is written. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.tcpdump.pcap": string;
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resetQemuConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Console reset. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    duplicateQemuOnCompute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ComputeNodeDuplicate"];
+            };
+        };
+        responses: {
+            /** @description Copy completed. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QemuNode"];
                 };
             };
             /** @description The request is invalid. */
