@@ -180,7 +180,7 @@ func (s *Service) startProcess(ctx context.Context, r Runner, ref NodeRef) (*Nod
 		ProjectID: n.ProjectID, NodeID: n.ID, Name: n.Name, Dir: *s.NodeDirectory(n),
 		Console: n.Console, ConsoleType: n.ConsoleType,
 		StartupScript: runScript(n), MACOffset: *n.Properties.MACOffset,
-		Ports: portPairs(n.UDPPorts), CustomAdapters: n.CustomAdapters, Properties: n.Properties.Extra, Images: images,
+		Ports: portPairs(n.UDPPorts), CustomAdapters: n.CustomAdapters, Properties: propertiesJSON(n), Images: images,
 	})
 	if err != nil {
 		return nil, err
@@ -263,4 +263,17 @@ func (s *Service) nodeImages(n *Node) (map[string]string, error) {
 		found[k] = p
 	}
 	return found, nil
+}
+
+// propertiesJSON is n's properties object as GNS3 keys it, every default
+// filled in (a node stored before a key existed lacks it), for a Runner.
+func propertiesJSON(n *Node) map[string]json.RawMessage {
+	view := n.PropertiesView()
+	out := make(map[string]json.RawMessage, len(view))
+	for k, v := range view {
+		if b, err := json.Marshal(v); err == nil {
+			out[k] = b
+		}
+	}
+	return out
 }
