@@ -200,6 +200,9 @@ func (n node) create(o Options) (app.NodeCreate, error) {
 	if ct, ok := consoleTypes[u.ConsoleType.Value]; ok && !u.ConsoleType.Null {
 		u.ConsoleType.Value = ct
 	}
+	if u.ConsoleType.Value == app.ConsoleVNC && u.Console.Set && u.Console.Value < app.VNCPortMin {
+		u.Console = app.Field[int]{} // a SPICE port below VNC's displays: a fresh one
+	}
 	props := n.Properties
 	if keys := builtinKeys[n.NodeType]; keys != nil {
 		// The properties of a type nodedesk models are its own: keys GNS3
