@@ -82,6 +82,9 @@ describe('a QEMU node in the panel', () => {
       { key: 'mac_address', label: 'MAC address', value: '0c:aa:bb:00:00:00' },
     ]);
     expect(qemuFacts({})).toEqual([]);
+    // GNS3's "none" interface is QEMU's default: nothing to say.
+    expect(qemuFacts({ hda_disk_image: 'a.qcow2', hda_disk_interface: 'none', hdb_disk_image: 'b.qcow2', hdb_disk_interface: 'none' }))
+      .toEqual([{ key: 'hdb_disk_image', label: 'Disk hdb', value: 'b.qcow2' }]);
   });
 
   it("says when guests run without acceleration: the node's note first, then the compute's", () => {

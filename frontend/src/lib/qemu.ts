@@ -244,13 +244,13 @@ export function qemuFacts(p: NodeProperties): Fact[] {
   const add = (key: string, label: string, value: string) => {
     if (value !== '') facts.push({ key, label, value });
   };
+  // An interface "none" is GNS3's "QEMU's default".
+  const iface = (d: string) => (str(p[`${d}_disk_interface`]) === 'none' ? '' : str(p[`${d}_disk_interface`]));
   for (const d of DISKS.slice(1)) {
     const img = str(p[`${d}_disk_image`]);
-    const iface = str(p[`${d}_disk_interface`]);
-    add(`${d}_disk_image`, `Disk ${d}`, img && iface ? `${img} (${iface})` : img);
+    add(`${d}_disk_image`, `Disk ${d}`, img && iface(d) ? `${img} (${iface(d)})` : img);
   }
-  const hdaIface = str(p.hda_disk_interface);
-  add('hda_disk_interface', 'Disk hda interface', hdaIface);
+  if (str(p.hda_disk_image)) add('hda_disk_interface', 'Disk hda interface', iface('hda'));
   add('cdrom_image', 'CD/DVD', str(p.cdrom_image));
   add('bios_image', 'BIOS', str(p.bios_image));
   add('kernel_image', 'Kernel', str(p.kernel_image));
