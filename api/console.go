@@ -30,11 +30,24 @@ const maxConsoleMessage = 1 << 20
 // ("" for the controller path). A node that is unknown, has no telnet
 // console or is not started is refused before the upgrade.
 func (s *Server) handleConsoleWS(t app.NodeType) handlerFunc {
+	return s.relayWebSocket(func(ctx context.Context, r *http.Request) (net.Conn, error) {
+		return s.DialConsole(ctx, nodeRef(r, t))
+	})
+}
+
+// relayWebSocket is a handler that dials a node's TCP server (dial's
+// error refuses the request before the upgrade, with its code), then
+// upgrades and relays between the two until either ends. A page of
+// another site is refused before anything reaches the node.
+func (s *Server) relayWebSocket(dial func(context.Context, *http.Request) (net.Conn, error)) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if err := requireWebSocket(r, ""); err != nil {
 			return err
 		}
-		tc, err := s.DialConsole(r.Context(), nodeRef(r, t))
+		if err := crossSite(r); err != nil {
+			return err
+		}
+		tc, err := dial(r.Context(), r)
 		if err != nil {
 			return err
 		}
@@ -59,10 +72,17 @@ func (s *Server) DialConsole(ctx context.Context, ref app.NodeRef) (net.Conn, er
 	if err != nil {
 		return nil, err
 	}
+	return dialNode(ctx, addr, "The console of %s does not answer at %s (%v); reset its console or restart the node", n.Name)
+}
+
+// dialNode connects to a node's TCP server at addr; a failure is a
+// conflict whose message is format with the node's name, addr and the
+// error.
+func dialNode(ctx context.Context, addr, format, name string) (net.Conn, error) {
 	d := net.Dialer{Timeout: consoleDial}
 	tc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return nil, app.Errorf(app.ECONFLICT, "The console of %s does not answer at %s (%v); reset its console or restart the node", n.Name, addr, err)
+		return nil, app.Errorf(app.ECONFLICT, format, name, addr, err)
 	}
 	return tc, nil
 }

@@ -73,16 +73,25 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !safeMethod(r.Method) {
-		if origin := r.Header.Get("Origin"); origin != "" && !sameOrigin(origin, r.Host) {
-			writeRefusal(w, app.Errorf(app.EFORBIDDEN, "Requests from web pages of other sites (%s) are refused", origin))
-			return
-		}
-		if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
-			writeRefusal(w, app.Errorf(app.EFORBIDDEN, "Requests from web pages of other sites are refused"))
+		if err := crossSite(r); err != nil {
+			writeRefusal(w, err)
 			return
 		}
 	}
 	g.next.ServeHTTP(w, r)
+}
+
+// crossSite refuses (EFORBIDDEN) a request that a page of another site
+// sent: the guard's rule for state-changing requests, and the websockets'
+// before they reach a node (console.go).
+func crossSite(r *http.Request) error {
+	if origin := r.Header.Get("Origin"); origin != "" && !sameOrigin(origin, r.Host) {
+		return app.Errorf(app.EFORBIDDEN, "Requests from web pages of other sites (%s) are refused", origin)
+	}
+	if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+		return app.Errorf(app.EFORBIDDEN, "Requests from web pages of other sites are refused")
+	}
+	return nil
 }
 
 // authorized checks basic authentication in constant time.

@@ -112,6 +112,7 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"GET", "/v2/projects/{project_id}/links/{link_id}/pcap", s.handleLinkPcap},
 		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/links", s.handleNodeLinks},
 		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/console/ws", s.handleConsoleWS("")},
+		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/console/vnc", s.handleConsoleVNC()},
 		{"POST", "/v2/projects/{project_id}/nodes/{node_id}/console/reset", s.handleConsoleReset},
 		{"POST", "/v2/projects/{project_id}/nodes/console/reset", s.handleProjectConsoleReset},
 		{"POST", "/v2/projects/{project_id}/nodes/{node_id}/duplicate", s.handleNodeDuplicate},

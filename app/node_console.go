@@ -143,12 +143,29 @@ func (s *Service) AddConsoleServer(c ConsoleServer) {
 // websocket). Codes: ENOTFOUND; ECONFLICT when the node has no telnet
 // console or is not started.
 func (s *Service) ConsoleAddress(ctx context.Context, ref NodeRef) (*Node, string, error) {
+	return s.consoleAddress(ctx, ref, ConsoleTelnet)
+}
+
+// VNCAddress returns a node and the address (host:port) of its VNC
+// server (a QEMU guest's screen), for a client that relays it (the VNC
+// websocket). Codes: ENOTFOUND; ECONFLICT when the node's console type is
+// not vnc or it is not started.
+func (s *Service) VNCAddress(ctx context.Context, ref NodeRef) (*Node, string, error) {
+	return s.consoleAddress(ctx, ref, ConsoleVNC)
+}
+
+// consoleNames are the console types as a message names them.
+var consoleNames = map[ConsoleType]string{ConsoleTelnet: "telnet", ConsoleVNC: "VNC"}
+
+// consoleAddress is where the console of type want of a started node
+// answers.
+func (s *Service) consoleAddress(ctx context.Context, ref NodeRef, want ConsoleType) (*Node, string, error) {
 	n, err := s.FindNode(ctx, ref)
 	if err != nil {
 		return nil, "", err
 	}
-	if n.ConsoleType != ConsoleTelnet || (n.Console == 0 && n.ComputeConsole == 0) {
-		return nil, "", Errorf(ECONFLICT, "%s has no telnet console; give it console type telnet first", n.Name)
+	if n.ConsoleType != want || (n.Console == 0 && n.ComputeConsole == 0) {
+		return nil, "", Errorf(ECONFLICT, "%s has no %s console; give it console type %s first", n.Name, consoleNames[want], want)
 	}
 	if n.Status != Started {
 		return nil, "", Errorf(ECONFLICT, "%s is %s; start it to use its console", n.Name, n.Status)

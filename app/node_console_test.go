@@ -102,6 +102,42 @@ func TestService_ConsoleAddress(t *testing.T) {
 	})
 }
 
+// TestService_VNCAddress: a VNC console is reached only on a started node
+// whose console type is vnc; a telnet console is not one.
+func TestService_VNCAddress(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := newService(t)
+	pid := mustCreateProject(t, svc, "lab").ID
+	vm := mustCreateNode(t, svc, pid, app.NodeCreate{Type: app.QEMU, NodeUpdate: app.NodeUpdate{ConsoleType: app.Some(app.ConsoleVNC)}})
+	pc := mustCreateVPCS(t, svc, pid)
+
+	t.Run("ErrConflictStopped", func(t *testing.T) {
+		_, _, err := svc.VNCAddress(ctx, ref(vm))
+		wantCode(t, err, app.ECONFLICT)
+		if msg := app.ErrorMessage(err); !strings.Contains(msg, "start") || !strings.Contains(msg, vm.Name) {
+			t.Errorf("message %q; want it to name the node and say to start it", msg)
+		}
+	})
+	t.Run("ErrConflictTelnet", func(t *testing.T) {
+		_, _, err := svc.VNCAddress(ctx, ref(pc))
+		wantCode(t, err, app.ECONFLICT)
+		if msg := app.ErrorMessage(err); !strings.Contains(msg, "no VNC console") || !strings.Contains(msg, "console type vnc") {
+			t.Errorf("message %q; want it to say the node has no VNC console and how to get one", msg)
+		}
+	})
+	t.Run("ErrConflictNotTelnet", func(t *testing.T) {
+		_, _, err := svc.ConsoleAddress(ctx, ref(vm))
+		wantCode(t, err, app.ECONFLICT)
+		if msg := app.ErrorMessage(err); !strings.Contains(msg, "no telnet console") {
+			t.Errorf("message %q; want it to say the node has no telnet console", msg)
+		}
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		_, _, err := svc.VNCAddress(ctx, app.NodeRef{ProjectID: pid, NodeID: uuid.NewString()})
+		wantCode(t, err, app.ENOTFOUND)
+	})
+}
+
 func TestService_ConsolePorts(t *testing.T) {
 	ctx := context.Background()
 	svc, _ := newService(t)

@@ -395,3 +395,105 @@ describe('toAppError', () => {
     expect(toAppError('{"code":"made_up","message":"x"}')).toMatchObject({ code: 'internal' });
   });
 });
+
+/** FakeXhr is an XMLHttpRequest the test answers: it records the request
+ * and lets the test report upload progress and the answer. */
+class FakeXhr {
+  static last: FakeXhr | null = null;
+  method = '';
+  url = '';
+  headers: Record<string, string> = {};
+  body: Blob | null = null;
+  status = 0;
+  statusText = '';
+  responseText = '';
+  aborted = false;
+  onload: (() => void) | null = null;
+  onerror: (() => void) | null = null;
+  onabort: (() => void) | null = null;
+  upload: { onprogress: ((ev: { loaded: number; total: number; lengthComputable: boolean }) => void) | null } = { onprogress: null };
+  constructor() {
+    FakeXhr.last = this;
+  }
+  open(method: string, url: string) {
+    this.method = method;
+    this.url = url;
+  }
+  setRequestHeader(k: string, v: string) {
+    this.headers[k] = v;
+  }
+  send(body: Blob) {
+    this.body = body;
+  }
+  abort() {
+    this.aborted = true;
+    this.onabort?.();
+  }
+  answer(status: number, body = '') {
+    this.status = status;
+    this.statusText = status === 204 ? 'No Content' : 'Error';
+    this.responseText = body;
+    this.onload?.();
+  }
+}
+
+describe('QEMU images, templates and appliances', () => {
+  it('lists images, asks the capabilities and makes a template on their routes', async () => {
+    const img = { filename: 'alpine.qcow2', path: '/images/QEMU/alpine.qcow2', md5sum: 'ab12', filesize: 1024 };
+    const caps = { kvm: [], acceleration: 'tcg', acceleration_note: 'running without hardware acceleration: slower' };
+    const tpl = { template_id: 't1', name: 'Alpine', template_type: 'qemu', category: 'guest', compute_id: 'local', default_name_format: '{name}-{0}', symbol: ':/symbols/qemu_guest.svg', builtin: false };
+    const { fetch, calls } = fakeFetch(json([img]), json(caps), json(tpl, 201));
+    useEnv({ fetch, location: LOCATION });
+    expect(await api.listImages()).toEqual([img]);
+    expect(await api.qemuCapabilities()).toEqual(caps);
+    expect(await api.createTemplate({ template_type: 'qemu', name: 'Alpine', compute_id: 'local', hda_disk_image: 'alpine.qcow2', ram: 256 })).toEqual(tpl);
+    expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual([
+      'GET /v2/computes/local/qemu/images', 'GET /v2/computes/local/qemu/capabilities', 'POST /v2/templates',
+    ]);
+    expect(calls[2].body).toEqual({ template_type: 'qemu', name: 'Alpine', compute_id: 'local', hda_disk_image: 'alpine.qcow2', ram: 256 });
+  });
+
+  it('imports an appliance: its JSON as the body, the templates made and the images missing back', async () => {
+    const missing = { version: '3.18', filename: 'alpine.qcow2', md5sum: 'ab12', download_url: 'https://example.org/alpine' };
+    const { fetch, calls } = fakeFetch(json({ templates: [], missing: [missing] }, 201), json({ message: 'Not a GNS3 appliance: registry_version is missing', status: 400, code: 'invalid', field: 'registry_version' }, 400));
+    useEnv({ fetch, location: LOCATION });
+    expect(await api.importAppliance({ name: 'Alpine', registry_version: 4 })).toEqual({ templates: [], missing: [missing] });
+    expect(calls[0]).toMatchObject({ method: 'POST', url: '/v2/appliances/import', body: { name: 'Alpine', registry_version: 4 } });
+    await expect(api.importAppliance({})).rejects.toMatchObject({ status: 400, message: 'Not a GNS3 appliance: registry_version is missing', field: 'registry_version' });
+  });
+
+  it('uploads an image as the raw body, telling its progress, from the page', async () => {
+    useEnv({ fetch: fakeFetch().fetch, location: LOCATION, XMLHttpRequest: FakeXhr });
+    const file = new Blob([new Uint8Array(1000)]);
+    const seen: [number, number][] = [];
+    const u = api.uploadImage(file, 'my disk.qcow2', (sent, total) => seen.push([sent, total]));
+    const x = FakeXhr.last!;
+    expect([x.method, x.url, x.body]).toEqual(['POST', 'http://127.0.0.1:3080/v2/computes/local/qemu/images/my%20disk.qcow2', file]);
+    expect(x.headers).toEqual({ 'Content-Type': 'application/octet-stream', 'X-Nodedesk-Origin': 'browser' });
+    x.upload.onprogress?.({ loaded: 400, total: 1000, lengthComputable: true });
+    x.answer(204);
+    await u.done;
+    expect(seen).toEqual([[400, 1000], [1000, 1000]]);
+  });
+
+  it("rejects an upload with the server's error, a cut-off one as unreachable, and a cancelled one", async () => {
+    useEnv({ fetch: fakeFetch().fetch, location: LOCATION, XMLHttpRequest: FakeXhr });
+    const refused = api.uploadImage(new Blob(['x']), 'a.img');
+    FakeXhr.last!.answer(409, JSON.stringify({ message: 'a.img exists in the images folder with another md5', status: 409, code: 'conflict' }));
+    await expect(refused.done).rejects.toMatchObject({ status: 409, code: 'conflict', message: 'a.img exists in the images folder with another md5' });
+    const cut = api.uploadImage(new Blob(['x']), 'a.img');
+    FakeXhr.last!.onerror?.();
+    await expect(cut.done).rejects.toMatchObject({ code: 'unreachable' });
+    const cancelled = api.uploadImage(new Blob(['x']), 'a.img');
+    cancelled.abort();
+    await expect(cancelled.done).rejects.toMatchObject({ message: 'The upload of a.img was cancelled' });
+  });
+
+  it('says the window cannot upload, and imports an appliance through Call', async () => {
+    const w = fakeWindow({ 'POST /v2/appliances/import': ok({ templates: [], missing: [] }, 201) });
+    useEnv(w.env);
+    await expect(api.uploadImage(new Blob(['x']), 'a.img').done).rejects.toMatchObject({ message: expect.stringMatching(/window cannot upload/) });
+    expect(await api.importAppliance({ name: 'x' })).toEqual({ templates: [], missing: [] });
+    expect(w.call.mock.calls).toEqual([['POST', '/v2/appliances/import', '{"name":"x"}']]);
+  });
+});

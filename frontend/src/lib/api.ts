@@ -12,12 +12,14 @@ import { AppError, errorFromAnswer, toAppError, unreachable } from './errors';
 import { currentGesture } from './gesture';
 import { subscribe as follow } from './live';
 import { exportQuery, newProjectId, type ExportOptions } from './projectfile';
-import { connect, type Bindings, type Connection, type Env, type Transport } from './transport';
+import { asImages, type QemuCapabilities, type QemuImage } from './qemu';
+import { ORIGIN_HEADER, connect, type Bindings, type Connection, type Env, type Transport } from './transport';
+import { openVncLink, type VncHandlers, type VncLink } from './vnclink';
 import type {
   ComputeCreate, ComputeUpdate,
   Drawing, DrawingCreate, DrawingUpdate, Link, LinkCaptureStart, LinkCreate, LinkUpdate, LiveEvent, LiveState, Node, NodeAction, NodeCreate, NodeDuplicate, NodeUpdate, ProjectCreate,
   HistoryEntry,
-  Project, ProjectDuplicate, ProjectUpdate, TemplateNodeCreate,
+  Project, ProjectDuplicate, ProjectUpdate, Template, TemplateCreate, TemplateNodeCreate,
 } from './types';
 
 export { AppError, toAppError } from './errors';
@@ -40,6 +42,7 @@ function conn(): Connection {
       runtime: g.runtime,
       fetch: typeof g.fetch === 'function' ? (req) => g.fetch!(req) : undefined,
       WebSocket: g.WebSocket,
+      XMLHttpRequest: g.XMLHttpRequest,
       location: g.location,
     });
   }
@@ -307,6 +310,94 @@ export const updateCompute = (cid: string, body: ComputeUpdate) =>
 export const deleteCompute = (cid: string) => done(client().DELETE('/v2/computes/{compute_id}', onCompute(cid)));
 
 export const listTemplates = () => answer(client().GET('/v2/templates'));
+/** createTemplate adds a user template (400 by field, as the server says). */
+export const createTemplate = (body: TemplateCreate): Promise<Template> => answer(client().POST('/v2/templates', { body }));
+
+const onEmulator = (compute_id: string, emulator: string) => ({ params: { path: { compute_id, emulator } } });
+/** listImages lists an emulator's images on a compute: for local, the
+ * images folder of this nodedesk (and GNS3's own, when it exists). */
+export const listImages = async (emulator = 'qemu', compute = 'local'): Promise<QemuImage[]> =>
+  asImages(await answer(client().GET('/v2/computes/{compute_id}/{emulator}/images', onEmulator(compute, emulator))));
+/** qemuCapabilities says how a compute runs QEMU guests (KVM or TCG, and a
+ * note to show when it is slower). */
+export const qemuCapabilities = async (compute = 'local'): Promise<QemuCapabilities> =>
+  (await answer(client().GET('/v2/computes/{compute_id}/{emulator}/{action}', {
+    params: { path: { compute_id: compute, emulator: 'qemu', action: 'capabilities' } },
+  }))) as QemuCapabilities;
+
+/** An image an imported appliance needs that the images folder lacks. */
+export interface MissingImage {
+  version: string;
+  filename: string;
+  md5sum: string;
+  download_url: string;
+}
+
+/** What importing an appliance made: its templates, and the images it
+ * still needs. */
+export interface ApplianceImport {
+  templates: Template[];
+  missing: MissingImage[];
+}
+
+/** The client for the routes this page calls before the contract it was
+ * generated from has them (their wrappers below say which). */
+type Untyped = { POST(path: string, init: { body: unknown }): Promise<Answer<unknown>> };
+const untyped = () => client() as unknown as Untyped;
+
+/** importAppliance makes templates from a GNS3 appliance file (.gns3a,
+ * its JSON as read), its images matched by name and md5 in the images
+ * folder (POST /v2/appliances/import; typed once the contract has it). */
+export const importAppliance = async (appliance: unknown): Promise<ApplianceImport> => {
+  const r = (await answer(untyped().POST('/v2/appliances/import', { body: appliance }))) as Partial<ApplianceImport> | null;
+  return { templates: r?.templates ?? [], missing: r?.missing ?? [] };
+};
+
+/** An upload under way: its end, and how to cancel it. */
+export interface Upload {
+  done: Promise<void>;
+  abort(): void;
+}
+
+/** uploadImage sends a file to an emulator's images folder on this
+ * nodedesk (POST …/computes/local/{emulator}/images/{filename}, the raw
+ * file as the body), telling progress(sent, total) as it goes. A browser
+ * only: the window's requests carry text, not files. */
+export function uploadImage(file: Blob, filename: string, progress?: (sent: number, total: number) => void, emulator = 'qemu'): Upload {
+  const c = conn();
+  const fail = (err: AppError): Upload => ({ done: Promise.reject(err), abort: () => {} });
+  if (c.transport === 'window') {
+    return fail(new AppError('The window cannot upload images yet: open nodedesk in a browser to upload, or copy the file into the images folder and pick it from the list', 0, 'internal'));
+  }
+  const Xhr = c.env.XMLHttpRequest;
+  if (!Xhr) return fail(new AppError('This browser cannot upload files (no XMLHttpRequest)', 0, 'internal'));
+  const base = c.env.location ? `${c.env.location.protocol}//${c.env.location.host}` : '';
+  const xhr = new Xhr();
+  const done = new Promise<void>((resolve, reject) => {
+    xhr.open('POST', `${base}/v2/computes/local/${encodeURIComponent(emulator)}/images/${encodeURIComponent(filename)}`);
+    xhr.setRequestHeader('Content-Type', 'application/octet-stream');
+    xhr.setRequestHeader(ORIGIN_HEADER, 'browser');
+    xhr.upload.onprogress = (e) => progress?.(e.loaded, e.lengthComputable ? e.total : file.size);
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) {
+        progress?.(file.size, file.size);
+        resolve();
+        return;
+      }
+      let body: unknown = xhr.responseText;
+      try {
+        body = JSON.parse(xhr.responseText);
+      } catch {
+        // not JSON: errorFromAnswer says the status
+      }
+      reject(errorFromAnswer(xhr.status, xhr.statusText, body));
+    };
+    xhr.onerror = () => reject(unreachable(new Error('the upload was cut off')));
+    xhr.onabort = () => reject(new AppError(`The upload of ${filename} was cancelled`, 0, 'internal'));
+    xhr.send(file);
+  });
+  return { done, abort: () => xhr.abort() };
+}
 /** listNodeTypes is what differs between node types (consoles, lifecycle). */
 export const listNodeTypes = () => answer(client().GET('/v2/node_types'));
 
@@ -347,6 +438,10 @@ export async function openConsole(pid: string, nid: string): Promise<ConsoleResu
 /** consoleLink connects to a node's console: the API's websocket in a
  * browser, the door's console session in the window. */
 export const consoleLink = (pid: string, nid: string, h: ConsoleHandlers): Promise<ConsoleLink> => openConsoleLink(conn(), pid, nid, h);
+
+/** vncLink shows a node's VNC console (its screen) in target, through the
+ * API's VNC websocket (a browser only). */
+export const vncLink = (pid: string, nid: string, target: HTMLElement, h: VncHandlers): Promise<VncLink> => openVncLink(conn(), pid, nid, target, h);
 
 /** subscribe follows live events: a project's node.* and link.* events, or
  * with pid null the project.* and compute.* events. 'resync' means events may have been

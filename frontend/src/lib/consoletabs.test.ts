@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { initial, moveTab, step, tabLabel, type NodeView, type TabEvent, type TabMachine } from './consoletabs';
 import { backoff } from './live';
 
-const started: NodeView = { status: 'started', telnet: true };
-const stopped: NodeView = { status: 'stopped', telnet: true };
+const started: NodeView = { status: 'started', console: 'telnet' };
+const stopped: NodeView = { status: 'stopped', console: 'telnet' };
 
 /** run feeds events to a machine and collects the effects' kinds. */
 function run(m: TabMachine, ...events: TabEvent[]) {
@@ -29,7 +29,7 @@ describe('a console tab', () => {
     expect(r.effects).toEqual([]);
     expect(r.m.phase).toBe('waiting');
     expect(tabLabel(r.m)).toBe('stopped');
-    r = run(r.m, { kind: 'node', node: { status: 'suspended', telnet: true } });
+    r = run(r.m, { kind: 'node', node: { status: 'suspended', console: 'telnet' } });
     expect(tabLabel(r.m)).toBe('suspended');
     r = run(r.m, { kind: 'node', node: started });
     expect(r.effects).toEqual(['connect']);
@@ -71,15 +71,37 @@ describe('a console tab', () => {
     expect(r.effects).toEqual(['connect', `schedule ${backoff(0)}`]);
   });
 
-  it('is unavailable for a node without a telnet console or deleted, and closes its link', () => {
-    let r = run(initial(), { kind: 'node', node: started }, { kind: 'opened' }, { kind: 'node', node: { status: 'started', telnet: false } });
+  it('is unavailable for a node without a console or deleted, and closes its link', () => {
+    let r = run(initial(), { kind: 'node', node: started }, { kind: 'opened' }, { kind: 'node', node: { status: 'started', console: null } });
     expect(r.effects).toEqual(['connect', 'disconnect']);
     expect(r.m.phase).toBe('unavailable');
-    expect(tabLabel(r.m)).toBe('no telnet console');
+    expect(tabLabel(r.m)).toBe('no telnet or VNC console');
     r = run(r.m, { kind: 'node', node: null });
     expect(tabLabel(r.m)).toBe('deleted');
     r = run(r.m, { kind: 'node', node: started });
     expect(r.effects).toEqual(['connect']);
+  });
+
+  it('says why the page cannot show a console, when it knows', () => {
+    const r = run(initial(), { kind: 'node', node: { status: 'started', console: null, why: 'VNC in a browser tab only' } });
+    expect(r.effects).toEqual([]);
+    expect(r.m.phase).toBe('unavailable');
+    expect(tabLabel(r.m)).toBe('VNC in a browser tab only');
+  });
+
+  it('of a VNC node connects as a telnet one does, and reconnects when the console type changes', () => {
+    const vnc: NodeView = { status: 'started', console: 'vnc' };
+    let r = run(initial(), { kind: 'node', node: { status: 'stopped', console: 'vnc' } });
+    expect(tabLabel(r.m)).toBe('stopped');
+    r = run(r.m, { kind: 'node', node: vnc }, { kind: 'opened' });
+    expect(r.effects).toEqual(['connect']);
+    expect(r.m.phase).toBe('connected');
+    // The same console: nothing to do.
+    expect(run(r.m, { kind: 'node', node: { ...vnc } }).effects).toEqual([]);
+    r = run(r.m, { kind: 'node', node: started });
+    expect(r.effects).toEqual(['disconnect', 'connect']);
+    expect(r.m.phase).toBe('connecting');
+    expect(r.m.node).toEqual(started);
   });
 
   it('closes a link that opens after it stopped wanting it', () => {

@@ -8,19 +8,26 @@
 //      │ (any phase)           ▼  │                     ▼ node started
 //      └──────────────────── retrying ◀─────────────────┘
 //
-// A node without a telnet console (or deleted) makes the tab 'unavailable'
-// until that changes.
+// A node without a console the page can show — telnet in a terminal, VNC
+// as the guest's screen — (or deleted) makes the tab 'unavailable' until
+// that changes. A tab follows its node's console type: when it changes,
+// the tab connects to the new console.
 
 import { backoff } from './live';
 import type { NodeStatus } from './types';
 
 export type TabPhase = 'waiting' | 'connecting' | 'connected' | 'retrying' | 'unavailable';
 
-/** What the tab knows of its node: its status, and whether it has a
- * console the page can reach (telnet). null: the node is gone. */
+/** The consoles a tab shows: a terminal (telnet) or a screen (VNC). */
+export type TabKind = 'telnet' | 'vnc';
+
+/** What the tab knows of its node: its status, and the console the page
+ * can reach (null: none, and why when the page says more than that).
+ * null: the node is gone. */
 export interface NodeView {
   status: NodeStatus;
-  telnet: boolean;
+  console: TabKind | null;
+  why?: string;
 }
 
 export interface TabMachine {
@@ -48,12 +55,12 @@ export type TabEffect =
 export const linked = (p: TabPhase): boolean => p === 'connecting' || p === 'connected';
 
 function reachable(n: NodeView | null): boolean {
-  return n !== null && n.telnet && n.status === 'started';
+  return n !== null && n.console !== null && n.status === 'started';
 }
 
 function idleNote(n: NodeView | null): { phase: TabPhase; note: string } {
   if (n === null) return { phase: 'unavailable', note: 'deleted' };
-  if (!n.telnet) return { phase: 'unavailable', note: 'no telnet console' };
+  if (n.console === null) return { phase: 'unavailable', note: n.why ?? 'no telnet or VNC console' };
   return { phase: 'waiting', note: n.status };
 }
 
@@ -73,7 +80,11 @@ export function step(m: TabMachine, e: TabEvent): { next: TabMachine; effects: T
         const idle = idleNote(e.node);
         return { next: { ...m, node: e.node, ...idle, attempt: 0 }, effects: was ? [{ kind: 'disconnect' }] : [] };
       }
-      if (was) return { next: { ...m, node: e.node }, effects: [] };
+      if (was && m.node?.console === e.node?.console) return { next: { ...m, node: e.node }, effects: [] };
+      if (was) {
+        // Another console: the old link goes, the new one opens.
+        return { next: { ...m, node: e.node, phase: 'connecting', attempt: 0, note: 'connecting' }, effects: [{ kind: 'disconnect' }, { kind: 'connect' }] };
+      }
       // Started (again): connect at once.
       return { next: { ...m, node: e.node, phase: 'connecting', attempt: 0, note: 'connecting' }, effects: [{ kind: 'connect' }] };
     }

@@ -103,3 +103,32 @@ describe('live updates while editing', () => {
     expect(isDirty(n, { ...formFromNode(n), z: null })).toBe(true);
   });
 });
+
+describe('the form of a QEMU node', () => {
+  const vm = (props: Record<string, unknown> = {}) =>
+    vpcs('q1', { node_type: 'qemu', name: 'vm1', properties: { hda_disk_image: 'alpine.qcow2', ram: 256, cpus: 1, adapters: 1, adapter_type: 'e1000', on_close: 'power_off', ...props } });
+
+  it('sends the changed VM properties, and nothing when none changed', () => {
+    const n = vm();
+    expect(buildUpdate(n, formFromNode(n))).toEqual({ ok: true, body: {}, changed: false });
+    const f = formFromNode(n);
+    expect(buildUpdate(n, { ...f, qemu: { ...f.qemu, ram: '1024', hda_disk_image: 'openwrt.img' } })).toEqual({
+      ok: true, changed: true, body: { properties: { hda_disk_image: 'openwrt.img', ram: 1024 } },
+    });
+  });
+
+  it('shows an error about a VM property by its field', () => {
+    const n = vm();
+    const f = formFromNode(n);
+    expect(buildUpdate(n, { ...f, qemu: { ...f.qemu, adapters: 'four' } })).toMatchObject({ ok: false, field: 'adapters', row: null });
+    expect(formFields(n)).toEqual(expect.arrayContaining(['ram', 'cpus', 'adapters', 'adapter_type', 'on_close', 'hda_disk_image', 'options']));
+  });
+
+  it('keeps the VM fields the user edits when the node changes meanwhile, and takes the others', () => {
+    const base = vm();
+    const f = formFromNode(base);
+    const out = rebase(base, { ...f, qemu: { ...f.qemu, ram: '2048' } }, vm({ cpus: 4, ram: 512 }));
+    expect(out.qemu.ram).toBe('2048');
+    expect(out.qemu.cpus).toBe('4');
+  });
+});

@@ -6,6 +6,7 @@
 import { assertNever } from './assert';
 import { consoleChoice, consoleValue, typeInfo, type ConsoleChoice } from './nodetypes';
 import { mappingsToRows, rowsToMappings, type FrRow } from './framerelay';
+import { QEMU_NODE_FIELDS, qemuNodeForm, qemuNodeUpdate, type QemuNodeForm } from './qemu';
 import { toWireSwitchPorts } from './switchports';
 import type { CloudPort, EthernetHubPort, EthernetSwitchPort, Node, NodeUpdate } from './types';
 
@@ -24,6 +25,8 @@ export interface NodeForm {
   hubPorts: EthernetHubPort[];
   frRows: FrRow[];
   cloudPorts: CloudPort[];
+  /** A QEMU node's common properties (qemu.ts). */
+  qemu: QemuNodeForm;
 }
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v ?? null)) as T;
@@ -46,6 +49,7 @@ export function formFromNode(n: Node): NodeForm {
     hubPorts: editor === 'hub' ? clone(mapping as EthernetHubPort[]) : [],
     frRows: editor === 'frame_relay' ? mappingsToRows(p.mappings) : [],
     cloudPorts: editor === 'cloud' ? clone(mapping as CloudPort[]) : [],
+    qemu: qemuNodeForm(editor === 'qemu' ? p : {}),
   };
 }
 
@@ -130,6 +134,10 @@ function propertiesUpdate(n: Node, f: NodeForm): PropsResult {
       const after = f.cloudPorts.map((c) => ({ ...c, port_number: Number(c.port_number) }));
       return { ok: true, properties: same(after, p.ports_mapping ?? []) ? null : { ports_mapping: after } };
     }
+    case 'qemu': {
+      const r = qemuNodeUpdate(p, f.qemu);
+      return r.ok ? r : { ok: false, field: r.field, row: null, message: r.message };
+    }
     case 'none':
       return { ok: true, properties: null };
     default:
@@ -147,6 +155,7 @@ export function formFields(n: Node): string[] {
     case 'switch': case 'hub': return [...fields, 'ports_mapping'];
     case 'frame_relay': return [...fields, 'mappings'];
     case 'cloud': return [...fields, 'ports_mapping', 'interfaces'];
+    case 'qemu': return [...fields, ...QEMU_NODE_FIELDS];
     case 'none': return fields;
     default: return assertNever(editor, 'editor');
   }
@@ -160,8 +169,19 @@ export function rebase(base: Node, form: NodeForm, next: Node): NodeForm {
   const out = { ...form } as Record<keyof NodeForm, unknown>;
   for (const k of Object.keys(now) as (keyof NodeForm)[]) {
     if (same(form[k], was[k])) out[k] = now[k];
+    else if (k === 'qemu') out[k] = rebaseFields(form.qemu, was.qemu, now.qemu);
   }
   return out as unknown as NodeForm;
+}
+
+/** rebaseFields is rebase for a group of fields: each one the user has
+ * not touched takes its new value. */
+function rebaseFields<T extends object>(form: T, was: T, now: T): T {
+  const out = { ...form };
+  for (const k of Object.keys(now) as (keyof T)[]) {
+    if (same(form[k], was[k])) out[k] = now[k];
+  }
+  return out;
 }
 
 /** isDirty says whether the form holds edits not saved yet. */

@@ -8,7 +8,7 @@ import { assertNever } from './assert';
 import type { ConsoleType, NodeType, NodeTypeInfo } from './types';
 
 /** The property editor a node type gets below the general fields. */
-export type Editor = 'vpcs' | 'switch' | 'hub' | 'frame_relay' | 'cloud' | 'none';
+export type Editor = 'vpcs' | 'switch' | 'hub' | 'frame_relay' | 'cloud' | 'qemu' | 'none';
 
 /** How a node type is shown. */
 export interface TypeLook {
@@ -27,7 +27,7 @@ export function typeInfo(t: NodeType): TypeLook {
     case 'cloud': return { title: 'Cloud', editor: 'cloud' };
     case 'nat': return { title: 'NAT', editor: 'none' };
     case 'atm_switch': return { title: 'ATM switch', editor: 'none' };
-    case 'qemu': return { title: 'QEMU VM', editor: 'none' };
+    case 'qemu': return { title: 'QEMU VM', editor: 'qemu' };
     case 'docker': return { title: 'Docker container', editor: 'none' };
     case 'dynamips': return { title: 'Dynamips router', editor: 'none' };
     case 'iou': return { title: 'IOU device', editor: 'none' };

@@ -39,12 +39,29 @@ export interface WebSocketLike {
   close(): void;
 }
 
+/** The part of an XMLHttpRequest the page uses: an upload whose progress
+ * it shows (fetch cannot say how much of a body went out). */
+export interface XhrLike {
+  open(method: string, url: string): void;
+  setRequestHeader(name: string, value: string): void;
+  send(body: Blob): void;
+  abort(): void;
+  readonly status: number;
+  readonly statusText: string;
+  readonly responseText: string;
+  onload: (() => void) | null;
+  onerror: (() => void) | null;
+  onabort: (() => void) | null;
+  upload: { onprogress: ((ev: { loaded: number; total: number; lengthComputable: boolean }) => void) | null };
+}
+
 /** Where the page finds its transports; the real one is globalThis. */
 export interface Env {
   go?: { desktop?: { App?: Partial<Bindings> } };
   runtime?: WailsRuntime;
   fetch?: Fetch;
   WebSocket?: new (url: string) => WebSocketLike;
+  XMLHttpRequest?: new () => XhrLike;
   location?: { protocol: string; host: string };
   setTimeout?: (fn: () => void, ms: number) => unknown;
   clearTimeout?: (t: never) => void;

@@ -48,6 +48,7 @@ export type DrawingUpdate = S['DrawingUpdate'];
 export type DrawingEvent = Omit<Drawing, 'svg'> & { svg?: string };
 export type Template = S['Template'];
 export type TemplateNodeCreate = S['TemplateNodeCreate'];
+export type TemplateCreate = S['TemplateCreate'];
 export type NodeDuplicate = S['NodeDuplicate'];
 /** One change of a project's history, and through which door it came. */
 export type HistoryEntry = S['HistoryEntry'];

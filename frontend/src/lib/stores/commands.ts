@@ -90,13 +90,15 @@ export async function openConsole(pid: string, nid: string): Promise<ConsoleResu
 }
 
 /** openConsoles opens a console tab for each of the nodes that has a
- * telnet console (a stopped one's tab connects when it starts); the last
- * one opened is shown. */
+ * console the page shows — telnet, or VNC in a browser — (a stopped one's
+ * tab connects when it starts); the last one opened is shown. */
 export function openConsoles(ids: readonly string[]): void {
   const all = get(nodes);
-  const ok = ids.filter((id) => nodeView(all.get(id))?.telnet);
+  const ok = ids.filter((id) => nodeView(all.get(id))?.console);
   if (ok.length === 0) {
-    if (ids.length > 0) notify('info', ids.length === 1 ? `${names(ids)} has no telnet console` : 'None of these nodes has a telnet console');
+    const why = ids.length === 1 ? nodeView(all.get(ids[0]))?.why : undefined;
+    const one = why ? `${names(ids)}: ${why}` : `${names(ids)} has no telnet or VNC console`;
+    if (ids.length > 0) notify('info', ids.length === 1 ? one : 'None of these nodes has a telnet or VNC console');
     return;
   }
   for (const id of ok) openConsoleTab(id);
@@ -105,7 +107,7 @@ export function openConsoles(ids: readonly string[]): void {
 /** consoleToAll opens a console tab for every started node with a telnet
  * console, as GNS3's "Console to all" does. */
 export function consoleToAll(): void {
-  const started = [...get(nodes).values()].filter((n) => n.status === 'started' && nodeView(n)?.telnet);
+  const started = [...get(nodes).values()].filter((n) => n.status === 'started' && nodeView(n)?.console === 'telnet');
   if (started.length === 0) {
     notify('info', 'No started node has a telnet console; start some first');
     return;

@@ -1,5 +1,6 @@
 // The console tabs of the project shown: one per node, each with its link
-// to the node's console (consolelink.ts, over the page's door) and the
+// to the node's console — a terminal's (consolelink.ts, over the page's
+// door) or, for a VNC console, the guest's screen (vnclink.ts) — and the
 // machine that decides when to connect (consoletabs.ts). The tabs follow
 // their nodes' live status: a tab says when its node stops and reconnects
 // by itself when it starts again. A node whose console_auto_start is set
@@ -7,14 +8,16 @@
 
 import { get, writable } from 'svelte/store';
 import * as api from '../api';
-import type { ConsoleLink } from '../consolelink';
-import { initial, step, tabLabel, type NodeView, type TabEffect, type TabEvent, type TabMachine, type TabPhase } from '../consoletabs';
+import { initial, step, tabLabel, type NodeView, type TabEffect, type TabEvent, type TabKind, type TabMachine, type TabPhase } from '../consoletabs';
+import { WINDOW_NO_VNC } from '../vnclink';
 import type { Node } from '../types';
 import { nodes } from './nodes';
 
 /** A console tab as the views see it. */
 export interface ConsoleTab {
   nid: string;
+  /** What the tab shows: a terminal, a screen, or (no console) neither. */
+  kind: TabKind | null;
   phase: TabPhase;
   label: string;
   note: string;
@@ -30,10 +33,20 @@ export interface ConsoleSink {
 /** How much output waits for a terminal that is not mounted yet. */
 const BACKLOG = 1 << 20;
 
+/** A tab's open link: a terminal's (send) or a screen's (focus). */
+interface Link {
+  send?(data: string): void;
+  focus?(): void;
+  close(): void;
+}
+
 interface Ctl {
   nid: string;
   m: TabMachine;
-  link: ConsoleLink | null;
+  link: Link | null;
+  /** The element a VNC tab's screen is drawn in, made on first use; the
+   * dock shows it (attachScreen). */
+  screen: HTMLElement | null;
   /** Counts connection attempts, so that a late answer of an old one is ignored. */
   gen: number;
   timer: ReturnType<typeof setTimeout> | null;
@@ -54,13 +67,30 @@ const tabs = new Map<string, Ctl>();
 let pid: string | null = null;
 
 function publish(): void {
-  consoleTabs.set([...tabs.values()].map((c) => ({ nid: c.nid, phase: c.m.phase, label: tabLabel(c.m), note: c.m.note })));
+  consoleTabs.set([...tabs.values()].map((c) => ({ nid: c.nid, kind: c.m.node?.console ?? null, phase: c.m.phase, label: tabLabel(c.m), note: c.m.note })));
 }
 
-/** nodeView is what a tab's machine knows of a node. */
+/** nodeView is what a tab's machine knows of a node: its console, when
+ * the page can show it (a VNC screen needs the API's websocket, which the
+ * window's page cannot open). */
 export function nodeView(n: Node | undefined): NodeView | null {
   if (!n) return null;
-  return { status: n.status, telnet: n.console_type === 'telnet' && n.console !== null };
+  if (n.console === null) return { status: n.status, console: null };
+  if (n.console_type === 'telnet') return { status: n.status, console: 'telnet' };
+  if (n.console_type === 'vnc') {
+    return api.transport() === 'window' ? { status: n.status, console: null, why: WINDOW_NO_VNC } : { status: n.status, console: 'vnc' };
+  }
+  return { status: n.status, console: null };
+}
+
+/** screenOf is the element a VNC tab draws in. */
+function screenOf(c: Ctl): HTMLElement {
+  if (!c.screen) {
+    c.screen = document.createElement('div');
+    c.screen.className = 'vnc-screen';
+    c.screen.dataset.testid = 'vnc-screen';
+  }
+  return c.screen;
 }
 
 function output(c: Ctl, bytes: Uint8Array): void {
@@ -113,17 +143,20 @@ function run(c: Ctl, f: TabEffect): void {
       const gen = ++c.gen;
       const p = pid;
       if (p === null) return;
-      api
-        .consoleLink(p, c.nid, {
+      const onClose = (reason: string) => {
+        if (c.gen !== gen) return;
+        c.link = null;
+        dispatch(c, { kind: 'dropped', reason });
+      };
+      const opening: Promise<Link> = c.m.node?.console === 'vnc'
+        ? api.vncLink(p, c.nid, screenOf(c), { onClose })
+        : api.consoleLink(p, c.nid, {
           onData: (b) => {
             if (c.gen === gen) output(c, b);
           },
-          onClose: (reason) => {
-            if (c.gen !== gen) return;
-            c.link = null;
-            dispatch(c, { kind: 'dropped', reason });
-          },
-        })
+          onClose,
+        });
+      opening
         .then(
           (link) => {
             if (c.gen !== gen || tabs.get(c.nid) !== c) return link.close();
@@ -154,7 +187,7 @@ export function followConsoles(p: string): () => void {
     for (const c of [...tabs.values()]) {
       const v = nodeView(m.get(c.nid));
       const cur = c.m.node;
-      if (v === null ? cur !== null : cur === null || v.status !== cur.status || v.telnet !== cur.telnet) {
+      if (v === null ? cur !== null : cur === null || v.status !== cur.status || v.console !== cur.console) {
         dispatch(c, { kind: 'node', node: v });
       }
     }
@@ -183,7 +216,7 @@ export function followConsoles(p: string): () => void {
 export function openConsoleTab(nid: string, opts: { focus?: boolean } = {}): void {
   let c = tabs.get(nid);
   if (!c) {
-    c = { nid, m: initial(), link: null, gen: 0, timer: null, sink: null, backlog: [], backlogSize: 0, wasConnected: false };
+    c = { nid, m: initial(), link: null, screen: null, gen: 0, timer: null, sink: null, backlog: [], backlogSize: 0, wasConnected: false };
     tabs.set(nid, c);
     publish();
     dispatch(c, { kind: 'node', node: nodeView(get(nodes).get(nid)) });
@@ -203,6 +236,7 @@ export function closeConsoleTab(nid: string): void {
   c.gen++;
   c.link?.close();
   c.link = null;
+  c.screen?.remove();
   if (get(activeConsole) === nid) {
     const rest = keys.filter((k) => k !== nid);
     activeConsole.set(rest.length === 0 ? null : rest[Math.min(i, rest.length - 1)]);
@@ -218,7 +252,25 @@ export function closeAllConsoles(): void {
 /** sendToConsole types data into a tab's console, when it is connected. */
 export function sendToConsole(nid: string, data: string): void {
   const c = tabs.get(nid);
-  if (c?.link && c.m.phase === 'connected') c.link.send(data);
+  if (c?.link && c.m.phase === 'connected') c.link.send?.(data);
+}
+
+/** attachScreen shows a VNC tab's screen in el (the dock's place for it).
+ * Returns the function that takes it out. */
+export function attachScreen(nid: string, el: HTMLElement): () => void {
+  const c = tabs.get(nid);
+  if (!c) return () => {};
+  const screen = screenOf(c);
+  el.appendChild(screen);
+  return () => {
+    if (screen.parentElement === el) el.removeChild(screen);
+  };
+}
+
+/** focusScreen gives a connected VNC tab's guest the keyboard. */
+export function focusScreen(nid: string): void {
+  const c = tabs.get(nid);
+  if (c?.link && c.m.phase === 'connected') c.link.focus?.();
 }
 
 /** attachTerminal makes sink the tab's terminal: the output that waited

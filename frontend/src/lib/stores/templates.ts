@@ -1,25 +1,38 @@
-// The node templates (the palette).
+// The node templates (the palette): the built-in devices and the user's
+// templates, grouped by category (palette.ts). Making a template (the
+// "New QEMU template" dialog) or importing an appliance reloads them.
 
-import { writable } from 'svelte/store';
+import { derived, writable } from 'svelte/store';
 import * as api from '../api';
-import type { Template } from '../types';
+import { paletteGroups } from '../palette';
+import type { Template, TemplateCreate } from '../types';
 
 export const templates = writable<Template[]>([]);
 export const templatesError = writable<string | null>(null);
-
-/** The palette's order: the way labs are usually built. */
-const ORDER = ['vpcs', 'ethernet_switch', 'ethernet_hub', 'frame_relay_switch', 'atm_switch', 'cloud', 'nat'];
-const rank = (t: Template) => {
-  const i = ORDER.indexOf(t.template_type);
-  return i < 0 ? ORDER.length : i;
-};
+/** The palette's groups, in its order. */
+export const templateGroups = derived(templates, (ts) => paletteGroups(ts));
 
 export async function loadTemplates(): Promise<void> {
   try {
-    const ts = await api.listTemplates();
-    templates.set([...ts].sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name)));
+    templates.set(await api.listTemplates());
     templatesError.set(null);
   } catch (err) {
     templatesError.set(api.toAppError(err).message);
   }
+}
+
+/** addTemplate makes a user template; the palette shows it at once. */
+export async function addTemplate(body: TemplateCreate): Promise<Template> {
+  const t = await api.createTemplate(body);
+  templates.update((ts) => [...ts.filter((x) => x.template_id !== t.template_id), t]);
+  void loadTemplates();
+  return t;
+}
+
+/** importAppliance makes templates from an appliance file's JSON; the
+ * palette shows them once made. */
+export async function importAppliance(appliance: unknown): Promise<api.ApplianceImport> {
+  const r = await api.importAppliance(appliance);
+  await loadTemplates();
+  return r;
 }
