@@ -141,7 +141,7 @@ func probeKVM(ctx context.Context, binary, tmpRoot string, timeout time.Duration
 	f, err := os.OpenFile("/dev/kvm", os.O_RDWR, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return probeResult{why: "this machine has no /dev/kvm (no hardware virtualisation, or the kvm module is not loaded)"}, true
+		return probeResult{why: "this machine has no /dev/kvm: it has no hardware virtualisation, or the kvm module is not loaded"}, true
 	case errors.Is(err, fs.ErrPermission):
 		return probeResult{why: "nodedesk's user may not use /dev/kvm; add it to the kvm group and restart nodedesk"}, true
 	case err != nil:
@@ -197,9 +197,9 @@ func runProbe(ctx context.Context, binary, accel, tmpRoot string, timeout time.D
 	case <-alive:
 		r, final = probeResult{why: fmt.Sprintf("%s could not run a guest under %s: %s", name, strings.ToUpper(accel), lastWords(stderr.String()))}, true
 	case <-timer.C:
-		r, final = probeResult{why: fmt.Sprintf("a test guest did not finish in %v under %s: it is there but does not work (this machine may be a VM without nested virtualisation)", timeout, strings.ToUpper(accel))}, true
+		r, final = probeResult{why: fmt.Sprintf("a test guest did not finish in %v under %s: %[2]s is there but does not work; this machine may be a virtual machine without nested virtualisation", timeout, strings.ToUpper(accel))}, true
 		if !spoke.Load() {
-			r.why = fmt.Sprintf("a test guest showed no sign of life in %v under %s: it is there but does not work", timeout, strings.ToUpper(accel))
+			r.why = fmt.Sprintf("a test guest showed no sign of life in %v under %s: %[2]s is there but does not work", timeout, strings.ToUpper(accel))
 		}
 	case <-ctx.Done():
 		r = probeResult{why: "the KVM probe was cut short: " + ctx.Err().Error()}
