@@ -136,6 +136,16 @@ func defaultDB() string {
 	return filepath.Join(dir, "nodedesk", "nodedesk.db")
 }
 
+// gns3ImagesDir is GNS3's images folder, ~/GNS3/images, whose QEMU, IOS
+// and IOU subfolders nodedesk also looks in ("" without a home folder).
+func gns3ImagesDir() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, "GNS3", "images")
+}
+
 // loopbackOnly reports whether a listen host keeps the API on this machine.
 func loopbackOnly(host string) bool {
 	if host == "localhost" {
@@ -190,6 +200,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		Computes:          remote.Dial, // remote computes' clients (app/remote)
 		UDPPorts:          o.udpPorts,
 		Logger:            logger,
+		// Images: GNS3's folder after nodedesk's own; QEMU's programs (app/qemu).
+		GNS3ImagesDir: gns3ImagesDir(),
+		QEMU:          qemu.NewTools(logger),
 	})
 	defer svc.CloseComputes()
 	runner.OnExit(svc.OnProcessExit)

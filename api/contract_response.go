@@ -137,7 +137,7 @@ func templateRegexp(tmpl string) *regexp.Regexp {
 	}
 	segs := strings.Split(tmpl, "/")
 	for i, seg := range segs {
-		if seg == "{path}" { // a node file's path spans segments
+		if seg == "{path}" || seg == "{filename}" { // a node file's path, an image's name span segments
 			segs[i] = ".+"
 		} else if strings.HasPrefix(seg, "{") {
 			segs[i] = "[^/]+"

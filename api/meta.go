@@ -109,8 +109,8 @@ func (s *Server) handleComputePorts(w http.ResponseWriter, r *http.Request) erro
 	return s.handleComputeNetworkPorts(w, r)
 }
 
-// handleComputeImages lists the disk images of an emulator: nodedesk runs
-// no image-based emulator, so there are none.
+// handleComputeImages lists the disk images of an emulator other than
+// QEMU (whose route, api/images.go, comes first): none here.
 func (s *Server) handleComputeImages(w http.ResponseWriter, r *http.Request) error {
 	if remote, err := s.forwardComputeGet(w, r, app.ComputeQuery{Emulator: mux.Vars(r)["emulator"], Action: "images"}); remote || err != nil {
 		return err

@@ -47,6 +47,25 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"PUT", "/v2/computes/{compute_id}", s.handleComputeUpdate},
 		{"DELETE", "/v2/computes/{compute_id}", s.handleComputeDelete},
 		{"GET", "/v2/computes/{compute_id}/ports", s.handleComputePorts},
+		// QEMU's images and tools (api/images.go), before the generic
+		// {emulator} routes below, which mux would otherwise match first.
+		{"GET", "/v2/compute/qemu/images", s.handleQEMUImageList},
+		{"POST", "/v2/compute/qemu/images/{filename}", s.handleQEMUImageUpload},
+		{"GET", "/v2/compute/qemu/images/{filename}", s.handleQEMUImageDownload},
+		{"GET", "/v2/compute/qemu/binaries", s.handleQEMUBinaries},
+		{"GET", "/v2/compute/qemu/img-binaries", s.handleQEMUImgBinaries},
+		{"GET", "/v2/compute/qemu/capabilities", s.handleQEMUCapabilities},
+		{"POST", "/v2/compute/qemu/img", s.handleQEMUImgCreate},
+		{"PUT", "/v2/compute/qemu/img", s.handleQEMUImgResize},
+		{"GET", "/v2/computes/{compute_id}/qemu/images", s.controllerQEMU("images", s.handleQEMUImageList)},
+		{"POST", "/v2/computes/{compute_id}/qemu/images/{filename}", s.handleComputeQEMUImageUpload},
+		{"GET", "/v2/computes/{compute_id}/qemu/binaries", s.controllerQEMU("binaries", s.handleQEMUBinaries)},
+		{"GET", "/v2/computes/{compute_id}/qemu/img-binaries", s.controllerQEMU("img-binaries", s.handleQEMUImgBinaries)},
+		{"GET", "/v2/computes/{compute_id}/qemu/capabilities", s.controllerQEMU("capabilities", s.handleQEMUCapabilities)},
+		{"POST", "/v2/computes/{compute_id}/qemu/img", s.handleComputeQEMUImgCreate},
+		{"PUT", "/v2/computes/{compute_id}/qemu/img", s.handleComputeQEMUImgResize},
+		{"POST", "/v2/appliances/import", s.handleApplianceImport},
+
 		{"GET", "/v2/computes/{compute_id}/{emulator}/images", s.handleComputeImages},
 		{"GET", "/v2/computes/{compute_id}/network/interfaces", s.handleComputeNetworkInterfacesOf},
 		{"GET", "/v2/computes/{compute_id}/{emulator}/{action}", s.handleComputeForwardGet},
@@ -176,6 +195,7 @@ func (s *Server) routes() (*mux.Router, error) {
 		// (configs/startup.vpc) span path segments.
 		path := strings.Replace(rt.path, "{symbol_id}", "{symbol_id:.+}", 1)
 		path = strings.Replace(path, "{path}", "{path:.+}", 1)
+		path = strings.Replace(path, "{filename}", "{filename:.+}", 1) // an image in a subfolder
 		r.Path(path).Methods(rt.method).HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			r, err := withSource(r)
 			if err == nil {

@@ -36,6 +36,10 @@ type testOptions struct {
 	wrapStore func(app.Store) app.Store // e.g. to inject write failures
 	auth      *Credentials
 	timeouts  Timeouts
+	// gns3Images and qemu are the service's GNS3 images folder and QEMU
+	// tools (api/images_test.go).
+	gns3Images string
+	qemu       app.QEMUTools
 }
 
 func mustOpenServer(tb testing.TB) *testServer {
@@ -71,6 +75,7 @@ func (ts *testServer) open() {
 	portFree := func(string, int) bool { return true }
 	ts.svc = app.NewService(app.Config{
 		Store: appStore, Events: ts.events, DataDir: filepath.Dir(ts.dbPath), PortFree: portFree,
+		GNS3ImagesDir: ts.opts.gns3Images, QEMU: ts.opts.qemu,
 		NetworkInterfaces: hostnet.NetworkInterfaces,
 		HostInterfaces: func() []app.HostInterface {
 			return []app.HostInterface{{Name: "eth0", Type: "ethernet"}, {Name: "lo", Special: true, Type: "ethernet"}}

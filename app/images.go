@@ -292,24 +292,23 @@ func isWindowsAbs(name string) bool {
 		(name[0] >= 'A' && name[0] <= 'Z' || name[0] >= 'a' && name[0] <= 'z')
 }
 
-// findImage looks for rel (checked by imageName) in folders, in order: the
-// file at that path; for a bare file name, then a file of that name in a
-// subfolder (not a hidden one). It returns the file's path, or "".
+// findImage looks for rel (checked by imageName) in folders, in order, as
+// GNS3 looks: in each folder, the file at that path, then, for a bare file
+// name, a file of that name in a subfolder (not a hidden one). It returns
+// the file's path, or "".
 func findImage(folders []string, rel string) string {
 	for _, dir := range folders {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 			return p
 		}
-	}
-	if strings.Contains(rel, "/") {
-		return ""
-	}
-	for _, dir := range folders {
+		if strings.Contains(rel, "/") {
+			continue
+		}
 		var found string
 		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			switch {
-			case err != nil || found != "":
+			case err != nil:
 				return filepath.SkipDir
 			case d.IsDir() && p != dir && strings.HasPrefix(d.Name(), "."):
 				return filepath.SkipDir

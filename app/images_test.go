@@ -157,6 +157,10 @@ func TestService_ImagePath(t *testing.T) {
 	gns3 := mustWriteFile(t, f.gns3, "csr.qcow2", "x")
 	shadowed := mustWriteFile(t, f.gns3, "vyos.qcow2", "x")
 	elsewhere := mustWriteFile(t, t.TempDir(), "bios.bin", "x")
+	// A name in a subfolder of nodedesk's folder comes before the same
+	// name at the top of GNS3's, as the list shows it.
+	nested := mustWriteFile(t, f.own, "deep/nested.qcow2", "x")
+	mustWriteFile(t, f.gns3, "nested.qcow2", "x")
 
 	for _, tt := range []struct {
 		name, give, want string
@@ -165,6 +169,7 @@ func TestService_ImagePath(t *testing.T) {
 		{"GNS3Folder", "csr.qcow2", gns3},
 		{"RelativePath", "alpine/alpine.qcow2", sub},
 		{"BareNameInSubfolder", "alpine.qcow2", sub},
+		{"EarlierFolderFirst", "nested.qcow2", nested},
 		{"BackslashPath", `alpine\alpine.qcow2`, sub},
 		{"AbsolutePath", elsewhere, elsewhere},
 		{"AbsolutePathInGNS3Folder", shadowed, shadowed},

@@ -2013,7 +2013,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Disk images of an emulator on the compute: none, nodedesk runs no image-based emulator. */
+        /** Disk images of an emulator on the compute: QEMU's are at /v2/compute/qemu/images; the other emulators have none here. */
         get: operations["listComputeEmulatorImages"];
         put?: never;
         post?: never;
@@ -2926,6 +2926,230 @@ export interface paths {
         put?: never;
         /** Complete the copy of a QEMU node a controller made (its files go to the copy). */
         post: operations["duplicateQemuOnCompute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/qemu/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the QEMU images: nodedesk's images folder, then GNS3's (~/GNS3/images/QEMU), subfolders included, sorted by file name; a name in an earlier folder hides the same name in a later one. */
+        get: operations["listQEMUImages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/qemu/images/{filename}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download a QEMU image, by the path the list gives (ranges are served). A link that leads out of its images folder is not followed. */
+        get: operations["downloadQEMUImage"];
+        put?: never;
+        /** Upload a QEMU image: the raw body, streamed into nodedesk's images folder (a hidden temporary file, synced and renamed at the end: the name shows the old image or the whole new one). At most 64 GiB, and the disk keeps 256 MiB free; an upload that fails leaves no file. Its MD5 sum is kept beside it. */
+        post: operations["uploadQEMUImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/qemu/binaries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List this machine's qemu-system programs and their versions (none when QEMU is not installed). */
+        get: operations["listQEMUBinaries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/qemu/img-binaries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List this machine's qemu-img programs and their versions. */
+        get: operations["listQEMUImgBinaries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/qemu/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What QEMU can do here. KVM is listed only when a probe guest ran under it within a few seconds (probed once); /dev/kvm existing is not enough. Otherwise nodes run under TCG, and acceleration_note says so. */
+        get: operations["getQEMUCapabilities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/qemu/img": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Grow a disk image with qemu-img resize by extend MiB. */
+        put: operations["resizeQEMUDiskImage"];
+        /** Make a disk image with qemu-img create (GNS3's disk image wizard). */
+        post: operations["createQEMUDiskImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/computes/{compute_id}/qemu/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the QEMU images: nodedesk's images folder, then GNS3's (~/GNS3/images/QEMU), subfolders included, sorted by file name; a name in an earlier folder hides the same name in a later one. As GNS3's controller, forwarded to a remote compute; for local, answered here. */
+        get: operations["listComputeQEMUImages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/computes/{compute_id}/qemu/images/{filename}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload a QEMU image: the raw body, streamed into nodedesk's images folder (a hidden temporary file, synced and renamed at the end: the name shows the old image or the whole new one). At most 64 GiB, and the disk keeps 256 MiB free; an upload that fails leaves no file. Its MD5 sum is kept beside it. For a remote compute, the request is not passed on (409), or the compute does not exist (404). */
+        post: operations["uploadComputeQEMUImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/computes/{compute_id}/qemu/binaries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List this machine's qemu-system programs and their versions (none when QEMU is not installed). As GNS3's controller, forwarded to a remote compute; for local, answered here. GNS3's controller does not pass a body on; nodedesk reads it for local. */
+        get: operations["listComputeQEMUBinaries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/computes/{compute_id}/qemu/img-binaries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List this machine's qemu-img programs and their versions. As GNS3's controller, forwarded to a remote compute; for local, answered here. */
+        get: operations["listComputeQEMUImgBinaries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/computes/{compute_id}/qemu/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What QEMU can do here. KVM is listed only when a probe guest ran under it within a few seconds (probed once); /dev/kvm existing is not enough. Otherwise nodes run under TCG, and acceleration_note says so. As GNS3's controller, forwarded to a remote compute; for local, answered here. */
+        get: operations["getComputeQEMUCapabilities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/computes/{compute_id}/qemu/img": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Grow a disk image with qemu-img resize by extend MiB. For a remote compute, the request is not passed on (409), or the compute does not exist (404). */
+        put: operations["resizeComputeQEMUDiskImage"];
+        /** Make a disk image with qemu-img create (GNS3's disk image wizard). For a remote compute, the request is not passed on (409), or the compute does not exist (404). */
+        post: operations["createComputeQEMUDiskImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/appliances/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** nodedesk's own: import a GNS3 appliance file (.gns3a, registry version 3 to 8) as QEMU user templates, one per version whose images are all in the QEMU images folders (matched by MD5 sum, else by name when the file gives none), with the file's QEMU settings in GNS3's template keys; the images the other versions lack are listed with where to get them. The templates are made all or none. */
+        post: operations["importAppliance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5039,6 +5263,111 @@ export interface components {
         };
         /** @description A QEMU template as the server shows it: every setting, with GNS3 2.2.59's defaults for those it was not given. */
         QemuTemplate: components["schemas"]["QemuTemplateSettings"] & unknown;
+        /** @description An image file, as GNS3 2.2 lists them. */
+        Image: {
+            /** @description The file's name. */
+            filename: string;
+            /** @description Its path relative to its images folder, with / (vyos/vyos.qcow2 in a subfolder): what a node's property names. */
+            path: string;
+            /** @description MD5 sum of the file, in hexadecimal (cached in <file>.md5sum beside it, as GNS3 does). */
+            md5sum: string;
+            /** @description Size in bytes. */
+            filesize: number;
+        };
+        /** @description A QEMU program of this machine. */
+        QEMUBinary: {
+            /** @description Path of the program. */
+            path: string;
+            /** @description Its version (7.2.22), as it tells it. */
+            version: string;
+        };
+        /** @description Architectures to list the qemu-system programs of, as GNS3 takes them (a body on a GET). */
+        QEMUBinaryFilter: {
+            /** @description Only the programs whose name ends with one of these. */
+            archs?: ("aarch64" | "alpha" | "arm" | "cris" | "i386" | "lm32" | "m68k" | "microblaze" | "microblazeel" | "mips" | "mips64" | "mips64el" | "mipsel" | "moxie" | "or32" | "ppc" | "ppc64" | "ppcemb" | "s390x" | "sh4" | "sh4eb" | "sparc" | "sparc64" | "tricore" | "unicore32" | "x86_64" | "xtensa" | "xtensaeb" | "")[];
+        };
+        /** @description What QEMU can do here: GNS3's kvm list, and nodedesk's word on the acceleration nodes get. */
+        QEMUCapabilities: {
+            /** @description Guest architectures KVM accelerates: listed only when a probe guest ran under KVM in time, never because /dev/kvm exists. */
+            kvm: string[];
+            /**
+             * @description kvm: hardware virtualisation; tcg: QEMU's translator, slower; none: QEMU is not installed.
+             * @enum {string}
+             */
+            acceleration: "kvm" | "tcg" | "none";
+            /** @description What it means and why, such as "running without hardware acceleration: slower (…)". */
+            acceleration_note?: string;
+        };
+        /** @description A disk image to make with qemu-img create, as GNS3 takes it; options not given are left to qemu-img. */
+        QEMUImageCreate: {
+            /** @description The qemu-img program: one GET …/qemu/img-binaries lists (nodedesk runs no other). */
+            qemu_img: string;
+            /** @description A file name, made in nodedesk's QEMU images folder, or an absolute path inside a QEMU images folder. An existing file is never overwritten. */
+            path: string;
+            /** @enum {string} */
+            format: "qcow2" | "qcow" | "vpc" | "vdi" | "vmdk" | "raw";
+            /** @description Size in MiB. */
+            size: number;
+            /** @enum {string} */
+            preallocation?: "off" | "metadata" | "falloc" | "full";
+            cluster_size?: number;
+            refcount_bits?: number;
+            /** @enum {string} */
+            lazy_refcounts?: "on" | "off";
+            /** @enum {string} */
+            subformat?: "dynamic" | "fixed" | "streamOptimized" | "twoGbMaxExtentSparse" | "twoGbMaxExtentFlat" | "monolithicSparse" | "monolithicFlat";
+            /** @enum {string} */
+            static?: "on" | "off";
+            /** @enum {string} */
+            zeroed_grain?: "on" | "off";
+            /** @enum {string} */
+            adapter_type?: "ide" | "lsilogic" | "buslogic" | "legacyESX";
+        };
+        /** @description A disk image to grow with qemu-img resize, as GNS3 takes it. */
+        QEMUImageUpdate: {
+            /** @description The qemu-img program: one GET …/qemu/img-binaries lists. */
+            qemu_img: string;
+            /** @description The image: a name as a node's property gives it, or an absolute path inside a QEMU images folder. */
+            path: string;
+            /** @description MiB to add; absent or 0 does nothing. */
+            extend?: number;
+        };
+        /** @description The JSON of a GNS3 appliance file (.gns3a), registry version 3 to 8, as the GNS3 marketplace (gns3-registry) publishes them. Only the keys below are read; the rest is accepted and ignored. */
+        ApplianceFile: {
+            /** @description 3 to 8; an older or newer file is refused. */
+            registry_version?: number;
+            name?: string;
+            /** @enum {string} */
+            category?: "router" | "switch" | "multilayer_switch" | "firewall" | "guest";
+            symbol?: string;
+            usage?: string;
+            /** @description Registry 3 to 7: how QEMU runs it (adapter_type, adapters, ram, cpus, hda_disk_interface, arch, console_type, kvm, options, boot_priority, …). */
+            qemu?: Record<string, unknown>;
+            /** @description Registry 8: named sets of template_properties a version picks. */
+            settings?: Record<string, unknown>[];
+            /** @description The image files: filename, version, md5sum (or checksum), filesize, download_url. */
+            images?: Record<string, unknown>[];
+            /** @description The versions: name and the images they run (hda_disk_image, kernel_image, …). */
+            versions?: Record<string, unknown>[];
+        };
+        /** @description An image a version of an appliance needs that is in none of the QEMU images folders. */
+        MissingImage: {
+            version: string;
+            filename: string;
+            /** @description MD5 sum the file gives ("" when none). */
+            md5sum: string;
+            filesize?: number;
+            /** @description Where the file says to get it. */
+            download_url?: string;
+            direct_download_url?: string;
+        };
+        /** @description What importing an appliance did. */
+        ApplianceImport: {
+            /** @description One QEMU user template per version whose images are all present, named "<appliance> <version>". */
+            templates: components["schemas"]["Template"][];
+            /** @description The images the other versions lack. */
+            missing: components["schemas"]["MissingImage"][];
+        };
     };
     responses: never;
     parameters: {
@@ -5072,6 +5401,8 @@ export interface components {
         AdapterNumber: string;
         /** @description Port number of the node's port on its adapter. */
         PortNumber: string;
+        /** @description An image's name relative to the QEMU images folder; it may span several segments (vyos/vyos.qcow2). */
+        ImageFilename: string;
     };
     requestBodies: never;
     headers: never;
@@ -15315,6 +15646,706 @@ export interface operations {
             };
             /** @description The resource does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listQEMUImages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Image"][];
+                };
+            };
+        };
+    };
+    downloadQEMUImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An image's name relative to the QEMU images folder; it may span several segments (vyos/vyos.qcow2). */
+                filename: components["parameters"]["ImageFilename"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image's bytes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The range asked. */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The name is absolute, leaves the images folder, or names a hidden file or a checksum file. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such image. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadQEMUImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An image's name relative to the QEMU images folder; it may span several segments (vyos/vyos.qcow2). */
+                filename: components["parameters"]["ImageFilename"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Uploaded, as GNS3 answers. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The name is absolute, leaves the images folder, or names a hidden file or a checksum file. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The disk is full. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listQEMUBinaries: {
+        parameters: {
+            query?: {
+                /** @description Architectures to list the programs of, comma-separated or repeated (nodedesk's addition: GNS3 takes them in a JSON body only, which is also read). */
+                archs?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["QEMUBinaryFilter"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QEMUBinary"][];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listQEMUImgBinaries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QEMUBinary"][];
+                };
+            };
+        };
+    };
+    getQEMUCapabilities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QEMUCapabilities"];
+                };
+            };
+        };
+    };
+    resizeQEMUDiskImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QEMUImageUpdate"];
+            };
+        };
+        responses: {
+            /** @description Resized. No body, as GNS3 answers. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The disk image to resize does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The file exists, qemu-img refused (its words are the message), or QEMU is not available. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createQEMUDiskImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QEMUImageCreate"];
+            };
+        };
+        responses: {
+            /** @description Made. No body, as GNS3 answers. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The file exists, qemu-img refused (its words are the message), or QEMU is not available. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listComputeQEMUImages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Compute identifier. */
+                compute_id: components["parameters"]["ComputeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Image"][];
+                };
+            };
+            /** @description The compute does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute is remote and not connected (or refused). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadComputeQEMUImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Compute identifier. */
+                compute_id: components["parameters"]["ComputeId"];
+                /** @description An image's name relative to the QEMU images folder; it may span several segments (vyos/vyos.qcow2). */
+                filename: components["parameters"]["ImageFilename"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Uploaded. GNS3's controller answers the compute's empty answer as {}. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The name is absolute, leaves the images folder, or names a hidden file or a checksum file. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute is remote, or the disk is full. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listComputeQEMUBinaries: {
+        parameters: {
+            query?: {
+                /** @description Architectures to list the programs of, comma-separated or repeated (nodedesk's addition: GNS3 takes them in a JSON body only, which is also read). */
+                archs?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Compute identifier. */
+                compute_id: components["parameters"]["ComputeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["QEMUBinaryFilter"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QEMUBinary"][];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute is remote and not connected (or refused). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listComputeQEMUImgBinaries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Compute identifier. */
+                compute_id: components["parameters"]["ComputeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QEMUBinary"][];
+                };
+            };
+            /** @description The compute does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute is remote and not connected (or refused). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getComputeQEMUCapabilities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Compute identifier. */
+                compute_id: components["parameters"]["ComputeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QEMUCapabilities"];
+                };
+            };
+            /** @description The compute does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute is remote and not connected (or refused). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resizeComputeQEMUDiskImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Compute identifier. */
+                compute_id: components["parameters"]["ComputeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QEMUImageUpdate"];
+            };
+        };
+        responses: {
+            /** @description Resized. GNS3's controller answers the compute's empty answer as {}. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The disk image to resize does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The file exists, qemu-img refused (its words are the message), or QEMU is not available. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createComputeQEMUDiskImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Compute identifier. */
+                compute_id: components["parameters"]["ComputeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QEMUImageCreate"];
+            };
+        };
+        responses: {
+            /** @description Made. GNS3's controller answers the compute's empty answer as {}. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The file exists, qemu-img refused (its words are the message), or QEMU is not available. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importAppliance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApplianceFile"];
+            };
+        };
+        responses: {
+            /** @description No version had all its images: nothing made; missing says what to get. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplianceImport"];
+                };
+            };
+            /** @description Templates made. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplianceImport"];
+                };
+            };
+            /** @description Not an appliance file, of an older or newer registry version, not a QEMU appliance, or broken. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };

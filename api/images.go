@@ -1,0 +1,257 @@
+package api
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"nodedesk/app"
+)
+
+// QEMU's images and tools, as GNS3 2.2's compute serves them
+// (/v2/compute/qemu/…), and the controller's forms the GNS3 GUI calls
+// (/v2/computes/{compute_id}/qemu/…): for compute local they do the same,
+// answered as GNS3's controller answers (200 {} where the compute says
+// 201 or 204); a remote compute is asked the GETs, and refuses the rest
+// for now. Appliance files are imported at /v2/appliances/import.
+
+// uploadIdle bounds how long an upload may send nothing: the server's
+// read timeout bounds whole requests, and an image takes longer.
+const uploadIdle = time.Minute
+
+// uploadBody is an upload's request body: each read pushes the
+// connection's read deadline uploadIdle ahead, and its Size is the
+// request's Content-Length (-1: not given), which UploadImage checks
+// before writing.
+type uploadBody struct {
+	r    io.Reader
+	rc   *http.ResponseController
+	size int64
+}
+
+func (b *uploadBody) Read(p []byte) (int, error) {
+	_ = b.rc.SetReadDeadline(time.Now().Add(uploadIdle))
+	return b.r.Read(p)
+}
+
+// Size is the length the client announced, or -1.
+func (b *uploadBody) Size() int64 { return b.size }
+
+// uploadImage streams the request's body into the QEMU images folder.
+func (s *Server) uploadImage(w http.ResponseWriter, r *http.Request) error {
+	body := &uploadBody{r: r.Body, rc: http.NewResponseController(w), size: r.ContentLength}
+	_, err := s.svc.UploadImage(r.Context(), app.QEMUImages, mux.Vars(r)["filename"], body)
+	return err
+}
+
+// handleQEMUImageList lists the QEMU images: GNS3's filename, path,
+// md5sum and filesize of each.
+func (s *Server) handleQEMUImageList(w http.ResponseWriter, r *http.Request) error {
+	imgs, err := s.svc.Images(r.Context(), app.QEMUImages)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, imgs)
+	return nil
+}
+
+// handleQEMUImageUpload writes an image from the raw body, streamed, and
+// answers 204 as GNS3 does.
+func (s *Server) handleQEMUImageUpload(w http.ResponseWriter, r *http.Request) error {
+	if err := s.uploadImage(w, r); err != nil {
+		return err
+	}
+	noContent(w)
+	return nil
+}
+
+// handleQEMUImageDownload streams an image (ranges too).
+func (s *Server) handleQEMUImageDownload(w http.ResponseWriter, r *http.Request) error {
+	f, err := s.svc.OpenImage(app.QEMUImages, mux.Vars(r)["filename"])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	http.ServeContent(w, r, "", fi.ModTime(), f)
+	return nil
+}
+
+// handleQEMUBinaries lists the qemu-system programs; archs filters them,
+// given as GNS3 takes it (a JSON body {"archs": [...]}, even on a GET)
+// or as a query (archs=x86_64,i386 or archs repeated).
+func (s *Server) handleQEMUBinaries(w http.ResponseWriter, r *http.Request) error {
+	in, _, err := readBody[struct {
+		Archs []string `json:"archs"`
+	}](s, r)
+	if err != nil {
+		return err
+	}
+	archs := in.Archs
+	for _, a := range r.URL.Query()["archs"] {
+		for _, one := range strings.Split(a, ",") {
+			if one = strings.TrimSpace(one); one != "" {
+				archs = append(archs, one)
+			}
+		}
+	}
+	bins, err := s.svc.QEMUBinaries(r.Context(), archs)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, bins)
+	return nil
+}
+
+// handleQEMUImgBinaries lists the qemu-img programs.
+func (s *Server) handleQEMUImgBinaries(w http.ResponseWriter, r *http.Request) error {
+	bins, err := s.svc.QEMUImgBinaries(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, bins)
+	return nil
+}
+
+// handleQEMUCapabilities says which architectures KVM accelerates here
+// (only where a probe guest ran under it) and the acceleration nodes get.
+func (s *Server) handleQEMUCapabilities(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, s.svc.QEMUCapabilities(r.Context()))
+	return nil
+}
+
+// createQEMUImage and resizeQEMUImage do GNS3's POST and PUT qemu/img.
+func (s *Server) createQEMUImage(r *http.Request) error {
+	in, _, err := readBody[app.QEMUImageSpec](s, r)
+	if err != nil {
+		return err
+	}
+	return s.svc.CreateQEMUImage(r.Context(), in)
+}
+
+func (s *Server) resizeQEMUImage(r *http.Request) error {
+	in, _, err := readBody[app.QEMUImageResize](s, r)
+	if err != nil {
+		return err
+	}
+	return s.svc.ResizeQEMUImage(r.Context(), in)
+}
+
+// handleQEMUImgCreate makes a disk image with qemu-img: 201 with no body,
+// as GNS3 answers.
+func (s *Server) handleQEMUImgCreate(w http.ResponseWriter, r *http.Request) error {
+	if err := s.createQEMUImage(r); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusCreated)
+	return nil
+}
+
+// handleQEMUImgResize grows a disk image: 201 with no body, as GNS3
+// answers.
+func (s *Server) handleQEMUImgResize(w http.ResponseWriter, r *http.Request) error {
+	if err := s.resizeQEMUImage(r); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusCreated)
+	return nil
+}
+
+// localOnly lets a controller-form request through for compute local;
+// for a remote compute it says the request is not passed on (ENOTFOUND
+// for a compute that does not exist).
+func (s *Server) localOnly(r *http.Request, what string) error {
+	id := mux.Vars(r)["compute_id"]
+	if id == app.LocalCompute {
+		return nil
+	}
+	if _, err := s.svc.FindCompute(r.Context(), id); err != nil {
+		return err
+	}
+	return app.Errorf(app.ECONFLICT, "nodedesk does not pass %s on to remote compute %s yet; do it on nodedesk's own compute (local) or on that compute's own API", what, id)
+}
+
+// controllerQEMU is a controller form of a compute GET: forwarded to a
+// remote compute, else answered by the compute's own handler.
+func (s *Server) controllerQEMU(action string, local handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if remote, err := s.forwardComputeGet(w, r, app.ComputeQuery{Emulator: "qemu", Action: action}); remote || err != nil {
+			return err
+		}
+		return local(w, r)
+	}
+}
+
+// controllerDone answers a controller form's write as GNS3's controller
+// passes the compute's empty answer on: 200 {}.
+func controllerDone(w http.ResponseWriter) {
+	writeJSON(w, http.StatusOK, map[string]any{})
+}
+
+// handleComputeQEMUImageUpload is the GNS3 GUI's upload through the
+// controller: 200 {}.
+func (s *Server) handleComputeQEMUImageUpload(w http.ResponseWriter, r *http.Request) error {
+	if err := s.localOnly(r, "image uploads"); err != nil {
+		return err
+	}
+	if err := s.uploadImage(w, r); err != nil {
+		return err
+	}
+	controllerDone(w)
+	return nil
+}
+
+// handleComputeQEMUImgCreate and handleComputeQEMUImgResize are the GNS3
+// GUI's disk image wizard through the controller: 200 {}.
+func (s *Server) handleComputeQEMUImgCreate(w http.ResponseWriter, r *http.Request) error {
+	if err := s.localOnly(r, "qemu-img requests"); err != nil {
+		return err
+	}
+	if err := s.createQEMUImage(r); err != nil {
+		return err
+	}
+	controllerDone(w)
+	return nil
+}
+
+func (s *Server) handleComputeQEMUImgResize(w http.ResponseWriter, r *http.Request) error {
+	if err := s.localOnly(r, "qemu-img requests"); err != nil {
+		return err
+	}
+	if err := s.resizeQEMUImage(r); err != nil {
+		return err
+	}
+	controllerDone(w)
+	return nil
+}
+
+// handleApplianceImport imports a GNS3 appliance file (its JSON as the
+// body): 201 with the templates made and the images missing, 200 when no
+// version had all its images.
+func (s *Server) handleApplianceImport(w http.ResponseWriter, r *http.Request) error {
+	raw, err := s.body(r)
+	if err != nil {
+		return err
+	}
+	imp, err := s.svc.ImportAppliance(r.Context(), raw)
+	if err != nil {
+		return err
+	}
+	ts := make([]map[string]any, len(imp.Templates))
+	for i, t := range imp.Templates {
+		ts[i] = templateJSONOf(*t)
+	}
+	status := http.StatusCreated
+	if len(ts) == 0 {
+		status = http.StatusOK
+	}
+	writeJSON(w, status, map[string]any{"templates": ts, "missing": imp.Missing})
+	return nil
+}
