@@ -113,3 +113,12 @@ bench-gns3: deps-go
 bench-dataplane: deps-go
 	$(GO) test -count=1 -run '^$$' -bench '^BenchmarkFabricInput$$' -benchtime 20000x ./app/dataplane
 	NODEDESK_BENCH=1 $(GO) test -count=1 -run '^TestRelayTable$$' -v -timeout 20m ./app/dataplane
+
+# The QEMU test guest (scripts/build-guest.sh): the Debian kernel package,
+# fetched with apt-get download, a busybox initramfs and a bootable qcow2
+# disk, in build/guest; a no-op once built. make test needs it and QEMU.
+APT_TEST += qemu-system-x86 qemu-utils busybox-static syslinux syslinux-common mtools dosfstools cpio xz-utils
+.PHONY: guest
+guest: deps-apt-test
+	scripts/build-guest.sh
+test: guest

@@ -10,7 +10,8 @@
 // hosts. Controller plays a GNS3 controller on the compute paths. The
 // rest need no server: WaitFor and MustOpenStore, ProjectDigest of a
 // store, the telnet console reader, Ethernet frames and UDP tunnel peers,
-// network namespaces, and the vpcs processes of this machine.
+// network namespaces, the vpcs processes of this machine, and the QEMU
+// test guest that `make guest` builds (Guest, QEMUBinary).
 //
 // kit imports no package that imports api, so that api's internal tests
 // may use it.
