@@ -213,8 +213,11 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	if code, raw := call(t, "GET", A+"/v2/computes/b/qemu/images", nil); code != 200 || strings.TrimSpace(string(raw)) != "[]" {
 		t.Errorf("B's qemu images through A: %d %s", code, raw)
 	}
-	if code, raw := call(t, "GET", A+"/v2/computes/b/qemu/binaries", nil); code != 404 || !strings.Contains(string(raw), "Compute B") {
-		t.Errorf("qemu binaries of B (which has none) through A: %d %s, want B's 404 naming it", code, raw)
+	if code, raw := call(t, "GET", A+"/v2/computes/b/qemu/binaries", nil); code != 200 || !strings.HasPrefix(strings.TrimSpace(string(raw)), "[") {
+		t.Errorf("qemu binaries of B through A: %d %s, want B's list", code, raw)
+	}
+	if code, raw := call(t, "GET", A+"/v2/computes/b/virtualbox/vms", nil); code != 404 || !strings.Contains(string(raw), "Compute B") {
+		t.Errorf("virtualbox VMs of B (which has none) through A: %d %s, want B's 404 naming it", code, raw)
 	}
 
 	// The lab: VPCS1 on A, VPCS2 and a switch on B.

@@ -350,15 +350,11 @@ var imageCommits sync.Mutex
 // short), EFORBIDDEN (a name that is absolute, leaves the folder, or names
 // a hidden file or a checksum), ECONFLICT (the disk is full).
 func (s *Service) UploadImage(ctx context.Context, kind ImageKind, filename string, body io.Reader) (*Image, error) {
-	if !kind.valid() {
-		_, err := s.imageFolders(kind, false)
-		return nil, err
-	}
-	rel, err := imageName(filename)
+	folders, err := s.imageFolders(kind, true)
 	if err != nil {
 		return nil, err
 	}
-	folders, err := s.imageFolders(kind, true)
+	rel, err := imageName(filename)
 	if err != nil {
 		return nil, err
 	}
