@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"nodedesk/app/dataplane"
 	"nodedesk/app/hostnet"
 	"nodedesk/app/labtest/kit"
+	"nodedesk/app/qemu"
 	"nodedesk/app/vpcs"
 	"nodedesk/store"
 )
@@ -29,6 +31,9 @@ type Options struct {
 	// DataPlane carries frames without VPCS: cloud tunnels, switches,
 	// hubs, NAT gateways.
 	DataPlane bool
+	// QEMU runs QEMU nodes as real qemu-system processes (with VPCS and
+	// the data plane); the test fails if QEMU is not installed.
+	QEMU bool
 }
 
 // Lab is the real stack of one test, closed when the test ends. Its
@@ -37,6 +42,7 @@ type Options struct {
 type Lab struct {
 	*kit.API
 	runner  *vpcs.Runner
+	Guests  *qemu.Runner // nil without QEMU
 	Store   *store.Store
 	Service *app.Service
 	Events  *app.Broker
@@ -48,6 +54,9 @@ type Lab struct {
 // DataPlane) and the API server on 127.0.0.1:0.
 func Start(tb testing.TB, opts Options) *Lab {
 	tb.Helper()
+	if opts.QEMU {
+		opts.VPCS = true
+	}
 	if opts.VPCS && opts.Runner == nil {
 		kit.MustHaveVPCS(tb)
 		opts.Runner = vpcs.New(vpcs.Config{ConsoleHost: "127.0.0.1", StopGrace: time.Second})
@@ -65,6 +74,12 @@ func Start(tb testing.TB, opts Options) *Lab {
 	if opts.Runner != nil {
 		runners = append(runners, opts.Runner)
 	}
+	if opts.QEMU {
+		kit.QEMUBinary(tb)
+		l.Guests = qemu.New(qemu.Config{ConsoleHost: "127.0.0.1", RunDir: filepath.Join(tb.TempDir(), "run"),
+			StopGrace: time.Second, ShutdownWait: 30 * time.Second, ProbeKVM: probeKVMOnce})
+		runners = append(runners, l.Guests)
+	}
 	if fabric {
 		portFree = hostnet.PortFree("127.0.0.1")
 	}
@@ -77,6 +92,10 @@ func Start(tb testing.TB, opts Options) *Lab {
 	})
 	if opts.Runner != nil {
 		opts.Runner.OnExit(l.Service.OnProcessExit)
+	}
+	if l.Guests != nil {
+		l.Guests.OnExit(l.Service.OnProcessExit)
+		l.Guests.OnNote(l.Service.OnProcessNote)
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if fabric {
@@ -109,9 +128,24 @@ func StartVPCS(tb testing.TB) *Lab {
 	return Start(tb, Options{VPCS: true})
 }
 
+// probeKVMOnce asks whether KVM works once per test binary: the answer
+// is the machine's.
+var probeKVMOnce = func() func(ctx context.Context, bin string) (bool, string) {
+	var once sync.Once
+	var ok bool
+	var why string
+	return func(ctx context.Context, bin string) (bool, string) {
+		once.Do(func() { ok, why = qemu.ProbeKVM(ctx, bin) })
+		return ok, why
+	}
+}()
+
 func (l *Lab) close() {
 	if l.runner != nil {
 		l.runner.StopAll()
+	}
+	if l.Guests != nil {
+		l.Guests.StopAll()
 	}
 	if l.Fabric != nil {
 		l.Fabric.Close()

@@ -117,3 +117,24 @@ func TestMACFor(t *testing.T) {
 		t.Errorf("a bad base MAC: %v, want EINVALID", err)
 	}
 }
+
+// TestChoosesAccel: a node whose options choose an accelerator gets no
+// second one from nodedesk.
+func TestChoosesAccel(t *testing.T) {
+	for opts, want := range map[string]bool{
+		"-machine accel=tcg":        true,
+		"-M pc,accel=kvm":           true,
+		"-accel tcg,thread=single":  true,
+		"-enable-kvm":               true,
+		"-machine q35 -cpu max":     false,
+		"-append accel=not-an-flag": false,
+	} {
+		words, err := splitOptions(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := choosesAccel(words); got != want {
+			t.Errorf("choosesAccel(%q) = %v, want %v", opts, got, want)
+		}
+	}
+}

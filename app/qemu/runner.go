@@ -159,7 +159,7 @@ func (r *Runner) Start(p app.Process) (string, error) {
 			clearSavedState(ctx, img, l.disks)
 		}
 	}
-	if !hasOption(l.options, "-accel", "-enable-kvm", "-no-kvm") {
+	if !choosesAccel(l.options) {
 		v := r.kvmFor(ctx, bin)
 		l.kvm = v.ok
 		r.mu.Lock()
@@ -248,6 +248,19 @@ func (r *Runner) kvmFor(ctx context.Context, bin string) kvmVerdict {
 	r.kvm[bin] = v
 	r.mu.Unlock()
 	return v
+}
+
+// choosesAccel reports whether a node's own options choose how it is
+// accelerated (-accel, -enable-kvm, -machine accel=…, as GNS3 appliances
+// marked "kvm: disable" have): QEMU refuses two choices.
+func choosesAccel(opts []string) bool {
+	for i, o := range opts {
+		if o == "-accel" || o == "-enable-kvm" || o == "-no-kvm" ||
+			(o == "-machine" || o == "-M") && i+1 < len(opts) && strings.Contains(opts[i+1], "accel=") {
+			return true
+		}
+	}
+	return false
 }
 
 // hasDisk reports whether the node has a hard disk image.
