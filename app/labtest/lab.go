@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -77,7 +76,7 @@ func Start(tb testing.TB, opts Options) *Lab {
 	if opts.QEMU {
 		kit.QEMUBinary(tb)
 		l.Guests = qemu.New(qemu.Config{ConsoleHost: "127.0.0.1", RunDir: filepath.Join(tb.TempDir(), "run"),
-			StopGrace: time.Second, ShutdownWait: 30 * time.Second, ProbeKVM: probeKVMOnce})
+			StopGrace: time.Second, ShutdownWait: 30 * time.Second})
 		runners = append(runners, l.Guests)
 	}
 	if fabric {
@@ -127,18 +126,6 @@ func StartVPCS(tb testing.TB) *Lab {
 	tb.Helper()
 	return Start(tb, Options{VPCS: true})
 }
-
-// probeKVMOnce asks whether KVM works once per test binary: the answer
-// is the machine's.
-var probeKVMOnce = func() func(ctx context.Context, bin string) (bool, string) {
-	var once sync.Once
-	var ok bool
-	var why string
-	return func(ctx context.Context, bin string) (bool, string) {
-		once.Do(func() { ok, why = qemu.ProbeKVM(ctx, bin) })
-		return ok, why
-	}
-}()
 
 func (l *Lab) close() {
 	if l.runner != nil {
