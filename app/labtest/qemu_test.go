@@ -226,3 +226,55 @@ func TestQEMU_MissingImage(t *testing.T) {
 		t.Errorf("a qemu %d runs for a node that failed to start", p)
 	}
 }
+
+// TestQEMU_OnClose: a stop honours the node's on_close: shutdown_signal
+// presses the ACPI power button and the guest powers itself off;
+// save_vm_state keeps the running guest in its disk, and the next start
+// resumes it where it was instead of booting.
+func TestQEMU_OnClose(t *testing.T) {
+	l := Start(t, Options{QEMU: true})
+	g := kit.Guest(t)
+	uploadImage(t, l, "nd-vmlinuz", g.KernelELF)
+	uploadImage(t, l, "nd-initrd.img", g.Initrd)
+	uploadImage(t, l, "nd-disk.qcow2", g.Disk)
+	pid := l.MustCreateProject("on-close")
+	acpi := guestNode(t, l, pid, "A1", map[string]any{"kernel_image": "nd-vmlinuz", "initrd": "nd-initrd.img", "ram": 128,
+		"kernel_command_line": kit.GuestKernelArgs, "on_close": "shutdown_signal"})
+	saved := guestNode(t, l, pid, "S1", map[string]any{"hda_disk_image": "nd-disk.qcow2", "ram": 128, "on_close": "save_vm_state"})
+	path := func(n map[string]any) string { return "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string) }
+	l.Do("POST", "/v2/projects/"+pid+"/nodes/start", nil).Want(t, 204)
+	cs := guestConsoles(t, acpi, saved)
+	ca, cs1 := cs[0], cs[1]
+
+	l.Do("POST", path(acpi)+"/stop", nil).Want(t, 200)
+	if !strings.Contains(ca.Log.String()+readRest(ca), "Power down") {
+		t.Errorf("A1 was not powered off by its own kernel: %q", kit.Printable(ca.Log.String()))
+	}
+	if p := qemuPID(acpi["node_id"].(string)); p != 0 {
+		t.Errorf("A1's qemu %d still runs", p)
+	}
+
+	cs1.Send("echo kept-$((20+22)) > /tmp/mark")
+	cs1.Drain()
+	l.Do("POST", path(saved)+"/stop", nil).Want(t, 200)
+	if p := qemuPID(saved["node_id"].(string)); p != 0 {
+		t.Errorf("S1's qemu %d still runs after its state was saved", p)
+	}
+	again := l.Do("POST", path(saved)+"/start", nil).Want(t, 200).JSON(t)
+	if !strings.Contains(again["command_line"].(string), "-loadvm GNS3_SAVED_STATE") {
+		t.Errorf("S1 restarted without its saved state: %s", again["command_line"])
+	}
+	c := kit.DialConsole(t, "127.0.0.1", int(saved["console"].(float64)))
+	if !c.Run("cat /tmp/mark", "kept-42", 30*time.Second) {
+		t.Errorf("S1 did not resume where it was: %q", kit.Printable(c.Log.String()))
+	}
+	if strings.Contains(c.Log.String(), kit.GuestReady) {
+		t.Error("S1 booted again instead of resuming")
+	}
+}
+
+// readRest reads what a console still sends until it closes or is quiet.
+func readRest(c *kit.Console) string {
+	c.Drain()
+	return c.Log.String()
+}
