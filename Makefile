@@ -11,10 +11,10 @@ SUDO     := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # The window: Wails v2 on GTK 3 and WebKitGTK 4.1.
 DESKTOP_TAGS := desktop,production,webkit2_41
 # Debian packages. To build: a C compiler, GTK and WebKit headers; to run
-# VPCS nodes: the vpcs simulator. To test: Xvfb and ImageMagick (the window
+# VPCS nodes: the vpcs simulator; QEMU nodes: QEMU and qemu-img. To test: Xvfb and ImageMagick (the window
 # test and its screenshot), Chromium (the browser tests), xdotool (the
 # window's keys) and iproute2 (the cloud tests' namespaces and veth pairs).
-APT_BUILD := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev vpcs
+APT_BUILD := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev vpcs qemu-system-x86 qemu-utils
 APT_TEST  := xvfb xauth imagemagick chromium xdotool iproute2
 FUZZTIME ?= 60s
 CRASH_KILLS ?= 200
