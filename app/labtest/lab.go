@@ -40,13 +40,16 @@ type Options struct {
 // Server.CheckResponse.
 type Lab struct {
 	*kit.API
-	runner  *vpcs.Runner
-	Guests  *qemu.Runner // nil without QEMU
-	Store   *store.Store
-	Service *app.Service
-	Events  *app.Broker
-	Server  *api.Server
-	Fabric  *dataplane.Fabric // nil without the data plane
+	runner *vpcs.Runner
+	Guests *qemu.Runner // nil without QEMU
+	// GNS3Images stands for ~/GNS3/images: the GNS3 images folder the
+	// service looks in after its own (empty at start).
+	GNS3Images string
+	Store      *store.Store
+	Service    *app.Service
+	Events     *app.Broker
+	Server     *api.Server
+	Fabric     *dataplane.Fabric // nil without the data plane
 }
 
 // Start opens the store, the service, the data plane (with VPCS or
@@ -61,7 +64,7 @@ func Start(tb testing.TB, opts Options) *Lab {
 		opts.Runner = vpcs.New(vpcs.Config{ConsoleHost: "127.0.0.1", StopGrace: time.Second})
 	}
 	st := kit.MustOpenStore(tb) // closed after the rest: cleanups run last first
-	l := &Lab{runner: opts.Runner, Store: st}
+	l := &Lab{runner: opts.Runner, Store: st, GNS3Images: filepath.Join(tb.TempDir(), "GNS3", "images")}
 	tb.Cleanup(l.close)
 	l.Events = app.NewBroker()
 	var runners []app.Runner
@@ -84,6 +87,7 @@ func Start(tb testing.TB, opts Options) *Lab {
 	}
 	l.Service = app.NewService(app.Config{
 		Store: st, Events: l.Events, Runners: runners, DataDir: filepath.Dir(st.Path()), PortFree: portFree,
+		GNS3ImagesDir:     l.GNS3Images,
 		NetworkInterfaces: hostnet.NetworkInterfaces,
 		HostInterfaces: func() []app.HostInterface {
 			return []app.HostInterface{{Name: "eth0", Type: "ethernet"}, {Name: "lo", Special: true, Type: "ethernet"}}

@@ -278,3 +278,101 @@ func readRest(c *kit.Console) string {
 	c.Drain()
 	return c.Log.String()
 }
+
+// realProject is a GNS3 2.2 project as GNS3 writes it (the shape of the
+// public labs nodedesk was tried on): two routers from an OpenWrt-like
+// appliance template (virtio adapters and disk, their image named by file
+// name and md5 sum as GNS3 keeps it), a switch, links, on the "local"
+// compute. Its images are the test guest's disk under the appliance's
+// file name, in GNS3's own images folder.
+const realProject = `{
+    "auto_close": true, "auto_open": false, "auto_start": false, "drawing_grid_size": 25, "grid_size": 75,
+    "name": "openwrt-lab", "project_id": "4c5a29fd-3f1e-4d7e-a3a1-2f0d5c8b9e10", "revision": 9,
+    "scene_height": 1000, "scene_width": 2000, "show_grid": false, "show_interface_labels": false,
+    "show_layers": false, "snap_to_grid": false, "supplier": null, "variables": null, "zoom": 100,
+    "topology": {
+        "computes": [],
+        "drawings": [],
+        "links": [
+            {"filters": {}, "link_id": "6f6c3a8e-1d3b-4b8e-9d47-1b5c0f3a2e01", "link_style": {}, "suspend": false,
+             "nodes": [{"adapter_number": 0, "label": {"rotation": 0, "style": "font-size: 10; font-style: Verdana", "text": "eth0", "x": 60, "y": 10}, "node_id": "a1f7e0c2-5b6d-4e8f-9a0b-1c2d3e4f5a61", "port_number": 0},
+                       {"adapter_number": 0, "label": {"rotation": 0, "style": "font-size: 10; font-style: Verdana", "text": "e0", "x": -10, "y": 20}, "node_id": "c3d4e5f6-0718-4a29-8b3c-4d5e6f708192", "port_number": 0}]},
+            {"filters": {}, "link_id": "6f6c3a8e-1d3b-4b8e-9d47-1b5c0f3a2e02", "link_style": {}, "suspend": false,
+             "nodes": [{"adapter_number": 0, "node_id": "b2e8f1d3-6c7e-4f90-8b1c-2d3e4f5a6b72", "port_number": 0},
+                       {"adapter_number": 0, "node_id": "c3d4e5f6-0718-4a29-8b3c-4d5e6f708192", "port_number": 1}]}
+        ],
+        "nodes": [
+            {"compute_id": "local", "console": 5020, "console_auto_start": false, "console_type": "telnet",
+             "custom_adapters": [], "first_port_name": "", "height": 59, "label": {"rotation": 0, "style": "font-family: TypeWriter;font-size: 10.0;font-weight: bold;fill: #000000;fill-opacity: 1.0;", "text": "OpenWrt-1", "x": -2, "y": -25},
+             "locked": false, "name": "OpenWrt-1", "node_id": "a1f7e0c2-5b6d-4e8f-9a0b-1c2d3e4f5a61", "node_type": "qemu",
+             "port_name_format": "eth{0}", "port_segment_size": 0,
+             "properties": {"adapter_type": "virtio-net-pci", "adapters": 2, "bios_image": "", "bios_image_md5sum": null, "boot_priority": "c",
+                            "cdrom_image": "", "cdrom_image_md5sum": null, "cpu_throttling": 0, "cpus": 1, "create_config_disk": false,
+                            "hda_disk_image": "openwrt-22.03.5-x86-64-generic-ext4-combined.img", "hda_disk_image_md5sum": "MD5SUM",
+                            "hda_disk_interface": "virtio", "hdb_disk_image": "", "hdb_disk_image_md5sum": null, "hdb_disk_interface": "none",
+                            "hdc_disk_image": "", "hdc_disk_image_md5sum": null, "hdc_disk_interface": "none", "hdd_disk_image": "",
+                            "hdd_disk_image_md5sum": null, "hdd_disk_interface": "none", "initrd": "", "initrd_md5sum": null,
+                            "kernel_command_line": "", "kernel_image": "", "kernel_image_md5sum": null, "legacy_networking": false,
+                            "linked_clone": true, "mac_address": "0c:71:4c:60:00:00", "on_close": "power_off", "options": "-nographic",
+                            "platform": "x86_64", "process_priority": "normal", "qemu_path": "/usr/bin/qemu-system-x86_64", "ram": 128,
+                            "replicate_network_connection_state": true, "tpm": false, "uefi": false, "usage": "Username: root"},
+             "symbol": ":/symbols/classic/router.svg", "template_id": "30e2c1b8-7e2d-4f52-a7d8-2c5e3c0b1a11", "width": 66, "x": -250, "y": -60, "z": 1},
+            {"compute_id": "local", "console": 5021, "console_auto_start": false, "console_type": "telnet",
+             "custom_adapters": [], "first_port_name": "", "height": 59, "label": {"rotation": 0, "style": "font-family: TypeWriter;font-size: 10.0;font-weight: bold;fill: #000000;fill-opacity: 1.0;", "text": "OpenWrt-2", "x": -2, "y": -25},
+             "locked": false, "name": "OpenWrt-2", "node_id": "b2e8f1d3-6c7e-4f90-8b1c-2d3e4f5a6b72", "node_type": "qemu",
+             "port_name_format": "eth{0}", "port_segment_size": 0,
+             "properties": {"adapter_type": "virtio-net-pci", "adapters": 2, "boot_priority": "c", "cpus": 1,
+                            "hda_disk_image": "openwrt-22.03.5-x86-64-generic-ext4-combined.img", "hda_disk_image_md5sum": "MD5SUM",
+                            "hda_disk_interface": "virtio", "linked_clone": true, "mac_address": "0c:71:4c:61:00:00", "on_close": "power_off",
+                            "options": "-nographic", "platform": "x86_64", "qemu_path": "/usr/bin/qemu-system-x86_64", "ram": 128},
+             "symbol": ":/symbols/classic/router.svg", "template_id": "30e2c1b8-7e2d-4f52-a7d8-2c5e3c0b1a11", "width": 66, "x": 150, "y": -60, "z": 1},
+            {"compute_id": "local", "console": 5022, "console_auto_start": false, "console_type": "none", "custom_adapters": [],
+             "first_port_name": null, "height": 32, "label": {"rotation": 0, "style": "font-family: TypeWriter;font-size: 10.0;font-weight: bold;fill: #000000;fill-opacity: 1.0;", "text": "Switch1", "x": 5, "y": -25},
+             "locked": false, "name": "Switch1", "node_id": "c3d4e5f6-0718-4a29-8b3c-4d5e6f708192", "node_type": "ethernet_switch",
+             "port_name_format": "Ethernet{0}", "port_segment_size": 0,
+             "properties": {"ports_mapping": [{"name": "Ethernet0", "port_number": 0, "type": "access", "vlan": 1},
+                                              {"name": "Ethernet1", "port_number": 1, "type": "access", "vlan": 1}]},
+             "symbol": ":/symbols/ethernet_switch.svg", "template_id": "1966b864-93e7-32d5-965f-001384eec461", "width": 72, "x": -50, "y": 80, "z": 1}
+        ]
+    },
+    "type": "topology", "version": "2.2.59"
+}`
+
+// TestQEMU_RealProject: a GNS3 project with QEMU routers, imported, whose
+// image is in GNS3's images folder under the name the project gives,
+// starts with Start all and its routers talk to each other.
+func TestQEMU_RealProject(t *testing.T) {
+	l := Start(t, Options{QEMU: true})
+	g := kit.Guest(t)
+	image := filepath.Join(l.GNS3Images, "QEMU", "openwrt-22.03.5-x86-64-generic-ext4-combined.img")
+	if err := os.MkdirAll(filepath.Dir(image), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(g.Disk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(image, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	topo := strings.ReplaceAll(realProject, "MD5SUM", md5File(t, image))
+	pid := "4c5a29fd-3f1e-4d7e-a3a1-2f0d5c8b9e10"
+	l.Do("POST", "/v2/projects/"+pid+"/import", kit.Zip(t, map[string][]byte{"project.gns3": []byte(topo)})).Want(t, 201)
+	l.Do("POST", "/v2/projects/"+pid+"/open", nil).Want(t, 201)
+	nodes := l.Do("GET", "/v2/projects/"+pid+"/nodes", nil).Want(t, 200).List(t)
+	byName := map[string]map[string]any{}
+	for _, n := range nodes {
+		byName[n["name"].(string)] = n
+	}
+	l.Do("POST", "/v2/projects/"+pid+"/nodes/start", nil).Want(t, 204)
+	cs := guestConsoles(t, byName["OpenWrt-1"], byName["OpenWrt-2"])
+	cs[0].Send("ip addr add 192.168.50.1/24 dev eth0 && ip link set eth0 up")
+	cs[1].Send("ip addr add 192.168.50.2/24 dev eth0 && ip link set eth0 up")
+	if !guestPings(cs[0], "192.168.50.2") {
+		t.Errorf("OpenWrt-1 cannot ping OpenWrt-2: %q", kit.Printable(cs[0].Log.String()))
+	}
+	cl, _ := l.Do("GET", "/v2/projects/"+pid+"/nodes/"+byName["OpenWrt-1"]["node_id"].(string), nil).JSON(t)["command_line"].(string)
+	if !strings.Contains(cl, "-device virtio-net-pci,mac=0c:71:4c:60:00:00") || !strings.Contains(cl, "if=virtio") {
+		t.Errorf("OpenWrt-1 does not run as the project says (virtio adapters and disk, its MAC): %s", cl)
+	}
+}
