@@ -133,6 +133,7 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/console/ws", s.handleConsoleWS("")},
 		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/console/vnc", s.handleConsoleVNC()},
 		{"POST", "/v2/projects/{project_id}/nodes/{node_id}/console/reset", s.handleConsoleReset},
+		{"POST", "/v2/projects/{project_id}/nodes/{node_id}/resize_disk", s.handleResizeDisk("")},
 		{"POST", "/v2/projects/{project_id}/nodes/console/reset", s.handleProjectConsoleReset},
 		{"POST", "/v2/projects/{project_id}/nodes/{node_id}/duplicate", s.handleNodeDuplicate},
 		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/files/{path}", s.handleNodeFileGet},
@@ -181,6 +182,9 @@ func (s *Server) routes() (*mux.Router, error) {
 		)
 		for _, a := range app.Actions {
 			routes = append(routes, route{"POST", base + "/{node_id}/" + string(a), s.handleComputeNodeAction(t, a)})
+		}
+		if len(t.Drives()) > 0 {
+			routes = append(routes, route{"POST", base + "/{node_id}/resize_disk", s.handleResizeDisk(t)})
 		}
 	}
 	// gorilla/mux tries routes in order, one regexp each: the node routes,

@@ -176,12 +176,7 @@ func (s *Service) startProcess(ctx context.Context, r Runner, ref NodeRef) (*Nod
 	if err != nil {
 		return nil, err
 	}
-	cmdline, err := r.Start(Process{
-		ProjectID: n.ProjectID, NodeID: n.ID, Name: n.Name, Dir: *s.NodeDirectory(n),
-		Console: n.Console, ConsoleType: n.ConsoleType,
-		StartupScript: runScript(n), MACOffset: *n.Properties.MACOffset,
-		Ports: portPairs(n.UDPPorts), CustomAdapters: n.CustomAdapters, Properties: propertiesJSON(n), Images: images,
-	})
+	cmdline, err := r.Start(s.processOf(n, images))
 	if err != nil {
 		return nil, err
 	}
@@ -231,6 +226,19 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 		}
 	}
 	return first
+}
+
+// processOf is what a Runner is given of n, whose images are found.
+func (s *Service) processOf(n *Node, images map[string]string) Process {
+	p := Process{
+		ProjectID: n.ProjectID, NodeID: n.ID, Name: n.Name, Dir: *s.NodeDirectory(n),
+		Console: n.Console, ConsoleType: n.ConsoleType, StartupScript: runScript(n),
+		Ports: portPairs(n.UDPPorts), CustomAdapters: n.CustomAdapters, Properties: propertiesJSON(n), Images: images,
+	}
+	if n.Properties.MACOffset != nil {
+		p.MACOffset = *n.Properties.MACOffset
+	}
+	return p
 }
 
 // portPairs reads a process-run node's UDP ports as pairs.

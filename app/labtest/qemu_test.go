@@ -376,3 +376,38 @@ func TestQEMU_RealProject(t *testing.T) {
 		t.Errorf("OpenWrt-1 does not run as the project says (virtio adapters and disk, its MAC): %s", cl)
 	}
 }
+
+// TestQEMU_ResizeDisk: GNS3's Resize grows a stopped node's linked clone
+// (made for it if the node never ran), never the image; a running node
+// or a drive without an image is refused, saying why.
+func TestQEMU_ResizeDisk(t *testing.T) {
+	l := Start(t, Options{QEMU: true})
+	uploadImage(t, l, "nd-disk.qcow2", kit.Guest(t).Disk)
+	base := filepath.Join(filepath.Dir(l.Store.Path()), "images", "QEMU", "nd-disk.qcow2")
+	baseSum := md5File(t, base)
+	pid := l.MustCreateProject("resize")
+	n := guestNode(t, l, pid, "VM", map[string]any{"hda_disk_image": "nd-disk.qcow2", "ram": 96})
+	path := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string)
+
+	l.Do("POST", path+"/resize_disk", map[string]any{"drive_name": "hda", "extend": 16}).Want(t, 201)
+	clone := filepath.Join(n["node_directory"].(string), "hda_disk.qcow2")
+	out, err := exec.Command("qemu-img", "info", "--output=json", clone).Output()
+	if err != nil {
+		t.Fatalf("no linked clone after the resize: %v", err)
+	}
+	if want := fmt.Sprintf(`"virtual-size": %d`, (32+16)<<20); !strings.Contains(string(out), want) {
+		t.Errorf("the clone is not 48 MiB: %s", out)
+	}
+	if md5File(t, base) != baseSum {
+		t.Error("the resize wrote the image")
+	}
+	msg := l.Do("POST", path+"/resize_disk", map[string]any{"drive_name": "hdb", "extend": 16}).Want(t, 400).JSON(t)["message"].(string)
+	if !strings.Contains(msg, "hdb") {
+		t.Errorf("resize of an empty drive: %q", msg)
+	}
+	l.Do("POST", path+"/start", nil).Want(t, 200)
+	msg = l.Do("POST", path+"/resize_disk", map[string]any{"drive_name": "hda", "extend": 16}).Want(t, 409).JSON(t)["message"].(string)
+	if !strings.Contains(msg, "stopped") {
+		t.Errorf("resize of a running node: %q", msg)
+	}
+}

@@ -74,32 +74,41 @@ func diskInfo(ctx context.Context, img, path string) (imageInfo, error) {
 // imported project). Without, it is the image itself.
 func prepareDisks(ctx context.Context, img string, s settings, p app.Process) ([4]string, error) {
 	var disks [4]string
-	for i, d := range drives {
-		base := p.Images[d+"_disk_image"]
-		if base == "" {
-			continue
-		}
-		if !s.linkedClone() {
-			disks[i] = base
-			continue
-		}
-		info, err := diskInfo(ctx, img, base)
+	for i := range drives {
+		d, err := prepareDisk(ctx, img, s, p, i)
 		if err != nil {
-			return disks, app.Errorf(app.ECONFLICT, "The %s image %s of %s cannot be read by qemu-img: %v", d, base, p.Name, err)
+			return disks, err
 		}
-		clone := filepath.Join(p.Dir, d+"_disk.qcow2")
-		if _, err := os.Stat(clone); errors.Is(err, os.ErrNotExist) {
-			_, err = runImg(ctx, img, "create", "-f", "qcow2", "-F", info.Format, "-b", base, clone)
-			if err != nil {
-				os.Remove(clone)
-				return disks, app.Errorf(app.ECONFLICT, "The %s disk of %s could not be made over %s: %v; check free disk space", d, p.Name, base, err)
-			}
-		} else if _, err := runImg(ctx, img, "rebase", "-u", "-F", info.Format, "-b", base, clone); err != nil {
-			return disks, app.Errorf(app.ECONFLICT, "The %s disk of %s (%s) could not be pointed at its image %s: %v", d, p.Name, clone, base, err)
-		}
-		disks[i] = clone
+		disks[i] = d
 	}
 	return disks, nil
+}
+
+// prepareDisk is prepareDisks for drive i alone; "" for a drive with no
+// image.
+func prepareDisk(ctx context.Context, img string, s settings, p app.Process, i int) (string, error) {
+	d := drives[i]
+	base := p.Images[d+"_disk_image"]
+	if base == "" || !s.linkedClone() {
+		return base, nil
+	}
+	info, err := diskInfo(ctx, img, base)
+	if err != nil {
+		return "", app.Errorf(app.ECONFLICT, "The %s image %s of %s cannot be read by qemu-img: %v", d, base, p.Name, err)
+	}
+	clone := filepath.Join(p.Dir, d+"_disk.qcow2")
+	if _, err := os.Stat(clone); errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(p.Dir, 0o755); err != nil {
+			return "", app.Errorf(app.EINTERNAL, "The folder of %s could not be made (%v); check free disk space and permissions", p.Name, err)
+		}
+		if _, err := runImg(ctx, img, "create", "-f", "qcow2", "-F", info.Format, "-b", base, clone); err != nil {
+			os.Remove(clone)
+			return "", app.Errorf(app.ECONFLICT, "The %s disk of %s could not be made over %s: %v; check free disk space", d, p.Name, base, err)
+		}
+	} else if _, err := runImg(ctx, img, "rebase", "-u", "-F", info.Format, "-b", base, clone); err != nil {
+		return "", app.Errorf(app.ECONFLICT, "The %s disk of %s (%s) could not be pointed at its image %s: %v", d, p.Name, clone, base, err)
+	}
+	return clone, nil
 }
 
 // hasSavedState reports whether one of the disks holds a guest state saved

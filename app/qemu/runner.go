@@ -2,10 +2,12 @@ package qemu
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,8 +69,9 @@ type guest struct {
 }
 
 var (
-	_ app.Runner   = (*Runner)(nil)
-	_ app.Reloader = (*Runner)(nil)
+	_ app.Runner      = (*Runner)(nil)
+	_ app.Reloader    = (*Runner)(nil)
+	_ app.DiskResizer = (*Runner)(nil)
 )
 
 // New returns a Runner.
@@ -233,6 +236,44 @@ func (r *Runner) launch(p app.Process, s settings, bin string, args []string) (s
 	g.mon = mon
 	r.mu.Unlock()
 	return g.cmdline, nil
+}
+
+// ResizeDisk grows a stopped node's drive by extendMB MiB with qemu-img:
+// its linked clone (made now if the node never ran: the image is never
+// written), or the image itself without linked clones.
+func (r *Runner) ResizeDisk(p app.Process, drive string, extendMB int) error {
+	i := slices.Index(drives[:], drive)
+	if i < 0 {
+		return app.Errorf(app.EINVALID, "%s has no drive %q", p.Name, drive)
+	}
+	r.mu.Lock()
+	_, running := r.guests[p.NodeID]
+	r.mu.Unlock()
+	if running {
+		return app.Errorf(app.ECONFLICT, "%s must be stopped to resize its disk; stop it first", p.Name)
+	}
+	s, err := readSettings(p.Properties)
+	if err != nil {
+		return err
+	}
+	bin, err := exec.LookPath(s.binary())
+	if err != nil {
+		bin = s.binary() // qemu-img may still be in PATH
+	}
+	img, err := qemuImg(bin)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), imgWait)
+	defer cancel()
+	disk, err := prepareDisk(ctx, img, s, p, i)
+	if err != nil {
+		return err
+	}
+	if _, err := runImg(ctx, img, "resize", disk, fmt.Sprintf("+%dM", extendMB)); err != nil {
+		return app.Errorf(app.ECONFLICT, "The %s disk of %s could not grow by %d MiB: %v", drive, p.Name, extendMB, err)
+	}
+	return nil
 }
 
 // kvmFor is whether KVM works with bin, asked once.
