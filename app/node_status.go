@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 )
 
 // Action is a lifecycle request for a node.
@@ -216,17 +217,33 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 	if err != nil {
 		return err
 	}
-	var first error
-	for _, n := range nodes {
+	errs := make([]error, len(nodes))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, projectActionWidth)
+	for i, n := range nodes {
 		if next, st := n.Type.Lifecycle().transition(n.Status, a); next == n.Status && st == stepNone || n.Type.notRun(st) {
 			continue // nothing to do for this node, or nothing nodedesk can do
 		}
-		if _, err := s.NodeAction(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, a); err != nil && first == nil {
-			first = err
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			_, errs[i] = s.NodeAction(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, a)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err // the first node's, in the project's order
 		}
 	}
-	return first
+	return nil
 }
+
+// projectActionWidth is how many nodes a project-wide action handles at
+// once, as GNS3 does: guests boot side by side, and a slow one (an ACPI
+// shutdown that waits) does not hold up the others.
+const projectActionWidth = 3
 
 // processOf is what a Runner is given of n, whose images are found.
 func (s *Service) processOf(n *Node, images map[string]string) Process {

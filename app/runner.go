@@ -209,16 +209,26 @@ func (s *Service) StopProcesses(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	var first error
-	for _, k := range active {
-		if n, err := s.FindNode(ctx, NodeRef{ProjectID: k.ProjectID, NodeID: k.NodeID}); err == nil && n.Remote() {
+	errs := make([]error, len(active))
+	var wg sync.WaitGroup
+	for i, k := range active { // all at once: each may wait for its guest to power off
+		ref := NodeRef{ProjectID: k.ProjectID, NodeID: k.NodeID}
+		if n, err := s.FindNode(ctx, ref); err == nil && n.Remote() {
 			continue // its compute keeps running it
 		}
-		if _, err := s.NodeAction(ctx, NodeRef{ProjectID: k.ProjectID, NodeID: k.NodeID}, Stop); err != nil && first == nil {
-			first = err
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = s.NodeAction(ctx, ref, Stop)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
-	return first
+	return nil
 }
 
 // runner is the Runner of type t's nodes; nil when nodedesk has none.

@@ -30,7 +30,8 @@ type Config struct {
 	// default 3 s.
 	StopGrace time.Duration
 	// ShutdownWait bounds the wait for a guest to power itself off after
-	// the ACPI power button (on_close shutdown_signal); default 60 s.
+	// the ACPI power button (on_close shutdown_signal); default 120 s, as
+	// GNS3 waits.
 	ShutdownWait time.Duration
 	// UpWait bounds the wait for a new process's monitor; default 30 s.
 	UpWait time.Duration
@@ -80,7 +81,7 @@ func New(c Config) *Runner {
 		c.StopGrace = 3 * time.Second
 	}
 	if c.ShutdownWait == 0 {
-		c.ShutdownWait = 60 * time.Second
+		c.ShutdownWait = 120 * time.Second
 	}
 	if c.UpWait == 0 {
 		c.UpWait = 30 * time.Second
