@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -409,5 +410,32 @@ func TestQEMU_ResizeDisk(t *testing.T) {
 	msg = l.Do("POST", path+"/resize_disk", map[string]any{"drive_name": "hda", "extend": 16}).Want(t, 409).JSON(t)["message"].(string)
 	if !strings.Contains(msg, "stopped") {
 		t.Errorf("resize of a running node: %q", msg)
+	}
+}
+
+// TestQEMU_DiesByItself: a guest whose process dies shows stopped, and
+// the project's stream says why, with QEMU's last words.
+func TestQEMU_DiesByItself(t *testing.T) {
+	l := Start(t, Options{QEMU: true})
+	pid := l.MustCreateProject("dies")
+	n := guestNode(t, l, pid, "VM", map[string]any{"ram": 32}) // no disk: the firmware waits, which is enough
+	path := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string)
+	next, _ := l.WSListen(t, "/v2/projects/"+pid+"/notifications/ws")
+	l.Do("POST", path+"/start", nil).Want(t, 200)
+	for e := next(); e.Event["status"] != "started"; e = next() {
+	}
+	qpid := qemuPID(n["node_id"].(string))
+	if qpid == 0 {
+		t.Fatal("no qemu process")
+	}
+	if err := syscall.Kill(qpid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if e := next(); e.Action != "node.updated" || e.Event["status"] != "stopped" {
+		t.Fatalf("after the process was killed: %s %v", e.Action, e.Event["status"])
+	}
+	e := next()
+	if msg, _ := e.Event["message"].(string); e.Action != "log.error" || !strings.Contains(msg, "VM has stopped by itself") || !strings.Contains(msg, "QEMU was ended by signal killed") {
+		t.Errorf("the project was told %s %v", e.Action, e.Event)
 	}
 }
