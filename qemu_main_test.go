@@ -2,9 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,22 +11,8 @@ import (
 	"nodedesk/app/labtest/kit"
 )
 
-// qemuRunning reports whether a qemu-system process runs for a node: its
-// command line holds -uuid <node id>.
-func qemuRunning(nodeID string) bool {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, d := range dirs {
-		b, err := os.ReadFile(filepath.Join(d, "cmdline"))
-		if err != nil || !strings.Contains(string(b), "-uuid\x00"+nodeID+"\x00") {
-			continue
-		}
-		pid, _ := strconv.Atoi(filepath.Base(d))
-		if st := kit.ProcState(pid); st != "" && st != "Z" {
-			return true
-		}
-	}
-	return false
-}
+// qemuRunning reports whether a qemu-system process runs for a node.
+func qemuRunning(nodeID string) bool { return kit.QEMUPID(nodeID) != 0 }
 
 // waitQEMUGone waits (bounded) until no qemu runs for nodeID.
 func waitQEMUGone(t *testing.T, nodeID, after string) {

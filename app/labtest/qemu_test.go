@@ -62,26 +62,6 @@ func guestPings(c *kit.Console, ip string) bool {
 	return c.Run("ping -c 1 -W 1 "+ip, " 0% packet loss", 20*time.Second)
 }
 
-// qemuPID is the pid of the qemu-system process of a node (its command
-// line holds -uuid <node id>), or 0.
-func qemuPID(nodeID string) int {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, d := range dirs {
-		b, err := os.ReadFile(filepath.Join(d, "cmdline"))
-		if err != nil || !strings.Contains(string(b), "qemu-system") {
-			continue
-		}
-		if strings.Contains(string(b), "-uuid\x00"+nodeID+"\x00") {
-			var pid int
-			fmt.Sscan(filepath.Base(d), &pid)
-			if kit.ProcState(pid) != "Z" {
-				return pid
-			}
-		}
-	}
-	return 0
-}
-
 func md5File(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -173,20 +153,20 @@ func TestQEMU_Lab(t *testing.T) {
 		t.Error("the resumed guest does not answer")
 	}
 	// Reload reboots the guest in its process.
-	kpid := qemuPID(k["node_id"].(string))
+	kpid := kit.QEMUPID(k["node_id"].(string))
 	kc.Drain()
 	l.Do("POST", path(k)+"/reload", nil).Want(t, 200)
 	if !kc.Expect(kit.GuestReady, false, bootWait) {
 		t.Errorf("no reboot after reload: %q", kit.Printable(kc.Log.String()))
 	}
-	if now := qemuPID(k["node_id"].(string)); now != kpid || now == 0 {
+	if now := kit.QEMUPID(k["node_id"].(string)); now != kpid || now == 0 {
 		t.Errorf("reload replaced the process (%d → %d); it should reset the guest in place", kpid, now)
 	}
 
 	// Stop leaves no process; the clones hold their own marks.
 	l.Do("POST", "/v2/projects/"+pid+"/nodes/stop", nil).Want(t, 204)
 	for _, n := range []map[string]any{k, d1, d2} {
-		if p := qemuPID(n["node_id"].(string)); p != 0 {
+		if p := kit.QEMUPID(n["node_id"].(string)); p != 0 {
 			t.Errorf("%s's qemu %d still runs after stop", n["name"], p)
 		}
 	}
@@ -205,7 +185,7 @@ func TestQEMU_Lab(t *testing.T) {
 	// Delete removes the process and the disk.
 	l.Do("POST", path(d1)+"/start", nil).Want(t, 200)
 	l.Do("DELETE", path(d1), nil).Want(t, 204)
-	if p := qemuPID(d1["node_id"].(string)); p != 0 {
+	if p := kit.QEMUPID(d1["node_id"].(string)); p != 0 {
 		t.Errorf("the deleted node's qemu %d still runs", p)
 	}
 	if _, err := os.Stat(dir1); !os.IsNotExist(err) {
@@ -223,7 +203,7 @@ func TestQEMU_MissingImage(t *testing.T) {
 	if !strings.Contains(msg, "no-such-disk.qcow2") {
 		t.Errorf("message %q does not name the image", msg)
 	}
-	if p := qemuPID(n["node_id"].(string)); p != 0 {
+	if p := kit.QEMUPID(n["node_id"].(string)); p != 0 {
 		t.Errorf("a qemu %d runs for a node that failed to start", p)
 	}
 }
@@ -251,14 +231,14 @@ func TestQEMU_OnClose(t *testing.T) {
 	if !strings.Contains(ca.Log.String()+readRest(ca), "Power down") {
 		t.Errorf("A1 was not powered off by its own kernel: %q", kit.Printable(ca.Log.String()))
 	}
-	if p := qemuPID(acpi["node_id"].(string)); p != 0 {
+	if p := kit.QEMUPID(acpi["node_id"].(string)); p != 0 {
 		t.Errorf("A1's qemu %d still runs", p)
 	}
 
 	cs1.Send("echo kept-$((20+22)) > /tmp/mark")
 	cs1.Drain()
 	l.Do("POST", path(saved)+"/stop", nil).Want(t, 200)
-	if p := qemuPID(saved["node_id"].(string)); p != 0 {
+	if p := kit.QEMUPID(saved["node_id"].(string)); p != 0 {
 		t.Errorf("S1's qemu %d still runs after its state was saved", p)
 	}
 	again := l.Do("POST", path(saved)+"/start", nil).Want(t, 200).JSON(t)
@@ -424,7 +404,7 @@ func TestQEMU_DiesByItself(t *testing.T) {
 	l.Do("POST", path+"/start", nil).Want(t, 200)
 	for e := next(); e.Event["status"] != "started"; e = next() {
 	}
-	qpid := qemuPID(n["node_id"].(string))
+	qpid := kit.QEMUPID(n["node_id"].(string))
 	if qpid == 0 {
 		t.Fatal("no qemu process")
 	}

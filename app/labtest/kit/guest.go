@@ -139,3 +139,19 @@ func QEMUBinary(t testing.TB) string {
 	}
 	return p
 }
+
+// QEMUPID is the pid of the live qemu-system process of a node (nodedesk
+// gives it -uuid <node id>), or 0.
+func QEMUPID(nodeID string) int {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err != nil || !strings.Contains(string(b), "-uuid\x00"+nodeID+"\x00") {
+			continue
+		}
+		if pid, err := strconv.Atoi(filepath.Base(d)); err == nil && ProcState(pid) != "Z" && ProcState(pid) != "" {
+			return pid
+		}
+	}
+	return 0
+}
