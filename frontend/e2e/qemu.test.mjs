@@ -267,6 +267,14 @@ describe('QEMU in the UI', { timeout: 180_000 }, () => {
     await canvas.waitFor();
     const box = await canvas.boundingBox();
     assert.ok(box && box.width > 100 && box.height > 50, `the screen is drawn: ${JSON.stringify(box)}`);
+    // The guest's screen, not a black box: the BIOS's text shows on it.
+    const lit = () => canvas.evaluate((c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] + d[i + 1] + d[i + 2] > 300) n++;
+      return n;
+    });
+    await until(async () => (await lit()) > 200, BOOT, "the guest's BIOS text on the VNC screen");
     assert.equal(await panel.getByTestId('qemu-locked').count(), 1, 'a running node cannot be edited');
     await screenshot(page, 'qemu-vnc.png');
     // Stopped, the tab says so and waits.
