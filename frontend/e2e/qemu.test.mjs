@@ -164,12 +164,13 @@ describe('QEMU in the UI', { timeout: 180_000 }, () => {
     assert.equal({ ...tpl, ...(tpl.properties ?? {}) }.hda_disk_image, 'e2e-present.qcow2');
   });
 
-  test('an appliance none of whose images is here makes no template, and says which to add', async () => {
+  test('an appliance none of whose images is here makes no template and says which to add; imported again once they are, it does', async () => {
     const before = (await rest('GET', '/templates')).body.length;
     const appliance = {
       name: 'E2E Lacking', category: 'router', registry_version: 4, status: 'stable', maintainer: 'nodedesk', maintainer_email: 'nobody@example.invalid',
       qemu: { adapter_type: 'e1000', adapters: 1, ram: 64, arch: 'x86_64', console_type: 'telnet' },
-      images: [{ filename: 'e2e-lacking.qcow2', version: '1', md5sum: 'fedcba9876543210fedcba9876543210', filesize: 1024, download_url: 'https://example.invalid/lacking' }],
+      // No md5sum: the image is matched by its name.
+      images: [{ filename: 'e2e-lacking.qcow2', version: '1', filesize: 1024, download_url: 'https://example.invalid/lacking' }],
       versions: [{ name: '1', images: { hda_disk_image: 'e2e-lacking.qcow2' } }],
     };
     await page.getByTestId('import-appliance').click();
@@ -179,9 +180,18 @@ describe('QEMU in the UI', { timeout: 180_000 }, () => {
     await page.getByTestId('appliance-none').waitFor();
     assert.equal(await page.getByTestId('appliance-template').count(), 0);
     await page.locator('[data-testid="appliance-missing"][data-filename="e2e-lacking.qcow2"]').waitFor();
+    await screenshot(page, 'qemu-appliance-none.png');
+    assert.equal((await rest('GET', '/templates')).body.length, before, 'nothing was made');
+    // Once the image is in the images folder, "Import again" makes the template.
+    await upload('e2e-lacking.qcow2', Buffer.alloc(32 * 1024, 0x41));
+    assert.equal(await page.getByTestId('appliance-submit').textContent(), 'Import again');
+    await page.getByTestId('appliance-submit').click();
+    await page.locator('[data-testid="appliance-template"][data-name="E2E Lacking 1"]').waitFor();
+    assert.equal(await page.getByTestId('appliance-submit').count(), 0, 'made: nothing to import again');
     await page.getByTestId('appliance-dialog').getByRole('button', { name: 'Done' }).click();
     await page.getByTestId('appliance-dialog').waitFor({ state: 'detached' });
-    assert.equal((await rest('GET', '/templates')).body.length, before, 'nothing was made');
+    await palette('router', 'E2E Lacking 1').waitFor();
+    assert.equal((await rest('GET', '/templates')).body.length, before + 1);
   });
 
   test("the node panel shows a QEMU node's properties and edits them while it is stopped", async () => {
