@@ -148,7 +148,7 @@ describe('link traffic from the UI', { timeout: 120_000 }, () => {
     await marks().waitFor({ state: 'detached' });
   });
 
-  test('each panel says what the server does with frames: the switch switches, NAT is a gateway, ATM carries nothing, QEMU is not run (no Start)', async () => {
+  test('each panel says what the server does with frames: the switch switches, NAT is a gateway, ATM carries nothing, QEMU runs, Dynamips is not run (no Start)', async () => {
     const { body: templates } = await rest('GET', '/templates');
     const tid = (type) => templates.find((t) => t.template_type === type).template_id;
     const sw = (await rest('POST', `/projects/${pid}/templates/${tid('ethernet_switch')}`, { x: 0, y: 200 })).body;
@@ -162,6 +162,11 @@ describe('link traffic from the UI', { timeout: 120_000 }, () => {
     assert.match(await page.getByTestId('node-traffic').textContent(), /does not forward ATM cells/);
     const qemu = (await rest('POST', `/projects/${pid}/nodes`, { node_type: 'qemu', x: 360, y: 360 })).body;
     await page.locator(`[data-testid="canvas-node"][data-name="${qemu.name}"]`).click();
+    await page.getByTestId('node-start').waitFor();
+    assert.equal(await page.getByTestId('node-traffic').count(), 0, 'a node nodedesk runs has Start instead');
+    const r = (await rest('POST', `/projects/${pid}/nodes`, { node_type: 'dynamips', compute_id: 'local', x: 180, y: 100 })).body;
+    assert.ok(r.name, JSON.stringify(r));
+    await page.locator(`[data-testid="canvas-node"][data-name="${r.name}"]`).click();
     assert.match(await page.getByTestId('node-traffic').textContent(), /^nodedesk does not run this emulator/);
     assert.equal(await page.getByTestId('node-start').count(), 0, 'no Start for a node nodedesk does not run');
   });

@@ -39,6 +39,8 @@ describe('the page follows the server', { timeout: 60_000 }, () => {
     const vm = await rest('POST', `/projects/${pid}/nodes`, { node_type: 'qemu', name: 'vm1', compute_id: 'local', x: 0, y: 250 });
     assert.equal(vm.status, 201, JSON.stringify(vm.body));
     ids.vm = vm.body.node_id;
+    const r = await rest('POST', `/projects/${pid}/nodes`, { node_type: 'dynamips', name: 'r1', compute_id: 'local', x: 250, y: 250 });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
     browser = await launchBrowser();
     page = await browser.context.newPage();
     page.setDefaultTimeout(WAIT);
@@ -68,8 +70,11 @@ describe('the page follows the server', { timeout: 60_000 }, () => {
     assert.equal(nodeTypes.get('vpcs').runs, true);
     await open('PC1');
     await page.getByTestId('node-start').waitFor();
-    assert.equal(nodeTypes.get('qemu').runs, false);
+    assert.equal(nodeTypes.get('qemu').runs, true);
     await open('vm1');
+    await page.getByTestId('node-start').waitFor();
+    assert.equal(nodeTypes.get('dynamips').runs, false);
+    await open('r1');
     await page.getByTestId('node-panel').getByText('nodedesk does not run this emulator').waitFor();
     assert.equal(await page.getByTestId('node-start').count(), 0);
     assert.equal(nodeTypes.get('ethernet_switch').lifecycle, 'always_running');

@@ -12,14 +12,13 @@ import { AppError, errorFromAnswer, toAppError, unreachable } from './errors';
 import { currentGesture } from './gesture';
 import { subscribe as follow } from './live';
 import { exportQuery, newProjectId, type ExportOptions } from './projectfile';
-import { asImages, type QemuCapabilities, type QemuImage } from './qemu';
 import { ORIGIN_HEADER, connect, type Bindings, type Connection, type Env, type Transport } from './transport';
 import { openVncLink, type VncHandlers, type VncLink } from './vnclink';
 import type {
-  ComputeCreate, ComputeUpdate,
+  ApplianceFile, ApplianceImport, ComputeCreate, ComputeUpdate,
   Drawing, DrawingCreate, DrawingUpdate, Link, LinkCaptureStart, LinkCreate, LinkUpdate, LiveEvent, LiveState, Node, NodeAction, NodeCreate, NodeDuplicate, NodeUpdate, ProjectCreate,
   HistoryEntry,
-  Project, ProjectDuplicate, ProjectUpdate, Template, TemplateCreate, TemplateNodeCreate,
+  Project, ProjectDuplicate, ProjectUpdate, QEMUCapabilities, Image, Template, TemplateCreate, TemplateNodeCreate,
 } from './types';
 
 export { AppError, toAppError } from './errors';
@@ -313,45 +312,23 @@ export const listTemplates = () => answer(client().GET('/v2/templates'));
 /** createTemplate adds a user template (400 by field, as the server says). */
 export const createTemplate = (body: TemplateCreate): Promise<Template> => answer(client().POST('/v2/templates', { body }));
 
-const onEmulator = (compute_id: string, emulator: string) => ({ params: { path: { compute_id, emulator } } });
-/** listImages lists an emulator's images on a compute: for local, the
- * images folder of this nodedesk (and GNS3's own, when it exists). */
-export const listImages = async (emulator = 'qemu', compute = 'local'): Promise<QemuImage[]> =>
-  asImages(await answer(client().GET('/v2/computes/{compute_id}/{emulator}/images', onEmulator(compute, emulator))));
+/** listImages lists the QEMU images on a compute: for local, the images
+ * folder of this nodedesk (and GNS3's own, when it exists). */
+export const listImages = (compute = 'local'): Promise<Image[]> =>
+  answer(client().GET('/v2/computes/{compute_id}/qemu/images', onCompute(compute)));
 /** qemuCapabilities says how a compute runs QEMU guests (KVM or TCG, and a
  * note to show when it is slower). */
-export const qemuCapabilities = async (compute = 'local'): Promise<QemuCapabilities> =>
-  (await answer(client().GET('/v2/computes/{compute_id}/{emulator}/{action}', {
-    params: { path: { compute_id: compute, emulator: 'qemu', action: 'capabilities' } },
-  }))) as QemuCapabilities;
+export const qemuCapabilities = (compute = 'local'): Promise<QEMUCapabilities> =>
+  answer(client().GET('/v2/computes/{compute_id}/qemu/capabilities', onCompute(compute)));
 
-/** An image an imported appliance needs that the images folder lacks. */
-export interface MissingImage {
-  version: string;
-  filename: string;
-  md5sum: string;
-  download_url: string;
-}
-
-/** What importing an appliance made: its templates, and the images it
- * still needs. */
-export interface ApplianceImport {
-  templates: Template[];
-  missing: MissingImage[];
-}
-
-/** The client for the routes this page calls before the contract it was
- * generated from has them (their wrappers below say which). */
-type Untyped = { POST(path: string, init: { body: unknown }): Promise<Answer<unknown>> };
-const untyped = () => client() as unknown as Untyped;
+export type { ApplianceImport, MissingImage } from './types';
 
 /** importAppliance makes templates from a GNS3 appliance file (.gns3a,
- * its JSON as read), its images matched by name and md5 in the images
- * folder (POST /v2/appliances/import; typed once the contract has it). */
-export const importAppliance = async (appliance: unknown): Promise<ApplianceImport> => {
-  const r = (await answer(untyped().POST('/v2/appliances/import', { body: appliance }))) as Partial<ApplianceImport> | null;
-  return { templates: r?.templates ?? [], missing: r?.missing ?? [] };
-};
+ * its JSON as read): one per version whose images are all in the images
+ * folders (matched by md5, else by name); the images the other versions
+ * lack come back in missing (POST /v2/appliances/import). */
+export const importAppliance = (appliance: ApplianceFile): Promise<ApplianceImport> =>
+  answer(client().POST('/v2/appliances/import', { body: appliance }));
 
 /** An upload under way: its end, and how to cancel it. */
 export interface Upload {

@@ -8,28 +8,13 @@
 
 import { consoleChoice, type ConsoleChoice } from './nodetypes';
 import type { Category } from './palette';
-import type { NodeProperties, NodeTypeInfo } from './types';
+import type { Image, NodeProperties, NodeTypeInfo, QEMUCapabilities } from './types';
 
 /** One image of the images folder (GET /v2/computes/local/qemu/images). */
-export interface QemuImage {
-  filename: string;
-  path: string;
-  md5sum: string;
-  filesize: number;
-}
+export type QemuImage = Image;
 
 /** What GET /v2/computes/local/qemu/capabilities answers. */
-export interface QemuCapabilities {
-  kvm?: string[];
-  acceleration?: 'tcg' | 'kvm' | string;
-  acceleration_note?: string;
-}
-
-/** asImages keeps the entries of an images answer that are images. */
-export function asImages(list: readonly unknown[]): QemuImage[] {
-  return list.filter((x): x is QemuImage => typeof x === 'object' && x !== null && typeof (x as QemuImage).filename === 'string')
-    .map((x) => ({ filename: x.filename, path: String(x.path ?? ''), md5sum: String(x.md5sum ?? ''), filesize: Number(x.filesize ?? 0) }));
-}
+export type QemuCapabilities = QEMUCapabilities;
 
 /** The network adapters GNS3 2.2 offers for a QEMU VM, as QEMU names them. */
 export const ADAPTER_TYPES = [

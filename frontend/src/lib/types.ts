@@ -61,6 +61,16 @@ export type ComputeCreate = S['ComputeCreate'];
 export type ComputeUpdate = S['ComputeUpdate'];
 /** What differs between node types, as GET /v2/node_types says. */
 export type NodeTypeInfo = S['NodeTypeInfo'];
+/** An image file of an images folder, as GNS3 2.2 lists them. */
+export type Image = S['Image'];
+/** How a compute runs QEMU guests: KVM or TCG, and a note when slower. */
+export type QEMUCapabilities = S['QEMUCapabilities'];
+/** A GNS3 appliance file's JSON (.gns3a), as POST /v2/appliances/import takes it. */
+export type ApplianceFile = S['ApplianceFile'];
+/** What importing an appliance made, and the images it still needs. */
+export type ApplianceImport = S['ApplianceImport'];
+/** An image an imported appliance needs that the images folders lack. */
+export type MissingImage = S['MissingImage'];
 /** The body of every error answer. */
 export type ErrorBody = S['Error'];
 export type ErrorCode = ErrorBody['code'];

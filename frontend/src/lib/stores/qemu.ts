@@ -15,7 +15,7 @@ export const imagesState = writable<'idle' | 'loading' | 'ready' | { error: stri
 export async function loadImages(): Promise<void> {
   imagesState.set('loading');
   try {
-    images.set(await api.listImages('qemu'));
+    images.set(await api.listImages());
     imagesState.set('ready');
   } catch (err) {
     imagesState.set({ error: api.toAppError(err).message });

@@ -5,7 +5,7 @@
 import { derived, writable } from 'svelte/store';
 import * as api from '../api';
 import { paletteGroups } from '../palette';
-import type { Template, TemplateCreate } from '../types';
+import type { ApplianceFile, Template, TemplateCreate } from '../types';
 
 export const templates = writable<Template[]>([]);
 export const templatesError = writable<string | null>(null);
@@ -31,7 +31,7 @@ export async function addTemplate(body: TemplateCreate): Promise<Template> {
 
 /** importAppliance makes templates from an appliance file's JSON; the
  * palette shows them once made. */
-export async function importAppliance(appliance: unknown): Promise<api.ApplianceImport> {
+export async function importAppliance(appliance: ApplianceFile): Promise<api.ApplianceImport> {
   const r = await api.importAppliance(appliance);
   await loadTemplates();
   return r;
