@@ -53,6 +53,7 @@ type Runner struct {
 	onExit func(projectID, nodeID, detail string)
 	onNote func(projectID, nodeID, message string)
 	kvm    map[string]kvmVerdict // by binary
+	noted  map[string]bool       // projects told that guests run without KVM
 }
 
 type kvmVerdict struct {
@@ -95,7 +96,7 @@ func New(c Config) *Runner {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Runner{c: c, guests: map[string]*guest{}, kvm: map[string]kvmVerdict{}}
+	return &Runner{c: c, guests: map[string]*guest{}, kvm: map[string]kvmVerdict{}, noted: map[string]bool{}}
 }
 
 // OnExit sets what is told when a guest's process ends by itself (not by
@@ -168,8 +169,10 @@ func (r *Runner) Start(p app.Process) (string, error) {
 		l.kvm = v.ok
 		r.mu.Lock()
 		note := r.onNote
+		first := !r.noted[p.ProjectID] // once a project: each guest's panel says it too
+		r.noted[p.ProjectID] = true
 		r.mu.Unlock()
-		if !v.ok && note != nil {
+		if !v.ok && note != nil && first {
 			note(p.ProjectID, p.NodeID, p.Name+" is "+NoKVMNote+" ("+v.why+")")
 		}
 	}
