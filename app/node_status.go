@@ -164,7 +164,7 @@ func (s *Service) startProcess(ctx context.Context, r Runner, ref NodeRef) (*Nod
 		if n, err = findNode(tx, ref); err != nil {
 			return err
 		}
-		before := n.Properties.MACOffset != nil && len(n.UDPPorts) == 2*len(n.Ports())
+		before := (n.Properties.MACOffset != nil || !n.Type.kind().macOffset) && len(n.UDPPorts) == 2*len(n.Ports())
 		if err := s.claimProcessResources(tx, n); err != nil || before {
 			return cmp.Or(err, errUnchanged)
 		}

@@ -85,6 +85,9 @@ type nodeKind struct {
 	// kernel): what a start finds in the image folders of imageKind.
 	images    []string
 	imageKind ImageKind
+	// macOffset types vary one byte of a fixed MAC address (VPCS): each
+	// running node gets an offset unique in its project (runner.go).
+	macOffset bool
 }
 
 // kinds is the node-type table, in the spec's order.
@@ -128,7 +131,7 @@ var kinds = []struct {
 	{VPCS, nodeKind{nameFormat: "PC{0}", symbol: ":/symbols/vpcs_guest.svg",
 		traffic:  "Its frames cross its link while it runs.",
 		consoles: []ConsoleType{ConsoleTelnet}, lifecycle: ProcessRun,
-		folder: "vpcs", props: vpcsProps, files: []nodeFile{vpcsScript}, startShowsNode: true,
+		folder: "vpcs", props: vpcsProps, files: []nodeFile{vpcsScript}, startShowsNode: true, macOffset: true,
 		computeView: []string{"command_line", "console", "console_type", "node_directory", "startup_script", "startup_script_path"}}},
 	{TraceNG, nodeKind{stored: true, nameFormat: "TraceNG{0}", symbol: ":/symbols/computer.svg",
 		traffic:  notRun,

@@ -93,11 +93,12 @@ func (s *Service) tell(a EventAction, projectID, message string) {
 	s.publish(a, projectID, &ComputeMessage{ComputeID: LocalCompute, Event: b})
 }
 
-// claimProcessResources gives n a MAC offset and a UDP port pair if it has
-// none yet, inside tx. A pair has two ports no node owns and no other
-// program of this machine holds.
+// claimProcessResources gives n, inside tx, what it lacks: a MAC offset
+// (for the types that vary one byte of a fixed address) and one UDP port
+// pair per port. A pair has two ports no node owns and no other program of
+// this machine holds.
 func (s *Service) claimProcessResources(tx Tx, n *Node) error {
-	if n.Properties.MACOffset == nil {
+	if n.Properties.MACOffset == nil && n.Type.kind().macOffset {
 		used := map[int]bool{}
 		nodes, err := tx.Nodes(n.ProjectID)
 		if err != nil {

@@ -34,3 +34,57 @@ func TestService_NodeAction_RunnerByType(t *testing.T) {
 		t.Errorf("the other emulator's runner was asked %v; want nothing", got)
 	}
 }
+
+// qemuRecorder runs QEMU nodes and keeps what it was given.
+type qemuRecorder struct {
+	fakeRunner
+	got []app.Process
+}
+
+func (r *qemuRecorder) Runs(t app.NodeType) bool { return t == app.QEMU }
+func (r *qemuRecorder) Start(p app.Process) (string, error) {
+	r.got = append(r.got, p)
+	return "qemu-system-x86_64", nil
+}
+
+// TestService_StartQEMU_Resources: a QEMU node gets one UDP pair per
+// adapter, a new set when its adapters change, its properties with every
+// default, and no MAC offset (VPCS's, which caps a project at 255 nodes).
+func TestService_StartQEMU_Resources(t *testing.T) {
+	ctx := context.Background()
+	q := &qemuRecorder{}
+	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+		Runners: []app.Runner{q}})
+	pid := mustCreateProject(t, svc, "lab").ID
+	upd, err := app.DecodeProperties(app.QEMU, []byte(`{"adapters": 3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := mustCreateNode(t, svc, pid, app.NodeCreate{Type: app.QEMU, NodeUpdate: app.NodeUpdate{Properties: upd}})
+	if _, err := svc.NodeAction(ctx, ref(n), app.Start); err != nil {
+		t.Fatal(err)
+	}
+	p := q.got[0]
+	if len(p.Ports) != 3 || p.Ports[0].Remote != p.Ports[0].Local+1 || p.Ports[1].Local == p.Ports[0].Local {
+		t.Errorf("ports %+v; want three distinct pairs", p.Ports)
+	}
+	if string(p.Properties["adapter_type"]) != `"e1000"` || string(p.Properties["on_close"]) != `"power_off"` {
+		t.Errorf("properties without GNS3's defaults: %s %s", p.Properties["adapter_type"], p.Properties["on_close"])
+	}
+	if got := mustFindNode(t, svc, n); got.Properties.MACOffset != nil || len(got.UDPPorts) != 6 {
+		t.Errorf("stored MAC offset %v, UDP ports %v; want none and six", got.Properties.MACOffset, got.UDPPorts)
+	}
+	if _, err := svc.NodeAction(ctx, ref(n), app.Stop); err != nil {
+		t.Fatal(err)
+	}
+	upd, _ = app.DecodeProperties(app.QEMU, []byte(`{"adapters": 1}`))
+	if _, err := svc.UpdateNode(ctx, ref(n), app.NodeUpdate{Properties: upd}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.NodeAction(ctx, ref(n), app.Start); err != nil {
+		t.Fatal(err)
+	}
+	if p := q.got[1]; len(p.Ports) != 1 {
+		t.Errorf("after adapters 3 → 1, ports %+v; want one pair", p.Ports)
+	}
+}
