@@ -990,7 +990,7 @@ func qbenchTable(s startBench, gs []*benchGuest, rate int, window time.Duration,
 			us(g.ndCPU, g.sent+g.got), us(g.qemuCPU, g.sent+g.got), us(g.topNDCPU, g.topFrames), us(g.topQEMUCPU, g.topFrames),
 			idle(g.idleND), idle(g.idleQEMU))
 		if loss := 1 - float64(g.got)/float64(max(g.sent, 1)); loss >= 0.01 {
-			fmt.Fprintf(&b, "  (%s lost %.1f%% at %d echoes/s: its CPU figures there are of an overloaded guest)\n", g.label, 100*loss, rate)
+			fmt.Fprintf(&b, "  (%s lost %.1f%% of its echoes at %d/s: the guest or the machine was short of CPU then)\n", g.label, 100*loss, rate)
 		}
 	}
 	fmt.Fprintf(&b, "echoes/s: echo requests answered per second with <1%% loss (offered from 500/s, ×1.5, then bisected; %v trials).\n", qbenchTrial)
