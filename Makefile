@@ -90,13 +90,14 @@ crash: deps
 # table of ratios (BENCH_BIG=1 adds the 10,000- and 100,000-node rows); then
 # the UI at size: 1,000 nodes and 1,000 links opened and dragged in chromium,
 # and a 200-node, 300-link .gns3 opened with Open… (file to canvas, ≤ 1 s);
-# GNS3 project files; last the data plane (it fails, after printing its
+# GNS3 project files; QEMU guests; last the data plane (it fails, after printing its
 # table, when a target is missed, so it runs after the others).
 bench: deps deps-apt-test server
 	NODEDESK_BENCH=1 NODEDESK_BENCH_BIG=$(BENCH_BIG) $(GO) test -count=1 -run '^TestLoadTable$$' -v -timeout 30m .
 	cd frontend && NODEDESK_BIN=$(CURDIR)/$(SERVER) npm run perf
 	cd frontend && NODEDESK_BIN=$(CURDIR)/$(SERVER) node e2e/import.perf.mjs
 	$(MAKE) bench-gns3
+	$(MAKE) bench-qemu
 	$(MAKE) bench-dataplane
 
 # GNS3 project files over the real listener and store: POST /import of a
@@ -122,3 +123,14 @@ APT_TEST += qemu-system-x86 qemu-utils busybox-static syslinux syslinux-common m
 guest: deps-apt-test
 	scripts/build-guest.sh
 test: guest
+
+# The QEMU benchmark (app/labtest/qemu_bench_test.go), part of make bench:
+# the test guest's start to its first console byte through nodedesk
+# against its command line run by hand (target: nodedesk adds ≤ 100 ms),
+# the memory of a TCG guest with nodedesk's bounded translation cache
+# against QEMU's default, and echoes/s, round trip and CPU per frame
+# through a QEMU port; one table. It fails, after printing it, when the
+# start target is missed.
+.PHONY: bench-qemu
+bench-qemu: guest deps-go
+	NODEDESK_BENCH=1 $(GO) test -count=1 -run '^TestQEMUBench$$' -v -timeout 20m ./app/labtest

@@ -44,9 +44,13 @@ func (l launch) args() ([]string, error) {
 	s, p := l.s, l.p
 	a := []string{"-name", p.Name, "-m", strconv.Itoa(s.RAM) + "M",
 		"-smp", fmt.Sprintf("cpus=%d,sockets=1", s.CPUs)}
-	if l.kvm {
+	switch {
+	case choosesAccel(l.options):
+		// The node's own options choose; QEMU refuses -accel beside
+		// -machine accel=, and takes a second -accel for a fallback.
+	case l.kvm:
 		a = append(a, "-enable-kvm", "-machine", "smm=off")
-	} else {
+	default:
 		a = append(a, "-accel", fmt.Sprintf("tcg,tb-size=%d", l.tbSizeMB))
 	}
 	a = append(a, "-boot", "order="+s.BootPriority)

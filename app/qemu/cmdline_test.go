@@ -118,6 +118,28 @@ func TestMACFor(t *testing.T) {
 	}
 }
 
+// TestArgs_OwnAccel: a node whose options choose its accelerator (as
+// GNS3 appliances marked "kvm: disable" do) gets none from nodedesk,
+// KVM or not: QEMU would refuse -accel beside -machine accel=, and would
+// run a second -accel only as a fallback of nodedesk's.
+func TestArgs_OwnAccel(t *testing.T) {
+	for _, opts := range []string{"-machine accel=tcg", "-accel tcg", "-enable-kvm"} {
+		for _, kvm := range []bool{false, true} {
+			s, _ := readSettings(props(t, map[string]any{"mac_address": "0c:00:00:00:00:00", "options": opts}))
+			l := launch{s: s, kvm: kvm, tbSizeMB: 64, qmpFD: 3, p: app.Process{NodeID: "n", Name: "VM"}}
+			l.options, _ = splitOptions(s.Options)
+			args, err := l.args()
+			if err != nil {
+				t.Fatal(err)
+			}
+			line := strings.Join(args, " ")
+			if strings.Contains(line, "tb-size") || strings.Count(line, "-enable-kvm")+strings.Count(line, "-accel ")+strings.Count(line, "accel=") != 1 {
+				t.Errorf("options %q, kvm %v: nodedesk added an accelerator:\n%s", opts, kvm, line)
+			}
+		}
+	}
+}
+
 // TestChoosesAccel: a node whose options choose an accelerator gets no
 // second one from nodedesk.
 func TestChoosesAccel(t *testing.T) {
