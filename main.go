@@ -182,6 +182,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	defer runner.StopAll() // nothing is left running, whatever happened
 	guests := qemu.New(qemu.Config{ConsoleHost: host, RunDir: filepath.Join(filepath.Dir(o.db), "run", "qemu"), Logger: logger})
 	defer guests.StopAll()
+	guests.ProbeEarly(ctx) // the first guest's start need not wait for it
 	if ended, err := guests.ReapOrphans(); err != nil {
 		logger.Error("the guests a previous nodedesk left could not be looked for", "err", err)
 	} else if len(ended) > 0 {

@@ -280,6 +280,15 @@ func (r *Runner) ResizeDisk(p app.Process, drive string, extendMB int) error {
 	return nil
 }
 
+// ProbeEarly asks, in the background, whether KVM works with the default
+// qemu-system binary, so that the first guest's start does not wait the
+// probe's few seconds (it waits for what is left of it, if anything).
+func (r *Runner) ProbeEarly(ctx context.Context) {
+	if bin, err := exec.LookPath(settings{}.binary()); err == nil {
+		go r.kvmFor(ctx, bin)
+	}
+}
+
 // kvmFor is whether KVM works with bin, asked once.
 func (r *Runner) kvmFor(ctx context.Context, bin string) kvmVerdict {
 	r.mu.Lock()
