@@ -1439,7 +1439,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Follow the controller's events as an HTTP stream. */
+        /** Follow the controller's events as an HTTP stream. It carries project.*, compute.* and template.* events; a template.created, template.updated or template.deleted holds the template as GET /v2/templates/{template_id} answers it, as GNS3's controller sends them. */
         get: operations["streamNotifications"];
         put?: never;
         post?: never;
@@ -1456,7 +1456,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Follow the controller's events over a WebSocket. */
+        /** Follow the controller's events over a WebSocket. It carries project.*, compute.* and template.* events; a template.created, template.updated or template.deleted holds the template as GET /v2/templates/{template_id} answers it, as GNS3's controller sends them. */
         get: operations["wsNotifications"];
         put?: never;
         post?: never;
