@@ -12,8 +12,10 @@ import (
 // CreateNode adds a node of c.Type to a project, with GNS3's defaults for
 // every field c leaves out, a free name, and (for types with a console) the
 // lowest free console port. A node id that already exists in the project
-// with the same type returns that node unchanged. A node of a remote
-// compute is made there too (createRemoteNode).
+// with the same type returns that node unchanged. The images a local
+// node's properties name are kept as GNS3 keeps them, with their MD5 sums
+// (settleImages). A node of a remote compute is made there too
+// (createRemoteNode).
 // Codes: EINVALID, ENOTFOUND (project or compute), ECONFLICT (name or
 // console port taken, node id used by another node; the compute's
 // refusal or unreachable).
@@ -29,6 +31,9 @@ func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate
 		}
 	}
 	env := newNodeEnvFor(c.Type, s.c.HostInterfaces) // outside the write transaction
+	if !onRemote(c.ComputeID) {
+		c.Properties = s.settleImages(ctx, c.Type, c.Properties) // a remote compute keeps its own
+	}
 	create := func(tx Tx) (*Node, error) { return s.createNodeIn(tx, projectID, id, c, env) }
 	if onRemote(c.ComputeID) {
 		return s.createRemoteNode(ctx, c.ComputeID, create)
@@ -182,12 +187,18 @@ func findNode(tx Tx, ref NodeRef) (*Node, error) {
 // UpdateNode changes a node. Read, check, write and commit happen in one
 // transaction, so two clients racing for one console port or name leave
 // exactly one winner. An update that changes nothing writes nothing and
-// publishes nothing. A change a remote node's compute must know is sent
-// there first (updateRemoteNode).
+// publishes nothing. The images a change of a local node names are kept
+// as GNS3 keeps them, with their MD5 sums (settleImages). A change a
+// remote node's compute must know is sent there first (updateRemoteNode).
 // Codes: EINVALID, ENOTFOUND, ECONFLICT (name or console port taken, a
 // linked port removed, console type changed while running; the compute's
 // refusal or unreachable).
 func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*Node, error) {
+	if _, names := u.Properties.(imageUpdate); names {
+		if n, err := s.FindNode(ctx, ref); err == nil && !n.Remote() {
+			u.Properties = s.settleImages(ctx, n.Type, u.Properties) // outside the write transaction
+		}
+	}
 	var after *Node
 	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findNode(tx, ref)
