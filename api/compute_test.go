@@ -5,6 +5,8 @@ import (
 	"crypto/md5"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -95,10 +97,24 @@ func TestCompute_Duplicate(t *testing.T) {
 		t.Fatalf("copy's console %v, source's %v", dst["console"], src["console"])
 	}
 	base := "/v2/compute/projects/" + c.PID + "/vpcs/nodes/"
+	// The source's folder replaces the copy's, as GNS3's compute copies it;
+	// not while the source runs.
+	mustWrite(t, filepath.Join(src["node_directory"].(string), "notes.txt"), []byte("kept"))
+	mustWrite(t, filepath.Join(dst["node_directory"].(string), "stale.txt"), []byte("gone"))
+	ts.Do("POST", base+src["node_id"].(string)+"/start", nil).Want(t, 200)
+	ts.Do("POST", base+src["node_id"].(string)+"/duplicate", map[string]any{"destination_node_id": dst["node_id"]}).Want(t, 409)
+	ts.Do("POST", base+src["node_id"].(string)+"/stop", nil).Want(t, 204)
 	got := ts.Do("POST", base+src["node_id"].(string)+"/duplicate", map[string]any{"destination_node_id": dst["node_id"]}).Want(t, 201).JSON(t)
 	if got["node_id"] != dst["node_id"] || got["startup_script"] != "ip 10.0.0.9/24\n" {
 		t.Fatalf("duplicate answered %v", got)
 	}
+	if b, err := os.ReadFile(filepath.Join(dst["node_directory"].(string), "notes.txt")); err != nil || string(b) != "kept" {
+		t.Errorf("copy's notes.txt %q, %v; want the source's", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dst["node_directory"].(string), "stale.txt")); !os.IsNotExist(err) {
+		t.Errorf("the copy's own folder was not replaced: %v", err)
+	}
+	ts.Do("POST", base+src["node_id"].(string)+"/duplicate", map[string]any{"destination_node_id": src["node_id"]}).Want(t, 400)
 	ts.Do("POST", base+src["node_id"].(string)+"/duplicate", map[string]any{"destination_node_id": uuid.NewString()}).Want(t, 404)
 }
 

@@ -1,6 +1,10 @@
 package api
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"nodedesk/app/labtest/kit"
@@ -125,7 +129,10 @@ func TestDuplicate(t *testing.T) {
 	ts.Do("POST", "/v2/projects/"+l.pid+"/links", map[string]any{"nodes": []any{kit.End(l.pc1, 0, 0), kit.End(l.sw, 0, 0)}}).Want(t, 201)
 	pc := "/v2/projects/" + l.pid + "/nodes/" + l.pc1
 	ts.Do("PUT", pc, map[string]any{"properties": map[string]any{"startup_script": "ip 10.0.0.1/24"}}).Want(t, 200)
+	// A started VPCS is not copied, as in GNS3 (its folder may be changing).
 	ts.Do("POST", pc+"/start", nil).Want(t, 200)
+	ts.Do("POST", pc+"/duplicate", map[string]any{"x": 100, "y": 50, "z": 2}).Want(t, 409)
+	ts.Do("POST", pc+"/stop", nil).Want(t, 200)
 	orig := ts.Do("GET", pc, nil).JSON(t)
 	d := ts.Do("POST", pc+"/duplicate", map[string]any{"x": 100, "y": 50, "z": 2}).Want(t, 201).JSON(t)
 	if d["node_id"] == orig["node_id"] || d["name"] != "PC3" || d["console"] == orig["console"] || d["status"] != "stopped" {
@@ -144,4 +151,71 @@ func TestDuplicate(t *testing.T) {
 		ts.Do("POST", pc+"/duplicate", bad).Want(t, 400)
 	}
 	ts.Do("POST", "/v2/projects/"+l.pid+"/nodes/00000000-0000-4000-8000-000000000000/duplicate", map[string]any{"x": 1, "y": 2}).Want(t, 404)
+}
+
+// TestNodeDuplicate_Folder: duplicating a QEMU node copies its folder, as
+// GNS3's compute copies a node's working folder: the copy starts from the
+// original's linked-clone disks, with what its guest wrote, and each then
+// writes its own. A node that runs is refused (409), as GNS3's controller
+// refuses it, and nothing is made; a node never started has no folder to
+// copy.
+func TestNodeDuplicate_Folder(t *testing.T) {
+	ts := mustOpenServer(t)
+	pid := ts.MustCreateProject("lab")
+	orig := ts.MustCreateNode(pid, map[string]any{"node_type": "qemu", "name": "R1", "compute_id": "local"})
+	path := "/v2/projects/" + pid + "/nodes/" + orig["node_id"].(string)
+
+	// Never started: no folder, a copy has none either.
+	fresh := ts.Do("POST", path+"/duplicate", map[string]any{"x": 10, "y": 10}).Want(t, 201).JSON(t)
+	if _, err := os.Stat(fresh["node_directory"].(string)); !os.IsNotExist(err) {
+		t.Errorf("copy of a node without a folder has one: %v", err)
+	}
+
+	dir := orig["node_directory"].(string)
+	disk := []byte("QFI\xfb the guest's writes")
+	mustWrite(t, filepath.Join(dir, "hda_disk.qcow2"), disk)
+	mustWrite(t, filepath.Join(dir, "sub", "config.txt"), []byte("hostname R1\n"))
+	mustWrite(t, filepath.Join(dir, "qemu.log"), []byte("a log is not carried"))
+
+	ts.Do("POST", path+"/start", nil).Want(t, 200)
+	before := ts.Do("GET", "/v2/projects/"+pid+"/nodes", nil).Want(t, 200).List(t)
+	e := ts.Do("POST", path+"/duplicate", map[string]any{"x": 10, "y": 10}).Want(t, 409).JSON(t)
+	if msg := e["message"].(string); !strings.Contains(msg, "Cannot duplicate node data while the node is running") || !strings.Contains(msg, "R1") {
+		t.Errorf("refusal says %q; want GNS3's sentence and the node's name", msg)
+	}
+	if after := ts.Do("GET", "/v2/projects/"+pid+"/nodes", nil).Want(t, 200).List(t); len(after) != len(before) {
+		t.Errorf("a refused duplicate made a node: %d nodes, were %d", len(after), len(before))
+	}
+	entries, _ := os.ReadDir(filepath.Dir(dir))
+	if len(entries) != 1 {
+		t.Errorf("a refused duplicate left folders: %v", entries)
+	}
+
+	ts.Do("POST", path+"/stop", nil).Want(t, 200)
+	cp := ts.Do("POST", path+"/duplicate", map[string]any{"x": 50, "y": 60}).Want(t, 201).JSON(t)
+	cdir := cp["node_directory"].(string)
+	if cdir == dir || filepath.Base(cdir) != cp["node_id"] {
+		t.Fatalf("copy's folder %s, original's %s", cdir, dir)
+	}
+	for name, want := range map[string][]byte{"hda_disk.qcow2": disk, "sub/config.txt": []byte("hostname R1\n")} {
+		if got, err := os.ReadFile(filepath.Join(cdir, name)); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("copy's %s = %q, %v; want the original's %q", name, got, err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(cdir, "qemu.log")); !os.IsNotExist(err) {
+		t.Errorf("the log was copied: %v", err)
+	}
+	// Each writes its own disk.
+	mustWrite(t, filepath.Join(cdir, "hda_disk.qcow2"), []byte("the copy's guest"))
+	if got, _ := os.ReadFile(filepath.Join(dir, "hda_disk.qcow2")); !bytes.Equal(got, disk) {
+		t.Errorf("writing the copy's disk changed the original's: %q", got)
+	}
+	// The copy's folder goes with it; the original's stays.
+	ts.Do("DELETE", "/v2/projects/"+pid+"/nodes/"+cp["node_id"].(string), nil).Want(t, 204)
+	if _, err := os.Stat(cdir); !os.IsNotExist(err) {
+		t.Errorf("deleted copy's folder: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "hda_disk.qcow2")); err != nil {
+		t.Errorf("original's disk after the copy's delete: %v", err)
+	}
 }

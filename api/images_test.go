@@ -6,6 +6,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"nodedesk/app"
 	"nodedesk/app/labtest/kit"
@@ -270,4 +273,44 @@ func TestApplianceImport(t *testing.T) {
 		t.Errorf("message %v", e["message"])
 	}
 	ts.Do("POST", "/v2/appliances/import", "[1, 2]").Want(t, 400)
+}
+
+// TestQEMUNode_ImagePaths: as GNS3 2.2.59's compute answers a QEMU node,
+// an image named by an absolute path inside an images folder is shown
+// (and kept) relative to its folder, and each image's *_md5sum is the
+// sum of the file: on the controller's node and on the compute's, at
+// creation and at each change.
+func TestQEMUNode_ImagePaths(t *testing.T) {
+	ts, _, own, gns3 := imagesServer(t)
+	disk, kernel := []byte("alpine disk"), []byte("a kernel")
+	mustWrite(t, filepath.Join(own, "alpine.qcow2"), disk)
+	mustWrite(t, filepath.Join(gns3, "kernels", "vmlinuz"), kernel)
+	abs := map[string]any{"hda_disk_image": filepath.Join(own, "alpine.qcow2"), "kernel_image": filepath.Join(gns3, "kernels", "vmlinuz")}
+	check := func(what string, props map[string]any) {
+		t.Helper()
+		for k, w := range map[string]any{"hda_disk_image": "alpine.qcow2", "hda_disk_image_md5sum": md5Hex(disk),
+			"kernel_image": "kernels/vmlinuz", "kernel_image_md5sum": md5Hex(kernel)} {
+			if props[k] != w {
+				t.Errorf("%s: %s = %v, want %v", what, k, props[k], w)
+			}
+		}
+	}
+
+	// The controller: the GNS3 GUI's node dialog names the file it picked.
+	pid := ts.MustCreateProject("lab")
+	n := ts.MustCreateNode(pid, map[string]any{"node_type": "qemu", "compute_id": "local", "properties": abs})
+	check("created", n["properties"].(map[string]any))
+	path := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string)
+	ts.Do("PUT", path, map[string]any{"properties": map[string]any{"hda_disk_image": "", "kernel_image": ""}}).Want(t, 200)
+	n = ts.Do("PUT", path, map[string]any{"properties": abs}).Want(t, 200).JSON(t)
+	check("updated", n["properties"].(map[string]any))
+	check("read again", ts.Do("GET", path, nil).Want(t, 200).JSON(t)["properties"].(map[string]any))
+
+	// The compute, as a GNS3 controller creates and updates a node there.
+	c := &kit.Controller{API: ts.API, T: t, PID: uuid.NewString()}
+	ts.Do("POST", "/v2/compute/projects", map[string]any{"name": "compute lab", "project_id": c.PID}).Want(t, 201)
+	cn := c.Node("qemu", "R1", maps.Clone(abs))
+	check("compute created", cn)
+	cpath := "/v2/compute/projects/" + c.PID + "/qemu/nodes/" + cn["node_id"].(string)
+	check("compute updated", ts.Do("PUT", cpath, maps.Clone(abs)).Want(t, 200).JSON(t))
 }

@@ -15,10 +15,11 @@ import (
 
 // Notification streams, as GNS3 clients read them: a project stream
 // (node.*, link.* and drawing.* of one project, and nodedesk's
-// history.updated, which GNS3 clients ignore) and the controller stream (project.*),
-// each as a chunked HTTP response of one JSON object a line and as a
-// websocket of one JSON text message each. Every stream opens with a ping
-// and pings again after pingEvery without events.
+// history.updated, which GNS3 clients ignore) and the controller stream
+// (project.*, compute.* and template.*), each as a chunked HTTP response
+// of one JSON object a line and as a websocket of one JSON text message
+// each. Every stream opens with a ping and pings again after pingEvery
+// without events.
 
 // pingEvery is the idle interval between pings.
 const pingEvery = 5 * time.Second
@@ -61,7 +62,7 @@ func projectFilter(projectID string) filter {
 }
 
 func controllerFilter(e app.Event) bool {
-	return e.Action.ProjectWide() || e.Action.AboutCompute()
+	return e.Action.ProjectWide() || e.Action.AboutCompute() || e.Action.AboutTemplate()
 }
 
 // computeFilter picks what a compute tells its controller: the changes of

@@ -1,8 +1,16 @@
 package api
 
 import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/uuid"
 
 	"nodedesk/app/labtest/kit"
 )
@@ -167,4 +175,80 @@ func TestTemplates(t *testing.T) {
 	use(vpcs, map[string]any{"x": 0, "y": 0, "compute_id": "vm"}).Want(t, 404)
 	use("00000000-0000-4000-8000-000000000000", map[string]any{"x": 0, "y": 0}).Want(t, 404)
 	ts.Do("POST", "/v2/projects/None/templates/"+vpcs, map[string]any{"x": 0, "y": 0}).Want(t, 404)
+}
+
+// TestTemplates_Notifications: the controller stream (websocket and HTTP)
+// carries template.created, template.updated and template.deleted, each
+// with the template as GET /v2/templates/{id} shows it, as GNS3's
+// controller sends them; the GNS3 GUI learns the templates its wizard
+// makes only from these. A change that changes nothing, or is refused,
+// says nothing.
+func TestTemplates_Notifications(t *testing.T) {
+	ts := mustOpenServer(t)
+	ws, _ := ts.WSListen(t, "/v2/notifications/ws")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/v2/notifications", nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	lines := bufio.NewScanner(res.Body)
+	lines.Buffer(nil, 1<<20)
+	httpNext := func() kit.Event {
+		t.Helper()
+		for lines.Scan() {
+			var e kit.Event
+			if err := json.Unmarshal(lines.Bytes(), &e); err != nil {
+				t.Fatalf("line %q: %v", lines.Text(), err)
+			}
+			if e.Action != "ping" && e.Action != "compute.updated" {
+				return e
+			}
+		}
+		t.Fatalf("HTTP stream ended: %v", lines.Err())
+		return kit.Event{}
+	}
+	if res.StatusCode != 200 {
+		t.Fatalf("HTTP stream answered %d", res.StatusCode)
+	}
+	// want reads the next event of both streams: action, and the body GET
+	// answers (as it was before a delete).
+	want := func(action string, body map[string]any) {
+		t.Helper()
+		for name, next := range map[string]func() kit.Event{"websocket": ws, "HTTP": httpNext} {
+			e := next()
+			if e.Action != action || !reflect.DeepEqual(e.Event, body) {
+				t.Fatalf("%s stream: %s %v\nwant %s %v", name, e.Action, e.Event, action, body)
+			}
+		}
+	}
+	get := func(id string) map[string]any {
+		return ts.Do("GET", "/v2/templates/"+id, nil).Want(t, 200).JSON(t)
+	}
+
+	// The GUI's wizard posts the template with its own id and no callback.
+	id := uuid.NewString()
+	ts.Do("POST", "/v2/templates", map[string]any{"template_id": id, "template_type": "vpcs", "name": "Host",
+		"compute_id": "local", "category": 2, "symbol": ":/symbols/computer.svg"}).Want(t, 201)
+	created := get(id)
+	want("template.created", created)
+
+	ts.Do("POST", "/v2/templates", map[string]any{"template_id": id, "template_type": "vpcs", "name": "Again", "compute_id": "local"}).Want(t, 409)
+	ts.Do("PUT", "/v2/templates/"+id, map[string]any{"name": ""}).Want(t, 400)
+	ts.Do("PUT", "/v2/templates/"+id, map[string]any{"name": "Host"}).Want(t, 200) // no change
+	ts.Do("PUT", "/v2/templates/"+id, map[string]any{"name": "Server", "console_type": "none"}).Want(t, 200)
+	updated := get(id)
+	if updated["name"] != "Server" {
+		t.Fatalf("after PUT: %v", updated)
+	}
+	want("template.updated", updated)
+
+	dup := ts.Do("POST", "/v2/templates/"+id+"/duplicate", nil).Want(t, 201).JSON(t)
+	want("template.created", get(dup["template_id"].(string)))
+
+	ts.Do("DELETE", "/v2/templates/"+builtinTemplateIDs["VPCS"], nil).Want(t, 409)
+	ts.Do("DELETE", "/v2/templates/"+id, nil).Want(t, 204)
+	want("template.deleted", updated)
 }

@@ -212,6 +212,8 @@ func (s *Server) eventJSON(e app.Event) any {
 		return snapshotJSONOf(p)
 	case *app.HistoryState:
 		return historyStateJSONOf(p)
+	case *app.Template:
+		return templateJSONOf(*p)
 	default:
 		return p
 	}

@@ -368,7 +368,8 @@ func (a *appliance) template(v applianceVersion, props map[string]json.RawMessag
 // images are all in the QEMU images folders, matched by MD5 sum (by name
 // when the file gives no sum), named "<appliance> <version>"; the images
 // the other versions lack are listed, with where to download them. Either
-// every template is made or none. Codes: EINVALID (not an appliance file,
+// every template is made or none, each announced by a template.created.
+// Codes: EINVALID (not an appliance file,
 // an older or newer registry version, not a QEMU appliance, a broken file,
 // settings a template refuses).
 func (s *Service) ImportAppliance(ctx context.Context, raw []byte) (*ApplianceImport, error) {
@@ -420,16 +421,18 @@ func (s *Service) ImportAppliance(ctx context.Context, raw []byte) (*ApplianceIm
 		pending = append(pending, ts)
 	}
 	for _, ts := range pending {
-		t, err := s.CreateTemplate(ctx, ts)
+		t, err := s.newTemplate(ts)
 		if err != nil {
-			for _, done := range out.Templates { // all or none
-				if derr := s.DeleteTemplate(ctx, done.ID); derr != nil {
-					s.c.Logger.Error("template of a failed appliance import left", "template_id", done.ID, "err", derr)
-				}
-			}
 			return nil, err
 		}
 		out.Templates = append(out.Templates, t)
+	}
+	if len(out.Templates) == 0 {
+		return out, nil
+	}
+	// One write: all or none, each announced as any new template is.
+	if err := s.putNewTemplates(ctx, out.Templates...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -225,6 +225,8 @@ func TestService_ImportAppliance(t *testing.T) {
 
 	t.Run("AllOrNone", func(t *testing.T) {
 		f := newImageFolders(t)
+		events, stop := f.events.Subscribe(16)
+		defer stop()
 		mustWriteFile(t, f.gns3, "switch.qcow2", "switch 2")
 		raw := strings.ReplaceAll(switchAppliance, "CHECKSUM", md5Of("switch 2"))
 		raw = strings.Replace(raw, `"ram": 4096, "cpus": 4`, `"ram": 4096, "console_type": 12`, 1)
@@ -232,6 +234,31 @@ func TestService_ImportAppliance(t *testing.T) {
 		wantCode(t, err, app.EINVALID)
 		if n := userTemplates(t, f.svc); n != 0 {
 			t.Fatalf("%d templates left by an import whose second template was refused", n)
+		}
+		if evs := drain(events); len(evs) != 0 {
+			t.Fatalf("a refused import announced %+v; want nothing (no template came and went)", evs)
+		}
+	})
+
+	// Each template made is announced once, as any new template is, so a
+	// GNS3 GUI or nodedesk's palette shows it at once.
+	t.Run("Announced", func(t *testing.T) {
+		f := newImageFolders(t)
+		events, stop := f.events.Subscribe(16)
+		defer stop()
+		mustWriteFile(t, f.gns3, "switch.qcow2", "switch 2")
+		got, err := f.svc.ImportAppliance(ctx, []byte(strings.ReplaceAll(switchAppliance, "CHECKSUM", md5Of("switch 2"))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs := drain(events)
+		if len(evs) != len(got.Templates) || len(evs) != 2 {
+			t.Fatalf("events %+v; want a template.created for each of the 2 templates", evs)
+		}
+		for i, e := range evs {
+			if tp, ok := e.Payload.(*app.Template); e.Action != app.EventTemplateCreated || !ok || tp.ID != got.Templates[i].ID {
+				t.Errorf("event %d: %s %+v; want template.created of %s", i, e.Action, e.Payload, got.Templates[i].ID)
+			}
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
@@ -128,9 +129,13 @@ func (s *Service) NetworkInterfaces() []NetworkInterface { return s.c.NetworkInt
 
 // DuplicateComputeNode gives node dstID, which a GNS3 controller has just
 // created as a copy of src, what the controller could not copy itself
-// (GNS3's POST …/nodes/{n}/duplicate on a compute): the files src's type
-// owns (a VPCS's startup script). The other settings came with the copy.
-// Codes: ENOTFOUND (project, either node, or dstID not of src's type).
+// (GNS3's POST …/nodes/{n}/duplicate on a compute): src's folder, which
+// replaces dstID's (copyNodeFolder: a QEMU node's disks), and the files
+// src's type owns (a VPCS's startup script). The other settings came with
+// the copy. Neither node may run meanwhile (duplicable); their lifecycle
+// calls wait for the copy. Codes: EINVALID (a node onto itself),
+// ENOTFOUND (project, either node, or dstID not of src's type), ECONFLICT
+// (either runs, the folder cannot be copied).
 func (s *Service) DuplicateComputeNode(ctx context.Context, src NodeRef, dstID string) (*Node, error) {
 	from, err := s.FindNode(ctx, src)
 	if err != nil {
@@ -138,9 +143,30 @@ func (s *Service) DuplicateComputeNode(ctx context.Context, src NodeRef, dstID s
 	}
 	to := NodeRef{ProjectID: from.ProjectID, NodeID: dstID, Type: from.Type}
 	dst, err := s.FindNode(ctx, to)
+	if err != nil {
+		return nil, err
+	}
+	if dst.ID == from.ID {
+		return nil, Errorf(EINVALID, "Node %s cannot be duplicated onto itself; give a new node as destination_node_id", from.Name)
+	}
+	first, second := min(from.ID, dst.ID), max(from.ID, dst.ID) // one order: two copies never wait on each other
+	defer s.lockNode(first)()
+	defer s.lockNode(second)()
+	if from, err = s.FindNode(ctx, src); err != nil { // as they are now we hold the locks
+		return nil, err
+	}
+	if dst, err = s.FindNode(ctx, to); err != nil {
+		return nil, err
+	}
+	if err := cmp.Or(duplicable(from), duplicable(dst)); err != nil {
+		return nil, err
+	}
+	if err := s.copyNodeFolder(from, dst.ID); err != nil {
+		return nil, err
+	}
 	files := from.ownFiles()
-	if err != nil || len(files) == 0 {
-		return dst, err
+	if len(files) == 0 {
+		return dst, nil
 	}
 	u, err := filesUpdate(from.Type, files)
 	if err != nil {

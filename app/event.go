@@ -44,6 +44,14 @@ const (
 	// EventLogWarning is a compute's warning to its controller (GNS3's
 	// log.warning), as EventLogError.
 	EventLogWarning EventAction = "log.warning"
+	// EventTemplateCreated, EventTemplateUpdated and EventTemplateDeleted
+	// follow the user templates (payload *Template, as a template is
+	// shown; before, for deletes), on the controller stream as GNS3's
+	// controller sends them: its GUI learns the templates it makes only
+	// from these.
+	EventTemplateCreated EventAction = "template.created"
+	EventTemplateUpdated EventAction = "template.updated"
+	EventTemplateDeleted EventAction = "template.deleted"
 )
 
 // LogMessage is the payload of a log.* event: a sentence for the user.
@@ -77,9 +85,13 @@ func (a EventAction) ProjectWide() bool { return strings.HasPrefix(string(a), "p
 // the controller stream carries these too).
 func (a EventAction) AboutCompute() bool { return strings.HasPrefix(string(a), "compute.") }
 
+// AboutTemplate reports whether a is about a template (template.*: the
+// controller stream carries these too).
+func (a EventAction) AboutTemplate() bool { return strings.HasPrefix(string(a), "template.") }
+
 // Event is a change committed to the store, published once after commit.
-// Payload is the *Node, *Link, *Drawing or *Project as it is after the
-// change (before, for deletes); a drawing.updated carries a
+// Payload is the *Node, *Link, *Drawing, *Project or *Template as it is
+// after the change (before, for deletes); a drawing.updated carries a
 // *DrawingChanged, a history.updated a *HistoryState.
 type Event struct {
 	Action    EventAction

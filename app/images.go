@@ -81,7 +81,7 @@ func (s *Service) imageFolders(kind ImageKind, create bool) ([]string, error) {
 	folders := []string{own}
 	if s.c.GNS3ImagesDir != "" {
 		gns3 := filepath.Join(s.c.GNS3ImagesDir, string(kind))
-		if fi, err := os.Stat(gns3); err == nil && fi.IsDir() && !sameDir(gns3, own) {
+		if fi, err := os.Stat(gns3); err == nil && fi.IsDir() && !samePath(gns3, own) {
 			folders = append(folders, gns3)
 		}
 	}
@@ -93,8 +93,8 @@ func (s *Service) imagesDir(kind ImageKind) string {
 	return filepath.Join(s.c.DataDir, "images", string(kind))
 }
 
-// sameDir reports whether two paths name one folder.
-func sameDir(a, b string) bool {
+// samePath reports whether two paths name one file or folder.
+func samePath(a, b string) bool {
 	fa, errA := os.Stat(a)
 	fb, errB := os.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(fa, fb)
@@ -283,6 +283,69 @@ func (s *Service) ImagePath(kind ImageKind, name string) (string, error) {
 	}
 	return "", Errorf(ECONFLICT, "%s image %s is missing: it is not in %s; upload it (or copy it into %s) and start again",
 		kind, name, strings.Join(folders, " nor in "), folders[0])
+}
+
+// keepImage is an image name as a node keeps it, as GNS3 2.2.59's compute
+// keeps it, and the MD5 sum of the image it finds here ("" when it finds
+// none, or cannot read it): an absolute path to a file inside one of
+// kind's folders becomes its path relative to that folder (with /), when
+// that relative path finds the same file again (an image of the same name
+// in an earlier folder would be found instead: the path is kept); any
+// other name is kept as given. The sum is cached beside the image
+// (imageMD5), so only the first look at an image reads it whole.
+func (s *Service) keepImage(ctx context.Context, kind ImageKind, name string) keptImage {
+	p, err := s.ImagePath(kind, name)
+	if err != nil {
+		return keptImage{name: name} // missing here: kept as given, to be found at start
+	}
+	var sum string
+	if fi, err := os.Stat(p); err == nil {
+		if sum, err = imageMD5(ctx, p, fi); err != nil {
+			sum = ""
+		}
+	}
+	if !filepath.IsAbs(name) || p != name { // a relative name, or one found by its file name
+		return keptImage{name, sum}
+	}
+	folders, err := s.imageFolders(kind, false)
+	if err != nil {
+		return keptImage{name, sum}
+	}
+	for _, dir := range folders {
+		rel, err := filepath.Rel(dir, p)
+		if err != nil || !filepath.IsLocal(rel) {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		if _, err := imageName(rel); err != nil {
+			continue // a hidden file or a checksum: not an image of the folder
+		}
+		if q, err := s.ImagePath(kind, rel); err == nil && samePath(q, p) {
+			return keptImage{rel, sum}
+		}
+	}
+	return keptImage{name, sum}
+}
+
+// settleImages is change u of a local node of type t with the images it
+// names as the node keeps them (keepImage), and their MD5 sums, as GNS3's
+// compute answers a node it creates or updates, which its controller
+// keeps. It reads files (an image's sum, the first time), so it runs
+// before the write's transaction. A change that names no image is u.
+func (s *Service) settleImages(ctx context.Context, t NodeType, u PropertiesUpdate) PropertiesUpdate {
+	iu, ok := u.(imageUpdate)
+	if !ok {
+		return u
+	}
+	given := iu.givenImages(t.ImageProperties())
+	if len(given) == 0 {
+		return u
+	}
+	kept := make(map[string]keptImage, len(given))
+	for key, name := range given {
+		kept[key] = s.keepImage(ctx, t.kind().imageKind, name)
+	}
+	return iu.withImages(kept)
 }
 
 // isWindowsAbs reports whether name is an absolute Windows path

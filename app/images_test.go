@@ -22,14 +22,16 @@ import (
 // fresh temporary folders: own is nodedesk's QEMU folder, gns3 GNS3's.
 type imageFolders struct {
 	svc       *app.Service
+	events    *app.Broker
 	own, gns3 string
 }
 
 func newImageFolders(tb testing.TB) imageFolders {
 	tb.Helper()
 	data, gns3 := tb.TempDir(), tb.TempDir()
-	svc := app.NewService(app.Config{Store: kit.MustOpenStore(tb), DataDir: data, GNS3ImagesDir: gns3})
-	f := imageFolders{svc: svc, own: filepath.Join(data, "images", "QEMU"), gns3: filepath.Join(gns3, "QEMU")}
+	b := app.NewBroker()
+	svc := app.NewService(app.Config{Store: kit.MustOpenStore(tb), Events: b, DataDir: data, GNS3ImagesDir: gns3})
+	f := imageFolders{svc: svc, events: b, own: filepath.Join(data, "images", "QEMU"), gns3: filepath.Join(gns3, "QEMU")}
 	for _, d := range []string{f.own, f.gns3} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			tb.Fatal(err)

@@ -64,6 +64,23 @@ type PropertiesUpdate interface {
 	apply(p *Properties) error
 }
 
+// imageUpdate is a PropertiesUpdate of a type whose properties name image
+// files (the node-type table's images column; QEMUUpdate): the Service
+// rewrites the names it gives as a node keeps them (settleImages).
+type imageUpdate interface {
+	PropertiesUpdate
+	// givenImages are the non-empty image names the change gives, by key,
+	// of keys (its type's ImageProperties).
+	givenImages(keys []string) map[string]string
+	// withImages is a copy of the change with each key of kept set to its
+	// name and, when its sum is known, its checksum property to the sum.
+	withImages(kept map[string]keptImage) PropertiesUpdate
+}
+
+// keptImage is an image name as a node keeps it and the MD5 sum of the
+// image ("" when unknown here).
+type keptImage struct{ name, sum string }
+
 // DecodeProperties reads the type-specific fields of a node of type t from a
 // JSON object: the "properties" object of a controller node, or the body of
 // a compute request, where the same fields sit at the top level. Keys of

@@ -320,6 +320,32 @@ func (u *QEMUUpdate) apply(p *Properties) error {
 	return nil
 }
 
+// givenImages are the non-empty image names u gives among keys.
+func (u *QEMUUpdate) givenImages(keys []string) map[string]string {
+	out := map[string]string{}
+	for _, k := range keys {
+		if raw, ok := (*u)[k]; ok && isJSONString(raw) && rawString(raw) != "" {
+			out[k] = rawString(raw)
+		}
+	}
+	return out
+}
+
+// withImages is a copy of u with the images of kept as a node keeps them,
+// each with its checksum (<key>_md5sum) when known: GNS3's compute sums
+// the file itself, whatever sum a client sent. A sum unknown here (the
+// image is missing) leaves the one given, if any.
+func (u *QEMUUpdate) withImages(kept map[string]keptImage) PropertiesUpdate {
+	c := maps.Clone(*u)
+	for k, img := range kept {
+		c[k], _ = json.Marshal(img.name)
+		if img.sum != "" {
+			c[k+"_md5sum"], _ = json.Marshal(img.sum)
+		}
+	}
+	return &c
+}
+
 // settleQEMUBinary keeps a node's qemu_path and platform in step, as
 // GNS3's compute does: a path given sets the platform it names; a
 // platform given alone sets the path to its qemu-system binary. A path

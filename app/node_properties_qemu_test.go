@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -324,5 +325,70 @@ func TestNodeType_QEMU(t *testing.T) {
 	}
 	if !app.QEMU.ComputeStartShowsNode() || !app.QEMU.UpdatesNIO() || !slices.Contains(app.ComputeTypes, app.QEMU) {
 		t.Errorf("a GNS3 compute's QEMU start shows the node, and its NIOs take changes")
+	}
+}
+
+// TestService_QEMUImagePaths: the images a local QEMU node names are kept
+// as GNS3 2.2.59's compute keeps them (get_relative_image_path): an
+// absolute path to a file inside an images folder, nodedesk's or GNS3's,
+// becomes its path relative to that folder; and each image's *_md5sum is
+// the sum of the file found (GNS3's md5sum, cached beside the image), at
+// creation and at each change, whatever sum a client sent. A name found
+// nowhere is kept as given, with the sum given, if any.
+func TestService_QEMUImagePaths(t *testing.T) {
+	ctx := context.Background()
+	f := newImageFolders(t)
+	p := mustCreateProject(t, f.svc, "lab")
+	own := mustWriteFile(t, f.own, "alpine.qcow2", "alpine disk")
+	sub := mustWriteFile(t, f.gns3, "vyos/vyos.qcow2", "vyos disk")
+	kernel := mustWriteFile(t, f.gns3, "vmlinuz", "a kernel")
+	shadowed := mustWriteFile(t, f.gns3, "alpine.qcow2", "GNS3's own alpine") // "alpine.qcow2" finds nodedesk's first
+	outside := mustWriteFile(t, t.TempDir(), "elsewhere.img", "a BIOS")
+
+	n := mustCreateNode(t, f.svc, p.ID, app.NodeCreate{Type: app.QEMU, NodeUpdate: app.NodeUpdate{Properties: qemuProps(t, map[string]any{
+		"hda_disk_image": own, "hda_disk_image_md5sum": "0123456789abcdef0123456789abcdef", // a stale sum: the file's wins
+		"hdb_disk_image": sub, "kernel_image": kernel, "initrd": "initrd.img", "initrd_md5sum": "fedcba9876543210fedcba9876543210",
+		"cdrom_image": shadowed, "bios_image": outside,
+	})}})
+	want := map[string]any{
+		"hda_disk_image": "alpine.qcow2", "hda_disk_image_md5sum": md5Of("alpine disk"),
+		"hdb_disk_image": "vyos/vyos.qcow2", "hdb_disk_image_md5sum": md5Of("vyos disk"),
+		"kernel_image": "vmlinuz", "kernel_image_md5sum": md5Of("a kernel"),
+		"initrd": "initrd.img", "initrd_md5sum": "fedcba9876543210fedcba9876543210", // missing here: as given
+		"cdrom_image": shadowed, "cdrom_image_md5sum": md5Of("GNS3's own alpine"),
+		"bios_image": outside, "bios_image_md5sum": md5Of("a BIOS"),
+		"hdc_disk_image": "", "hdc_disk_image_md5sum": nil,
+	}
+	stored := mustFindNode(t, f.svc, n)
+	v := qemuView(t, stored)
+	for k, w := range want {
+		if v[k] != w {
+			t.Errorf("created: %s = %v, want %v", k, v[k], w)
+		}
+	}
+	if b, err := os.ReadFile(own + ".md5sum"); err != nil || strings.TrimSpace(string(b)) != md5Of("alpine disk") {
+		t.Errorf("sum kept beside the image: %q, %v", b, err)
+	}
+	// The node starts with the images it names.
+	got, err := f.svc.ImagePath(app.QEMUImages, v["hdb_disk_image"].(string))
+	if err != nil || got != sub {
+		t.Errorf("kept name %v finds %q, %v; want %s", v["hdb_disk_image"], got, err, sub)
+	}
+
+	// A change: the same, whatever sum the client sends; an image
+	// changed to a missing one loses the old image's sum.
+	other := mustWriteFile(t, f.own, "deb/debian.qcow2", "debian disk")
+	n, err = f.svc.UpdateNode(ctx, ref(n), app.NodeUpdate{Properties: qemuProps(t, map[string]any{
+		"hda_disk_image": other, "hda_disk_image_md5sum": md5Of("alpine disk"), "kernel_image": "gone-vmlinuz",
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v = qemuView(t, mustFindNode(t, f.svc, n))
+	for k, w := range map[string]any{"hda_disk_image": "deb/debian.qcow2", "hda_disk_image_md5sum": md5Of("debian disk"),
+		"kernel_image": "gone-vmlinuz", "kernel_image_md5sum": nil, "hdb_disk_image": "vyos/vyos.qcow2"} {
+		if v[k] != w {
+			t.Errorf("updated: %s = %v, want %v", k, v[k], w)
+		}
 	}
 }

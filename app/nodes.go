@@ -4,14 +4,18 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // CreateNode adds a node of c.Type to a project, with GNS3's defaults for
 // every field c leaves out, a free name, and (for types with a console) the
 // lowest free console port. A node id that already exists in the project
-// with the same type returns that node unchanged. A node of a remote
-// compute is made there too (createRemoteNode).
+// with the same type returns that node unchanged. The images a local
+// node's properties name are kept as GNS3 keeps them, with their MD5 sums
+// (settleImages). A node of a remote compute is made there too
+// (createRemoteNode).
 // Codes: EINVALID, ENOTFOUND (project or compute), ECONFLICT (name or
 // console port taken, node id used by another node; the compute's
 // refusal or unreachable).
@@ -27,6 +31,9 @@ func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate
 		}
 	}
 	env := newNodeEnvFor(c.Type, s.c.HostInterfaces) // outside the write transaction
+	if !onRemote(c.ComputeID) {
+		c.Properties = s.settleImages(ctx, c.Type, c.Properties) // a remote compute keeps its own
+	}
 	create := func(tx Tx) (*Node, error) { return s.createNodeIn(tx, projectID, id, c, env) }
 	if onRemote(c.ComputeID) {
 		return s.createRemoteNode(ctx, c.ComputeID, create)
@@ -180,12 +187,18 @@ func findNode(tx Tx, ref NodeRef) (*Node, error) {
 // UpdateNode changes a node. Read, check, write and commit happen in one
 // transaction, so two clients racing for one console port or name leave
 // exactly one winner. An update that changes nothing writes nothing and
-// publishes nothing. A change a remote node's compute must know is sent
-// there first (updateRemoteNode).
+// publishes nothing. The images a change of a local node names are kept
+// as GNS3 keeps them, with their MD5 sums (settleImages). A change a
+// remote node's compute must know is sent there first (updateRemoteNode).
 // Codes: EINVALID, ENOTFOUND, ECONFLICT (name or console port taken, a
 // linked port removed, console type changed while running; the compute's
 // refusal or unreachable).
 func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*Node, error) {
+	if _, names := u.Properties.(imageUpdate); names {
+		if n, err := s.FindNode(ctx, ref); err == nil && !n.Remote() {
+			u.Properties = s.settleImages(ctx, n.Type, u.Properties) // outside the write transaction
+		}
+	}
 	var after *Node
 	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
 		before, err := findNode(tx, ref)
@@ -284,49 +297,135 @@ func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
 		s.hints.forget(n.ProjectID) // its name is free again
 		return tx.DeleteNode(n.ProjectID, n.ID)
 	})
-	if dir := s.NodeDirectory(n); err == nil && dir != nil && !n.Remote() {
+	if err == nil {
 		// Its folder goes with it, as GNS3's does: a QEMU node's disks
 		// are gigabytes nobody could reach any more.
-		if rerr := os.RemoveAll(*dir); rerr != nil {
-			s.c.Logger.Warn("the folder of a deleted node could not be removed", "node", n.Name, "dir", *dir, "err", rerr)
-		}
+		s.removeNodeFolder(n)
 	}
 	return err
 }
 
 // DuplicateNode copies a node to (x, y[, z]) under a fresh name (from the
 // original's) and console port. Links are not copied; the copy starts in
-// its type's initial status. A remote node is copied on its compute
-// (duplicateRemoteNode). Codes: EINVALID, ENOTFOUND, ECONFLICT.
+// its type's initial status. The original's folder is copied too
+// (copyNodeFolder), as GNS3 copies it: a QEMU node's copy starts from the
+// original's disks. A process-run node is copied only while stopped, as in
+// GNS3, so that no file is copied while it is written; its lifecycle calls
+// wait for the copy. A remote node is copied on its compute
+// (duplicateRemoteNode). Codes: EINVALID, ENOTFOUND, ECONFLICT (it runs,
+// its folder cannot be copied).
 func (s *Service) DuplicateNode(ctx context.Context, ref NodeRef, x, y int, z Field[int]) (*Node, error) {
-	var n, c *Node
-	err := s.update(ctx, func(tx Tx, emit emitFunc) (err error) {
-		if n, err = findNode(tx, ref); err != nil {
+	n, err := s.FindNode(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	if n.Remote() {
+		return s.duplicateRemoteNode(ctx, n, x, y, z) // where it runs: its compute copies it
+	}
+	// It cannot start while its folder is copied; read it again under the
+	// lock, as it is now.
+	defer s.lockNode(n.ID)()
+	if n, err = s.FindNode(ctx, ref); err != nil {
+		return nil, err
+	}
+	if err := duplicable(n); err != nil {
+		return nil, err
+	}
+	id := s.c.NewID()
+	if err := s.copyNodeFolder(n, id); err != nil {
+		return nil, err
+	}
+	var c *Node
+	err = s.update(ctx, func(tx Tx, emit emitFunc) error {
+		orig, err := findNode(tx, ref)
+		if err != nil {
 			return err
 		}
-		if n.Remote() {
-			return errPrepared // where it runs: its compute copies it
-		}
-		if c, err = s.copyNodeIn(tx, n, x, y, z); err != nil {
+		if c, err = s.copyNodeIn(tx, orig, id, x, y, z); err != nil {
 			return err
 		}
 		emit(EventNodeCreated, c.ProjectID, c)
 		return nil
 	})
-	if errors.Is(err, errPrepared) {
-		return s.duplicateRemoteNode(ctx, n, x, y, z)
-	}
 	if err != nil {
+		refused := *n
+		refused.ID = id
+		s.removeNodeFolder(&refused) // the copy's files go with its refused record
 		return nil, err
 	}
 	return c, nil
 }
 
-// copyNodeIn stores a copy of node n, inside tx.
-func (s *Service) copyNodeIn(tx Tx, n *Node, x, y int, z Field[int]) (*Node, error) {
+// duplicable refuses to copy a process-run node that is not stopped, as
+// GNS3's controller refuses: its files (a QEMU node's disks) may be half
+// written. Always-running nodes (switches, clouds) are copied as they are.
+func duplicable(n *Node) error {
+	if n.Status != Stopped && n.Type.Lifecycle() == ProcessRun {
+		return Errorf(ECONFLICT, "Cannot duplicate node data while the node is running: %s is %s; stop it first", n.Name, n.Status)
+	}
+	return nil
+}
+
+// copyNodeFolder makes the folder of node toID, a copy of node from (same
+// project and type), a copy of from's folder, as GNS3's compute copies a
+// node's working folder when it duplicates it: a QEMU copy gets the
+// original's linked-clone disks, with what its guest wrote. It carries
+// what an export carries (walkCarried: no link, no log, nothing hidden),
+// through os.Root. A folder toID had is replaced; none is made when from
+// has none (never started) or its type keeps no folder. On failure toID
+// has no folder. Codes: ECONFLICT (the folder cannot be copied).
+func (s *Service) copyNodeFolder(from *Node, toID string) error {
+	to := *from
+	to.ID = toID
+	src, dst := s.NodeDirectory(from), s.NodeDirectory(&to)
+	if src == nil || dst == nil {
+		return nil
+	}
+	project := s.ProjectDir(from.ProjectID)
+	srcRel, err1 := filepath.Rel(project, *src)
+	dstRel, err2 := filepath.Rel(project, *dst)
+	if err := cmp.Or(err1, err2); err != nil {
+		return err
+	}
+	srcRel, dstRel = filepath.ToSlash(srcRel), filepath.ToSlash(dstRel)
+	root, err := os.OpenRoot(project)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // nothing was ever written
+	}
+	if err == nil {
+		defer root.Close()
+		err = root.RemoveAll(dstRel)
+	}
+	if err == nil {
+		if _, serr := root.Lstat(srcRel); errors.Is(serr, fs.ErrNotExist) {
+			return nil
+		}
+		if err = copyCarried(root, srcRel, dstRel); err != nil {
+			_ = root.RemoveAll(dstRel)
+		}
+	}
+	if err != nil {
+		return Errorf(ECONFLICT, "Cannot duplicate node data of %s: %v; check the project's folder (its permissions, the free space)", from.Name, err)
+	}
+	return nil
+}
+
+// removeNodeFolder removes the folder of n on this nodedesk, if any (none
+// for a remote node: its compute keeps it), logging what it could not
+// remove.
+func (s *Service) removeNodeFolder(n *Node) {
+	if dir := s.NodeDirectory(n); dir != nil {
+		if err := os.RemoveAll(*dir); err != nil {
+			s.c.Logger.Warn("a node's folder could not be removed", "node", n.Name, "dir", *dir, "err", err)
+		}
+	}
+}
+
+// copyNodeIn stores a copy of node n under id, inside tx.
+func (s *Service) copyNodeIn(tx Tx, n *Node, id string, x, y int, z Field[int]) (*Node, error) {
 	dup := *n
 	c := &dup
-	c.ID, c.Seq, c.X, c.Y = s.c.NewID(), 0, x, y
+	c.ID, c.Seq, c.X, c.Y = id, 0, x, y
 	setIf(&c.Z, z)
 	c.Status, c.Locked = n.Type.Lifecycle().initialStatus(), false
 	if c.Console != 0 {

@@ -3,12 +3,18 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/uuid"
 
 	"nodedesk/app"
+	"nodedesk/app/labtest/kit"
 )
 
 func TestService_CreateNode_Errors(t *testing.T) {
@@ -108,9 +114,6 @@ func TestService_DuplicateNode(t *testing.T) {
 			Properties: &app.VPCSUpdate{StartupScript: app.Some("ip 10.0.0.1/24")}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.NodeAction(ctx, ref(l.pc1), app.Start); err != nil {
-			t.Fatal(err)
-		}
 		orig := mustFindNode(t, svc, l.pc1)
 		d, err := svc.DuplicateNode(ctx, ref(l.pc1), 100, 50, app.Some(2))
 		if err != nil {
@@ -129,50 +132,115 @@ func TestService_DuplicateNode(t *testing.T) {
 		if links, _ := svc.FindNodeLinks(ctx, ref(d)); len(links) != 0 {
 			t.Errorf("links were copied: %v", links)
 		}
-		if got := mustFindNode(t, svc, l.pc1); got.Console != orig.Console || got.Status != app.Started {
-			t.Errorf("the original changed: %+v", got)
+		if got := mustFindNode(t, svc, l.pc1); !reflect.DeepEqual(got, orig) {
+			t.Errorf("the original changed: %+v, was %+v", got, orig)
 		}
 	})
 
-	t.Run("ZKeptWhenNotGiven", func(t *testing.T) {
+	// As GNS3's controller: a node that runs a process (started or
+	// suspended) is not copied, its files may be half written; nothing is
+	// made.
+	t.Run("ErrConflictRunning", func(t *testing.T) {
+		svc, b := newService(t)
+		p := mustCreateProject(t, svc, "lab")
+		n := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.QEMU, NodeUpdate: app.NodeUpdate{Name: app.Some("R1")}})
+		dir := *svc.NodeDirectory(n)
+		mustWriteFile(t, dir, "hda_disk.qcow2", "disk")
+		for _, a := range []app.Action{app.Start, app.Suspend} {
+			if _, err := svc.NodeAction(ctx, ref(n), a); err != nil {
+				t.Fatal(err)
+			}
+			events, stop := b.Subscribe(16)
+			_, err := svc.DuplicateNode(ctx, ref(n), 1, 2, app.Field[int]{})
+			wantCode(t, err, app.ECONFLICT)
+			if msg := app.ErrorMessage(err); !strings.Contains(msg, "while the node is running") || !strings.Contains(msg, "R1") || !strings.Contains(msg, "stop it first") {
+				t.Errorf("message %q; want why, the node and what to do", msg)
+			}
+			if evs := drain(events); len(evs) != 0 {
+				t.Errorf("a refused duplicate announced %+v", evs)
+			}
+			stop()
+			if ns, _ := svc.FindNodes(ctx, p.ID); len(ns) != 1 {
+				t.Errorf("%d nodes after a refused duplicate", len(ns))
+			}
+			if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) != 1 {
+				t.Errorf("folders after a refused duplicate: %v", entries)
+			}
+		}
+	})
+
+	// As GNS3's compute copies a node's working folder: the copy starts
+	// from the original's disks as its guest left them, and the two are
+	// separate files from then on.
+	t.Run("CopiesFolder", func(t *testing.T) {
 		svc, _ := newService(t)
 		p := mustCreateProject(t, svc, "lab")
-		sw := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.EthernetSwitch, NodeUpdate: app.NodeUpdate{Z: app.Some(7)}})
-		d, err := svc.DuplicateNode(ctx, ref(sw), 1, 2, app.Field[int]{})
+		n := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.QEMU})
+		dir := *svc.NodeDirectory(n)
+		mustWriteFile(t, dir, "hda_disk.qcow2", "the guest's writes")
+		mustWriteFile(t, dir, "cfg/startup.txt", "hostname R1")
+		mustWriteFile(t, dir, "qemu.log", "not carried")
+		mustWriteFile(t, dir, ".hidden", "not carried")
+		if err := os.Symlink("/etc/passwd", filepath.Join(dir, "out")); err != nil {
+			t.Fatal(err)
+		}
+		d, err := svc.DuplicateNode(ctx, ref(n), 1, 2, app.Field[int]{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.Z != 7 || d.Name != "Switch2" || d.Console != 0 || d.Status != app.Started {
-			t.Errorf("duplicate switch %+v; want z 7, Switch2, no console, started", d)
+		cdir := *svc.NodeDirectory(d)
+		if got := folderContents(t, cdir); !reflect.DeepEqual(got, map[string]string{"hda_disk.qcow2": "the guest's writes", "cfg/startup.txt": "hostname R1"}) {
+			t.Errorf("copy's folder %v; want the disk and the config, no log, hidden file or link", got)
 		}
-	})
-
-	t.Run("CustomLabelKept", func(t *testing.T) {
-		svc, _ := newService(t)
-		p := mustCreateProject(t, svc, "lab")
-		n := mustCreateVPCS(t, svc, p.ID)
-		lbl := n.Label
-		lbl.Text = "my label"
-		if _, err := svc.UpdateNode(ctx, ref(n), app.NodeUpdate{Label: app.Some(lbl)}); err != nil {
-			t.Fatal(err)
+		mustWriteFile(t, cdir, "hda_disk.qcow2", "the copy's guest")
+		if b, _ := os.ReadFile(filepath.Join(dir, "hda_disk.qcow2")); string(b) != "the guest's writes" {
+			t.Errorf("original's disk %q after the copy's guest wrote", b)
 		}
-		d, err := svc.DuplicateNode(ctx, ref(n), 0, 0, app.Field[int]{})
+		// A node never started has no folder; nor has its copy.
+		fresh := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.QEMU})
+		d2, err := svc.DuplicateNode(ctx, ref(fresh), 1, 2, app.Field[int]{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.Name != "PC2" || d.Label.Text != "my label" {
-			t.Errorf("duplicate name, label = %q, %q; want PC2, my label", d.Name, d.Label.Text)
+		if _, err := os.Stat(*svc.NodeDirectory(d2)); !os.IsNotExist(err) {
+			t.Errorf("copy of a node without a folder has one: %v", err)
 		}
 	})
 
-	t.Run("ErrNotFound", func(t *testing.T) {
-		svc, _ := newService(t)
+	// A copy whose record is refused (no console port is free for it)
+	// leaves no folder.
+	t.Run("ErrRefusedLeavesNoFolder", func(t *testing.T) {
+		var full atomic.Bool
+		svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(),
+			PortFree: func(network string, _ int) bool { return network != "tcp" || !full.Load() }})
 		p := mustCreateProject(t, svc, "lab")
-		n := mustCreateVPCS(t, svc, p.ID)
-		if err := svc.DeleteNode(ctx, ref(n)); err != nil {
-			t.Fatal(err)
-		}
+		n := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.QEMU})
+		dir := *svc.NodeDirectory(n)
+		mustWriteFile(t, dir, "hda_disk.qcow2", "disk")
+		full.Store(true)
 		_, err := svc.DuplicateNode(ctx, ref(n), 1, 2, app.Field[int]{})
-		wantCode(t, err, app.ENOTFOUND)
+		wantCode(t, err, app.ECONFLICT)
+		if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) != 1 {
+			t.Errorf("folders after a refused duplicate: %v", entries)
+		}
 	})
+}
+
+// folderContents reads every regular file under dir, by slash path.
+func folderContents(tb testing.TB, dir string) map[string]string {
+	tb.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
 }

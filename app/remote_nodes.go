@@ -149,8 +149,8 @@ func (s *Service) commitRemoteNode(ctx context.Context, n *Node, retry string) e
 // the copy on the compute again. A node that runs a process is copied
 // stopped only (GNS3's rule: its data may be changing).
 func (s *Service) duplicateRemoteNode(ctx context.Context, n *Node, x, y int, z Field[int]) (*Node, error) {
-	if n.Status != Stopped && n.Type.Lifecycle() == ProcessRun {
-		return nil, Errorf(ECONFLICT, "Cannot duplicate %s while it runs on compute %s; stop it first", n.Name, n.ComputeID)
+	if err := duplicable(n); err != nil {
+		return nil, err
 	}
 	if err := s.connectedCompute(n.ComputeID); err != nil {
 		return nil, err
@@ -161,7 +161,7 @@ func (s *Service) duplicateRemoteNode(ctx context.Context, n *Node, x, y int, z 
 		if err != nil {
 			return err
 		}
-		if c, err = s.copyNodeIn(tx, orig, x, y, z); err != nil {
+		if c, err = s.copyNodeIn(tx, orig, s.c.NewID(), x, y, z); err != nil {
 			return err
 		}
 		return errPrepared

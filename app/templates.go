@@ -221,8 +221,18 @@ func (ts TemplateSettings) apply(t *Template) error {
 // required; default_name_format, symbol, category and the type's own
 // settings default to GNS3's for the type. Settings a node of the type
 // could not take are refused. A template_id that exists already is a
-// conflict, as in GNS3. Codes: EINVALID, ECONFLICT.
+// conflict, as in GNS3. Announced by a template.created, as GNS3 does:
+// its GUI learns the template only from that. Codes: EINVALID, ECONFLICT.
 func (s *Service) CreateTemplate(ctx context.Context, ts TemplateSettings) (*Template, error) {
+	t, err := s.newTemplate(ts)
+	if err != nil {
+		return nil, err
+	}
+	return t, s.putNewTemplates(ctx, t)
+}
+
+// newTemplate is the user template ts describes, checked, not yet stored.
+func (s *Service) newTemplate(ts TemplateSettings) (*Template, error) {
 	id := s.c.NewID()
 	if v, ok, err := ts.str("template_id"); err != nil {
 		return nil, err
@@ -257,23 +267,34 @@ func (s *Service) CreateTemplate(ctx context.Context, ts TemplateSettings) (*Tem
 	if err := ts.apply(t); err != nil {
 		return nil, err
 	}
-	return t, s.putNewTemplate(ctx, t)
+	return t, nil
 }
 
-func (s *Service) putNewTemplate(ctx context.Context, t *Template) error {
+// putNewTemplates stores new user templates, all or none, each announced
+// by a template.created. An id taken already is a conflict.
+func (s *Service) putNewTemplates(ctx context.Context, ts ...*Template) error {
 	return s.update(ctx, func(tx Tx, emit emitFunc) error {
-		if existing, err := findTemplate(tx, t.ID); err == nil && existing != nil {
-			return Conflict("template_id", "Template ID '%s' already exists", t.ID)
-		} else if ErrorCode(err) != ENOTFOUND {
-			return err
+		for _, t := range ts {
+			if existing, err := findTemplate(tx, t.ID); err == nil && existing != nil {
+				return Conflict("template_id", "Template ID '%s' already exists", t.ID)
+			} else if ErrorCode(err) != ENOTFOUND {
+				return err
+			}
 		}
-		return tx.PutTemplate(t)
+		for _, t := range ts {
+			if err := tx.PutTemplate(t); err != nil {
+				return err
+			}
+			emit(EventTemplateCreated, "", t)
+		}
+		return nil
 	})
 }
 
 // UpdateTemplate changes a user template; template_id, template_type,
 // compute_id and builtin are ignored, as in GNS3. Builtin templates cannot
-// be changed. Codes: EINVALID, ENOTFOUND, ECONFLICT (builtin).
+// be changed. A change is announced by a template.updated. Codes:
+// EINVALID, ENOTFOUND, ECONFLICT (builtin).
 func (s *Service) UpdateTemplate(ctx context.Context, id string, ts TemplateSettings) (*Template, error) {
 	var after *Template
 	err := s.update(ctx, func(tx Tx, emit emitFunc) error {
@@ -289,17 +310,21 @@ func (s *Service) UpdateTemplate(ctx context.Context, id string, ts TemplateSett
 		if err := ts.apply(&c); err != nil {
 			return err
 		}
+		if len(c.Settings) == 0 {
+			c.Settings = before.Settings // none before, none after: no change
+		}
 		after = &c
 		if unchanged(before, after) {
 			return errUnchanged
 		}
+		emit(EventTemplateUpdated, "", after)
 		return tx.PutTemplate(after)
 	})
 	return after, err
 }
 
-// DeleteTemplate removes a user template. Codes: ENOTFOUND, ECONFLICT
-// (builtin).
+// DeleteTemplate removes a user template, announced by a template.deleted
+// carrying it. Codes: ENOTFOUND, ECONFLICT (builtin).
 func (s *Service) DeleteTemplate(ctx context.Context, id string) error {
 	return s.update(ctx, func(tx Tx, emit emitFunc) error {
 		t, err := findTemplate(tx, id)
@@ -309,6 +334,7 @@ func (s *Service) DeleteTemplate(ctx context.Context, id string) error {
 		if t.Builtin {
 			return Errorf(ECONFLICT, "Template ID %s cannot be deleted because it is a builtin", t.ID)
 		}
+		emit(EventTemplateDeleted, "", t)
 		return tx.DeleteTemplate(t.ID)
 	})
 }
@@ -325,7 +351,7 @@ func (s *Service) DuplicateTemplate(ctx context.Context, id string) (*Template, 
 	}
 	c := *t
 	c.ID, c.Seq = s.c.NewID(), 0
-	return &c, s.putNewTemplate(ctx, &c)
+	return &c, s.putNewTemplates(ctx, &c)
 }
 
 // TemplateUse places a node made from a template.

@@ -495,3 +495,78 @@ func TestService_CreateTemplate_QEMU(t *testing.T) {
 		})
 	}
 }
+
+// TestService_TemplateEvents: each committed change of a user template is
+// announced once, with the template as it is shown (before, for a
+// delete), as GNS3's controller announces it; a refused or empty change
+// announces nothing.
+func TestService_TemplateEvents(t *testing.T) {
+	ctx := context.Background()
+	svc, b := newService(t)
+	events, stop := b.Subscribe(64)
+	defer stop()
+	type want struct {
+		action app.EventAction
+		tmpl   *app.Template
+	}
+	check := func(step string, wants ...want) {
+		t.Helper()
+		evs := drain(events)
+		if len(evs) != len(wants) {
+			t.Fatalf("%s: events %+v; want %d", step, evs, len(wants))
+		}
+		for i, w := range wants {
+			got, ok := evs[i].Payload.(*app.Template)
+			if evs[i].Action != w.action || !ok || evs[i].ProjectID != "" || !sameTemplate(*got, *w.tmpl) {
+				t.Errorf("%s: event %d %s %+v; want %s %+v", step, i, evs[i].Action, evs[i].Payload, w.action, *w.tmpl)
+			}
+		}
+	}
+	shown := func(id string) *app.Template {
+		t.Helper()
+		tp, err := svc.FindTemplateByID(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tp
+	}
+
+	tmpl := mustCreateTemplate(t, svc, map[string]any{"template_type": "vpcs", "name": "PC"})
+	check("create", want{app.EventTemplateCreated, shown(tmpl.ID)})
+
+	_, err := svc.CreateTemplate(ctx, templateSettings(t, map[string]any{"template_type": "vpcs", "name": "PC", "template_id": tmpl.ID}))
+	wantCode(t, err, app.ECONFLICT)
+	_, err = svc.UpdateTemplate(ctx, tmpl.ID, templateSettings(t, map[string]any{"name": ""}))
+	wantCode(t, err, app.EINVALID)
+	if _, err := svc.UpdateTemplate(ctx, tmpl.ID, templateSettings(t, map[string]any{"name": "PC"})); err != nil {
+		t.Fatal(err)
+	}
+	check("refused and empty changes")
+
+	if _, err := svc.UpdateTemplate(ctx, tmpl.ID, templateSettings(t, map[string]any{"name": "Host"})); err != nil {
+		t.Fatal(err)
+	}
+	host := shown(tmpl.ID)
+	check("update", want{app.EventTemplateUpdated, host})
+
+	dup, err := svc.DuplicateTemplate(ctx, tmpl.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("duplicate", want{app.EventTemplateCreated, shown(dup.ID)})
+
+	wantCode(t, svc.DeleteTemplate(ctx, vpcsTemplateID), app.ECONFLICT)
+	if err := svc.DeleteTemplate(ctx, tmpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("delete", want{app.EventTemplateDeleted, host})
+}
+
+// sameTemplate reports whether a and b are the same template, no settings
+// and an empty map of them alike.
+func sameTemplate(a, b app.Template) bool {
+	if len(a.Settings) == 0 && len(b.Settings) == 0 {
+		a.Settings, b.Settings = nil, nil
+	}
+	return reflect.DeepEqual(a, b)
+}

@@ -12,6 +12,7 @@ const PROJECT_ACTIONS = new Set([
 const GLOBAL_ACTIONS = new Set([
   'project.created', 'project.updated', 'project.deleted', 'project.opened', 'project.closed',
   'compute.created', 'compute.updated', 'compute.deleted',
+  'template.created', 'template.updated', 'template.deleted',
 ]);
 
 /** The delays between reconnection attempts, in ms. */
@@ -90,7 +91,7 @@ function subscribeRest(env: Env, pid: string | null, handler: Handler, onState?:
 }
 
 /** subscribe follows live events: a project's node.*, link.*, drawing.*, history.updated and log.* events, or
- * with pid null the project.* and compute.* events. 'resync' means events may have been
+ * with pid null the project.*, compute.* and template.* events. 'resync' means events may have been
  * missed. Returns the function that stops following. */
 export function subscribe(c: Connection, pid: string | null, handler: Handler, onState?: OnState): () => void {
   return c.transport === 'window' ? subscribeWindow(c.env, pid, handler, onState) : subscribeRest(c.env, pid, handler, onState);

@@ -574,7 +574,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Make a copy of a node. */
+        /** Make a copy of a node, with a copy of its folder (a QEMU node's linked-clone disks, as its guest left them), as GNS3 does; a node that runs a process is refused (409) until stopped. */
         post: operations["duplicateNode"];
         delete?: never;
         options?: never;
@@ -1439,7 +1439,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Follow the controller's events as an HTTP stream. */
+        /** Follow the controller's events as an HTTP stream. It carries project.*, compute.* and template.* events; a template.created, template.updated or template.deleted holds the template as GET /v2/templates/{template_id} answers it, as GNS3's controller sends them. */
         get: operations["streamNotifications"];
         put?: never;
         post?: never;
@@ -1456,7 +1456,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Follow the controller's events over a WebSocket. */
+        /** Follow the controller's events over a WebSocket. It carries project.*, compute.* and template.* events; a template.created, template.updated or template.deleted holds the template as GET /v2/templates/{template_id} answers it, as GNS3's controller sends them. */
         get: operations["wsNotifications"];
         put?: never;
         post?: never;
@@ -2372,7 +2372,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Complete the copy of a VPCS node a controller made (a VPCS's startup script goes to the copy). */
+        /** Complete the copy of a VPCS node a controller made (the source's folder replaces the copy's, as GNS3's compute copies it, and the files its type owns go to the copy; refused while either node runs). */
         post: operations["duplicateVPCSOnCompute"];
         delete?: never;
         options?: never;
@@ -2389,7 +2389,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Complete the copy of a cloud a controller made (a VPCS's startup script goes to the copy). */
+        /** Complete the copy of a cloud a controller made (the source's folder replaces the copy's, as GNS3's compute copies it, and the files its type owns go to the copy; refused while either node runs). */
         post: operations["duplicateCloudOnCompute"];
         delete?: never;
         options?: never;
@@ -2406,7 +2406,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Complete the copy of an Ethernet switch a controller made (a VPCS's startup script goes to the copy). */
+        /** Complete the copy of an Ethernet switch a controller made (the source's folder replaces the copy's, as GNS3's compute copies it, and the files its type owns go to the copy; refused while either node runs). */
         post: operations["duplicateEthernetSwitchOnCompute"];
         delete?: never;
         options?: never;
@@ -2423,7 +2423,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Complete the copy of an Ethernet hub a controller made (a VPCS's startup script goes to the copy). */
+        /** Complete the copy of an Ethernet hub a controller made (the source's folder replaces the copy's, as GNS3's compute copies it, and the files its type owns go to the copy; refused while either node runs). */
         post: operations["duplicateEthernetHubOnCompute"];
         delete?: never;
         options?: never;
@@ -2440,7 +2440,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Complete the copy of a Frame Relay switch a controller made (a VPCS's startup script goes to the copy). */
+        /** Complete the copy of a Frame Relay switch a controller made (the source's folder replaces the copy's, as GNS3's compute copies it, and the files its type owns go to the copy; refused while either node runs). */
         post: operations["duplicateFrameRelaySwitchOnCompute"];
         delete?: never;
         options?: never;
@@ -2699,7 +2699,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Complete the copy of a NAT node a controller made (a VPCS's startup script goes to the copy). */
+        /** Complete the copy of a NAT node a controller made (the source's folder replaces the copy's, as GNS3's compute copies it, and the files its type owns go to the copy; refused while either node runs). */
         post: operations["duplicateNatOnCompute"];
         delete?: never;
         options?: never;
@@ -2924,7 +2924,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Complete the copy of a QEMU node a controller made (its files go to the copy). */
+        /** Complete the copy of a QEMU node a controller made (the source's folder replaces the copy's, as GNS3's compute copies it, and the files its type owns go to the copy; refused while either node runs). */
         post: operations["duplicateQemuOnCompute"];
         delete?: never;
         options?: never;
@@ -4707,49 +4707,49 @@ export interface components {
             platform?: "aarch64" | "alpha" | "arm" | "cris" | "i386" | "lm32" | "m68k" | "microblaze" | "microblazeel" | "mips" | "mips64" | "mips64el" | "mipsel" | "moxie" | "or32" | "ppc" | "ppc64" | "ppcemb" | "s390x" | "sh4" | "sh4eb" | "sparc" | "sparc64" | "tricore" | "unicore32" | "x86_64" | "xtensa" | "xtensaeb" | "" | "null" | null;
             /** @description Whether the node's disks are copy-on-write clones of its images (the images are never written) rather than the images themselves. */
             linked_clone?: boolean | null;
-            /** @description Disk image of drive hda: a file name in the image folders or an absolute path; empty: none. */
+            /** @description Disk image of drive hda: a file name in the image folders or an absolute path; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             hda_disk_image?: string | null;
             /**
              * @description How drive hda is attached to the guest.
              * @enum {string|null}
              */
             hda_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
-            /** @description MD5 checksum of hda_disk_image, or null when unknown; dropped when the image changes without one. */
+            /** @description MD5 checksum of hda_disk_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             hda_disk_image_md5sum?: string | null;
-            /** @description Disk image of drive hdb: a file name in the image folders or an absolute path; empty: none. */
+            /** @description Disk image of drive hdb: a file name in the image folders or an absolute path; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             hdb_disk_image?: string | null;
             /**
              * @description How drive hdb is attached to the guest.
              * @enum {string|null}
              */
             hdb_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
-            /** @description MD5 checksum of hdb_disk_image, or null when unknown; dropped when the image changes without one. */
+            /** @description MD5 checksum of hdb_disk_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             hdb_disk_image_md5sum?: string | null;
-            /** @description Disk image of drive hdc: a file name in the image folders or an absolute path; empty: none. */
+            /** @description Disk image of drive hdc: a file name in the image folders or an absolute path; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             hdc_disk_image?: string | null;
             /**
              * @description How drive hdc is attached to the guest.
              * @enum {string|null}
              */
             hdc_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
-            /** @description MD5 checksum of hdc_disk_image, or null when unknown; dropped when the image changes without one. */
+            /** @description MD5 checksum of hdc_disk_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             hdc_disk_image_md5sum?: string | null;
-            /** @description Disk image of drive hdd: a file name in the image folders or an absolute path; empty: none. */
+            /** @description Disk image of drive hdd: a file name in the image folders or an absolute path; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             hdd_disk_image?: string | null;
             /**
              * @description How drive hdd is attached to the guest.
              * @enum {string|null}
              */
             hdd_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
-            /** @description MD5 checksum of hdd_disk_image, or null when unknown; dropped when the image changes without one. */
+            /** @description MD5 checksum of hdd_disk_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             hdd_disk_image_md5sum?: string | null;
-            /** @description CD-ROM image; empty: none. */
+            /** @description CD-ROM image; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             cdrom_image?: string | null;
-            /** @description MD5 checksum of cdrom_image, or null. */
+            /** @description MD5 checksum of cdrom_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             cdrom_image_md5sum?: string | null;
-            /** @description BIOS image; empty: QEMU's own. */
+            /** @description BIOS image; empty: QEMU's own. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             bios_image?: string | null;
-            /** @description MD5 checksum of bios_image, or null. */
+            /** @description MD5 checksum of bios_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             bios_image_md5sum?: string | null;
             /**
              * @description Boot order: c disk, d CD-ROM, n network.
@@ -4769,13 +4769,13 @@ export interface components {
             adapter_type?: "e1000" | "e1000-82544gc" | "e1000-82545em" | "e1000e" | "i82550" | "i82551" | "i82557a" | "i82557b" | "i82557c" | "i82558a" | "i82558b" | "i82559a" | "i82559b" | "i82559c" | "i82559er" | "i82562" | "i82801" | "igb" | "ne2k_pci" | "pcnet" | "rocker" | "rtl8139" | "virtio" | "virtio-net-pci" | "vmxnet3" | null;
             /** @description MAC address of adapter 0 (adapter i adds i). Empty or null: 0c:xx:xx:xx:00:00 from the node's id, as GNS3 derives it. */
             mac_address?: string | null;
-            /** @description Initial RAM disk given with kernel_image; empty: none. */
+            /** @description Initial RAM disk given with kernel_image; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             initrd?: string | null;
-            /** @description MD5 checksum of initrd, or null. */
+            /** @description MD5 checksum of initrd: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             initrd_md5sum?: string | null;
-            /** @description Kernel the guest boots directly; empty: it boots from its disks. */
+            /** @description Kernel the guest boots directly; empty: it boots from its disks. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             kernel_image?: string | null;
-            /** @description MD5 checksum of kernel_image, or null. */
+            /** @description MD5 checksum of kernel_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             kernel_image_md5sum?: string | null;
             /** @description Command line of kernel_image. */
             kernel_command_line?: string | null;
@@ -4832,49 +4832,49 @@ export interface components {
             platform?: "aarch64" | "alpha" | "arm" | "cris" | "i386" | "lm32" | "m68k" | "microblaze" | "microblazeel" | "mips" | "mips64" | "mips64el" | "mipsel" | "moxie" | "or32" | "ppc" | "ppc64" | "ppcemb" | "s390x" | "sh4" | "sh4eb" | "sparc" | "sparc64" | "tricore" | "unicore32" | "x86_64" | "xtensa" | "xtensaeb" | "" | "null" | null;
             /** @description Whether the node's disks are copy-on-write clones of its images (the images are never written) rather than the images themselves. */
             linked_clone?: boolean | null;
-            /** @description Disk image of drive hda: a file name in the image folders or an absolute path; empty: none. */
+            /** @description Disk image of drive hda: a file name in the image folders or an absolute path; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             hda_disk_image?: string | null;
             /**
              * @description How drive hda is attached to the guest.
              * @enum {string|null}
              */
             hda_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
-            /** @description MD5 checksum of hda_disk_image, or null when unknown; dropped when the image changes without one. */
+            /** @description MD5 checksum of hda_disk_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             hda_disk_image_md5sum?: string | null;
-            /** @description Disk image of drive hdb: a file name in the image folders or an absolute path; empty: none. */
+            /** @description Disk image of drive hdb: a file name in the image folders or an absolute path; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             hdb_disk_image?: string | null;
             /**
              * @description How drive hdb is attached to the guest.
              * @enum {string|null}
              */
             hdb_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
-            /** @description MD5 checksum of hdb_disk_image, or null when unknown; dropped when the image changes without one. */
+            /** @description MD5 checksum of hdb_disk_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             hdb_disk_image_md5sum?: string | null;
-            /** @description Disk image of drive hdc: a file name in the image folders or an absolute path; empty: none. */
+            /** @description Disk image of drive hdc: a file name in the image folders or an absolute path; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             hdc_disk_image?: string | null;
             /**
              * @description How drive hdc is attached to the guest.
              * @enum {string|null}
              */
             hdc_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
-            /** @description MD5 checksum of hdc_disk_image, or null when unknown; dropped when the image changes without one. */
+            /** @description MD5 checksum of hdc_disk_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             hdc_disk_image_md5sum?: string | null;
-            /** @description Disk image of drive hdd: a file name in the image folders or an absolute path; empty: none. */
+            /** @description Disk image of drive hdd: a file name in the image folders or an absolute path; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             hdd_disk_image?: string | null;
             /**
              * @description How drive hdd is attached to the guest.
              * @enum {string|null}
              */
             hdd_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
-            /** @description MD5 checksum of hdd_disk_image, or null when unknown; dropped when the image changes without one. */
+            /** @description MD5 checksum of hdd_disk_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             hdd_disk_image_md5sum?: string | null;
-            /** @description CD-ROM image; empty: none. */
+            /** @description CD-ROM image; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             cdrom_image?: string | null;
-            /** @description MD5 checksum of cdrom_image, or null. */
+            /** @description MD5 checksum of cdrom_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             cdrom_image_md5sum?: string | null;
-            /** @description BIOS image; empty: QEMU's own. */
+            /** @description BIOS image; empty: QEMU's own. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             bios_image?: string | null;
-            /** @description MD5 checksum of bios_image, or null. */
+            /** @description MD5 checksum of bios_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             bios_image_md5sum?: string | null;
             /**
              * @description Boot order: c disk, d CD-ROM, n network.
@@ -4894,13 +4894,13 @@ export interface components {
             adapter_type?: "e1000" | "e1000-82544gc" | "e1000-82545em" | "e1000e" | "i82550" | "i82551" | "i82557a" | "i82557b" | "i82557c" | "i82558a" | "i82558b" | "i82559a" | "i82559b" | "i82559c" | "i82559er" | "i82562" | "i82801" | "igb" | "ne2k_pci" | "pcnet" | "rocker" | "rtl8139" | "virtio" | "virtio-net-pci" | "vmxnet3" | null;
             /** @description MAC address of adapter 0 (adapter i adds i). Empty or null: 0c:xx:xx:xx:00:00 from the node's id, as GNS3 derives it. */
             mac_address?: string | null;
-            /** @description Initial RAM disk given with kernel_image; empty: none. */
+            /** @description Initial RAM disk given with kernel_image; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             initrd?: string | null;
-            /** @description MD5 checksum of initrd, or null. */
+            /** @description MD5 checksum of initrd: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             initrd_md5sum?: string | null;
-            /** @description Kernel the guest boots directly; empty: it boots from its disks. */
+            /** @description Kernel the guest boots directly; empty: it boots from its disks. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             kernel_image?: string | null;
-            /** @description MD5 checksum of kernel_image, or null. */
+            /** @description MD5 checksum of kernel_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             kernel_image_md5sum?: string | null;
             /** @description Command line of kernel_image. */
             kernel_command_line?: string | null;
@@ -4953,49 +4953,49 @@ export interface components {
             platform?: "aarch64" | "alpha" | "arm" | "cris" | "i386" | "lm32" | "m68k" | "microblaze" | "microblazeel" | "mips" | "mips64" | "mips64el" | "mipsel" | "moxie" | "or32" | "ppc" | "ppc64" | "ppcemb" | "s390x" | "sh4" | "sh4eb" | "sparc" | "sparc64" | "tricore" | "unicore32" | "x86_64" | "xtensa" | "xtensaeb" | "" | "null" | null;
             /** @description Whether the node's disks are copy-on-write clones of its images (the images are never written) rather than the images themselves. */
             linked_clone?: boolean | null;
-            /** @description Disk image of drive hda: a file name in the image folders or an absolute path; empty: none. */
+            /** @description Disk image of drive hda: a file name in the image folders or an absolute path; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             hda_disk_image?: string | null;
             /**
              * @description How drive hda is attached to the guest.
              * @enum {string|null}
              */
             hda_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
-            /** @description MD5 checksum of hda_disk_image, or null when unknown; dropped when the image changes without one. */
+            /** @description MD5 checksum of hda_disk_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             hda_disk_image_md5sum?: string | null;
-            /** @description Disk image of drive hdb: a file name in the image folders or an absolute path; empty: none. */
+            /** @description Disk image of drive hdb: a file name in the image folders or an absolute path; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             hdb_disk_image?: string | null;
             /**
              * @description How drive hdb is attached to the guest.
              * @enum {string|null}
              */
             hdb_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
-            /** @description MD5 checksum of hdb_disk_image, or null when unknown; dropped when the image changes without one. */
+            /** @description MD5 checksum of hdb_disk_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             hdb_disk_image_md5sum?: string | null;
-            /** @description Disk image of drive hdc: a file name in the image folders or an absolute path; empty: none. */
+            /** @description Disk image of drive hdc: a file name in the image folders or an absolute path; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             hdc_disk_image?: string | null;
             /**
              * @description How drive hdc is attached to the guest.
              * @enum {string|null}
              */
             hdc_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
-            /** @description MD5 checksum of hdc_disk_image, or null when unknown; dropped when the image changes without one. */
+            /** @description MD5 checksum of hdc_disk_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             hdc_disk_image_md5sum?: string | null;
-            /** @description Disk image of drive hdd: a file name in the image folders or an absolute path; empty: none. */
+            /** @description Disk image of drive hdd: a file name in the image folders or an absolute path; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             hdd_disk_image?: string | null;
             /**
              * @description How drive hdd is attached to the guest.
              * @enum {string|null}
              */
             hdd_disk_interface?: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none" | null;
-            /** @description MD5 checksum of hdd_disk_image, or null when unknown; dropped when the image changes without one. */
+            /** @description MD5 checksum of hdd_disk_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             hdd_disk_image_md5sum?: string | null;
-            /** @description CD-ROM image; empty: none. */
+            /** @description CD-ROM image; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             cdrom_image?: string | null;
-            /** @description MD5 checksum of cdrom_image, or null. */
+            /** @description MD5 checksum of cdrom_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             cdrom_image_md5sum?: string | null;
-            /** @description BIOS image; empty: QEMU's own. */
+            /** @description BIOS image; empty: QEMU's own. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             bios_image?: string | null;
-            /** @description MD5 checksum of bios_image, or null. */
+            /** @description MD5 checksum of bios_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             bios_image_md5sum?: string | null;
             /**
              * @description Boot order: c disk, d CD-ROM, n network.
@@ -5015,13 +5015,13 @@ export interface components {
             adapter_type?: "e1000" | "e1000-82544gc" | "e1000-82545em" | "e1000e" | "i82550" | "i82551" | "i82557a" | "i82557b" | "i82557c" | "i82558a" | "i82558b" | "i82559a" | "i82559b" | "i82559c" | "i82559er" | "i82562" | "i82801" | "igb" | "ne2k_pci" | "pcnet" | "rocker" | "rtl8139" | "virtio" | "virtio-net-pci" | "vmxnet3" | null;
             /** @description MAC address of adapter 0 (adapter i adds i). Empty or null: 0c:xx:xx:xx:00:00 from the node's id, as GNS3 derives it. */
             mac_address?: string | null;
-            /** @description Initial RAM disk given with kernel_image; empty: none. */
+            /** @description Initial RAM disk given with kernel_image; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             initrd?: string | null;
-            /** @description MD5 checksum of initrd, or null. */
+            /** @description MD5 checksum of initrd: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             initrd_md5sum?: string | null;
-            /** @description Kernel the guest boots directly; empty: it boots from its disks. */
+            /** @description Kernel the guest boots directly; empty: it boots from its disks. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             kernel_image?: string | null;
-            /** @description MD5 checksum of kernel_image, or null. */
+            /** @description MD5 checksum of kernel_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             kernel_image_md5sum?: string | null;
             /** @description Command line of kernel_image. */
             kernel_command_line?: string | null;
@@ -5089,49 +5089,49 @@ export interface components {
              * @enum {string}
              */
             platform: "aarch64" | "alpha" | "arm" | "cris" | "i386" | "lm32" | "m68k" | "microblaze" | "microblazeel" | "mips" | "mips64" | "mips64el" | "mipsel" | "moxie" | "or32" | "ppc" | "ppc64" | "ppcemb" | "s390x" | "sh4" | "sh4eb" | "sparc" | "sparc64" | "tricore" | "unicore32" | "x86_64" | "xtensa" | "xtensaeb" | "";
-            /** @description Disk image of drive hda: a file name in the image folders or an absolute path; empty: none. */
+            /** @description Disk image of drive hda: a file name in the image folders or an absolute path; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             hda_disk_image: string;
             /**
              * @description How drive hda is attached to the guest.
              * @enum {string}
              */
             hda_disk_interface: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none";
-            /** @description MD5 checksum of hda_disk_image, or null when unknown; dropped when the image changes without one. */
+            /** @description MD5 checksum of hda_disk_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             hda_disk_image_md5sum: string | null;
-            /** @description Disk image of drive hdb: a file name in the image folders or an absolute path; empty: none. */
+            /** @description Disk image of drive hdb: a file name in the image folders or an absolute path; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             hdb_disk_image: string;
             /**
              * @description How drive hdb is attached to the guest.
              * @enum {string}
              */
             hdb_disk_interface: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none";
-            /** @description MD5 checksum of hdb_disk_image, or null when unknown; dropped when the image changes without one. */
+            /** @description MD5 checksum of hdb_disk_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             hdb_disk_image_md5sum: string | null;
-            /** @description Disk image of drive hdc: a file name in the image folders or an absolute path; empty: none. */
+            /** @description Disk image of drive hdc: a file name in the image folders or an absolute path; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             hdc_disk_image: string;
             /**
              * @description How drive hdc is attached to the guest.
              * @enum {string}
              */
             hdc_disk_interface: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none";
-            /** @description MD5 checksum of hdc_disk_image, or null when unknown; dropped when the image changes without one. */
+            /** @description MD5 checksum of hdc_disk_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             hdc_disk_image_md5sum: string | null;
-            /** @description Disk image of drive hdd: a file name in the image folders or an absolute path; empty: none. */
+            /** @description Disk image of drive hdd: a file name in the image folders or an absolute path; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             hdd_disk_image: string;
             /**
              * @description How drive hdd is attached to the guest.
              * @enum {string}
              */
             hdd_disk_interface: "ide" | "sata" | "nvme" | "scsi" | "sd" | "mtd" | "floppy" | "pflash" | "virtio" | "none";
-            /** @description MD5 checksum of hdd_disk_image, or null when unknown; dropped when the image changes without one. */
+            /** @description MD5 checksum of hdd_disk_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             hdd_disk_image_md5sum: string | null;
-            /** @description CD-ROM image; empty: none. */
+            /** @description CD-ROM image; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             cdrom_image: string;
-            /** @description MD5 checksum of cdrom_image, or null. */
+            /** @description MD5 checksum of cdrom_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             cdrom_image_md5sum: string | null;
-            /** @description BIOS image; empty: QEMU's own. */
+            /** @description BIOS image; empty: QEMU's own. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             bios_image: string;
-            /** @description MD5 checksum of bios_image, or null. */
+            /** @description MD5 checksum of bios_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             bios_image_md5sum: string | null;
             /**
              * @description Boot order: c disk, d CD-ROM, n network.
@@ -5151,13 +5151,13 @@ export interface components {
             adapter_type: "e1000" | "e1000-82544gc" | "e1000-82545em" | "e1000e" | "i82550" | "i82551" | "i82557a" | "i82557b" | "i82557c" | "i82558a" | "i82558b" | "i82559a" | "i82559b" | "i82559c" | "i82559er" | "i82562" | "i82801" | "igb" | "ne2k_pci" | "pcnet" | "rocker" | "rtl8139" | "virtio" | "virtio-net-pci" | "vmxnet3";
             /** @description MAC address of adapter 0 (adapter i adds i). */
             mac_address: string;
-            /** @description Initial RAM disk given with kernel_image; empty: none. */
+            /** @description Initial RAM disk given with kernel_image; empty: none. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             initrd: string;
-            /** @description MD5 checksum of initrd, or null. */
+            /** @description MD5 checksum of initrd: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             initrd_md5sum: string | null;
-            /** @description Kernel the guest boots directly; empty: it boots from its disks. */
+            /** @description Kernel the guest boots directly; empty: it boots from its disks. An absolute path to a file inside an image folder is kept (and shown) relative to that folder, as GNS3 keeps it. */
             kernel_image: string;
-            /** @description MD5 checksum of kernel_image, or null. */
+            /** @description MD5 checksum of kernel_image: the sum of the file the image folders hold (taken, as GNS3's compute takes it, whenever a creation or change names the image, whatever sum was sent); else the sum given, or null; dropped when the image changes to one not found here without a sum. */
             kernel_image_md5sum: string | null;
             /** @description Command line of kernel_image. */
             kernel_command_line: string;
@@ -13647,6 +13647,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The source or the copy runs (stop it first), or the source's folder cannot be copied. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     duplicateCloudOnCompute: {
@@ -13687,6 +13696,15 @@ export interface operations {
             };
             /** @description The resource does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The source or the copy runs (stop it first), or the source's folder cannot be copied. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13741,6 +13759,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The source or the copy runs (stop it first), or the source's folder cannot be copied. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     duplicateEthernetHubOnCompute: {
@@ -13788,6 +13815,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The source or the copy runs (stop it first), or the source's folder cannot be copied. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     duplicateFrameRelaySwitchOnCompute: {
@@ -13828,6 +13864,15 @@ export interface operations {
             };
             /** @description The resource does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The source or the copy runs (stop it first), or the source's folder cannot be copied. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14811,6 +14856,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The source or the copy runs (stop it first), or the source's folder cannot be copied. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createQemu: {
@@ -15689,6 +15743,15 @@ export interface operations {
             };
             /** @description The resource does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The source or the copy runs (stop it first), or the source's folder cannot be copied. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

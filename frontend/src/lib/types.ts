@@ -122,6 +122,8 @@ export type LiveEvent =
   | { action: 'project.created' | 'project.updated' | 'project.deleted' | 'project.opened' | 'project.closed'; event: Project }
   | { action: 'history.updated'; event: HistoryState }
   | { action: 'compute.created' | 'compute.updated' | 'compute.deleted'; event: Compute }
+  /** A user template made, changed or removed, by this page or any other client (the GNS3 GUI's wizard). */
+  | { action: 'template.created' | 'template.updated' | 'template.deleted'; event: Template }
   /** A remote compute's message about the project (GNS3's log.*), e.g. a VPCS that stopped by itself there. */
   | { action: 'log.error' | 'log.warning' | 'log.info'; event: { message: string } }
   /** Events may have been missed (a reconnect, or a lagging subscriber): reload. */

@@ -7,7 +7,9 @@ import { applyTopologyEvent } from './topology';
 import { notices } from './notices';
 import { clearSelection, selectLink, selectNodes, selectedLink, selectedNodes } from './selection';
 import { addCompute, applyComputeEvent, computeMap, computes, pickCompute, placeCompute } from './computes';
+import { applyTemplateEvent, templateGroups, templates } from './templates';
 import { compute, ethSwitch, link, project, vpcs } from '../testdata';
+import type { Template } from '../types';
 
 describe('topology stores follow live events', () => {
   beforeEach(() => {
@@ -177,5 +179,44 @@ describe('a compute write answered after its events', () => {
     applyComputeEvent({ action: 'compute.created', event: compute('c1', { name: 'B', port: 3081, connected: true, cpu_usage_percent: 5 }) });
     await created;
     expect(get(computes).find((c) => c.compute_id === 'c1')).toMatchObject({ name: 'B', connected: true, cpu_usage_percent: 5 });
+  });
+});
+
+describe('templates follow the controller stream', () => {
+  const tpl = (id: string, over: Partial<Template> = {}): Template => ({
+    template_id: id, name: id, template_type: 'qemu', category: 'guest', compute_id: 'local', default_name_format: '{name}-{0}',
+    symbol: ':/symbols/qemu_guest.svg', builtin: false, ...over,
+  });
+
+  beforeEach(() => {
+    templates.set([tpl('vpcs', { template_type: 'vpcs', builtin: true, name: 'VPCS' }), tpl('t1', { name: 'Alpine' })]);
+  });
+
+  it('shows a template made elsewhere at once, in its group, and follows its changes and removal', () => {
+    applyTemplateEvent({ action: 'template.created', event: tpl('t2', { name: 'VyOS', category: 'router' }) });
+    expect(get(templates).map((t) => t.template_id)).toEqual(['vpcs', 't1', 't2']);
+    expect(get(templateGroups).find((g) => g.key === 'router')?.templates.map((t) => t.name)).toEqual(['VyOS']);
+    applyTemplateEvent({ action: 'template.updated', event: tpl('t1', { name: 'Alpine 3.20' }) });
+    expect(get(templates).map((t) => t.name)).toEqual(['VPCS', 'Alpine 3.20', 'VyOS']);
+    applyTemplateEvent({ action: 'template.deleted', event: tpl('t2', { name: 'VyOS', category: 'router' }) });
+    expect(get(templates).map((t) => t.template_id)).toEqual(['vpcs', 't1']);
+  });
+
+  it('takes a created template it already has (its own POST answered first) once', () => {
+    applyTemplateEvent({ action: 'template.created', event: tpl('t1', { name: 'Alpine' }) });
+    expect(get(templates).map((t) => t.template_id)).toEqual(['vpcs', 't1']);
+  });
+
+  it('leaves the other stores alone, and they leave it alone', () => {
+    projects.set([]);
+    computes.set([compute('local')]);
+    applyProjectEvent({ action: 'template.created', event: tpl('t9') });
+    applyComputeEvent({ action: 'template.created', event: tpl('t9') });
+    applyTopologyEvent({ action: 'template.deleted', event: tpl('t1') });
+    applyTemplateEvent({ action: 'project.created', event: project('p9') });
+    applyTemplateEvent({ action: 'compute.created', event: compute('c9') });
+    expect(get(projects)).toEqual([]);
+    expect(get(computes).map((c) => c.compute_id)).toEqual(['local']);
+    expect(get(templates).map((t) => t.template_id)).toEqual(['vpcs', 't1']);
   });
 });

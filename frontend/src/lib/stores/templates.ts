@@ -1,11 +1,13 @@
 // The node templates (the palette): the built-in devices and the user's
 // templates, grouped by category (palette.ts). Making a template (the
-// "New QEMU template" dialog) or importing an appliance reloads them.
+// "New QEMU template" dialog) or importing an appliance reloads them; the
+// controller stream's template.* events keep them live, so a template made
+// elsewhere (the GNS3 GUI's wizard, another window) shows at once.
 
 import { derived, writable } from 'svelte/store';
 import * as api from '../api';
 import { paletteGroups } from '../palette';
-import type { ApplianceFile, Template, TemplateCreate } from '../types';
+import type { ApplianceFile, LiveEvent, Template, TemplateCreate } from '../types';
 
 export const templates = writable<Template[]>([]);
 export const templatesError = writable<string | null>(null);
@@ -18,6 +20,34 @@ export async function loadTemplates(): Promise<void> {
     templatesError.set(null);
   } catch (err) {
     templatesError.set(api.toAppError(err).message);
+  }
+}
+
+/** upsert puts t in the list: in its place if there, else last (user
+ * templates come in creation order). */
+function upsert(t: Template): void {
+  templates.update((ts) => {
+    const i = ts.findIndex((x) => x.template_id === t.template_id);
+    return i < 0 ? [...ts, t] : ts.map((x, j) => (j === i ? t : x));
+  });
+}
+
+/** applyTemplateEvent folds a controller event into the list (the other
+ * events of that stream are the projects' and the computes'). */
+export function applyTemplateEvent(e: LiveEvent): void {
+  switch (e.action) {
+    case 'template.created':
+    case 'template.updated':
+      upsert(e.event);
+      return;
+    case 'template.deleted':
+      templates.update((ts) => ts.filter((x) => x.template_id !== e.event.template_id));
+      return;
+    case 'resync':
+      void loadTemplates();
+      return;
+    default:
+      return;
   }
 }
 

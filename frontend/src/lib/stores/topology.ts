@@ -60,6 +60,7 @@ export function applyTopologyEvent(e: LiveEvent): void {
     case 'project.created': case 'project.updated': case 'project.deleted':
     case 'project.opened': case 'project.closed':
     case 'compute.created': case 'compute.updated': case 'compute.deleted':
+    case 'template.created': case 'template.updated': case 'template.deleted':
       return;
     default:
       assertNever(e, 'event');
