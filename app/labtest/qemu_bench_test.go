@@ -453,7 +453,7 @@ func benchGuests(t *testing.T, l *Lab, pid string, rate int, window time.Duratio
 		l.Link(t, pid, cloud, i, g.id, 0)
 		n := l.Do("POST", "/v2/projects/"+pid+"/nodes/"+g.id+"/start", nil).Want(t, 200).JSON(t)
 		g.cmdline = n["command_line"].(string)
-		if g.pid = qemuPID(g.id); g.pid == 0 {
+		if g.pid = kit.QEMUPID(g.id); g.pid == 0 {
 			t.Fatalf("%s started but no qemu process runs it", g.label)
 		}
 	}
