@@ -1,10 +1,10 @@
 package app
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -164,9 +164,12 @@ func (s *Service) startProcess(ctx context.Context, r Runner, ref NodeRef) (*Nod
 		if n, err = findNode(tx, ref); err != nil {
 			return err
 		}
-		before := (n.Properties.MACOffset != nil || !n.Type.kind().macOffset) && len(n.UDPPorts) == 2*len(n.Ports())
-		if err := s.claimProcessResources(tx, n); err != nil || before {
-			return cmp.Or(err, errUnchanged)
+		ports, mac := slices.Clone(n.UDPPorts), n.Properties.MACOffset
+		if err := s.claimProcessResources(tx, n); err != nil {
+			return err
+		}
+		if slices.Equal(ports, n.UDPPorts) && mac == n.Properties.MACOffset {
+			return errUnchanged
 		}
 		return tx.PutNode(n) // nothing a client sees changed: no event
 	})

@@ -96,7 +96,8 @@ func (s *Service) tell(a EventAction, projectID, message string) {
 // claimProcessResources gives n, inside tx, what it lacks: a MAC offset
 // (for the types that vary one byte of a fixed address) and one UDP port
 // pair per port. A pair has two ports no node owns and no other program of
-// this machine holds.
+// this machine holds; stored pairs are checked again at each start, and
+// replaced if a port was taken since or left the range.
 func (s *Service) claimProcessResources(tx Tx, n *Node) error {
 	if n.Properties.MACOffset == nil && n.Type.kind().macOffset {
 		used := map[int]bool{}
@@ -124,7 +125,16 @@ func (s *Service) claimProcessResources(tx Tx, n *Node) error {
 			return Errorf(ECONFLICT, "All %d MAC addresses of this project are in use; a project can run at most that many VPCS nodes", maxMACOffset+1)
 		}
 	}
-	if want := 2 * len(n.Ports()); len(n.UDPPorts) != want {
+	want := 2 * len(n.Ports())
+	for _, p := range n.UDPPorts {
+		if !s.c.UDPPorts.Contains(p) || !s.c.PortFree("udp", p) {
+			// Another program took it since, or the range moved
+			// (--udp-ports): the node would start with a dead port.
+			n.UDPPorts = nil
+			break
+		}
+	}
+	if len(n.UDPPorts) != want {
 		n.UDPPorts = nil // the node's ports changed since (adapters): all anew
 		ports, err := s.claimUDPPorts(tx, want)
 		if err != nil {

@@ -88,3 +88,37 @@ func TestService_StartQEMU_Resources(t *testing.T) {
 		t.Errorf("after adapters 3 → 1, ports %+v; want one pair", p.Ports)
 	}
 }
+
+// TestService_StartQEMU_PortsTakenSince: a node whose stored UDP port
+// another program took since its last start gets fresh ones, rather than
+// starting with a port that carries nothing.
+func TestService_StartQEMU_PortsTakenSince(t *testing.T) {
+	ctx := context.Background()
+	q := &qemuRecorder{}
+	taken := map[int]bool{}
+	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+		Runners: []app.Runner{q}, PortFree: func(_ string, p int) bool { return !taken[p] }})
+	n := mustCreateNode(t, svc, mustCreateProject(t, svc, "lab").ID, app.NodeCreate{Type: app.QEMU})
+	for _, a := range []app.Action{app.Start, app.Stop} {
+		if _, err := svc.NodeAction(ctx, ref(n), a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := q.got[0].Ports[0]
+	if _, err := svc.NodeAction(ctx, ref(n), app.Start); err != nil {
+		t.Fatal(err)
+	}
+	if again := q.got[1].Ports[0]; again != first {
+		t.Errorf("a restart moved free ports %+v to %+v", first, again)
+	}
+	if _, err := svc.NodeAction(ctx, ref(n), app.Stop); err != nil {
+		t.Fatal(err)
+	}
+	taken[first.Remote] = true // another program binds it meanwhile
+	if _, err := svc.NodeAction(ctx, ref(n), app.Start); err != nil {
+		t.Fatal(err)
+	}
+	if p := q.got[2].Ports[0]; p == first || taken[p.Local] || taken[p.Remote] {
+		t.Errorf("started with %+v; want a pair away from the taken port %d", p, first.Remote)
+	}
+}
