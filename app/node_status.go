@@ -211,7 +211,8 @@ func (s *Service) recordStatus(ctx context.Context, ref NodeRef, st Status, comm
 }
 
 // ProjectAction applies a lifecycle action to every node of a project. All
-// nodes are tried; the first error, if any, is returned. Nodes of the
+// nodes are tried; the first error, if any, is returned, and the others are
+// told on the project's stream. Nodes of the
 // emulators nodedesk does not run are left out of anything but a stop, so
 // that a project that holds one still starts. Codes: ENOTFOUND, and those
 // of NodeAction.
@@ -235,12 +236,17 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 		}()
 	}
 	wg.Wait()
+	var first error
 	for _, err := range errs {
-		if err != nil {
-			return err // the first node's, in the project's order
+		switch {
+		case err == nil:
+		case first == nil:
+			first = err // the answer: the first node's, in the project's order
+		default: // the others are told, not lost
+			s.tell(EventLogError, projectID, ErrorMessage(err))
 		}
 	}
-	return nil
+	return first
 }
 
 // projectActionWidth is how many nodes a project-wide action handles at

@@ -3,6 +3,8 @@ package app_test
 import (
 	"context"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"nodedesk/app"
@@ -120,5 +122,42 @@ func TestService_StartQEMU_PortsTakenSince(t *testing.T) {
 	}
 	if p := q.got[2].Ports[0]; p == first || taken[p.Local] || taken[p.Remote] {
 		t.Errorf("started with %+v; want a pair away from the taken port %d", p, first.Remote)
+	}
+}
+
+// failingRunner refuses to start the nodes it runs.
+type failingRunner struct{ fakeRunner }
+
+func (r *failingRunner) Runs(t app.NodeType) bool { return t == app.VPCS }
+func (r *failingRunner) Start(p app.Process) (string, error) {
+	return "", app.Errorf(app.ECONFLICT, "%s cannot start: its console port is taken", p.Name)
+}
+
+// TestService_ProjectAction_TellsEveryFailure: a start of all answers the
+// first node's failure and tells the project each of the others'.
+func TestService_ProjectAction_TellsEveryFailure(t *testing.T) {
+	ctx := context.Background()
+	events := app.NewBroker()
+	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+		Runners: []app.Runner{&failingRunner{}}, Events: events})
+	p := mustCreateProject(t, svc, "lab")
+	pcs := []*app.Node{mustCreateVPCS(t, svc, p.ID), mustCreateVPCS(t, svc, p.ID), mustCreateVPCS(t, svc, p.ID)}
+	var mu sync.Mutex
+	var told []string
+	events.OnPublish(func(e app.Event) {
+		if m, ok := e.Payload.(*app.LogMessage); ok && e.Action == app.EventLogError {
+			mu.Lock()
+			told = append(told, m.Message)
+			mu.Unlock()
+		}
+	})
+	err := svc.ProjectAction(ctx, p.ID, app.Start)
+	if !strings.Contains(app.ErrorMessage(err), pcs[0].Name+" cannot start") {
+		t.Errorf("start all answered %v; want the first node's failure", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(told) != 2 || !strings.Contains(strings.Join(told, "|"), pcs[1].Name) || !strings.Contains(strings.Join(told, "|"), pcs[2].Name) {
+		t.Errorf("the project was told %q; want the other two failures", told)
 	}
 }
