@@ -15,7 +15,7 @@ const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
  * restart of one stopped with keepStore), with more flags in args. */
 export async function startServer({ timeoutMs = 15_000, args = [], listen = '127.0.0.1:0', dir = mkdtempSync(path.join(tmpdir(), 'nodedesk-e2e-')) } = {}) {
   const bin = process.env.NODEDESK_BIN;
-  if (!bin) throw new Error('Set NODEDESK_BIN to a built nodedesk binary (e.g. NODEDESK_BIN=/tmp/ui/nodedesk npm run e2e)');
+  if (!bin) throw new Error('Set NODEDESK_BIN to a built nodedesk binary: run `make server` at the top of the repository, then NODEDESK_BIN=$PWD/../build/bin/nodedesk-server npm run e2e (or npm run perf) here');
   const env = { ...process.env };
   delete env.DISPLAY;
   const proc = spawn(path.resolve(bin), ['--headless', '--listen', listen, '--db', path.join(dir, 'e2e.db'), ...args], {
