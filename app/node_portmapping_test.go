@@ -161,8 +161,6 @@ func TestService_UpdateNode_CloudPorts(t *testing.T) {
 	}{
 		{"OK", []app.CloudPort{{Name: "eth0", PortNumber: 0, Type: "ethernet", Interface: "eth0"},
 			{Name: "UDP tunnel 1", PortNumber: 1, Type: "udp", LPort: 20001, RHost: "192.0.2.1", RPort: 20002}}, ""},
-		{"ErrInvalidNumberTwice", []app.CloudPort{{Name: "a", PortNumber: 1, Type: "ethernet", Interface: "eth0"},
-			{Name: "b", PortNumber: 1, Type: "tap", Interface: "tap0"}}, "properties.ports_mapping.1.port_number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -188,4 +186,18 @@ func TestService_UpdateNode_CloudPorts(t *testing.T) {
 			}
 		})
 	}
+	// A number given twice (the GNS3 GUI numbers a new port by count) is
+	// renumbered by position, as GNS3's cloud does.
+	t.Run("NumberTwiceRenumbered", func(t *testing.T) {
+		svc, _ := newService(t)
+		c := mustCreateNode(t, svc, mustCreateProject(t, svc, "lab").ID, app.NodeCreate{Type: app.Cloud})
+		got, err := svc.UpdateNode(ctx, ref(c), app.NodeUpdate{Properties: &app.CloudUpdate{PortsMapping: app.Some([]app.CloudPort{
+			{Name: "a", PortNumber: 1, Type: "ethernet", Interface: "eth0"}, {Name: "b", PortNumber: 1, Type: "tap", Interface: "tap0"}})}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ps := got.Properties.CloudPorts; len(ps) != 2 || ps[0].PortNumber != 0 || ps[1].PortNumber != 1 || ps[1].Name != "b" {
+			t.Errorf("cloud ports %+v; want a as 0 and b as 1", ps)
+		}
+	})
 }

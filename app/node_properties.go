@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -307,13 +308,17 @@ type CloudUpdate struct {
 
 func (u *CloudUpdate) apply(p *Properties) error {
 	if u.PortsMapping.Set {
-		if err := checkPortNumbers(u.PortsMapping.Value, func(p CloudPort) int { return p.PortNumber }); err != nil {
+		// A cloud's ports are numbered by position, as GNS3's cloud
+		// renumbers them: the GNS3 GUI numbers a new port by count, so
+		// after a deletion it sends a number twice.
+		ports := slices.Clone(u.PortsMapping.Value)
+		for i := range ports {
+			ports[i].PortNumber = i
+		}
+		if err := checkTunnelPorts(ports); err != nil {
 			return err
 		}
-		if err := checkTunnelPorts(u.PortsMapping.Value); err != nil {
-			return err
-		}
-		p.CloudPorts = u.PortsMapping.Value
+		p.CloudPorts = ports
 	}
 	if u.Interfaces.Set {
 		p.Interfaces = u.Interfaces.Value
