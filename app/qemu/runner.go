@@ -436,7 +436,18 @@ func (r *Runner) Stop(nodeID string) error {
 		}
 	}
 	g.Stop(r.c.StopGrace)
+	r.drop(g) // now, not when the exit is reported: a start may follow at once
 	return saveErr
+}
+
+// drop forgets a guest that has ended, and its record.
+func (r *Runner) drop(g *guest) {
+	r.mu.Lock()
+	if r.guests[g.p.NodeID] == g {
+		delete(r.guests, g.p.NodeID)
+	}
+	r.mu.Unlock()
+	r.forget(g.p.NodeID)
 }
 
 // ResetConsole disconnects every telnet client of a node's console (the
@@ -470,17 +481,14 @@ func (r *Runner) StopAll() {
 // ended forgets a guest whose process has exited and, if nobody stopped
 // it, reports the exit.
 func (r *Runner) ended(g *guest, stopped bool) {
+	r.drop(g)
 	r.mu.Lock()
-	if r.guests[g.p.NodeID] == g {
-		delete(r.guests, g.p.NodeID)
-	}
 	onExit := r.onExit
 	mon := g.mon
 	r.mu.Unlock()
 	if mon != nil {
 		mon.close()
 	}
-	r.forget(g.p.NodeID)
 	if !stopped && onExit != nil {
 		onExit(g.p.ProjectID, g.p.NodeID, g.ExitDetail())
 	}

@@ -170,6 +170,11 @@ func (r *Runner) Stop(nodeID string) error {
 		return nil
 	}
 	p.Stop(r.c.StopGrace)
+	r.mu.Lock() // now, not when the exit is reported: a start may follow at once
+	if r.procs[nodeID] == p {
+		delete(r.procs, nodeID)
+	}
+	r.mu.Unlock()
 	return nil
 }
 
