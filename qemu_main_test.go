@@ -17,12 +17,9 @@ func qemuRunning(nodeID string) bool { return kit.QEMUPID(nodeID) != 0 }
 // waitQEMUGone waits (bounded) until no qemu runs for nodeID.
 func waitQEMUGone(t *testing.T, nodeID, after string) {
 	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if !qemuRunning(nodeID) {
-			return
-		}
+	if !kit.WaitFor(15*time.Second, func() bool { return !qemuRunning(nodeID) }) {
+		t.Fatalf("a qemu still runs for node %s %s", nodeID, after)
 	}
-	t.Fatalf("a qemu still runs for node %s %s", nodeID, after)
 }
 
 // TestMain_QEMULeftBehind: quitting nodedesk ends its guests; after kill -9

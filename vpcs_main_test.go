@@ -17,12 +17,9 @@ func vpcsRunning(dir string) bool { return kit.LiveVPCSPID(dir) != 0 }
 // waitGone waits (bounded) until no vpcs process works in dir.
 func waitGone(t *testing.T, dir, after string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if !vpcsRunning(dir) {
-			return
-		}
+	if !kit.WaitFor(10*time.Second, func() bool { return !vpcsRunning(dir) }) {
+		t.Fatalf("a vpcs process still runs in %s %s", dir, after)
 	}
-	t.Fatalf("a vpcs process still runs in %s %s", dir, after)
 }
 
 // TestMain_VPCSLeftBehind: quitting nodedesk stops its VPCS processes and
