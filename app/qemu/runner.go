@@ -39,7 +39,8 @@ type Config struct {
 	// runs without KVM; default 64 MiB (QEMU's own is 1 GiB).
 	TBSizeMB int
 	// ProbeKVM tells whether KVM works with a qemu-system binary; nil
-	// probes for real (ProbeKVM). Asked once per binary.
+	// probes for real (ProbeKVM, which answers once per binary and
+	// keeps the answer).
 	ProbeKVM func(ctx context.Context, binary string) (ok bool, why string)
 	Logger   *slog.Logger
 }
@@ -52,13 +53,7 @@ type Runner struct {
 	guests map[string]*guest // by node id
 	onExit func(projectID, nodeID, detail string)
 	onNote func(projectID, nodeID, message string)
-	kvm    map[string]kvmVerdict // by binary
-	noted  map[string]bool       // projects told that guests run without KVM
-}
-
-type kvmVerdict struct {
-	ok  bool
-	why string
+	noted  map[string]bool // projects told that guests run without KVM
 }
 
 // guest is one running QEMU.
@@ -96,7 +91,7 @@ func New(c Config) *Runner {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Runner{c: c, guests: map[string]*guest{}, kvm: map[string]kvmVerdict{}, noted: map[string]bool{}}
+	return &Runner{c: c, guests: map[string]*guest{}, noted: map[string]bool{}}
 }
 
 // OnExit sets what is told when a guest's process ends by itself (not by
@@ -165,15 +160,15 @@ func (r *Runner) Start(p app.Process) (string, error) {
 		}
 	}
 	if !choosesAccel(l.options) {
-		v := r.kvmFor(ctx, bin)
-		l.kvm = v.ok
+		ok, why := r.c.ProbeKVM(ctx, bin)
+		l.kvm = ok
 		r.mu.Lock()
 		note := r.onNote
 		first := !r.noted[p.ProjectID] // once a project: each guest's panel says it too
 		r.noted[p.ProjectID] = true
 		r.mu.Unlock()
-		if !v.ok && note != nil && first {
-			note(p.ProjectID, p.NodeID, p.Name+" is "+NoKVMNote+" ("+v.why+")")
+		if !ok && note != nil && first {
+			note(p.ProjectID, p.NodeID, p.Name+" is "+NoKVMNote+" ("+why+")")
 		}
 	}
 	args, err := l.args()
@@ -285,23 +280,8 @@ func (r *Runner) ResizeDisk(p app.Process, drive string, extendMB int) error {
 // probe's few seconds (it waits for what is left of it, if anything).
 func (r *Runner) ProbeEarly(ctx context.Context) {
 	if bin, err := exec.LookPath(settings{}.binary()); err == nil {
-		go r.kvmFor(ctx, bin)
+		go r.c.ProbeKVM(ctx, bin)
 	}
-}
-
-// kvmFor is whether KVM works with bin, asked once.
-func (r *Runner) kvmFor(ctx context.Context, bin string) kvmVerdict {
-	r.mu.Lock()
-	v, ok := r.kvm[bin]
-	r.mu.Unlock()
-	if ok {
-		return v
-	}
-	v.ok, v.why = r.c.ProbeKVM(ctx, bin)
-	r.mu.Lock()
-	r.kvm[bin] = v
-	r.mu.Unlock()
-	return v
 }
 
 // choosesAccel reports whether a node's own options choose how it is
