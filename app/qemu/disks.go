@@ -111,9 +111,10 @@ func prepareDisk(ctx context.Context, img string, s settings, p app.Process, i i
 	return clone, nil
 }
 
-// hasSavedState reports whether one of the disks holds a guest state saved
-// at the last stop (on_close save_vm_state).
-func hasSavedState(ctx context.Context, img string, disks [4]string) bool {
+// savedStateIn lists the disks that hold a guest state saved at the last
+// stop (on_close save_vm_state), with one qemu-img info each.
+func savedStateIn(ctx context.Context, img string, disks [4]string) []string {
+	var holding []string
 	for _, d := range disks {
 		if d == "" {
 			continue
@@ -121,20 +122,11 @@ func hasSavedState(ctx context.Context, img string, disks [4]string) bool {
 		if info, err := diskInfo(ctx, img, d); err == nil {
 			for _, sn := range info.Snapshots {
 				if sn.Name == savedState {
-					return true
+					holding = append(holding, d)
+					break
 				}
 			}
 		}
 	}
-	return false
-}
-
-// clearSavedState deletes a saved state from the disks, so that a node
-// whose on_close is no longer save_vm_state boots afresh.
-func clearSavedState(ctx context.Context, img string, disks [4]string) {
-	for _, d := range disks {
-		if d != "" && hasSavedState(ctx, img, [4]string{d}) {
-			_, _ = runImg(ctx, img, "snapshot", "-d", savedState, d)
-		}
-	}
+	return holding
 }

@@ -153,10 +153,12 @@ func (r *Runner) Start(p app.Process) (string, error) {
 		if l.disks, err = prepareDisks(ctx, img, s, p); err != nil {
 			return "", err
 		}
-		if s.OnClose == saveState {
-			l.loadVM = hasSavedState(ctx, img, l.disks)
-		} else {
-			clearSavedState(ctx, img, l.disks)
+		saved := savedStateIn(ctx, img, l.disks)
+		l.loadVM = s.OnClose == saveState && len(saved) > 0
+		if s.OnClose != saveState {
+			for _, d := range saved { // a node no longer saving its state boots afresh
+				_, _ = runImg(ctx, img, "snapshot", "-d", savedState, d)
+			}
 		}
 	}
 	if !choosesAccel(l.options) {
