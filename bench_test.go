@@ -44,6 +44,7 @@ import (
 
 	"nodedesk/app"
 	"nodedesk/app/hostnet"
+	"nodedesk/app/labtest/kit"
 	"nodedesk/store"
 )
 
@@ -65,20 +66,6 @@ const (
 	// machine the ratio then compares the same moments.
 	benchRounds = 3
 )
-
-// benchEnvInt reads a positive integer setting, or def.
-func benchEnvInt(t *testing.T, name string, def int) int {
-	t.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		t.Fatalf("%s=%q: want a positive integer", name, v)
-	}
-	return n
-}
 
 // ---- the load generator ----------------------------------------------------
 
@@ -673,8 +660,8 @@ func TestLoadTable(t *testing.T) {
 	if os.Getenv("NODEDESK_BENCH") != "1" {
 		t.Skip("the load benchmark runs with NODEDESK_BENCH=1 (make bench)")
 	}
-	n := benchEnvInt(t, "NODEDESK_BENCH_NODES", benchRefNodes)
-	dur := time.Duration(benchEnvInt(t, "NODEDESK_BENCH_SECONDS", 3)) * time.Second
+	n := kit.EnvInt(t, "NODEDESK_BENCH_NODES", benchRefNodes)
+	dur := time.Duration(kit.EnvInt(t, "NODEDESK_BENCH_SECONDS", 3)) * time.Second
 	big := n >= benchBigNodes || os.Getenv("NODEDESK_BENCH_BIG") == "1"
 
 	began := time.Now()

@@ -60,6 +60,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"nodedesk/app"
+	"nodedesk/app/labtest/kit"
 )
 
 const (
@@ -453,25 +454,7 @@ func (p *relayProc) measure(c *relayCell, size int, rate float64, window time.Du
 		}
 		return false
 	}
-	lo, hi := 0.0, 0.0
-	for r := 10_000.0; r <= relayMaxRate; r *= 1.5 {
-		if !ok(r) {
-			hi = r
-			break
-		}
-		lo = r
-	}
-	if hi == 0 {
-		return
-	}
-	for range 4 {
-		mid := (lo + hi) / 2
-		if ok(mid) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
+	kit.SearchRate(10_000.0, relayMaxRate, ok)
 }
 
 // TestRelayTable prints the data-plane table and fails for each target

@@ -105,9 +105,9 @@ func TestQEMUBench(t *testing.T) {
 	if os.Getenv("NODEDESK_BENCH") != "1" {
 		t.Skip("the QEMU benchmark runs with NODEDESK_BENCH=1 (make bench-qemu)")
 	}
-	rounds := qbenchEnv(t, "NODEDESK_BENCH_QEMU_ROUNDS", 11)
-	rate := qbenchEnv(t, "NODEDESK_BENCH_QEMU_RATE", 10000)
-	window := time.Duration(qbenchEnv(t, "NODEDESK_BENCH_QEMU_SECONDS", 3)) * time.Second
+	rounds := kit.EnvInt(t, "NODEDESK_BENCH_QEMU_ROUNDS", 11)
+	rate := kit.EnvInt(t, "NODEDESK_BENCH_QEMU_RATE", 10000)
+	window := time.Duration(kit.EnvInt(t, "NODEDESK_BENCH_QEMU_SECONDS", 3)) * time.Second
 	load := loadAverage()
 	// Registered before the lab, this runs after it has closed: no qemu
 	// of the bench's (whose command line names the lab's images) is left.
@@ -532,24 +532,7 @@ func measureGuest(t *testing.T, child *loadChild, k int, g *benchGuest, rate int
 		}
 		return false
 	}
-	lo, hi := 0.0, 0.0
-	for r := 500.0; r <= qbenchMaxRate; r *= 1.5 {
-		if !ok(r) {
-			hi = r
-			break
-		}
-		lo = r
-	}
-	if hi == 0 {
-		return
-	}
-	for range 4 {
-		if mid := (lo + hi) / 2; ok(mid) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
+	kit.SearchRate(500.0, qbenchMaxRate, ok)
 }
 
 // selfCPU is this process's CPU time so far (user and system, all its
@@ -894,19 +877,6 @@ func pingPeers(peers []*childPeer, n, size int) string {
 		out[k] = strings.Join(append([]string{strconv.Itoa(lost[k])}, lines[k]...), " ")
 	}
 	return strings.Join(out, ";")
-}
-
-// qbenchEnv reads a positive integer setting, or def.
-func qbenchEnv(t *testing.T, name string, def int) int {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		t.Fatalf("%s=%q: want a positive integer", name, v)
-	}
-	return n
 }
 
 // quantile is the q-quantile of ds (nearest rank), 0 for none.
