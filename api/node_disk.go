@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"nodedesk/app"
@@ -18,13 +17,9 @@ type diskResize struct {
 // with disks.
 func (s *Server) handleResizeDisk(t app.NodeType) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		raw, err := s.body(r)
+		in, _, err := readBody[diskResize](s, r)
 		if err != nil {
 			return err
-		}
-		var in diskResize
-		if err := json.Unmarshal(raw, &in); err != nil {
-			return app.Errorf(app.EINVALID, "Invalid resize request: %v", err)
 		}
 		if err := s.svc.ResizeNodeDisk(r.Context(), nodeRef(r, t), in.Drive, in.Extend); err != nil {
 			return err

@@ -86,10 +86,10 @@ func (l launch) args() ([]string, error) {
 		// serves on the console port (package termproc).
 		a = append(a, "-chardev", "stdio,id=serial0,signal=off", "-serial", "chardev:serial0")
 	case app.ConsoleVNC:
-		if p.Console < 5900 {
-			return nil, app.Errorf(app.EINVALID, "%s's VNC console port %d is below 5900, where VNC displays start; give it a console port of 5900 or more", p.Name, p.Console)
+		if p.Console < app.VNCPortMin {
+			return nil, app.Errorf(app.EINVALID, "%s's VNC console port %d is below %d, where VNC displays start; give it a console port of %d or more", p.Name, p.Console, app.VNCPortMin, app.VNCPortMin)
 		}
-		a = append(a, "-vnc", fmt.Sprintf("%s:%d", l.vncHost, p.Console-5900))
+		a = append(a, "-vnc", fmt.Sprintf("%s:%d", l.vncHost, p.Console-app.VNCPortMin))
 	}
 	a = append(a, "-chardev", fmt.Sprintf("socket,id=qmp,fd=%d", l.qmpFD), "-mon", "chardev=qmp,mode=control")
 	a = append(a, "-net", "none") // no user networking for an adapter nodedesk did not wire

@@ -239,19 +239,14 @@ func (r *Runner) launch(p app.Process, s settings, bin string, args []string) (s
 	return g.cmdline, nil
 }
 
-// ResizeDisk grows a stopped node's drive by extendMB MiB with qemu-img:
+// ResizeDisk grows a stopped node's drive by extendMB MiB with qemu-img
+// (the Service checks that the node is stopped and the drive its own):
 // its linked clone (made now if the node never ran: the image is never
 // written), or the image itself without linked clones.
 func (r *Runner) ResizeDisk(p app.Process, drive string, extendMB int) error {
 	i := slices.Index(drives[:], drive)
 	if i < 0 {
 		return app.Errorf(app.EINVALID, "%s has no drive %q", p.Name, drive)
-	}
-	r.mu.Lock()
-	_, running := r.guests[p.NodeID]
-	r.mu.Unlock()
-	if running {
-		return app.Errorf(app.ECONFLICT, "%s must be stopped to resize its disk; stop it first", p.Name)
 	}
 	s, err := readSettings(p.Properties)
 	if err != nil {
