@@ -183,9 +183,13 @@ func benchStarts(t *testing.T, l *Lab, pid string, rounds int) startBench {
 	console := int(n["console"].(float64))
 	var s startBench
 	s.cold, s.coldAnswer = firstByteThroughNodedesk(t, l, path, console)
-	cmdline := l.Do("GET", path, nil).Want(t, 200).JSON(t)["command_line"].(string)
+	// The command nodedesk ran, word for word, as the running process has it.
+	argv, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", kit.QEMUPID(n["node_id"].(string))))
+	if err != nil {
+		t.Fatal(err)
+	}
 	l.Do("POST", path+"/stop", nil).Want(t, 200)
-	words := shellWords(cmdline)
+	words := strings.Split(strings.TrimSuffix(string(argv), "\x00"), "\x00")
 	bin, args := words[0], withoutQMP(words[1:])
 	dir := t.TempDir()
 	for r := range rounds {
@@ -338,44 +342,6 @@ func firstByteByHand(t *testing.T, bin string, args []string, dir string) time.D
 		t.Fatalf("QEMU run by hand printed nothing within %v: %s", firstByteWait, stderr.String())
 	}
 	return first
-}
-
-// shellWords splits a command line as nodedesk writes one (words quoted
-// with single quotes where a shell needs it) back into its words.
-func shellWords(s string) []string {
-	var words []string
-	var w strings.Builder
-	in, quoted := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quoted:
-			if c == '\'' {
-				quoted = false
-			} else {
-				w.WriteByte(c)
-			}
-		case c == '\'':
-			quoted, in = true, true
-		case c == '\\' && i+1 < len(s):
-			i++
-			w.WriteByte(s[i])
-			in = true
-		case c == ' ':
-			if in {
-				words = append(words, w.String())
-				w.Reset()
-				in = false
-			}
-		default:
-			w.WriteByte(c)
-			in = true
-		}
-	}
-	if in {
-		words = append(words, w.String())
-	}
-	return words
 }
 
 // withoutQMP drops the QMP monitor nodedesk passes as file descriptor 3
