@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -48,6 +50,27 @@ type Process struct {
 	// Images are the absolute paths of the images the properties name,
 	// by property key (hda_disk_image, …), found in the image folders.
 	Images map[string]string
+	// HostInterfaces has, for the types whose ports are host interfaces
+	// (Docker), one name per port in the order of its ports array: the
+	// host end of the port's veth pair (VethName), which the Runner
+	// creates and the data plane reads and writes. Such types get no
+	// UDP ports.
+	HostInterfaces []string
+	// Aux is the TCP port of the node's auxiliary console (Docker's
+	// shell); 0: none.
+	Aux int
+}
+
+// VethName is the name of the host end of the veth pair of port i of
+// node nodeID (a Docker node's adapter i): "nd", ten hex digits of the
+// id, "-", i. It fits Linux's 15 characters for up to 99 ports, and the
+// runner, the data plane and the reaping of orphans all derive it here.
+func VethName(nodeID string, i int) string {
+	hex := strings.ReplaceAll(nodeID, "-", "")
+	if len(hex) > 10 {
+		hex = hex[:10]
+	}
+	return "nd" + hex + "-" + strconv.Itoa(i)
 }
 
 // PortPair is the two UDP ports, on 127.0.0.1, of one port of a process.

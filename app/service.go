@@ -67,6 +67,9 @@ type Config struct {
 	// QEMU finds and runs the QEMU programs of this machine (package
 	// app/qemu); nil: QEMU is not available.
 	QEMU QEMUTools
+	// Docker lists the images of this machine's Docker Engine (package
+	// app/docker); nil: Docker is not available.
+	Docker DockerEngine
 }
 
 // Service is every use case of nodedesk. The REST API and the desktop window

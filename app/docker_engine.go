@@ -1,0 +1,22 @@
+package app
+
+import "context"
+
+// DockerEngine is what nodedesk asks of the Docker Engine of this machine
+// besides running containers (the Runner does that): which images it
+// holds, for GNS3's image list and the template dialog. Package
+// app/docker implements it; Config.Docker nil means Docker is not
+// available.
+type DockerEngine interface {
+	// Images lists the engine's local images by repository and tag
+	// ("alpine:latest"), as GNS3 lists them; untagged images are left
+	// out. An engine that cannot be reached is a conflict whose message
+	// says what to do.
+	Images(ctx context.Context) ([]DockerImage, error)
+}
+
+// DockerImage is one local Docker image, as GNS3 answers
+// GET /v2/compute/docker/images.
+type DockerImage struct {
+	Image string `json:"image"`
+}
