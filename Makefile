@@ -14,8 +14,8 @@ DESKTOP_TAGS := desktop,production,webkit2_41
 # VPCS nodes: the vpcs simulator; QEMU nodes: QEMU and qemu-img. To test: Xvfb and ImageMagick (the window
 # test and its screenshot), Chromium (the browser tests), xdotool (the
 # window's keys) and iproute2 (the cloud tests' namespaces and veth pairs).
-APT_BUILD := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev vpcs qemu-system-x86 qemu-utils
-APT_TEST  := xvfb xauth imagemagick chromium xdotool iproute2
+APT_BUILD := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev vpcs qemu-system-x86 qemu-utils busybox-static
+APT_TEST  := xvfb xauth imagemagick chromium xdotool iproute2 docker.io
 FUZZTIME ?= 60s
 CRASH_KILLS ?= 200
 
