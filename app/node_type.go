@@ -88,6 +88,10 @@ type nodeKind struct {
 	// macOffset types vary one byte of a fixed MAC address (VPCS): each
 	// running node gets an offset unique in its project (runner.go).
 	macOffset bool
+	// veths types (Docker) have, while they run, one veth pair per port
+	// instead of a UDP pair: the runner moves one end into the node, the
+	// data plane reads and writes the other (VethName).
+	veths bool
 }
 
 // kinds is the node-type table, in the spec's order.
@@ -123,7 +127,7 @@ var kinds = []struct {
 	{Docker, nodeKind{stored: true, nameFormat: "Docker{0}", symbol: ":/symbols/docker_guest.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
-		props: dockerProps}},
+		props: dockerProps, veths: true}},
 	{Dynamips, nodeKind{stored: true, nameFormat: "R{0}", symbol: ":/symbols/router.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
@@ -237,6 +241,10 @@ func (t NodeType) ImageProperties() []string { return t.kind().images }
 // Properties.CloudPorts: host interfaces and TAP devices that the data
 // plane opens, and UDP tunnels bound on this machine (a cloud).
 func (t NodeType) UsesCloudPorts() bool { return t.kind().cloudPorts }
+
+// UsesVeths reports whether a running node of type t has a veth pair per
+// port (named by VethName) where other process-run types have UDP pairs.
+func (t NodeType) UsesVeths() bool { return t.kind().veths }
 
 // HasConsole reports whether a node of type t may have a console at all.
 func (t NodeType) HasConsole() bool {
