@@ -497,3 +497,31 @@ describe('QEMU images, templates and appliances', () => {
     expect(w.call.mock.calls).toEqual([['POST', '/v2/appliances/import', '{"name":"x"}']]);
   });
 });
+
+describe('Docker images and web consoles', () => {
+  it("lists the Docker Engine's images on the compute's docker route, each once", async () => {
+    const { fetch, calls } = fakeFetch(json([{ image: 'alpine:latest' }, { image: 'nodedesk-test/busybox:latest' }, { image: 'alpine:latest' }, { other: 1 }]));
+    useEnv({ fetch, location: LOCATION });
+    expect(await api.listDockerImages()).toEqual([{ image: 'alpine:latest' }, { image: 'nodedesk-test/busybox:latest' }]);
+    expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual(['GET /v2/computes/local/docker/images']);
+  });
+
+  it("rejects with the server's sentence when Docker cannot be reached", async () => {
+    const why = 'Docker is not running at unix:///var/run/docker.sock: start it (systemctl start docker)';
+    const { fetch } = fakeFetch(json({ message: why, status: 409, code: 'conflict' }, 409));
+    useEnv({ fetch, location: LOCATION });
+    await expect(api.listDockerImages()).rejects.toMatchObject({ status: 409, code: 'conflict', message: why });
+  });
+
+  it("opens a web console in the system's browser from the window, and leaves a browser's link alone", () => {
+    useEnv({ fetch: fakeFetch().fetch, location: LOCATION });
+    expect(api.openExternal('http://127.0.0.1:5004/')).toBe(false);
+    const w = fakeWindow();
+    const BrowserOpenURL = vi.fn();
+    useEnv({ ...w.env, runtime: { ...w.env.runtime!, BrowserOpenURL } });
+    expect(api.openExternal('http://127.0.0.1:5004/admin')).toBe(true);
+    expect(BrowserOpenURL).toHaveBeenCalledWith('http://127.0.0.1:5004/admin');
+    useEnv(fakeWindow().env);
+    expect(() => api.openExternal('http://127.0.0.1:5004/')).toThrow(/open http:\/\/127\.0\.0\.1:5004\/ in yours/);
+  });
+});

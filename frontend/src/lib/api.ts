@@ -7,7 +7,9 @@
 // never learn which: every function answers with the contract's shapes and
 // every failure is an AppError carrying the server's code and field.
 
+import { dialHost } from './address';
 import { openConsoleLink, type ConsoleHandlers, type ConsoleLink } from './consolelink';
+import { dockerImages, type DockerImage } from './docker';
 import { AppError, errorFromAnswer, toAppError, unreachable } from './errors';
 import { currentGesture } from './gesture';
 import { subscribe as follow } from './live';
@@ -321,6 +323,27 @@ export const listImages = (compute = 'local'): Promise<Image[]> =>
 export const qemuCapabilities = (compute = 'local'): Promise<QEMUCapabilities> =>
   answer(client().GET('/v2/computes/{compute_id}/qemu/capabilities', onCompute(compute)));
 
+/** listDockerImages lists the images of a compute's Docker Engine, each
+ * once ([{image: "alpine:latest"}, …]); 409, saying why and what to do,
+ * when Docker cannot be reached there. */
+export const listDockerImages = async (compute = 'local'): Promise<DockerImage[]> =>
+  dockerImages(await answer(client().GET('/v2/computes/{compute_id}/{emulator}/images', {
+    params: { path: { compute_id: compute, emulator: 'docker' } },
+  })));
+
+/** openExternal opens url (a node's web console) in the user's browser
+ * when the page is the window's, whose own links would open inside it,
+ * and says true; in a browser it says false and the link opens as links
+ * do, in a new tab. */
+export function openExternal(url: string): boolean {
+  const c = conn();
+  if (c.transport !== 'window') return false;
+  const rt = c.env.runtime;
+  if (typeof rt?.BrowserOpenURL !== 'function') throw new AppError(`This nodedesk window cannot open a browser; open ${url} in yours`, 0, 'internal');
+  rt.BrowserOpenURL(url);
+  return true;
+}
+
 export type { ApplianceImport, MissingImage } from './types';
 
 /** importAppliance makes templates from a GNS3 appliance file (.gns3a,
@@ -389,8 +412,7 @@ export function consoleCommand(node: Node): Extract<ConsoleResult, { kind: 'comm
   if (node.console === null || node.console_type === null) {
     throw new AppError(`${node.name} has no console; give it a console type first`, 0, 'invalid', 'console');
   }
-  const h = node.console_host;
-  const host = !h || h === '0.0.0.0' || h === '::' ? '127.0.0.1' : h.includes(':') ? `[${h}]` : h;
+  const host = dialHost(node.console_host);
   const command =
     node.console_type === 'telnet' ? `telnet ${host} ${node.console}` : `${node.console_type}://${host}:${node.console}`;
   return { kind: 'command', command, host, port: node.console };

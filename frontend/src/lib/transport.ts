@@ -28,6 +28,8 @@ export type Fetch = (req: Request) => Promise<Response>;
 /** The part of the Wails runtime the page uses. */
 export interface WailsRuntime {
   EventsOn(name: string, cb: (...data: unknown[]) => void): (() => void) | void;
+  /** Opens a URL in the system's browser. */
+  BrowserOpenURL?(url: string): void;
 }
 
 /** The part of a WebSocket the page uses. */
