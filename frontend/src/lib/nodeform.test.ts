@@ -132,3 +132,37 @@ describe('the form of a QEMU node', () => {
     expect(out.qemu.cpus).toBe('4');
   });
 });
+
+describe('the form of a Docker node', () => {
+  const ct = (props: Record<string, unknown> = {}, over: Partial<Parameters<typeof vpcs>[1]> = {}) =>
+    vpcs('d1', {
+      node_type: 'docker', name: 'alpine-1',
+      properties: { image: 'alpine:latest', adapters: 1, start_command: '', environment: '', extra_hosts: '', extra_volumes: [], console_resolution: '1024x768', console_http_port: 80, console_http_path: '/', mac_address: '', aux: 5001, ...props },
+      ...over,
+    });
+
+  it('sends the changed container properties, custom adapters beside them, and nothing when none changed', () => {
+    const n = ct();
+    expect(buildUpdate(n, formFromNode(n))).toEqual({ ok: true, body: {}, changed: false });
+    const f = formFromNode(n);
+    const rows = f.docker.custom_adapters.map((r) => ({ ...r, port_name: 'lan' }));
+    expect(buildUpdate(n, { ...f, docker: { ...f.docker, adapters: '2', start_command: 'sh', custom_adapters: rows } })).toEqual({
+      ok: true, changed: true, body: { properties: { adapters: 2, start_command: 'sh' }, custom_adapters: [{ adapter_number: 0, port_name: 'lan' }] },
+    });
+  });
+
+  it('shows an error about a container property by its field', () => {
+    const n = ct();
+    const f = formFromNode(n);
+    expect(buildUpdate(n, { ...f, docker: { ...f.docker, adapters: 'many' } })).toMatchObject({ ok: false, field: 'adapters', row: null });
+    expect(formFields(n)).toEqual(expect.arrayContaining(['image', 'adapters', 'environment', 'extra_volumes', 'mac_address', 'custom_adapters']));
+  });
+
+  it('keeps the container fields the user edits when the node changes meanwhile, and takes the others', () => {
+    const base = ct();
+    const f = formFromNode(base);
+    const out = rebase(base, { ...f, docker: { ...f.docker, environment: 'TZ=UTC' } }, ct({ start_command: 'sh -l', environment: 'X=1' }));
+    expect(out.docker.environment).toBe('TZ=UTC');
+    expect(out.docker.start_command).toBe('sh -l');
+  });
+});

@@ -4,11 +4,12 @@
 // rule about the values is the server's, whose 400 names the field.
 
 import { assertNever } from './assert';
+import { DOCKER_NODE_FIELDS, dockerNodeForm, dockerNodeUpdate, noDockerForm, type DockerNodeForm } from './docker';
 import { consoleChoice, consoleValue, typeInfo, type ConsoleChoice } from './nodetypes';
 import { mappingsToRows, rowsToMappings, type FrRow } from './framerelay';
 import { QEMU_NODE_FIELDS, qemuNodeForm, qemuNodeUpdate, type QemuNodeForm } from './qemu';
 import { toWireSwitchPorts } from './switchports';
-import type { CloudPort, EthernetHubPort, EthernetSwitchPort, Node, NodeUpdate } from './types';
+import type { CloudPort, CustomAdapter, EthernetHubPort, EthernetSwitchPort, Node, NodeUpdate } from './types';
 
 export interface NodeForm {
   name: string;
@@ -27,6 +28,8 @@ export interface NodeForm {
   cloudPorts: CloudPort[];
   /** A QEMU node's common properties (qemu.ts). */
   qemu: QemuNodeForm;
+  /** A Docker node's properties and custom adapters (docker.ts). */
+  docker: DockerNodeForm;
 }
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v ?? null)) as T;
@@ -50,6 +53,7 @@ export function formFromNode(n: Node): NodeForm {
     frRows: editor === 'frame_relay' ? mappingsToRows(p.mappings) : [],
     cloudPorts: editor === 'cloud' ? clone(mapping as CloudPort[]) : [],
     qemu: qemuNodeForm(editor === 'qemu' ? p : {}),
+    docker: editor === 'docker' ? dockerNodeForm(n) : noDockerForm(),
   };
 }
 
@@ -90,11 +94,12 @@ export function buildUpdate(n: Node, f: NodeForm): BuildResult {
   const props = propertiesUpdate(n, f);
   if (!props.ok) return props;
   if (props.properties) body.properties = props.properties;
+  if (props.custom_adapters) body.custom_adapters = props.custom_adapters;
   return { ok: true, body, changed: Object.keys(body).length > 0 };
 }
 
 type PropsResult =
-  | { ok: true; properties: Record<string, unknown> | null }
+  | { ok: true; properties: Record<string, unknown> | null; custom_adapters?: CustomAdapter[] | null }
   | { ok: false; field: string; row: number | null; message: string };
 
 function propertiesUpdate(n: Node, f: NodeForm): PropsResult {
@@ -138,6 +143,10 @@ function propertiesUpdate(n: Node, f: NodeForm): PropsResult {
       const r = qemuNodeUpdate(p, f.qemu);
       return r.ok ? r : { ok: false, field: r.field, row: null, message: r.message };
     }
+    case 'docker': {
+      const r = dockerNodeUpdate(n, f.docker);
+      return r.ok ? r : { ok: false, field: r.field, row: null, message: r.message };
+    }
     case 'none':
       return { ok: true, properties: null };
     default:
@@ -156,6 +165,7 @@ export function formFields(n: Node): string[] {
     case 'frame_relay': return [...fields, 'mappings'];
     case 'cloud': return [...fields, 'ports_mapping', 'interfaces'];
     case 'qemu': return [...fields, ...QEMU_NODE_FIELDS];
+    case 'docker': return [...fields, ...DOCKER_NODE_FIELDS];
     case 'none': return fields;
     default: return assertNever(editor, 'editor');
   }
@@ -170,6 +180,7 @@ export function rebase(base: Node, form: NodeForm, next: Node): NodeForm {
   for (const k of Object.keys(now) as (keyof NodeForm)[]) {
     if (same(form[k], was[k])) out[k] = now[k];
     else if (k === 'qemu') out[k] = rebaseFields(form.qemu, was.qemu, now.qemu);
+    else if (k === 'docker') out[k] = rebaseFields(form.docker, was.docker, now.docker);
   }
   return out as unknown as NodeForm;
 }
