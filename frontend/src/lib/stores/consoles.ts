@@ -4,20 +4,26 @@
 // machine that decides when to connect (consoletabs.ts). The tabs follow
 // their nodes' live status: a tab says when its node stops and reconnects
 // by itself when it starts again. A node whose console_auto_start is set
-// gets a tab when it starts.
+// gets a tab when it starts. A node with an aux console (a Docker
+// container's shell) may have a second tab, "Aux", which says how to reach
+// it with telnet: no websocket of the API carries the aux console.
 
 import { get, writable } from 'svelte/store';
 import * as api from '../api';
 import { initial, step, tabLabel, type NodeView, type TabEffect, type TabEvent, type TabKind, type TabMachine, type TabPhase } from '../consoletabs';
 import { WINDOW_NO_VNC } from '../vnclink';
+import { auxTabView, webConsole } from '../docker';
 import type { Node } from '../types';
 import { nodes } from './nodes';
 
 /** A console tab as the views see it. */
 export interface ConsoleTab {
+  /** The tab's key: its node's id, or auxKey(id) for its aux tab. */
+  key: string;
   nid: string;
-  /** What the tab shows: a terminal, a screen, or (no console) neither. */
-  kind: TabKind | null;
+  /** What the tab shows: a terminal, a screen, the aux console's address,
+   * or (no console) none of them. */
+  kind: TabKind | 'aux' | null;
   phase: TabPhase;
   label: string;
   note: string;
@@ -41,7 +47,13 @@ interface Link {
 }
 
 interface Ctl {
+  key: string;
   nid: string;
+  /** An aux tab: it shows its node's aux console address and never
+   * connects (its machine stays initial). */
+  aux: boolean;
+  /** An aux tab's view, as last published. */
+  auxSeen: string;
   m: TabMachine;
   link: Link | null;
   /** The element a VNC tab's screen is drawn in, made on first use; the
@@ -58,7 +70,7 @@ interface Ctl {
 }
 
 export const consoleTabs = writable<ConsoleTab[]>([]);
-/** The node whose tab is shown. */
+/** The key of the tab shown (a node's id, or auxKey of it). */
 export const activeConsole = writable<string | null>(null);
 /** Bumped to ask the active tab's terminal for the keyboard focus. */
 export const focusConsole = writable(0);
@@ -66,8 +78,16 @@ export const focusConsole = writable(0);
 const tabs = new Map<string, Ctl>();
 let pid: string | null = null;
 
+/** auxKey is the key of node nid's aux tab. */
+export const auxKey = (nid: string): string => `${nid}:aux`;
+
+function view(c: Ctl): ConsoleTab {
+  if (c.aux) return { key: c.key, nid: c.nid, kind: 'aux', ...auxTabView(get(nodes).get(c.nid)) };
+  return { key: c.key, nid: c.nid, kind: c.m.node?.console ?? null, phase: c.m.phase, label: tabLabel(c.m), note: c.m.note };
+}
+
 function publish(): void {
-  consoleTabs.set([...tabs.values()].map((c) => ({ nid: c.nid, kind: c.m.node?.console ?? null, phase: c.m.phase, label: tabLabel(c.m), note: c.m.note })));
+  consoleTabs.set([...tabs.values()].map(view));
 }
 
 /** nodeView is what a tab's machine knows of a node: its console, when
@@ -80,6 +100,7 @@ export function nodeView(n: Node | undefined): NodeView | null {
   if (n.console_type === 'vnc') {
     return api.transport() === 'window' ? { status: n.status, console: null, why: WINDOW_NO_VNC } : { status: n.status, console: 'vnc' };
   }
+  if (webConsole(n) !== null) return { status: n.status, console: null, why: `its console is a web page: open it with Open in browser in its panel` };
   return { status: n.status, console: null };
 }
 
@@ -105,7 +126,7 @@ function note(c: Ctl, text: string): void {
 }
 
 function dispatch(c: Ctl, e: TabEvent): void {
-  if (tabs.get(c.nid) !== c) return; // closed meanwhile
+  if (tabs.get(c.key) !== c) return; // closed meanwhile
   const before = c.m;
   const { next, effects } = step(c.m, e);
   c.m = next;
@@ -159,7 +180,7 @@ function run(c: Ctl, f: TabEffect): void {
       opening
         .then(
           (link) => {
-            if (c.gen !== gen || tabs.get(c.nid) !== c) return link.close();
+            if (c.gen !== gen || tabs.get(c.key) !== c) return link.close();
             c.link = link;
             dispatch(c, { kind: 'opened' });
           },
@@ -184,7 +205,14 @@ export function followConsoles(p: string): () => void {
   pid = p;
   const seen = new Map<string, Node['status']>();
   const unsub = nodes.subscribe((m) => {
+    let auxChanged = false;
     for (const c of [...tabs.values()]) {
+      if (c.aux) {
+        const seen = JSON.stringify(auxTabView(m.get(c.nid)));
+        if (seen !== c.auxSeen) auxChanged = true;
+        c.auxSeen = seen;
+        continue;
+      }
       const v = nodeView(m.get(c.nid));
       const cur = c.m.node;
       if (v === null ? cur !== null : cur === null || v.status !== cur.status || v.console !== cur.console) {
@@ -198,6 +226,7 @@ export function followConsoles(p: string): () => void {
       }
       seen.set(n.node_id, n.status);
     }
+    if (auxChanged) publish();
   });
   const stop = () => {
     unsub();
@@ -211,12 +240,17 @@ export function followConsoles(p: string): () => void {
   return stop;
 }
 
+const newCtl = (nid: string, aux: boolean): Ctl => ({
+  key: aux ? auxKey(nid) : nid, nid, aux, auxSeen: '', m: initial(), link: null, screen: null, gen: 0, timer: null, sink: null,
+  backlog: [], backlogSize: 0, wasConnected: false,
+});
+
 /** openConsoleTab opens node nid's console tab (or shows it, when open)
  * and makes it the active one. */
 export function openConsoleTab(nid: string, opts: { focus?: boolean } = {}): void {
   let c = tabs.get(nid);
   if (!c) {
-    c = { nid, m: initial(), link: null, screen: null, gen: 0, timer: null, sink: null, backlog: [], backlogSize: 0, wasConnected: false };
+    c = newCtl(nid, false);
     tabs.set(nid, c);
     publish();
     dispatch(c, { kind: 'node', node: nodeView(get(nodes).get(nid)) });
@@ -225,27 +259,48 @@ export function openConsoleTab(nid: string, opts: { focus?: boolean } = {}): voi
   if (opts.focus !== false) focusConsole.update((n) => n + 1);
 }
 
-/** closeConsoleTab closes a tab and its link; the next tab becomes active. */
-export function closeConsoleTab(nid: string): void {
-  const c = tabs.get(nid);
+/** openAuxTab opens node nid's aux tab (or shows it, when open) and makes
+ * it the active one. */
+export function openAuxTab(nid: string): void {
+  const key = auxKey(nid);
+  if (!tabs.has(key)) {
+    const c = newCtl(nid, true);
+    c.auxSeen = JSON.stringify(auxTabView(get(nodes).get(nid)));
+    tabs.set(key, c);
+    publish();
+  }
+  activeConsole.set(key);
+}
+
+/** showConsoleTab makes the open tab key the active one. */
+export function showConsoleTab(key: string): void {
+  if (!tabs.has(key)) return;
+  activeConsole.set(key);
+  focusConsole.update((n) => n + 1);
+}
+
+/** closeConsoleTab closes tab key (a node's id for its console tab) and
+ * its link; the next tab becomes active. */
+export function closeConsoleTab(key: string): void {
+  const c = tabs.get(key);
   if (!c) return;
   const keys = [...tabs.keys()];
-  const i = keys.indexOf(nid);
-  tabs.delete(nid);
+  const i = keys.indexOf(key);
+  tabs.delete(key);
   if (c.timer !== null) clearTimeout(c.timer);
   c.gen++;
   c.link?.close();
   c.link = null;
   c.screen?.remove();
-  if (get(activeConsole) === nid) {
-    const rest = keys.filter((k) => k !== nid);
+  if (get(activeConsole) === key) {
+    const rest = keys.filter((k) => k !== key);
     activeConsole.set(rest.length === 0 ? null : rest[Math.min(i, rest.length - 1)]);
   }
   publish();
 }
 
 export function closeAllConsoles(): void {
-  for (const nid of [...tabs.keys()]) closeConsoleTab(nid);
+  for (const key of [...tabs.keys()]) closeConsoleTab(key);
   activeConsole.set(null);
 }
 
