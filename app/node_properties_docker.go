@@ -23,12 +23,12 @@ var dockerProps = propertyKind{
 }
 
 // dockerTemplate is what a user Docker template starts with, as GNS3
-// 2.2.59's schemas/docker_template.py fills it.
+// 2.2.59's schemas/docker_template.py fills it; it must name an image.
 var dockerTemplate = templateKind{nameFormat: "{name}-{0}", category: "guest", settings: map[string]any{
 	"image": "", "usage": "", "adapters": 1, "mac_address": "", "start_command": "", "environment": "",
 	"console_type": "telnet", "console_auto_start": false, "console_http_port": 80, "console_http_path": "/",
 	"console_resolution": "1024x768", "extra_hosts": "", "extra_volumes": []any{}, "custom_adapters": []any{},
-}}
+}, required: []string{"image"}}
 
 // dockerSettings are the properties GNS3 2.2.59's compute keeps for a
 // Docker node, with its defaults for a new one. mac_address's default
