@@ -327,9 +327,7 @@ export const qemuCapabilities = (compute = 'local'): Promise<QEMUCapabilities> =
  * once ([{image: "alpine:latest"}, …]); 409, saying why and what to do,
  * when Docker cannot be reached there. */
 export const listDockerImages = async (compute = 'local'): Promise<DockerImage[]> =>
-  dockerImages(await answer(client().GET('/v2/computes/{compute_id}/{emulator}/images', {
-    params: { path: { compute_id: compute, emulator: 'docker' } },
-  })));
+  dockerImages(await answer(client().GET('/v2/computes/{compute_id}/docker/images', onCompute(compute))));
 
 /** openExternal opens url (a node's web console) in the user's browser
  * when the page is the window's, whose own links would open inside it,

@@ -12,12 +12,10 @@ import type { TabPhase } from './consoletabs';
 import type { ConsoleChoice } from './nodetypes';
 import type { Category } from './palette';
 import { wholeNumber } from './qemu';
-import type { CustomAdapter, Node, NodeProperties } from './types';
+import type { CustomAdapter, DockerImage as Image, Node, NodeProperties } from './types';
 
 /** One image of the Docker Engine, as GET …/docker/images lists it. */
-export interface DockerImage {
-  image: string;
-}
+export type DockerImage = Image;
 
 /** dockerImages reads the images list's answer: its `image` names, each
  * once, in the engine's order. */

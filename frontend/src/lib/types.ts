@@ -63,6 +63,8 @@ export type ComputeUpdate = S['ComputeUpdate'];
 export type NodeTypeInfo = S['NodeTypeInfo'];
 /** An image file of an images folder, as GNS3 2.2 lists them. */
 export type Image = S['Image'];
+/** A local image of a compute's Docker Engine (GET …/docker/images). */
+export type DockerImage = S['DockerImage'];
 /** How a compute runs QEMU guests: KVM or TCG, and a note when slower. */
 export type QEMUCapabilities = S['QEMUCapabilities'];
 /** A GNS3 appliance file's JSON (.gns3a), as POST /v2/appliances/import takes it. */
