@@ -1,8 +1,8 @@
 // Starts a real nodedesk (NODEDESK_BIN, headless, on a free port and a
 // fresh store) and Debian's chromium through playwright-core.
 
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,11 +12,12 @@ const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
 
 /** startServer runs nodedesk and resolves with its URL once it serves:
  * on a free port and a fresh store, or on listen and the store in dir (a
- * restart of one stopped with keepStore), with more flags in args. */
-export async function startServer({ timeoutMs = 15_000, args = [], listen = '127.0.0.1:0', dir = mkdtempSync(path.join(tmpdir(), 'nodedesk-e2e-')) } = {}) {
+ * restart of one stopped with keepStore), with more flags in args and more
+ * variables in env (DOCKER_HOST). */
+export async function startServer({ timeoutMs = 15_000, args = [], listen = '127.0.0.1:0', dir = mkdtempSync(path.join(tmpdir(), 'nodedesk-e2e-')), env: extraEnv = {} } = {}) {
   const bin = process.env.NODEDESK_BIN;
   if (!bin) throw new Error('Set NODEDESK_BIN to a built nodedesk binary: run `make server` at the top of the repository, then NODEDESK_BIN=$PWD/../build/bin/nodedesk-server npm run e2e (or npm run perf) here');
-  const env = { ...process.env };
+  const env = { ...process.env, ...extraEnv };
   delete env.DISPLAY;
   const proc = spawn(path.resolve(bin), ['--headless', '--listen', listen, '--db', path.join(dir, 'e2e.db'), ...args], {
     env,
@@ -51,6 +52,39 @@ export async function startServer({ timeoutMs = 15_000, args = [], listen = '127
     if (!keepStore) rmSync(dir, { recursive: true, force: true });
   };
   return { url, dir, stop, log: () => log };
+}
+
+const DOCKERD_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'scripts', 'test-dockerd.sh');
+
+/** startDockerEngine starts a private Docker Engine with its socket and
+ * data under dir (scripts/test-dockerd.sh, which also imports the offline
+ * test image nodedesk-test/busybox:latest) and resolves with its
+ * DOCKER_HOST and the function that stops it — only when this call
+ * started it. Without dockerd it fails, saying how to get it. */
+export async function startDockerEngine(dir = process.env.NODEDESK_DOCKERD_DIR ?? path.join(tmpdir(), 'nodedesk-e2e-dockerd')) {
+  const has = spawnSync('sh', ['-c', 'command -v dockerd'], { encoding: 'utf8' });
+  if (has.status !== 0) {
+    throw new Error("dockerd is missing, and the Docker tests need a Docker Engine: run `make test` at the top of the repository (it installs Debian's docker.io), or `apt-get install docker.io busybox-static`");
+  }
+  const pidFile = path.join(dir, 'dockerd.pid');
+  const alive = () => {
+    try {
+      process.kill(Number(readFileSync(pidFile, 'utf8').trim()), 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const ours = !alive();
+  const r = spawnSync(DOCKERD_SCRIPT, ['start', dir], { encoding: 'utf8', timeout: 120_000 });
+  if (r.status !== 0) throw new Error(`${DOCKERD_SCRIPT} start ${dir} failed (${r.status ?? r.signal}):\n${r.stderr}${r.stdout}`);
+  const host = r.stdout.trim().split('\n').pop();
+  const stop = async () => {
+    if (!ours) return; // someone else's engine: theirs to stop
+    const s = spawnSync(DOCKERD_SCRIPT, ['stop', dir], { encoding: 'utf8', timeout: 60_000 });
+    if (s.status !== 0) throw new Error(`${DOCKERD_SCRIPT} stop ${dir} failed: ${s.stderr}`);
+  };
+  return { host, dir, stop };
 }
 
 /** launchBrowser starts headless chromium with a fresh profile. */
