@@ -3,7 +3,8 @@
 // chromium: the "New Docker template" dialog (its checks, the image
 // picked from the engine's list, the name it gives), the template under
 // its category in the palette, a node dragged from it onto the canvas and
-// its panel (the container's properties, adapters changed to 2); and,
+// its panel (the container's properties, adapters changed to 2), its aux
+// console's tab and an http console's browser link; and,
 // with no Docker to reach, the dialog saying why while a typed image name
 // still makes a template. Nothing here skips: without dockerd it fails,
 // saying to run `make test`.
@@ -155,6 +156,41 @@ describe('Docker in the UI', { timeout: 240_000 }, () => {
     assert.equal(saved.properties.environment, 'GREETING=hi\nLAB=e2e');
     await until(async () => (await page.getByTestId('node-save').isDisabled()), WAIT, 'the panel saved');
     await screenshot(page, 'docker-panel.png');
+  });
+
+  test('its aux console has a tab of its own giving the telnet command; an http console opens in a browser', async () => {
+    const n = (await rest('GET', `/projects/${pid}/nodes`)).body.find((x) => x.node_type === 'docker');
+    assert.ok(Number.isInteger(n.properties.aux), `the node has an aux console port: ${JSON.stringify(n.properties)}`);
+    const panel = page.getByTestId('node-panel');
+    await panel.getByTestId('node-aux').click();
+    const aux = page.locator(`[data-testid="console-tab"][data-node="${n.node_id}"][data-kind="aux"]`);
+    await aux.waitFor();
+    assert.match(await aux.textContent(), /Aux/);
+    assert.equal(await page.getByTestId('aux-command').textContent(), `telnet 127.0.0.1 ${n.properties.aux}`);
+    await page.getByTestId('aux-waiting').waitFor(); // stopped: it says when it answers
+    // The main console's tab is another tab of the same node.
+    await panel.getByTestId('node-console').click();
+    await page.locator(`[data-testid="console-tab"][data-node="${n.node_id}"][data-kind="telnet"]`).waitFor();
+    assert.equal(await page.locator(`[data-testid="console-tab"][data-node="${n.node_id}"]`).count(), 2);
+    await screenshot(page, 'docker-aux.png');
+    await aux.getByTestId('console-tab-close').click();
+    await aux.waitFor({ state: 'detached' });
+    await page.locator(`[data-testid="console-tab"][data-node="${n.node_id}"] [data-testid="console-tab-close"]`).click();
+
+    // An http console: its web port and path in the panel, and the link GNS3 would open.
+    await panel.getByTestId('field-console_type').selectOption('http');
+    await panel.getByTestId('docker-console_http_path').fill('/status');
+    await page.getByTestId('node-save').click();
+    const web = panel.getByTestId('node-web');
+    await web.waitFor();
+    const saved = (await rest('GET', `/projects/${pid}/nodes/${n.node_id}`)).body;
+    assert.equal(saved.console_type, 'http');
+    assert.equal(saved.properties.console_http_path, '/status');
+    assert.equal(await web.getAttribute('href'), `http://127.0.0.1:${saved.console}/status`);
+    assert.equal(await web.getAttribute('aria-disabled'), 'true', 'stopped: nothing answers yet');
+    await panel.getByTestId('field-console_type').selectOption('telnet');
+    await page.getByTestId('node-save').click();
+    await web.waitFor({ state: 'detached' });
   });
 
   test('no page errors', () => {
