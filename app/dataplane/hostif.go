@@ -79,10 +79,12 @@ type hostPort struct {
 	wr     rawWrite
 
 	done chan struct{} // closed by close
+	gone chan struct{} // closed when the reader has returned
 	once sync.Once
 }
 
-// close closes the port for good: its socket, and its reader's retries.
+// close closes the port for good and returns once its reader has
+// returned: no socket stays open on the interface.
 func (h *hostPort) close() {
 	h.once.Do(func() {
 		h.mu.Lock()
@@ -93,6 +95,7 @@ func (h *hostPort) close() {
 		}
 		h.mu.Unlock()
 		close(h.done)
+		<-h.gone
 	})
 }
 
@@ -231,7 +234,7 @@ func (f *Fabric) syncHostPortsAt(d *draft, ends ...end) {
 // as soon as its link is announced gets through) and starts its reader,
 // which retries if that failed.
 func (f *Fabric) openHostPort(at end, spec hostIf) *hostPort {
-	h := &hostPort{at: at, spec: spec, done: make(chan struct{})}
+	h := &hostPort{at: at, spec: spec, done: make(chan struct{}), gone: make(chan struct{})}
 	h.wr.init()
 	file, rc, err := h.open()
 	go f.runHost(h, file, rc, err)
@@ -244,6 +247,7 @@ func (f *Fabric) openHostPort(at end, spec hostIf) *hostPort {
 // (see hostRetryMin); an outage that lasts hostQuiet is logged once, and
 // the first frame after it too.
 func (f *Fabric) runHost(h *hostPort, file *os.File, rc syscall.RawConn, err error) {
+	defer close(h.gone)
 	w := f.workers.Get().(*worker)
 	defer f.workers.Put(w)
 	rd := newHostReader(h.spec.kind == "ethernet")
