@@ -62,6 +62,11 @@ func hostEndpoints(n *app.Node) map[end]hostIf {
 			}
 		}
 	}
+	if n.Type.UsesVeths() && n.Active() {
+		for i, p := range n.Ports() {
+			add(end{n.ID, p.AdapterNumber, p.PortNumber}, hostIf{kind: "ethernet", iface: app.VethName(n.ID, i), name: p.Name})
+		}
+	}
 	return want
 }
 
