@@ -250,7 +250,9 @@ func (f *Fabric) openHostPort(at end, spec hostIf) *hostPort {
 // file and rc are its open socket, or err why the first open failed. A
 // failed read or open closes the socket and opens it again after a pause
 // (see hostRetryMin); an outage that lasts hostQuiet is logged once, and
-// the first frame after it too.
+// the first frame after it too. An outage ends with a frame read, or a
+// socket that stays open hostQuiet (an interface that is down fails at
+// once).
 func (f *Fabric) runHost(h *hostPort, file *os.File, rc syscall.RawConn, err error) {
 	defer close(h.gone)
 	w := f.workers.Get().(*worker)
@@ -260,10 +262,12 @@ func (f *Fabric) runHost(h *hostPort, file *os.File, rc syscall.RawConn, err err
 		since  time.Time // when the outage began; zero: none
 		logged bool      // the outage was logged
 		pause  time.Duration
+		opened time.Time // when the socket was opened
 	)
 	for {
 		if err == nil {
 			rd.use(rc)
+			opened = time.Now()
 		}
 		for err == nil {
 			var frame []byte
@@ -288,6 +292,9 @@ func (f *Fabric) runHost(h *hostPort, file *os.File, rc syscall.RawConn, err err
 		case <-h.done:
 			return
 		default:
+		}
+		if !since.IsZero() && opened.After(since) && time.Since(opened) >= hostQuiet {
+			since, logged, pause = time.Time{}, false, 0 // it worked a while (without a frame): a new outage
 		}
 		if since.IsZero() {
 			since = time.Now()
