@@ -349,7 +349,7 @@ func testExitsByItself(t *testing.T, host string) {
 	type exit struct{ node, detail string }
 	exits := make(chan exit, 1)
 	r.OnExit(func(_, nodeID, detail string) { exits <- exit{nodeID, detail} })
-	p := process(t, "Quitter", 1, map[string]any{"start_command": `sh -c "read line; echo goodbye-now; exit 3"`})
+	p := process(t, "Quitter", 1, map[string]any{"start_command": `sh -c "touch /etc/network/mine; chown 1234:1234 /etc/network/mine; read line; echo goodbye-now; exit 3"`})
 	n := mustStart(t, r, p)
 	// It reads a line from its terminal, then ends.
 	conn, err := r.eng.attach(context.Background(), n.rec.Container)
@@ -371,6 +371,17 @@ func testExitsByItself(t *testing.T, host string) {
 	mustBeGone(t, r, p)
 	if err := r.Stop(p.NodeID); err != nil {
 		t.Errorf("a stop after the exit: %v", err)
+	}
+	// Its kept folders are handed back as at a stop.
+	fi, err := os.Stat(filepath.Join(p.Dir, "etc", "network", "mine"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if uid := fileUID(fi); uid != os.Getuid() {
+		t.Errorf("a file the container made belongs to %d on this machine after the exit, want nodedesk's user %d", uid, os.Getuid())
+	}
+	if b, _ := os.ReadFile(filepath.Join(p.Dir, "etc", "network", permsFile)); !strings.Contains(string(b), ":1234:1234:/etc/network/mine\n") {
+		t.Errorf("%s = %q; want the file's owner inside recorded", permsFile, b)
 	}
 }
 
