@@ -316,14 +316,24 @@ func (e *engine) run(ctx context.Context, id string, cmd ...string) (int, string
 	if rerr != nil && ctx.Err() != nil {
 		return 0, string(demux(b)), ctx.Err()
 	}
-	var st struct {
-		Running  bool
-		ExitCode int
+	// The stream may end a moment before the engine has the exit code.
+	for {
+		var st struct {
+			Running  bool
+			ExitCode int
+		}
+		if err := e.call(ctx, http.MethodGet, "/exec/"+execID+"/json", nil, nil, &st); err != nil {
+			return 0, string(demux(b)), err
+		}
+		if !st.Running {
+			return st.ExitCode, string(demux(b)), nil
+		}
+		select {
+		case <-ctx.Done():
+			return 0, string(demux(b)), ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	if err := e.call(ctx, http.MethodGet, "/exec/"+execID+"/json", nil, nil, &st); err != nil {
-		return 0, string(demux(b)), err
-	}
-	return st.ExitCode, string(demux(b)), nil
 }
 
 // archive is a tar stream of path in a container (created or running).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -341,7 +342,7 @@ func portError(p app.Process, what string, port int, err error) error {
 // engine lacks it.
 func (r *Runner) image(ctx context.Context, ref, name string) (*imageInfo, error) {
 	im, err := r.eng.inspectImage(ctx, ref)
-	if status(err) != 404 {
+	if status(err) != http.StatusNotFound {
 		if err != nil {
 			return nil, r.engineError(err, "read the image "+ref)
 		}
@@ -405,8 +406,7 @@ func (r *Runner) containerConfig(p app.Process, s settings, im *imageInfo, vols 
 	}
 	e := []string{"container=docker",
 		"NODEDESK_ADAPTERS=" + strconv.Itoa(adapters),
-		"NODEDESK_VOLUMES=" + strings.Join(vols, ":"),
-		"GNS3_VOLUMES=" + strings.Join(vols, ":")}
+		"NODEDESK_VOLUMES=" + strings.Join(vols, ":")}
 	if adapters > 0 {
 		e = append(e, "GNS3_MAX_ETHERNET=eth"+strconv.Itoa(adapters-1))
 	}
@@ -561,7 +561,7 @@ func (r *Runner) teardown(ctx context.Context, n *node, exited bool) error {
 		r.c.Logger.Warn("the kept folders of a Docker node could not be handed back to nodedesk's user", "node", n.p.Name, "err", err)
 	}
 	var err error
-	if serr := r.eng.stop(ctx, id, r.c.StopGrace); serr != nil && status(serr) != 404 {
+	if serr := r.eng.stop(ctx, id, r.c.StopGrace); serr != nil && status(serr) != http.StatusNotFound {
 		_ = r.eng.kill(ctx, id)
 	}
 	if rerr := r.eng.remove(ctx, id); rerr != nil {
@@ -619,25 +619,38 @@ func (r *Runner) handBack(ctx context.Context, n *node, exited bool) error {
 
 // Suspend freezes a node's container (Docker's pause): its processes
 // stop, and with them its frames.
-func (r *Runner) Suspend(nodeID string) error {
-	n, err := r.get(nodeID)
-	if err != nil {
-		return err
-	}
-	if err := r.eng.pause(context.Background(), n.rec.Container); err != nil && status(err) != 409 {
-		return r.engineError(err, "pause the container of "+n.p.Name)
-	}
-	return nil
-}
+func (r *Runner) Suspend(nodeID string) error { return r.freeze(nodeID, true) }
 
 // Resume thaws a suspended node's container.
-func (r *Runner) Resume(nodeID string) error {
+func (r *Runner) Resume(nodeID string) error { return r.freeze(nodeID, false) }
+
+// freezeWait bounds a pause or an unpause.
+const freezeWait = 30 * time.Second
+
+// freeze pauses (or unpauses) a node's container; one already so is
+// fine.
+func (r *Runner) freeze(nodeID string, pause bool) error {
 	n, err := r.get(nodeID)
 	if err != nil {
 		return err
 	}
-	if err := r.eng.unpause(context.Background(), n.rec.Container); err != nil && status(err) != 409 {
-		return r.engineError(err, "unpause the container of "+n.p.Name)
+	ctx, cancel := context.WithTimeout(context.Background(), freezeWait)
+	defer cancel()
+	id := n.rec.Container
+	doing := "unpause the container of " + n.p.Name
+	if pause {
+		err, doing = r.eng.pause(ctx, id), "pause the container of "+n.p.Name
+	} else {
+		err = r.eng.unpause(ctx, id)
+	}
+	if status(err) == http.StatusConflict {
+		// Already so, or not running at all: which one, the state says.
+		if c, ierr := r.eng.inspect(ctx, id); ierr == nil && c.State.Running && c.State.Paused == pause {
+			return nil
+		}
+	}
+	if err != nil {
+		return r.engineError(err, doing)
 	}
 	return nil
 }
