@@ -200,7 +200,11 @@ func normalized(st projectState) map[string]any {
 	var nodes, links, drawings []any
 	for _, n := range st.nodes {
 		names[n["node_id"]] = n["name"]
-		nodes = append(nodes, without(n, "node_id", "project_id", "console", "node_directory", "console_host"))
+		c := without(n, "node_id", "project_id", "console", "node_directory", "console_host")
+		if props, ok := c["properties"].(map[string]any); ok && props["aux"] != nil {
+			c["properties"] = without(props, "aux") // a port, like console: the first import owns its own
+		}
+		nodes = append(nodes, c)
 	}
 	for _, l := range st.links {
 		c := without(l, "link_id", "project_id")

@@ -181,12 +181,29 @@ func (s *Server) localOnly(r *http.Request, what string) error {
 // controllerQEMU is a controller form of a compute GET: forwarded to a
 // remote compute, else answered by the compute's own handler.
 func (s *Server) controllerQEMU(action string, local handlerFunc) handlerFunc {
+	return s.controllerEmulator("qemu", action, local)
+}
+
+// controllerEmulator is the controller form of one of an emulator's
+// compute reads (GET /v2/computes/{id}/<emulator>/<action>): forwarded to
+// a remote compute, answered by local here.
+func (s *Server) controllerEmulator(emulator, action string, local handlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if remote, err := s.forwardComputeGet(w, r, app.ComputeQuery{Emulator: "qemu", Action: action}); remote || err != nil {
+		if remote, err := s.forwardComputeGet(w, r, app.ComputeQuery{Emulator: emulator, Action: action}); remote || err != nil {
 			return err
 		}
 		return local(w, r)
 	}
+}
+
+// handleDockerImages lists the Docker Engine's local images.
+func (s *Server) handleDockerImages(w http.ResponseWriter, r *http.Request) error {
+	imgs, err := s.svc.DockerImages(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, imgs)
+	return nil
 }
 
 // controllerDone answers a controller form's write as GNS3's controller

@@ -57,6 +57,8 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"GET", "/v2/compute/qemu/capabilities", s.handleQEMUCapabilities},
 		{"POST", "/v2/compute/qemu/img", s.handleQEMUImgCreate},
 		{"PUT", "/v2/compute/qemu/img", s.handleQEMUImgResize},
+		{"GET", "/v2/compute/docker/images", s.handleDockerImages},
+		{"GET", "/v2/computes/{compute_id}/docker/images", s.controllerEmulator("docker", "images", s.handleDockerImages)},
 		{"GET", "/v2/computes/{compute_id}/qemu/images", s.controllerQEMU("images", s.handleQEMUImageList)},
 		{"POST", "/v2/computes/{compute_id}/qemu/images/{filename}", s.handleComputeQEMUImageUpload},
 		{"GET", "/v2/computes/{compute_id}/qemu/binaries", s.controllerQEMU("binaries", s.handleQEMUBinaries)},

@@ -20,3 +20,16 @@ type DockerEngine interface {
 type DockerImage struct {
 	Image string `json:"image"`
 }
+
+// DockerImages lists the local images of this machine's Docker Engine,
+// sorted; a conflict that says what to do when Docker is not available.
+func (s *Service) DockerImages(ctx context.Context) ([]DockerImage, error) {
+	if s.c.Docker == nil {
+		return nil, Errorf(ECONFLICT, "Docker is not available to nodedesk: install Docker (sudo apt-get install docker.io) and restart nodedesk")
+	}
+	imgs, err := s.c.Docker.Images(ctx)
+	if imgs == nil && err == nil {
+		imgs = []DockerImage{}
+	}
+	return imgs, err
+}

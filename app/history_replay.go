@@ -160,11 +160,14 @@ func (r *replayer) checkNode(st move[Node]) error {
 	} else if taken && id != n.ID && !r.inNodes[id] {
 		return r.conflict("the name %s is now used by another node of this project; rename that node, then %s again", n.Name, verb)
 	}
-	if n.Console != 0 {
-		if owner, ok, err := tx.ConsoleOwner(n.Console); err != nil {
+	for _, port := range []int{n.Console, n.Aux} {
+		if port == 0 {
+			continue
+		}
+		if owner, ok, err := tx.ConsoleOwner(port); err != nil {
 			return err
 		} else if ok && !r.ours(owner) {
-			return r.conflict("console port %d is now used by node %s; give that node another port, then %s again", n.Console, ownerWhere(tx, owner, r.pid), verb)
+			return r.conflict("console port %d is now used by node %s; give that node another port, then %s again", port, ownerWhere(tx, owner, r.pid), verb)
 		}
 	}
 	if st.cur != nil && st.cur.Active() && st.cur.ConsoleType != n.ConsoleType {

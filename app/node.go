@@ -12,11 +12,14 @@ import (
 // The JSON tags are the store's record format: renaming one needs a
 // migration in package store.
 type Node struct {
-	ID               string          `json:"node_id"`
-	ProjectID        string          `json:"project_id"`
-	Type             NodeType        `json:"node_type"`
-	Name             string          `json:"name"`
-	Console          int             `json:"console,omitempty"` // 0: no console port
+	ID        string   `json:"node_id"`
+	ProjectID string   `json:"project_id"`
+	Type      NodeType `json:"node_type"`
+	Name      string   `json:"name"`
+	Console   int      `json:"console,omitempty"` // 0: no console port
+	// Aux is the TCP port of the node's auxiliary console (Docker's
+	// shell), owned like Console; 0: none.
+	Aux              int             `json:"aux,omitempty"`
 	ConsoleType      ConsoleType     `json:"console_type,omitempty"`
 	ConsoleAutoStart bool            `json:"console_auto_start,omitempty"`
 	Status           Status          `json:"status"`

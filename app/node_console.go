@@ -49,28 +49,44 @@ type NodeKey struct {
 	NodeID    string
 }
 
-// claimConsole makes sure n owns its console port, inside tx: a port another
-// node owns is a conflict that names that node; a node whose console type
-// needs a port and has none gets the lowest free one.
+// claimConsole makes sure n owns its console ports, inside tx: a port
+// another node owns is a conflict that names that node; a node whose
+// console type needs a port and has none gets the lowest free one, and so
+// does the aux console of a type that has one (Docker's).
 func (s *Service) claimConsole(tx Tx, n *Node) error {
-	if n.ConsoleType == ConsoleNone || (n.Remote() && !s.computeOnThisMachine(n.ComputeID)) { // a remote node's port is its compute's
-		n.Console = 0
+	if n.Remote() && !s.computeOnThisMachine(n.ComputeID) { // a remote node's ports are its compute's
+		n.Console, n.Aux = 0, 0
 		return nil
 	}
-	if n.Console == 0 {
-		port, err := s.freeConsolePort(tx, n.ConsoleType)
+	if n.ConsoleType == ConsoleNone {
+		n.Console = 0
+	} else if err := s.claimPort(tx, n, &n.Console, n.ConsoleType, "console"); err != nil {
+		return err
+	}
+	if !n.Type.kind().aux {
+		n.Aux = 0
+		return nil
+	}
+	return s.claimPort(tx, n, &n.Aux, ConsoleTelnet, "aux")
+}
+
+// claimPort makes sure n owns *port (its console or its aux console),
+// giving it the lowest free one of ct's range when it has none.
+func (s *Service) claimPort(tx Tx, n *Node, port *int, ct ConsoleType, field string) error {
+	if *port == 0 {
+		p, err := s.freeConsolePort(tx, ct, n.Console, n.Aux)
 		if err != nil {
 			return err
 		}
-		n.Console = port
+		*port = p
 		return nil
 	}
-	owner, ok, err := tx.ConsoleOwner(n.Console)
+	owner, ok, err := tx.ConsoleOwner(*port)
 	if err != nil || !ok || owner == (NodeKey{n.ProjectID, n.ID}) {
 		return err
 	}
-	return Conflict("console", "Console port %d is already used by node %s; choose another port or leave console out",
-		n.Console, ownerWhere(tx, owner, n.ProjectID))
+	return Conflict(field, "Console port %d is already used by node %s; choose another port or leave %s out",
+		*port, ownerWhere(tx, owner, n.ProjectID), field)
 }
 
 // ownerName names the node that owns a port, for a conflict's message:
@@ -97,15 +113,16 @@ func ownerWhere(tx Tx, owner NodeKey, projectID string) string {
 
 // freeConsolePort returns the lowest console port of the range that no
 // node owns and no other program of this machine holds (a port taken
-// later still fails the node's start with a conflict that says so).
-func (s *Service) freeConsolePort(tx Tx, ct ConsoleType) (int, error) {
+// later still fails the node's start with a conflict that says so), but
+// those in taken (the node's other console, not yet stored).
+func (s *Service) freeConsolePort(tx Tx, ct ConsoleType, taken ...int) (int, error) {
 	lo, hi := consoleRange(ct)
 	for p := lo; p <= hi; p++ {
 		_, ok, err := tx.ConsoleOwner(p)
 		if err != nil {
 			return 0, err
 		}
-		if !ok && s.c.PortFree("tcp", p) {
+		if !ok && !slices.Contains(taken, p) && s.c.PortFree("tcp", p) {
 			return p, nil
 		}
 	}

@@ -53,7 +53,7 @@ func TestService_CreateNode_DerivedPorts(t *testing.T) {
 			[]string{"0/0 Ethernet0/0 ethernet", "0/1 Ethernet0/1 ethernet", "0/2 Ethernet0/2 ethernet", "0/3 Ethernet0/3 ethernet",
 				"1/0 Ethernet1/0 ethernet", "1/1 Ethernet1/1 ethernet", "1/2 Ethernet1/2 ethernet", "1/3 Ethernet1/3 ethernet",
 				"2/0 Serial2/0 serial", "2/1 Serial2/1 serial", "2/2 Serial2/2 serial", "2/3 Serial2/3 serial"}},
-		{"Docker", app.NodeCreate{Type: app.Docker, NodeUpdate: app.NodeUpdate{Properties: genericProps(t, map[string]any{"adapters": 2})}},
+		{"Docker", app.NodeCreate{Type: app.Docker, NodeUpdate: app.NodeUpdate{Properties: &app.DockerUpdate{"adapters": json.RawMessage("2")}}},
 			[]string{"0/0 eth0 ethernet", "1/0 eth1 ethernet"}},
 		{"ATM", app.NodeCreate{Type: app.ATMSwitch, NodeUpdate: app.NodeUpdate{Properties: genericProps(t, map[string]any{
 			"mappings": map[string]any{"1:0:100": "10:0:200"}})}},

@@ -371,7 +371,6 @@ func (u *NATUpdate) apply(*Properties) error { return nil }
 
 var (
 	atmProps      = withPorts(genericProps, (*Node).atmPorts)
-	dockerProps   = withPorts(genericProps, (*Node).dockerPorts)
 	dynamipsProps = withUpgrade(withPorts(genericProps, (*Node).dynamipsPorts), configsInFolder)
 	iouProps      = withUpgrade(withPorts(genericProps, func(n *Node) []Port { return n.standardPorts(4) }), configsInFolder)
 	traceNGProps  = withPorts(genericProps, func(*Node) []Port { return []Port{ethernetPort("Ethernet0", "e0", 0, 0)} })

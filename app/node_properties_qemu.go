@@ -48,16 +48,6 @@ var qemuTemplate = templateKind{nameFormat: "{name}-{0}", category: "guest", set
 	"options": "", "custom_adapters": []any{},
 }}
 
-// qemuSetting is one property of GNS3's QEMU VM: its default on a new
-// node, the rule its values follow, and the values that stand for "the
-// default" beside null.
-type qemuSetting struct {
-	key   string
-	def   any // nil: JSON null
-	check func(key string, raw json.RawMessage) error
-	unset []string // string values that mean the default ("" for a MAC address)
-}
-
 // The enumerations of GNS3 2.2.59's QEMU schemas. Adapter types and disk
 // interfaces are its template schema's lists (its compute takes any
 // string, which QEMU then refuses at start).
@@ -88,15 +78,15 @@ var qemuImages = []string{"hda_disk_image", "hdb_disk_image", "hdc_disk_image", 
 // node, with its defaults for a new one, and linked_clone, which its
 // controller keeps. platform, qemu_path and mac_address have defaults
 // that depend on the node (qemuView).
-var qemuSettings = func() []qemuSetting {
-	disk := func(d string) []qemuSetting {
-		return []qemuSetting{
+var qemuSettings = newSettingTable(func() []setting {
+	disk := func(d string) []setting {
+		return []setting{
 			{key: "hd" + d + "_disk_image", def: "", check: isString},
 			{key: "hd" + d + "_disk_interface", def: "none", check: isOneOf(qemuDiskInterfaces)},
 			{key: "hd" + d + "_disk_image_md5sum", check: isString},
 		}
 	}
-	s := []qemuSetting{
+	s := []setting{
 		{key: "usage", def: "", check: isString},
 		{key: "qemu_path", check: isString, unset: []string{""}},
 		{key: "platform", check: isOneOf(qemuPlatforms), unset: []string{"", "null"}},
@@ -106,64 +96,51 @@ var qemuSettings = func() []qemuSetting {
 		s = append(s, disk(d)...)
 	}
 	return append(s,
-		qemuSetting{key: "cdrom_image", def: "", check: isString},
-		qemuSetting{key: "cdrom_image_md5sum", check: isString},
-		qemuSetting{key: "bios_image", def: "", check: isString},
-		qemuSetting{key: "bios_image_md5sum", check: isString},
-		qemuSetting{key: "boot_priority", def: "c", check: isOneOf(qemuBootPriorities)},
-		qemuSetting{key: "ram", def: 256, check: isWholeNumber(1, 0, "MB")},
-		qemuSetting{key: "cpus", def: 1, check: isWholeNumber(1, 255, "")},
-		qemuSetting{key: "adapters", def: 1, check: isWholeNumber(0, 275, "")},
-		qemuSetting{key: "adapter_type", def: "e1000", check: isOneOf(qemuAdapterTypes)},
-		qemuSetting{key: "mac_address", check: isMAC, unset: []string{""}},
-		qemuSetting{key: "initrd", def: "", check: isString},
-		qemuSetting{key: "initrd_md5sum", check: isString},
-		qemuSetting{key: "kernel_image", def: "", check: isString},
-		qemuSetting{key: "kernel_image_md5sum", check: isString},
-		qemuSetting{key: "kernel_command_line", def: "", check: isString},
-		qemuSetting{key: "legacy_networking", def: false, check: isBool},
-		qemuSetting{key: "replicate_network_connection_state", def: true, check: isBool},
-		qemuSetting{key: "tpm", def: false, check: isBool},
-		qemuSetting{key: "uefi", def: false, check: isBool},
-		qemuSetting{key: "create_config_disk", def: false, check: isBool},
-		qemuSetting{key: "on_close", def: "power_off", check: isOneOf(qemuOnClose)},
-		qemuSetting{key: "cpu_throttling", def: 0, check: isWholeNumber(0, 800, "%")},
-		qemuSetting{key: "process_priority", def: "low", check: isOneOf(qemuProcessPriorites), unset: []string{"null"}},
-		qemuSetting{key: "options", def: "", check: isString},
+		setting{key: "cdrom_image", def: "", check: isString},
+		setting{key: "cdrom_image_md5sum", check: isString},
+		setting{key: "bios_image", def: "", check: isString},
+		setting{key: "bios_image_md5sum", check: isString},
+		setting{key: "boot_priority", def: "c", check: isOneOf(qemuBootPriorities)},
+		setting{key: "ram", def: 256, check: isWholeNumber(1, 0, "MB")},
+		setting{key: "cpus", def: 1, check: isWholeNumber(1, 255, "")},
+		setting{key: "adapters", def: 1, check: isWholeNumber(0, 275, "")},
+		setting{key: "adapter_type", def: "e1000", check: isOneOf(qemuAdapterTypes)},
+		setting{key: "mac_address", check: isMAC, unset: []string{""}},
+		setting{key: "initrd", def: "", check: isString},
+		setting{key: "initrd_md5sum", check: isString},
+		setting{key: "kernel_image", def: "", check: isString},
+		setting{key: "kernel_image_md5sum", check: isString},
+		setting{key: "kernel_command_line", def: "", check: isString},
+		setting{key: "legacy_networking", def: false, check: isBool},
+		setting{key: "replicate_network_connection_state", def: true, check: isBool},
+		setting{key: "tpm", def: false, check: isBool},
+		setting{key: "uefi", def: false, check: isBool},
+		setting{key: "create_config_disk", def: false, check: isBool},
+		setting{key: "on_close", def: "power_off", check: isOneOf(qemuOnClose)},
+		setting{key: "cpu_throttling", def: 0, check: isWholeNumber(0, 800, "%")},
+		setting{key: "process_priority", def: "low", check: isOneOf(qemuProcessPriorites), unset: []string{"null"}},
+		setting{key: "options", def: "", check: isString},
 	)
-}()
-
-// qemuSettingOf finds the setting of a key.
-var qemuSettingOf = func() map[string]*qemuSetting {
-	m := make(map[string]*qemuSetting, len(qemuSettings))
-	for i := range qemuSettings {
-		m[qemuSettings[i].key] = &qemuSettings[i]
-	}
-	return m
-}()
+}())
 
 // qemuComputeView is what GNS3 2.2.59's compute shows of a QEMU node
 // besides name, node_id, project_id and status: every property but
 // linked_clone, and the node's console, command line and folder.
 var qemuComputeView = func() []string {
-	v := []string{"command_line", "console", "console_type", "node_directory"}
-	for _, s := range qemuSettings {
-		if s.key != "linked_clone" {
-			v = append(v, s.key)
-		}
-	}
+	v := append([]string{"command_line", "console", "console_type", "node_directory"}, qemuSettings.keys("linked_clone")...)
 	slices.Sort(v)
 	return v
 }()
 
-// qemuMAC is the MAC address GNS3 gives a QEMU node from its id:
-// 0c, three bytes of the id, then 00:00 (adapter i adds i).
-func qemuMAC(id string) string {
+// idMAC is a MAC address derived from a node's id, as GNS3 derives them:
+// head, three bytes of the id, then tail (adapter i adds i). QEMU's is
+// 0c:xx:xx:xx:00:00, Docker's 02:42:xx:xx:xx:00.
+func idMAC(head, id, tail string) string {
 	hex := strings.ReplaceAll(id, "-", "")
 	for len(hex) < 8 {
 		hex += "0"
 	}
-	return "0c:" + hex[2:4] + ":" + hex[4:6] + ":" + hex[6:8] + ":00:00"
+	return head + ":" + hex[2:4] + ":" + hex[4:6] + ":" + hex[6:8] + ":" + tail
 }
 
 // qemuOldBinaries are the QEMU binaries not named after their platform.
@@ -212,11 +189,7 @@ func qemuBinary(path, platform string) (string, string) {
 // initQEMU gives a new QEMU node every property GNS3's compute gives one,
 // with its defaults (the MAC address from the node's id).
 func initQEMU(n *Node, _ newNodeEnv) {
-	extra := make(map[string]json.RawMessage, len(qemuSettings))
-	for k, v := range qemuView(n) {
-		extra[k], _ = json.Marshal(v)
-	}
-	n.Properties.Extra = extra
+	n.Properties.Extra = toExtra(qemuView(n))
 }
 
 // qemuView is a QEMU node's properties: what it keeps, and GNS3's
@@ -224,19 +197,8 @@ func initQEMU(n *Node, _ newNodeEnv) {
 // them) or keeps as null.
 func qemuView(n *Node) map[string]any {
 	extra := n.Properties.Extra
-	v := make(map[string]any, len(qemuSettings)+len(extra))
-	for _, s := range qemuSettings {
-		v[s.key] = s.def
-	}
-	v["qemu_path"], v["platform"] = qemuBinary(rawString(extra["qemu_path"]), rawString(extra["platform"]))
-	v["mac_address"] = qemuMAC(n.ID)
-	for k, raw := range extra {
-		if _, known := qemuSettingOf[k]; known && isNull(raw) {
-			continue
-		}
-		v[k] = raw
-	}
-	return v
+	path, platform := qemuBinary(rawString(extra["qemu_path"]), rawString(extra["platform"]))
+	return qemuSettings.view(extra, map[string]any{"qemu_path": path, "platform": platform, "mac_address": idMAC("0c", n.ID, "00:00")})
 }
 
 // QEMUUpdate is a change to a QEMU node's properties, under GNS3's keys.
@@ -245,10 +207,10 @@ func qemuView(n *Node) map[string]any {
 // nodedesk does not know is kept as given.
 type QEMUUpdate map[string]json.RawMessage
 
-// notQEMUProperties are the keys of a compute request's body that are
+// notProperties are the keys of a compute request's body that are
 // not properties: the node's own fields (NodeUpdate) and the read-only
 // ones of its compute view.
-var notQEMUProperties = func() map[string]bool {
+var notProperties = func() map[string]bool {
 	m := map[string]bool{"node_id": true, "project_id": true, "node_type": true, "status": true, "node_directory": true,
 		"command_line": true, "console_host": true, "compute_id": true, "template_id": true, "ports": true,
 		"width": true, "height": true, "properties": true}
@@ -265,44 +227,34 @@ var notQEMUProperties = func() map[string]bool {
 // "properties" object or from a compute request's body, whose node fields
 // (name, console, ...) it leaves out.
 func (u *QEMUUpdate) UnmarshalJSON(b []byte) error {
+	m, err := propertiesIn(b)
+	*u = m
+	return err
+}
+
+// propertiesIn reads an emulator's properties from a controller's
+// "properties" object or from a compute request's body: every key but
+// the node's own fields and the read-only ones of its compute view.
+func propertiesIn(b []byte) (map[string]json.RawMessage, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
-		return err
+		return nil, err
 	}
 	for k := range m {
-		if notQEMUProperties[k] {
+		if notProperties[k] {
 			delete(m, k)
 		}
 	}
-	*u = m
-	return nil
+	return m, nil
 }
 
 func (u *QEMUUpdate) apply(p *Properties) error {
 	if len(*u) == 0 {
 		return nil
 	}
-	extra := maps.Clone(p.Extra)
-	if extra == nil {
-		extra = map[string]json.RawMessage{}
-	}
-	for _, s := range qemuSettings { // in a fixed order: the first wrong key is named
-		raw, ok := (*u)[s.key]
-		switch {
-		case !ok:
-		case isNull(raw) || slices.Contains(s.unset, rawString(raw)) && isJSONString(raw):
-			delete(extra, s.key)
-		default:
-			if err := s.check(s.key, raw); err != nil {
-				return err
-			}
-			extra[s.key] = raw
-		}
-	}
-	for k, raw := range *u {
-		if _, known := qemuSettingOf[k]; !known {
-			extra[k] = raw
-		}
+	extra, err := qemuSettings.apply(p.Extra, *u)
+	if err != nil {
+		return err
 	}
 	for _, img := range qemuImages {
 		// A checksum is of the image it was given with.

@@ -264,6 +264,12 @@ func (s *Service) processOf(n *Node, images map[string]string) Process {
 	if n.Properties.MACOffset != nil {
 		p.MACOffset = *n.Properties.MACOffset
 	}
+	if n.Type.UsesVeths() {
+		for i := range n.Ports() {
+			p.HostInterfaces = append(p.HostInterfaces, VethName(n.ID, i))
+		}
+	}
+	p.Aux = n.Aux
 	return p
 }
 

@@ -92,6 +92,9 @@ type nodeKind struct {
 	// instead of a UDP pair: the runner moves one end into the node, the
 	// data plane reads and writes the other (VethName).
 	veths bool
+	// aux types have an auxiliary console (Docker's shell in the
+	// container): a second TCP port, owned like the console's.
+	aux bool
 }
 
 // kinds is the node-type table, in the spec's order.
@@ -124,10 +127,12 @@ var kinds = []struct {
 		traffic:  "nodedesk does not forward ATM cells: no traffic crosses it.",
 		consoles: noConsole, lifecycle: AlwaysRunning,
 		props: atmProps, noFilters: true}},
-	{Docker, nodeKind{stored: true, nameFormat: "Docker{0}", symbol: ":/symbols/docker_guest.svg",
-		traffic:  notRun,
+	// GNS3's Docker VNC console runs an X server on the host; nodedesk
+	// serves telnet and HTTP consoles and the aux shell.
+	{Docker, nodeKind{nameFormat: "Docker{0}", symbol: ":/symbols/docker_guest.svg",
+		traffic:  "Its frames cross its links while it runs: each adapter is a veth pair, one end in the container as eth<n>, the other read and written by nodedesk.",
 		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
-		props: dockerProps, veths: true}},
+		folder: "docker", props: dockerProps, veths: true, aux: true, computeView: dockerComputeView}},
 	{Dynamips, nodeKind{stored: true, nameFormat: "R{0}", symbol: ":/symbols/router.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,

@@ -428,10 +428,8 @@ func (s *Service) copyNodeIn(tx Tx, n *Node, id string, x, y int, z Field[int]) 
 	c.ID, c.Seq, c.X, c.Y = id, 0, x, y
 	setIf(&c.Z, z)
 	c.Status, c.Locked = n.Type.Lifecycle().initialStatus(), false
-	if c.Console != 0 {
-		c.Console = 0 // a fresh port: the original keeps its own
-	}
-	c.ComputeConsole = 0 // a remote copy's is its compute's answer
+	c.Console, c.Aux = 0, 0 // fresh ports: the original keeps its own
+	c.ComputeConsole = 0    // a remote copy's is its compute's answer
 	if c.CommandLine != nil {
 		empty := ""
 		c.CommandLine = &empty

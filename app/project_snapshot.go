@@ -350,14 +350,20 @@ func clearProject(tx Tx, emit emitFunc, projectID string, nodes []*Node, links [
 // one; UDP ports another node owns are dropped (claimed anew at start).
 func (s *Service) putRecords(tx Tx, emit emitFunc, nodes []*Node, links []*Link, drawings []*Drawing) error {
 	for _, n := range nodes {
-		if n.Console != 0 {
-			if _, taken, err := tx.ConsoleOwner(n.Console); err != nil {
+		fresh := false
+		for _, port := range []*int{&n.Console, &n.Aux} {
+			if *port == 0 {
+				continue
+			}
+			if _, taken, err := tx.ConsoleOwner(*port); err != nil {
 				return err
 			} else if taken {
-				n.Console = 0
-				if err := s.claimConsole(tx, n); err != nil {
-					return err
-				}
+				*port, fresh = 0, true
+			}
+		}
+		if fresh {
+			if err := s.claimConsole(tx, n); err != nil {
+				return err
 			}
 		}
 		for _, port := range n.UDPPorts {

@@ -149,6 +149,9 @@ func (s *Service) claimProcessResources(tx Tx, n *Node) error {
 		}
 	}
 	want := 2 * len(n.Ports())
+	if n.Type.UsesVeths() {
+		want = 0 // its ports are veth pairs (VethName)
+	}
 	for _, p := range n.UDPPorts {
 		if !s.c.UDPPorts.Contains(p) || !s.c.PortFree("udp", p) {
 			// Another program took it since, or the range moved

@@ -64,6 +64,9 @@ type templateKind struct {
 	category   string
 	// settings are the defaults of the type's own settings, GNS3-keyed.
 	settings map[string]any
+	// required are the settings a new template must give, non-empty
+	// (a Docker template's image).
+	required []string
 }
 
 // withDefaults is t with its type's default settings for those it lacks:
@@ -266,6 +269,11 @@ func (s *Service) newTemplate(ts TemplateSettings) (*Template, error) {
 	}
 	if err := ts.apply(t); err != nil {
 		return nil, err
+	}
+	for _, key := range k.props.template.required {
+		if v, _, _ := ts.str(key); v == "" {
+			return nil, Invalid(key, "A %s template needs %s", t.Type, key)
+		}
 	}
 	return t, nil
 }

@@ -50,7 +50,7 @@ start)
 		[ -n "$bb" ] || { echo "busybox is missing: sudo apt-get install busybox-static" >&2; exit 1; }
 		rootfs=$(mktemp -d)
 		trap 'rm -rf "$rootfs"' EXIT
-		mkdir -p "$rootfs/bin" "$rootfs/sbin" "$rootfs/etc/network" "$rootfs/tmp" "$rootfs/root"
+		mkdir -p "$rootfs/bin" "$rootfs/sbin" "$rootfs/etc/network" "$rootfs/tmp" "$rootfs/root" "$rootfs/var/run"
 		cp "$bb" "$rootfs/bin/busybox"
 		for a in $("$bb" --list); do
 			[ -e "$rootfs/bin/$a" ] || ln -s busybox "$rootfs/bin/$a"

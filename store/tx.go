@@ -331,18 +331,31 @@ type indexed struct {
 	Type      app.NodeType `json:"node_type"`
 	Name      string       `json:"name"`
 	Console   int          `json:"console,omitempty"`
+	Aux       int          `json:"aux,omitempty"`
 	Status    app.Status   `json:"status"`
 	UDPPorts  []int        `json:"udp_ports,omitempty"`
 	Seq       uint64       `json:"seq"`
 }
 
 func indexedOf(n *app.Node) *indexed {
-	return &indexed{ProjectID: n.ProjectID, ID: n.ID, Type: n.Type, Name: n.Name, Console: n.Console,
+	return &indexed{ProjectID: n.ProjectID, ID: n.ID, Type: n.Type, Name: n.Name, Console: n.Console, Aux: n.Aux,
 		Status: n.Status, UDPPorts: n.UDPPorts, Seq: n.Seq}
 }
 
 func (x *indexed) same(y *indexed) bool {
-	return x.Name == y.Name && x.Console == y.Console && x.active() == y.active() && slices.Equal(x.UDPPorts, y.UDPPorts)
+	return x.Name == y.Name && x.Console == y.Console && x.Aux == y.Aux && x.active() == y.active() && slices.Equal(x.UDPPorts, y.UDPPorts)
+}
+
+// consoles are the node's console ports: its console's and its aux
+// console's, both owned in one index.
+func (x *indexed) consoles() []int {
+	var ps []int
+	for _, p := range []int{x.Console, x.Aux} {
+		if p != 0 {
+			ps = append(ps, p)
+		}
+	}
+	return ps
 }
 
 // active reports whether the node belongs in the active index (app's
@@ -352,8 +365,8 @@ func (x *indexed) active() bool { return app.Active(x.Type, x.Status) }
 // index adds a node's index entries.
 func (t *tx) index(n *indexed) error {
 	key := nodeKey(n.ProjectID, n.ID)
-	if n.Console != 0 {
-		if err := t.bucket(bucketConsoles).Put(u16Key(n.Console), key); err != nil {
+	for _, port := range n.consoles() {
+		if err := t.bucket(bucketConsoles).Put(u16Key(port), key); err != nil {
 			return err
 		}
 	}
@@ -373,10 +386,10 @@ func (t *tx) index(n *indexed) error {
 // unindex removes a stored node's index entries, if they still point at it.
 func (t *tx) unindex(n *indexed) error {
 	key := nodeKey(n.ProjectID, n.ID)
-	if n.Console != 0 {
-		cons := t.bucket(bucketConsoles)
-		if bytes.Equal(cons.Get(u16Key(n.Console)), key) {
-			if err := cons.Delete(u16Key(n.Console)); err != nil {
+	cons := t.bucket(bucketConsoles)
+	for _, port := range n.consoles() {
+		if bytes.Equal(cons.Get(u16Key(port)), key) {
+			if err := cons.Delete(u16Key(port)); err != nil {
 				return err
 			}
 		}

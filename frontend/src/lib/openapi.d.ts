@@ -2013,7 +2013,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Disk images of an emulator on the compute: QEMU's are at /v2/compute/qemu/images; the other emulators have none here. */
+        /** Images of an emulator on the compute: QEMU's are at /v2/compute/qemu/images, Docker's at /v2/compute/docker/images; the other emulators have none here. */
         get: operations["listComputeEmulatorImages"];
         put?: never;
         post?: never;
@@ -3184,6 +3184,265 @@ export interface paths {
         put?: never;
         /** Grow a stopped QEMU node's disk on the compute, as resizeNodeDisk. */
         post: operations["resizeQemuDisk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/docker/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the local images of this machine's Docker Engine, by repository and tag. */
+        get: operations["listDockerImages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/computes/{compute_id}/docker/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the local images of this machine's Docker Engine. As GNS3's controller, forwarded to a remote compute; for local, answered here. */
+        get: operations["listComputeDockerImages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/docker/nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a Docker node on the compute. */
+        post: operations["createDocker"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/docker/nodes/{node_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a Docker node on the compute. */
+        get: operations["getDocker"];
+        /** Update a Docker node on the compute. */
+        put: operations["updateDocker"];
+        post?: never;
+        /** Delete a Docker node on the compute. */
+        delete: operations["deleteDocker"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/docker/nodes/{node_id}/console/ws": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Use the console of a Docker node on the compute over a WebSocket. */
+        get: operations["wsDockerConsole"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/docker/nodes/{node_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a Docker node on the compute. */
+        post: operations["startDocker"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/docker/nodes/{node_id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a Docker node on the compute. */
+        post: operations["stopDocker"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/docker/nodes/{node_id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Suspend a Docker node on the compute. */
+        post: operations["suspendDocker"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/docker/nodes/{node_id}/reload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reload a Docker node on the compute. */
+        post: operations["reloadDocker"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/docker/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/nio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change the filters and suspension of the NIO of a port of a Docker node. */
+        put: operations["updateDockerNIO"];
+        /** Give a port of a Docker node a UDP tunnel (NIO); replaces the one it has. */
+        post: operations["createDockerNIO"];
+        /** Remove the NIO of a port of a Docker node and free its local UDP port. */
+        delete: operations["deleteDockerNIO"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/docker/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/start_capture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Capture the frames of the NIO of a port of a Docker node. */
+        post: operations["startDockerCapture"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/docker/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/stop_capture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop the capture of a port of a Docker node; the file stays. */
+        post: operations["stopDockerCapture"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/docker/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/pcap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Stream the running capture of a port of a Docker node (pcap) until it stops. */
+        get: operations["streamDockerPcap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/docker/nodes/{node_id}/console/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Drop the clients of the console of a Docker node. */
+        post: operations["resetDockerConsole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/docker/nodes/{node_id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Complete the copy of a Docker node a controller made (the source's folder replaces the copy's, as GNS3's compute copies it, and the files its type owns go to the copy; refused while either node runs). */
+        post: operations["duplicateDockerOnCompute"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5410,6 +5669,132 @@ export interface components {
             drive_name: "hda" | "hdb" | "hdc" | "hdd";
             /** @description How many MiB to add. */
             extend: number;
+        };
+        /** @description A local image of the Docker Engine. */
+        DockerImage: {
+            /** @description Repository and tag (alpine:latest). */
+            image: string;
+        };
+        /** @description Body for creating a Docker node on the compute, as GNS3 2.2.59's compute takes it. */
+        DockerCreate: {
+            /** @description Node name. */
+            name: string;
+            /** @description Node UUID; generated when absent. */
+            node_id?: components["schemas"]["UUID"];
+            /** @description Console TCP port; allocated when absent or null. */
+            console?: number | null;
+            /**
+             * @description Console protocol: telnet (the container's main process), vnc or http (a web page the container serves on console_http_port), or none.
+             * @enum {string}
+             */
+            console_type?: "telnet" | "vnc" | "http" | "none";
+            /** @description Auxiliary console TCP port (a shell in the container); read only: nodedesk allocates it. */
+            aux?: number | null;
+            /** @description Per-adapter port name or MAC address. */
+            custom_adapters?: components["schemas"]["CustomAdapter"][];
+            /** @description Notes on how to use the container. */
+            usage?: string | null;
+            /** @description Docker image (repository[:tag]); without a tag, :latest. Needed to start the node. */
+            image?: string;
+            /** @description Number of Ethernet adapters (eth0, eth1, ...). */
+            adapters?: number | null;
+            /** @description Base MAC address (adapter n adds n); empty or null: 02:42 and three bytes of the node's id. */
+            mac_address?: string | null;
+            /** @description Command the container runs (shell words); empty or null: the image's. */
+            start_command?: string | null;
+            /** @description Environment variables, one KEY=VALUE per line. */
+            environment?: string | null;
+            /** @description Screen size of the VNC console. */
+            console_resolution?: string | null;
+            /** @description Port of the container's web interface (console type http). */
+            console_http_port?: number | null;
+            /** @description Path of the container's web interface. */
+            console_http_path?: string | null;
+            /** @description Lines host:address added to the container's /etc/hosts. */
+            extra_hosts?: string | null;
+            /** @description Folders of the container kept in the node's folder across restarts, besides /etc/network. */
+            extra_volumes?: string[] | null;
+        };
+        /** @description Body for updating a Docker node on the compute; every field is optional. A property set to null goes back to its default. */
+        DockerUpdate: {
+            /** @description Node name. null keeps the current name. */
+            name?: string | null;
+            /** @description Console TCP port; allocated when absent or null. */
+            console?: number | null;
+            /**
+             * @description Console protocol: telnet (the container's main process), vnc or http (a web page the container serves on console_http_port), or none.
+             * @enum {string}
+             */
+            console_type?: "telnet" | "vnc" | "http" | "none";
+            /** @description Auxiliary console TCP port (a shell in the container); read only: nodedesk allocates it. */
+            aux?: number | null;
+            /** @description Per-adapter port name or MAC address. */
+            custom_adapters?: components["schemas"]["CustomAdapter"][];
+            /** @description Notes on how to use the container. */
+            usage?: string | null;
+            /** @description Docker image (repository[:tag]); without a tag, :latest. */
+            image?: string;
+            /** @description Number of Ethernet adapters (eth0, eth1, ...). */
+            adapters?: number | null;
+            /** @description Base MAC address (adapter n adds n); empty or null: 02:42 and three bytes of the node's id. */
+            mac_address?: string | null;
+            /** @description Command the container runs (shell words); empty or null: the image's. */
+            start_command?: string | null;
+            /** @description Environment variables, one KEY=VALUE per line. */
+            environment?: string | null;
+            /** @description Screen size of the VNC console. */
+            console_resolution?: string | null;
+            /** @description Port of the container's web interface (console type http). */
+            console_http_port?: number | null;
+            /** @description Path of the container's web interface. */
+            console_http_path?: string | null;
+            /** @description Lines host:address added to the container's /etc/hosts. */
+            extra_hosts?: string | null;
+            /** @description Folders of the container kept in the node's folder across restarts, besides /etc/network. */
+            extra_volumes?: string[] | null;
+        };
+        /** @description A Docker node as seen by the compute: the keys GNS3 2.2.59's compute shows. */
+        DockerNode: {
+            /** @description Node name. */
+            name: string;
+            /** @description Node UUID. */
+            node_id: components["schemas"]["UUID"];
+            /** @description Project UUID. */
+            project_id: components["schemas"]["UUID"];
+            status: components["schemas"]["NodeStatus"];
+            /** @description Console TCP port, or null. */
+            console: number | null;
+            /**
+             * @description Console protocol.
+             * @enum {string}
+             */
+            console_type: "telnet" | "vnc" | "http" | "none";
+            /** @description Auxiliary console TCP port (a shell in the container), or null. */
+            aux: number | null;
+            /** @description Working directory of the node. */
+            node_directory: string;
+            /** @description Notes on how to use the container. */
+            usage?: string;
+            /** @description Docker image (repository[:tag]); without a tag, :latest. */
+            image: string;
+            /** @description Number of Ethernet adapters (eth0, eth1, ...). */
+            adapters: number;
+            /** @description Base MAC address (adapter n adds n); empty or null: 02:42 and three bytes of the node's id. */
+            mac_address?: string;
+            /** @description Command the container runs (shell words); empty or null: the image's. */
+            start_command?: string | null;
+            /** @description Environment variables, one KEY=VALUE per line. */
+            environment?: string | null;
+            /** @description Screen size of the VNC console. */
+            console_resolution?: string;
+            /** @description Port of the container's web interface (console type http). */
+            console_http_port?: number;
+            /** @description Path of the container's web interface. */
+            console_http_path?: string;
+            /** @description Lines host:address added to the container's /etc/hosts. */
+            extra_hosts?: string | null;
+            /** @description Folders of the container kept in the node's folder across restarts, besides /etc/network. */
+            extra_volumes?: string[];
         };
     };
     responses: never;
@@ -12590,6 +12975,15 @@ export interface operations {
                     "application/json": components["schemas"]["AnyObject"][];
                 };
             };
+            /** @description The emulator's images cannot be listed (Docker is not available: the message says what to do). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     startVPCSCapture: {
@@ -16559,6 +16953,968 @@ export interface operations {
                 };
             };
             /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDockerImages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DockerImage"][];
+                };
+            };
+            /** @description Docker is not available here: not installed, not running, or its socket refuses nodedesk (the message says which and what to do). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listComputeDockerImages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Compute identifier. */
+                compute_id: components["parameters"]["ComputeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DockerImage"][];
+                };
+            };
+            /** @description The compute does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Docker is not available on that compute, or the compute is remote and not connected (or refused). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createDocker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DockerCreate"];
+            };
+        };
+        responses: {
+            /** @description Instance created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DockerNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDocker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DockerNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateDocker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DockerUpdate"];
+            };
+        };
+        responses: {
+            /** @description Instance updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DockerNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteDocker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Instance deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    wsDockerConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching to WebSocket, relayed to the node's telnet console: text or binary messages from the client go to the console, the console's bytes come back as binary messages. Each websocket is one client of the console; several may share it. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The node has no telnet console, is not started, or its console does not answer. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startDocker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Instance started. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    stopDocker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Instance stopped. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    suspendDocker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Instance suspended. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reloadDocker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Instance reloaded. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateDockerNIO: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NIOCreate"];
+            };
+        };
+        responses: {
+            /** @description NIO updated. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NIO"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createDockerNIO: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NIOCreate"];
+            };
+        };
+        responses: {
+            /** @description NIO created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NIO"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteDockerNIO: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description NIO removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startDockerCapture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CaptureStart"];
+            };
+        };
+        responses: {
+            /** @description Capture started. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptureFile"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    stopDockerCapture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Capture stopped. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamDockerPcap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The capture file, as it is written. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.tcpdump.pcap": string;
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resetDockerConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Console reset. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    duplicateDockerOnCompute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ComputeNodeDuplicate"];
+            };
+        };
+        responses: {
+            /** @description Copy completed. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DockerNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The source or the copy runs (stop it first), or the source's folder cannot be copied. */
             409: {
                 headers: {
                     [name: string]: unknown;

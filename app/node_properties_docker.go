@@ -1,0 +1,140 @@
+package app
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Docker nodes' properties: the keys, defaults and rules of GNS3 2.2.59's
+// Docker VM (its compute's schemas/docker.py and docker_vm.py), kept in
+// Properties.Extra under GNS3's keys, and one port per adapter
+// (node_ports.go). Package app/docker runs the nodes from them. aux, the
+// auxiliary console's port, is the node's own (Node.Aux): the view shows
+// it, a change cannot set it.
+
+// dockerProps are the properties of a Docker node.
+var dockerProps = propertyKind{
+	newUpdate: func() PropertiesUpdate { return &DockerUpdate{} },
+	init:      func(n *Node, _ newNodeEnv) { n.Properties.Extra = toExtra(dockerView(n)) },
+	ports:     (*Node).dockerPorts,
+	view:      dockerView,
+	unique:    []string{"mac_address"},
+	template:  dockerTemplate,
+}
+
+// dockerTemplate is what a user Docker template starts with, as GNS3
+// 2.2.59's schemas/docker_template.py fills it; it must name an image.
+var dockerTemplate = templateKind{nameFormat: "{name}-{0}", category: "guest", settings: map[string]any{
+	"image": "", "usage": "", "adapters": 1, "mac_address": "", "start_command": "", "environment": "",
+	"console_type": "telnet", "console_auto_start": false, "console_http_port": 80, "console_http_path": "/",
+	"console_resolution": "1024x768", "extra_hosts": "", "extra_volumes": []any{}, "custom_adapters": []any{},
+}, required: []string{"image"}}
+
+// dockerSettings are the properties GNS3 2.2.59's compute keeps for a
+// Docker node, with its defaults for a new one. mac_address's default
+// depends on the node (dockerView); the text settings GNS3 keeps as null
+// when empty.
+var dockerSettings = newSettingTable([]setting{
+	{key: "usage", def: "", check: isString},
+	{key: "image", def: "", check: isString, unset: []string{""}},
+	{key: "adapters", def: 1, check: isWholeNumber(0, 99, "")},
+	{key: "mac_address", check: isMAC, unset: []string{""}},
+	{key: "start_command", check: isString, unset: []string{""}},
+	{key: "environment", check: isString, unset: []string{""}},
+	{key: "console_resolution", def: "1024x768", check: isResolution},
+	{key: "console_http_port", def: 80, check: isWholeNumber(1, 65535, "")},
+	{key: "console_http_path", def: "/", check: isString},
+	{key: "extra_hosts", check: isString, unset: []string{""}},
+	{key: "extra_volumes", def: []any{}, check: isVolumeList},
+})
+
+// dockerComputeView is what GNS3 2.2.59's compute shows of a Docker node
+// besides name, node_id, project_id and status.
+var dockerComputeView = append([]string{"aux", "console", "console_type", "node_directory"}, dockerSettings.keys()...)
+
+// dockerView is a Docker node's properties: what it keeps, GNS3's default
+// for each property it lacks, and its aux console port (null: none).
+func dockerView(n *Node) map[string]any {
+	v := dockerSettings.view(n.Properties.Extra, map[string]any{"mac_address": idMAC("02:42", n.ID, "00")})
+	v["aux"] = nil
+	if n.Aux != 0 {
+		v["aux"] = n.Aux
+	}
+	return v
+}
+
+// DockerImageName is an image name as GNS3 keeps it: one without a tag
+// is the image's "latest".
+func DockerImageName(image string) string {
+	if image != "" && !strings.Contains(image, ":") {
+		return image + ":latest"
+	}
+	return image
+}
+
+// DockerUpdate is a change to a Docker node's properties, under GNS3's
+// keys, as QEMUUpdate is to a QEMU node's. aux and container_id are read
+// only: a change that names them leaves them as they are.
+type DockerUpdate map[string]json.RawMessage
+
+// UnmarshalJSON reads the properties of a Docker node from a controller's
+// "properties" object or from a compute request's body, whose node fields
+// it leaves out.
+func (u *DockerUpdate) UnmarshalJSON(b []byte) error {
+	m, err := propertiesIn(b)
+	if err != nil {
+		return err
+	}
+	delete(m, "aux")
+	delete(m, "container_id")
+	*u = m
+	return nil
+}
+
+func (u *DockerUpdate) apply(p *Properties) error {
+	if len(*u) == 0 {
+		return nil
+	}
+	if raw, ok := (*u)["image"]; ok && isJSONString(raw) {
+		(*u)["image"], _ = json.Marshal(DockerImageName(rawString(raw)))
+	}
+	extra, err := dockerSettings.apply(p.Extra, *u)
+	if err != nil {
+		return err
+	}
+	p.Extra = extra
+	return nil
+}
+
+// isResolution accepts a VNC screen size, <width>x<height>.
+func isResolution(key string, raw json.RawMessage) error {
+	w, h, ok := strings.Cut(rawString(raw), "x")
+	if !isJSONString(raw) || !ok || !allDigits(w) || !allDigits(h) {
+		return Invalid("properties."+key, "%s must be a screen size such as 1024x768, not %s", key, describeRaw(raw))
+	}
+	return nil
+}
+
+// isVolumeList accepts the folders of a container that persist, as GNS3
+// does: absolute paths without "..".
+func isVolumeList(key string, raw json.RawMessage) error {
+	var vs []string
+	if json.Unmarshal(raw, &vs) != nil {
+		return Invalid("properties."+key, "%s must be a list of folders of the container, such as [\"/etc/frr\"], not %s", key, describeRaw(raw))
+	}
+	for _, v := range vs {
+		if !strings.HasPrefix(v, "/") || strings.Contains(v, "..") || strings.TrimSpace(v) != v {
+			return Invalid("properties."+key, "%s: %q cannot persist: name a folder of the container by its absolute path, without \"..\" (such as /etc/frr)", key, v)
+		}
+	}
+	return nil
+}
+
+func allDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
