@@ -62,7 +62,8 @@ type Runner struct {
 type node struct {
 	p       app.Process
 	rec     record
-	vols    []string
+	vols    []string // the kept folders
+	targets []string // the folders bound into the container
 	cmdline string
 	console *stream
 	aux     *stream
@@ -228,7 +229,8 @@ func (r *Runner) Start(p app.Process) (string, error) {
 		return "", app.Errorf(app.ECONFLICT, "%s cannot start: this machine allows no container CAP_NET_ADMIN (it is not in the capability bounding set), and a lab node needs it for its interfaces. Run nodedesk where CAP_NET_ADMIN is allowed", p.Name)
 	}
 
-	n := &node{p: p, vols: vols, done: make(chan struct{}),
+	targets := mountTargets(vols, im)
+	n := &node{p: p, vols: vols, targets: targets, done: make(chan struct{}),
 		rec: record{NodeID: p.NodeID, ProjectID: p.ProjectID, Name: p.Name, ContainerName: containerName(p), Veths: veths}}
 	var undo []func()
 	fail := func(err error) (string, error) {
@@ -257,7 +259,7 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
 		return fail(app.Errorf(app.EINTERNAL, "The folder of %s could not be made (%v); check free disk space and permissions", p.Name, err))
 	}
-	if err := r.prepareFolders(ctx, p, s.Image, vols, len(veths)); err != nil {
+	if err := r.prepareFolders(ctx, p, s.Image, vols, targets, len(veths)); err != nil {
 		return fail(r.engineError(err, "prepare the kept folders of "+p.Name))
 	}
 
@@ -267,7 +269,7 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	undo = append(undo, func() { r.forget(p.NodeID) })
 	r.removeStale(ctx, n.rec)
 
-	cfg := r.containerConfig(p, s, im, vols, len(veths), env, hosts, caps)
+	cfg := r.containerConfig(p, s, im, vols, targets, len(veths), env, hosts, caps)
 	id, err := r.create(ctx, n.rec.ContainerName, cfg, p)
 	if err != nil {
 		return fail(err)
@@ -395,7 +397,7 @@ func (r *Runner) resourcesDir() string {
 // containerConfig is a node's container: GNS3's settings (network none,
 // a terminal for its main process, its host name, its environment) with
 // nodedesk's init first and the node's kept folders bound in place.
-func (r *Runner) containerConfig(p app.Process, s settings, im *imageInfo, vols []string, adapters int, env []string, hosts string, caps []string) *containerConfig {
+func (r *Runner) containerConfig(p app.Process, s settings, im *imageInfo, vols, targets []string, adapters int, env []string, hosts string, caps []string) *containerConfig {
 	cmd, _ := splitCommand(s.StartCommand) // checked by Start
 	entry := slices.Clone(im.Config.Entrypoint)
 	if len(cmd) == 0 {
@@ -432,15 +434,15 @@ func (r *Runner) containerConfig(p app.Process, s settings, im *imageInfo, vols 
 		AttachStdout:    true,
 		AttachStderr:    true,
 		NetworkDisabled: true,
-		HostConfig:      hostConfig{Mounts: r.mounts(p.Dir, vols), CapAdd: caps, NetworkMode: "none"},
+		HostConfig:      hostConfig{Mounts: r.mounts(p.Dir, targets), CapAdd: caps, NetworkMode: "none"},
 	}
 }
 
 // mounts are the folders bound into a node's container: the resources,
-// read-only, and the kept folders from the node's folder.
-func (r *Runner) mounts(nodeDir string, vols []string) []mount {
+// read-only, and the kept folders (targets) from the node's folder.
+func (r *Runner) mounts(nodeDir string, targets []string) []mount {
 	ms := []mount{{Type: "bind", Source: r.resourcesDir(), Target: mountPoint, ReadOnly: true}}
-	for _, v := range vols {
+	for _, v := range targets {
 		ms = append(ms, mount{Type: "bind", Source: hostFolder(nodeDir, v), Target: v})
 	}
 	return ms
@@ -600,7 +602,7 @@ func (r *Runner) handBack(ctx context.Context, n *node, exited bool) error {
 	id, err := r.eng.create(ctx, "", &containerConfig{
 		Image: s.Image, Entrypoint: cmd, Cmd: []string{}, User: "0:0",
 		NetworkDisabled: true, Labels: r.labels(n.p.NodeID, n.p.ProjectID),
-		HostConfig: hostConfig{Mounts: r.mounts(n.p.Dir, n.vols), NetworkMode: "none"},
+		HostConfig: hostConfig{Mounts: r.mounts(n.p.Dir, n.targets), NetworkMode: "none"},
 	})
 	if err != nil {
 		return err

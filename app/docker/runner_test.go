@@ -283,9 +283,14 @@ func testFramesFlow(t *testing.T, host string) {
 
 func testKeptFolders(t *testing.T, host string) {
 	r := newRunner(t, host, t.TempDir())
-	p := process(t, "Keeper", 1, map[string]any{"extra_volumes": []string{"/data"}})
+	image := volumeImage(t, r)
+	p := process(t, "Keeper", 1, map[string]any{"image": image, "extra_volumes": []string{"/data", "/srv"}})
 	n := mustStart(t, r, p)
-	inContainer(t, r, n, "sh", "-c", "echo '# edited inside' >> /etc/network/interfaces && echo kept > /data/file && chown 1234:1234 /data/file && chmod 640 /data/file")
+	if got := inContainer(t, r, n, "cat", "/srv/data/seed"); got != "seeded\n" {
+		t.Errorf("the image's /srv/data/seed in the container = %q, want it copied from the image", got)
+	}
+	inContainer(t, r, n, "sh", "-c", "echo '# edited inside' >> /etc/network/interfaces && echo kept > /data/file && "+
+		"chown 1234:1234 /data/file && chmod 640 /data/file && echo new > /srv/data/new")
 	if err := r.Stop(p.NodeID); err != nil {
 		t.Fatal(err)
 	}
@@ -293,6 +298,10 @@ func testKeptFolders(t *testing.T, host string) {
 	b, err := os.ReadFile(filepath.Join(p.Dir, "etc", "network", "interfaces"))
 	if err != nil || !strings.Contains(string(b), "# edited inside") {
 		t.Errorf("the interfaces file after the stop = %q, %v; want the edit made inside", b, err)
+	}
+	// The image's own volume inside a kept folder is kept with it.
+	if b, err := os.ReadFile(filepath.Join(p.Dir, "srv", "data", "new")); err != nil || string(b) != "new\n" {
+		t.Errorf("/srv/data/new in the node's folder = %q, %v; want what the container wrote", b, err)
 	}
 	fi, err := os.Stat(filepath.Join(p.Dir, "data", "file"))
 	if err != nil {
@@ -309,6 +318,33 @@ func testKeptFolders(t *testing.T, host string) {
 	if got := strings.TrimSpace(inContainer(t, r, n, "stat", "-c", "%u:%g:%a", "/data/file")); got != "1234:1234:640" {
 		t.Errorf("/data/file inside after a restart = %s, want its owner and mode back (1234:1234:640)", got)
 	}
+}
+
+// volumeImage makes an image of the test image that declares a volume,
+// /srv/data, holding a file (as images of routers declare theirs).
+func volumeImage(t *testing.T, r *Runner) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	id, err := r.eng.create(ctx, "", &containerConfig{Image: kit.DockerTestImage,
+		Cmd: []string{"sh", "-c", "mkdir -p /srv/data && echo seeded > /srv/data/seed"}, HostConfig: hostConfig{NetworkMode: "none"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = r.eng.remove(context.Background(), id) }()
+	if err := r.eng.start(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := r.eng.wait(ctx, id); err != nil || code != 0 {
+		t.Fatalf("making the volume image: code %d, %v", code, err)
+	}
+	const image = "nodedesk-test/volume:latest"
+	q := map[string][]string{"container": {id}, "repo": {"nodedesk-test/volume"}, "tag": {"latest"},
+		"changes": {"VOLUME /srv/data", `CMD ["/bin/sh"]`}}
+	if err := r.eng.call(ctx, "POST", "/commit", q, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	return image
 }
 
 func testSuspendResume(t *testing.T, host string) {

@@ -254,6 +254,22 @@ func persistentFolders(s settings, im *imageInfo) ([]string, error) {
 	return kept, nil
 }
 
+// mountTargets are the folders bound into a container: the kept ones,
+// and each volume of the image inside one of them, bound again from the
+// same place of the node's folder (it shows the same files): Docker
+// would otherwise mount an anonymous volume of its own there, which
+// hides the kept files and goes with the container.
+func mountTargets(kept []string, im *imageInfo) []string {
+	targets := slices.Clone(kept)
+	for v := range im.Config.Volumes {
+		if v = path.Clean(v); !slices.Contains(targets, v) {
+			targets = append(targets, v)
+		}
+	}
+	slices.Sort(targets) // a folder before those inside it
+	return targets
+}
+
 // within reports whether folder a is b or inside it.
 func within(a, b string) bool { return a == b || strings.HasPrefix(a, b+"/") }
 

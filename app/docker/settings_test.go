@@ -91,6 +91,9 @@ func TestPersistentFolders(t *testing.T) {
 	if want := []string{"/etc/network", "/etc/frr", "/var/lib"}; err != nil || !slices.Equal(got, want) {
 		t.Errorf("persistentFolders = %q, %v; want %q (a folder inside a kept one goes with it)", got, err, want)
 	}
+	if got, want := mountTargets(got, im), []string{"/etc/frr", "/etc/network", "/etc/network/if-up.d", "/var/lib", "/var/lib/frr"}; !slices.Equal(got, want) {
+		t.Errorf("mountTargets = %q, want %q (the image's volumes bound again)", got, want)
+	}
 	for _, bad := range []string{"etc/frr", "/etc/../root", "/"} {
 		if _, err := persistentFolders(settings{ExtraVolumes: []string{bad}}, im); app.ErrorCode(err) != app.EINVALID {
 			t.Errorf("persistentFolders(%q) = %v, want invalid", bad, err)

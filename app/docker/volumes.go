@@ -43,13 +43,27 @@ func hostFolder(nodeDir, v string) string {
 
 // prepareFolders makes the kept folders in the node's folder and fills
 // those never filled from the image (through a container of the image
-// made for that and removed), then writes /etc/network's defaults.
-func (r *Runner) prepareFolders(ctx context.Context, p app.Process, image string, vols []string, adapters int) error {
+// made for that and removed), then writes /etc/network's defaults and
+// makes sure each folder to bind (targets) exists.
+func (r *Runner) prepareFolders(ctx context.Context, p app.Process, image string, vols, targets []string, adapters int) error {
 	root, err := os.OpenRoot(p.Dir)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
+	if err := r.fillFolders(ctx, root, p, image, vols, adapters); err != nil {
+		return err
+	}
+	for _, v := range targets {
+		if err := root.MkdirAll(strings.TrimPrefix(v, "/"), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fillFolders makes the kept folders and fills those never filled.
+func (r *Runner) fillFolders(ctx context.Context, root *os.Root, p app.Process, image string, vols []string, adapters int) error {
 	var fill []string
 	for _, v := range vols {
 		rel := strings.TrimPrefix(v, "/")
