@@ -30,8 +30,6 @@ var (
 	initScript []byte
 	//go:embed resources/udhcpc.script
 	udhcpcScript []byte
-	//go:embed resources/udhcpc
-	udhcpcWrapper []byte
 )
 
 // errNoBusybox is the refusal to start without a static busybox.
@@ -80,7 +78,7 @@ func installResources(dir string) error {
 		return errNoBusybox(fmt.Sprintf("%s --list failed: %v", bb, err))
 	}
 	for _, applet := range strings.Fields(string(out)) {
-		if applet == "busybox" || applet == "udhcpc" || strings.ContainsAny(applet, "/.") {
+		if applet == "busybox" || strings.ContainsAny(applet, "/.") {
 			continue
 		}
 		link := filepath.Join(bin, applet)
@@ -92,7 +90,7 @@ func installResources(dir string) error {
 			return err
 		}
 	}
-	for name, b := range map[string][]byte{"init.sh": initScript, "udhcpc.script": udhcpcScript, "bin/udhcpc": udhcpcWrapper} {
+	for name, b := range map[string][]byte{"init.sh": initScript, "udhcpc.script": udhcpcScript} {
 		if err := writeIfChanged(filepath.Join(dir, name), b, 0o755); err != nil {
 			return err
 		}

@@ -31,6 +31,7 @@ func TestRunner(t *testing.T) {
 	t.Run("Engine", func(t *testing.T) { testEngine(t, host) })
 	t.Run("StartStop", func(t *testing.T) { testStartStop(t, host) })
 	t.Run("FramesFlow", func(t *testing.T) { testFramesFlow(t, host) })
+	t.Run("DHCP", func(t *testing.T) { testDHCP(t, host) })
 	t.Run("KeptFolders", func(t *testing.T) { testKeptFolders(t, host) })
 	t.Run("SuspendResume", func(t *testing.T) { testSuspendResume(t, host) })
 	t.Run("ExitsByItself", func(t *testing.T) { testExitsByItself(t, host) })
@@ -256,15 +257,7 @@ func lineWith(s, sub string) string {
 func testFramesFlow(t *testing.T, host string) {
 	r := newRunner(t, host, t.TempDir())
 	p := process(t, "Pinger", 1, map[string]any{"mac_address": "02:42:aa:bb:cc:00"})
-	// The node's own settings, as a user writes them before its start.
-	dir := filepath.Join(p.Dir, "etc", "network")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	conf := "auto eth0\niface eth0 inet static\n\taddress 198.18.77.2\n\tnetmask 255.255.255.0\n"
-	if err := os.WriteFile(filepath.Join(dir, "interfaces"), []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeInterfaces(t, p, "auto eth0\niface eth0 inet static\n\taddress 198.18.77.2\n\tnetmask 255.255.255.0\n")
 	n := mustStart(t, r, p)
 	kit.Sh(t, "ip", "addr", "add", "198.18.77.1/24", "dev", p.HostInterfaces[0])
 	if !kit.WaitFor(10*time.Second, func() bool {
@@ -278,6 +271,54 @@ func testFramesFlow(t *testing.T, host string) {
 	}
 	if addrs := inContainer(t, r, n, "ip", "-o", "link", "show", "eth0"); !strings.Contains(addrs, "02:42:aa:bb:cc:00") {
 		t.Errorf("eth0 = %q, want the node's mac_address", addrs)
+	}
+}
+
+// testDHCP: "inet dhcp" in the node's interfaces file gets an address,
+// a default route and a name server from a DHCP server on the wire
+// (busybox's udhcpd on the host end).
+func testDHCP(t *testing.T, host string) {
+	r := newRunner(t, host, t.TempDir())
+	p := process(t, "Client", 1, nil)
+	writeInterfaces(t, p, "auto eth0\niface eth0 inet dhcp\n")
+	n := mustStart(t, r, p)
+	veth := p.HostInterfaces[0]
+	kit.Sh(t, "ip", "addr", "add", "198.18.78.1/24", "dev", veth)
+	dir := t.TempDir()
+	conf := "start 198.18.78.10\nend 198.18.78.20\ninterface " + veth + "\nlease_file " + filepath.Join(dir, "leases") +
+		"\noption subnet 255.255.255.0\noption router 198.18.78.1\noption dns 198.18.78.53\n"
+	if err := os.WriteFile(filepath.Join(dir, "udhcpd.conf"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	server := exec.Command("busybox", "udhcpd", "-f", filepath.Join(dir, "udhcpd.conf"))
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = server.Process.Kill(); _ = server.Wait() }()
+	if !kit.WaitFor(30*time.Second, func() bool {
+		return strings.Contains(inContainer(t, r, n, "ip", "-4", "addr", "show", "eth0"), "inet 198.18.78.")
+	}) {
+		logs, _ := r.eng.logs(context.Background(), n.rec.Container, 20)
+		t.Fatalf("eth0 got no address by DHCP:\n%s", logs)
+	}
+	if got := inContainer(t, r, n, "ip", "route"); !strings.Contains(got, "default via 198.18.78.1 dev eth0") {
+		t.Errorf("routes = %q, want the lease's default route", got)
+	}
+	if got := inContainer(t, r, n, "cat", "/etc/resolv.conf"); !strings.Contains(got, "nameserver 198.18.78.53") {
+		t.Errorf("resolv.conf = %q, want the lease's name server", got)
+	}
+}
+
+// writeInterfaces writes a node's /etc/network/interfaces before its
+// first start, as a user does through the node's files.
+func writeInterfaces(t *testing.T, p app.Process, conf string) {
+	t.Helper()
+	dir := filepath.Join(p.Dir, "etc", "network")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "interfaces"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

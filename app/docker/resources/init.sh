@@ -67,6 +67,11 @@ done
 if [ -f /etc/network/interfaces ]; then
 	mkdir -p /run /var/run /etc/network/if-pre-up.d /etc/network/if-up.d \
 		/etc/network/if-down.d /etc/network/if-post-down.d 2>/dev/null
+	# "inet dhcp" runs udhcpc, busybox's or the image's: the lease
+	# script where busybox looks for it, unless the image has its own.
+	if [ ! -e /etc/udhcpc/default.script ] && [ ! -e /usr/share/udhcpc/default.script ]; then
+		mkdir -p /etc/udhcpc && ln -s /nodedesk/udhcpc.script /etc/udhcpc/default.script
+	fi
 	ifup -a -f || say "ifup -a failed; see /etc/network/interfaces"
 fi
 
