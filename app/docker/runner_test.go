@@ -185,6 +185,22 @@ func testEngine(t *testing.T, host string) {
 		if app.ErrorCode(err) != app.ECONFLICT || !strings.Contains(app.ErrorMessage(err), "apt-get install docker.io") {
 			t.Errorf("Start without an engine = %v, want a conflict saying how to install Docker", err)
 		}
+		// Nothing to reap on a machine without Docker; a record that
+		// names a container waits for the engine.
+		runDir := t.TempDir()
+		r = New(Config{Host: "unix://" + filepath.Join(t.TempDir(), "none.sock"), RunDir: runDir})
+		if ended, err := r.ReapOrphans(ctx); err != nil || len(ended) > 0 {
+			t.Errorf("ReapOrphans without an engine and records = %v, %v; want nothing", ended, err)
+		}
+		if err := r.keep(record{NodeID: "n1", Name: "D1", ContainerName: "nodedesk-D1-n1"}); err != nil {
+			t.Fatal(err)
+		}
+		if ended, err := r.ReapOrphans(ctx); err == nil || !slices.Equal(ended, []string{"n1"}) {
+			t.Errorf("ReapOrphans without an engine = %v, %v; want n1 and the engine's error", ended, err)
+		}
+		if _, err := os.Stat(r.recordPath("n1")); err != nil {
+			t.Errorf("the record was dropped although its container could not be removed: %v", err)
+		}
 	})
 	t.Run("TCPRefused", func(t *testing.T) {
 		r := New(Config{Host: "tcp://127.0.0.1:2375"})
