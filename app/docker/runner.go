@@ -260,7 +260,10 @@ func (r *Runner) Start(p app.Process) (string, error) {
 		return fail(app.Errorf(app.EINTERNAL, "The folder of %s could not be made (%v); check free disk space and permissions", p.Name, err))
 	}
 	if err := r.prepareFolders(ctx, p, s.Image, vols, targets, len(veths)); err != nil {
-		return fail(r.engineError(err, "prepare the kept folders of "+p.Name))
+		if app.ErrorCode(err) == app.EINTERNAL { // not the engine's own message
+			err = app.Errorf(app.ECONFLICT, "The kept folders of %s could not be prepared in its folder %s: %v", p.Name, p.Dir, err)
+		}
+		return fail(err)
 	}
 
 	if err := r.keep(n.rec); err != nil {
@@ -279,16 +282,6 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	if err := r.keep(n.rec); err != nil {
 		return fail(app.Errorf(app.EINTERNAL, "The record of %s could not be written in %s (%v); check free disk space", p.Name, r.c.RunDir, err))
 	}
-	if len(refused) > 0 {
-		r.mu.Lock()
-		first := !r.noted[p.ProjectID]
-		r.noted[p.ProjectID] = true
-		r.mu.Unlock()
-		if first {
-			r.note(p, fmt.Sprintf("Docker nodes run without %s: this machine's capability bounding set does not have them", strings.Join(refused, ", ")))
-		}
-	}
-
 	// Attached before the start: the console shows the first output.
 	if conLns != nil {
 		if n.console, err = r.openConsole(ctx, id, p.Name, conLns); err != nil {
@@ -329,8 +322,13 @@ func (r *Runner) Start(p app.Process) (string, error) {
 
 	r.mu.Lock()
 	r.nodes[p.NodeID] = n
+	first := !r.noted[p.ProjectID] // once a project
+	r.noted[p.ProjectID] = true
 	r.mu.Unlock()
 	go r.watch(n)
+	if first && len(refused) > 0 {
+		r.note(p, fmt.Sprintf("Docker nodes run without %s: this machine's capability bounding set does not have them", strings.Join(refused, ", ")))
+	}
 	return n.cmdline, nil
 }
 

@@ -220,8 +220,18 @@ func testEngine(t *testing.T, host string) {
 
 func testStartStop(t *testing.T, host string) {
 	r := newRunner(t, host, t.TempDir())
+	var notes []string
+	r.OnNote(func(_, _, m string) { notes = append(notes, m) })
 	p := process(t, "Router 1", 3, nil)
 	n := mustStart(t, r, p)
+	// The user is told once which capabilities the host refuses.
+	bnd, err := capSet("CapBnd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, refused := labCaps(bnd); len(refused) > 0 && (len(notes) != 1 || !strings.Contains(notes[0], refused[0])) {
+		t.Errorf("notes = %q; want one naming %v", notes, refused)
+	}
 
 	rec, err := os.ReadFile(r.recordPath(p.NodeID))
 	if err != nil || !strings.Contains(string(rec), n.rec.Container) {
