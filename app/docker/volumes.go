@@ -239,7 +239,8 @@ func writeRoot(root *os.Root, name string, b []byte, mode fs.FileMode) error {
 // makes them readable and writable by that user: run inside the
 // container at each stop, so that nodedesk and its user can read and
 // edit the node's files while it is stopped.
-const handBackScript = `uid=$1 gid=$2
+const handBackScript = `PATH=` + mountPoint + `/bin:$PATH
+uid=$1 gid=$2
 shift 2
 for vol in "$@"; do
 	[ -d "$vol" ] || continue
