@@ -44,7 +44,7 @@ type hostIf struct {
 
 // hostEndpoints lists the ports of n that are host ports, as n now is: a
 // cloud's ethernet and tap ports (port i is entry i, as GNS3 numbers
-// them), and, while a veth node is active, each of its ports (port i of
+// them), and, while a veth node is started, each of its ports (port i of
 // n.Ports() is the host end app.VethName(n.ID, i)). It is nil for a node
 // that has none.
 func hostEndpoints(n *app.Node) map[end]hostIf {
@@ -62,7 +62,10 @@ func hostEndpoints(n *app.Node) map[end]hostIf {
 			}
 		}
 	}
-	if n.Type.UsesVeths() && n.Active() {
+	// A suspended (paused) container's kernel would still answer ARP and
+	// ping: its ports carry nothing until it resumes, as a suspended
+	// process's UDP ports carry nothing.
+	if n.Type.UsesVeths() && n.Status == app.Started {
 		for i, p := range n.Ports() {
 			add(end{n.ID, p.AdapterNumber, p.PortNumber}, hostIf{kind: "ethernet", iface: app.VethName(n.ID, i), name: p.Name})
 		}
