@@ -67,6 +67,7 @@ type node struct {
 	cmdline string
 	console *stream
 	aux     *stream
+	http    *httpRelay
 	ending  atomic.Bool   // a stop or the exit has begun its clean-up
 	done    chan struct{} // closed once the node is cleaned up
 }
@@ -172,6 +173,11 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if p.ConsoleType == app.ConsoleVNC {
+		// GNS3 runs an X server with VNC on the host for such a node;
+		// nodedesk does not.
+		return "", app.Errorf(app.ECONFLICT, "%s has a VNC console, which nodedesk does not serve for Docker nodes: set its console type to telnet (the container's terminal) or http (its web page), then start it again", p.Name)
+	}
 	if s.Image == "" {
 		return "", app.Errorf(app.ECONFLICT, "%s names no Docker image: choose one in its settings, then start it again", p.Name)
 	}
@@ -243,7 +249,7 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	// The consoles' ports first: one another program holds fails the
 	// start before anything is made.
 	var conLns, auxLns []net.Listener
-	if p.ConsoleType == app.ConsoleTelnet && p.Console != 0 {
+	if (p.ConsoleType == app.ConsoleTelnet || p.ConsoleType == app.ConsoleHTTP) && p.Console != 0 {
 		if conLns, err = termproc.Listen(r.c.ConsoleHost, p.Console); err != nil {
 			return fail(portError(p, "Console", p.Console, err))
 		}
@@ -283,7 +289,7 @@ func (r *Runner) Start(p app.Process) (string, error) {
 		return fail(app.Errorf(app.EINTERNAL, "The record of %s could not be written in %s (%v); check free disk space", p.Name, r.c.RunDir, err))
 	}
 	// Attached before the start: the console shows the first output.
-	if conLns != nil {
+	if conLns != nil && p.ConsoleType == app.ConsoleTelnet {
 		if n.console, err = r.openConsole(ctx, id, p.Name, conLns); err != nil {
 			return fail(r.engineError(err, "attach the console of "+p.Name))
 		}
@@ -311,6 +317,10 @@ func (r *Runner) Start(p app.Process) (string, error) {
 			}
 			return fail(app.Errorf(app.ECONFLICT, "Interface eth%d of %s could not be made (%v)", i, p.Name, err))
 		}
+	}
+	if conLns != nil && p.ConsoleType == app.ConsoleHTTP {
+		n.http = r.openHTTP(id, s.ConsoleHTTPPort, conLns)
+		undo = append(undo, n.http.close)
 	}
 	if auxLns != nil {
 		if n.aux, err = r.openAux(ctx, id, p.Name, auxLns); err != nil {
@@ -556,6 +566,7 @@ func (r *Runner) teardown(ctx context.Context, n *node, exited bool) error {
 	defer close(n.done)
 	n.console.close()
 	n.aux.close()
+	n.http.close()
 	id := n.rec.Container
 	if err := r.handBack(ctx, n, exited); err != nil {
 		r.c.Logger.Warn("the kept folders of a Docker node could not be handed back to nodedesk's user", "node", n.p.Name, "err", err)

@@ -3,11 +3,14 @@ package docker
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -37,6 +40,7 @@ func TestRunner(t *testing.T) {
 	t.Run("ExitsByItself", func(t *testing.T) { testExitsByItself(t, host) })
 	t.Run("MissingImage", func(t *testing.T) { testMissingImage(t, host) })
 	t.Run("Consoles", func(t *testing.T) { testConsoles(t, host) })
+	t.Run("HTTPConsole", func(t *testing.T) { testHTTPConsole(t, host) })
 	t.Run("ReapOrphans", func(t *testing.T) { testReapOrphans(t, host) })
 	t.Run("NoNetAdmin", func(t *testing.T) { testNoNetAdmin(t, host) })
 	if t.Failed() {
@@ -640,3 +644,49 @@ func TestNoNetAdminHelper(t *testing.T) {
 
 // fileUID is the owner of a file of this machine.
 func fileUID(fi os.FileInfo) int { return int(fi.Sys().(*syscall.Stat_t).Uid) }
+
+// testHTTPConsole: a node whose console type is http serves, on its
+// console port, the web page its container serves on its own loopback
+// at console_http_port; the port closes when the node stops.
+func testHTTPConsole(t *testing.T, host string) {
+	r := newRunner(t, host, t.TempDir())
+	p := process(t, "Web", 1, map[string]any{"console_http_port": 8080,
+		"start_command": "sh -c 'mkdir -p /www && echo hello-from-the-container > /www/index.html && exec httpd -f -p 127.0.0.1:8080 -h /www'"})
+	p.ConsoleType, p.Console = app.ConsoleHTTP, freePort(t)
+	mustStart(t, r, p)
+	url := "http://127.0.0.1:" + strconv.Itoa(p.Console) + "/index.html"
+	var body string
+	ok := kit.WaitFor(20*time.Second, func() bool {
+		resp, err := http.Get(url)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		body = string(b)
+		return resp.StatusCode == 200
+	})
+	if !ok || !strings.Contains(body, "hello-from-the-container") {
+		t.Fatalf("GET %s: %q; want the container's page", url, body)
+	}
+	if err := r.Stop(p.NodeID); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(p.Console), time.Second); err == nil {
+		c.Close()
+		t.Error("the http console still listens after the stop")
+	}
+}
+
+// TestRunner_VNCRefused: a node with a VNC console does not start (GNS3
+// runs an X server on the host for it; nodedesk does not), and the
+// answer says which console types work.
+func TestRunner_VNCRefused(t *testing.T) {
+	r := New(Config{Host: "unix://" + filepath.Join(t.TempDir(), "none.sock")})
+	p := process(t, "Screen", 1, nil)
+	p.ConsoleType, p.Console = app.ConsoleVNC, 5901
+	_, err := r.Start(p)
+	if app.ErrorCode(err) != app.ECONFLICT || !strings.Contains(app.ErrorMessage(err), "telnet") {
+		t.Errorf("start with a VNC console: %v; want a conflict naming the console types that work", err)
+	}
+}

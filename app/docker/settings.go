@@ -23,11 +23,14 @@ type settings struct {
 	ExtraHosts   string   `json:"extra_hosts"`
 	ExtraVolumes []string `json:"extra_volumes"`
 	MACAddress   string   `json:"mac_address"`
+	// ConsoleHTTPPort is where the container serves its web interface,
+	// on its own loopback (console type http).
+	ConsoleHTTPPort int `json:"console_http_port"`
 }
 
 // readSettings decodes a node's properties, with GNS3's defaults.
 func readSettings(props map[string]json.RawMessage) (settings, error) {
-	s := settings{Adapters: 1}
+	s := settings{Adapters: 1, ConsoleHTTPPort: 80}
 	for k, v := range props {
 		if string(v) == "null" {
 			continue // GNS3 keeps empty texts as null: the default
@@ -46,6 +49,8 @@ func readSettings(props map[string]json.RawMessage) (settings, error) {
 			err = json.Unmarshal(v, &s.ExtraHosts)
 		case "extra_volumes":
 			err = json.Unmarshal(v, &s.ExtraVolumes)
+		case "console_http_port":
+			err = json.Unmarshal(v, &s.ConsoleHTTPPort)
 		case "mac_address":
 			err = json.Unmarshal(v, &s.MACAddress)
 		}
