@@ -13,6 +13,7 @@ require (
 	github.com/miekg/dns v1.1.72
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/sirupsen/logrus v1.9.4
+	github.com/vishvananda/netlink v1.3.1
 	github.com/wailsapp/wails/v2 v2.16.0
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/net v0.59.0
@@ -51,6 +52,7 @@ require (
 	github.com/u-root/uio v0.0.0-20240224005618-d2acac8f3701 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	github.com/valyala/fasttemplate v1.2.2 // indirect
+	github.com/vishvananda/netns v0.0.5 // indirect
 	github.com/wailsapp/go-webview2 v1.0.22 // indirect
 	github.com/wailsapp/mimetype v1.4.1 // indirect
 	golang.org/x/crypto v0.57.0 // indirect

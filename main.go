@@ -27,6 +27,7 @@ import (
 	"nodedesk/app"
 	"nodedesk/app/dataplane"
 	"nodedesk/app/desktop"
+	"nodedesk/app/docker"
 	"nodedesk/app/hostnet"
 	"nodedesk/app/qemu"
 	"nodedesk/app/remote"
@@ -188,12 +189,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 	} else if len(ended) > 0 {
 		logger.Warn("ended the QEMU guests a previous nodedesk left running", "nodes", ended)
 	}
+	containers := docker.New(docker.Config{ConsoleHost: host, RunDir: filepath.Join(filepath.Dir(o.db), "run", "docker"), Logger: logger})
+	defer containers.StopAll()
+	if ended, err := containers.ReapOrphans(ctx); err != nil {
+		logger.Error("the containers a previous nodedesk left could not be looked for", "err", err)
+	} else if len(ended) > 0 {
+		logger.Warn("removed the Docker containers a previous nodedesk left running", "nodes", ended)
+	}
 	svc := app.NewService(app.Config{
 		Store:       st,
 		Events:      events,
 		DataDir:     filepath.Dir(o.db),
 		ConsoleHost: host,
-		Runners:     []app.Runner{runner, guests},
+		Runners:     []app.Runner{runner, guests, containers},
 		// This machine's interfaces and free ports (app/hostnet).
 		HostInterfaces:    hostnet.Interfaces,
 		NetworkInterfaces: hostnet.NetworkInterfaces,
@@ -204,11 +212,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		// Images: GNS3's folder after nodedesk's own; QEMU's programs (app/qemu).
 		GNS3ImagesDir: gns3ImagesDir(),
 		QEMU:          qemu.NewTools(logger),
+		Docker:        containers, // the engine's images (app/docker)
 	})
 	defer svc.CloseComputes()
 	runner.OnExit(svc.OnProcessExit)
 	guests.OnExit(svc.OnProcessExit)
 	guests.OnNote(svc.OnProcessNote)
+	containers.OnExit(svc.OnProcessExit)
+	containers.OnNote(svc.OnProcessNote)
 	if err := errors.Join(svc.ReconcileStatuses(ctx), svc.ReconcileCaptures(ctx)); err != nil {
 		return err
 	}

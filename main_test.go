@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -136,11 +137,19 @@ func sandboxEnv(t *testing.T, extra ...string) []string {
 // is killed in t.Cleanup if it is still running.
 func start(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
+	return startUnder(t, env, nil, args...)
+}
+
+// startUnder is start with nodedesk run by a wrapper command (setpriv
+// with its arguments, say); nil runs it directly.
+func startUnder(t *testing.T, env, wrapper []string, args ...string) *proc {
+	t.Helper()
 	if env == nil {
 		env = sandboxEnv(t)
 	}
+	argv := append(append(slices.Clone(wrapper), binPath), args...)
 	p := &proc{
-		cmd:    exec.Command(binPath, args...),
+		cmd:    exec.Command(argv[0], argv[1:]...),
 		stdout: &syncBuffer{},
 		stderr: &syncBuffer{},
 		done:   make(chan struct{}),

@@ -58,9 +58,10 @@ type end struct {
 // Fabric carries the frames of every running lab. It follows the committed
 // state through Apply (an app.Broker hook): nodes and links as the Service
 // stored them, and the status of process-run nodes, which tells when their
-// UDP endpoint exists. Readers never lock: each frame reads an immutable
-// snapshot of the topology, replaced whole when the wiring changes (a
-// node that gains or loses a UDP endpoint or an engine, a link created or
+// UDP endpoints (or, for a veth node, the host ends of its veth pairs)
+// exist. Readers never lock: each frame reads an immutable snapshot of the
+// topology, replaced whole when the wiring changes (a node that gains or
+// loses a UDP endpoint, a host port or an engine, a link created or
 // deleted); the other changes (a switch's ports, a link's filters, suspend
 // or capture) apply in place, so moving or renaming a node costs nothing.
 type Fabric struct {
@@ -79,10 +80,10 @@ type Fabric struct {
 	// Ethernet switch's) listen on; empty means the Service's console host
 	// (Attach sets it), or host without a Service.
 	ConsoleHost string
-	consoles    map[string]*nodeConsole    // node id -> its console; under mu
-	clouds      map[string][]app.CloudPort // cloud id -> its ports; under mu
-	nios        map[string]*app.NIO        // NIO wire id -> the NIO; under mu (nio.go)
-	linkRecs    map[string]*app.Link       // link id -> the link as last applied; under mu
+	consoles    map[string]*nodeConsole   // node id -> its console; under mu
+	hostWant    map[string]map[end]hostIf // node id -> its host ports (hostif.go); under mu
+	nios        map[string]*app.NIO       // NIO wire id -> the NIO; under mu (nio.go)
+	linkRecs    map[string]*app.Link      // link id -> the link as last applied; under mu
 
 	workers sync.Pool
 }
@@ -91,7 +92,7 @@ type Fabric struct {
 type topology struct {
 	engines map[string]Engine // node id -> its forwarding engine
 	udp     map[end]*udpPort  // a port with a UDP endpoint
-	host    map[end]*hostPort // a cloud's linked host port (hostif.go)
+	host    map[end]*hostPort // a linked host port (hostif.go)
 	wires   map[end]*wireEnd  // a linked port -> its link and far end
 	links   map[string]*wire  // link id -> wire
 }
@@ -242,13 +243,7 @@ func (f *Fabric) putNode(d *draft, n *app.Node) {
 		}
 		d.w().udp[at] = u
 	}
-	if n.Type.UsesCloudPorts() {
-		if f.clouds == nil {
-			f.clouds = map[string][]app.CloudPort{}
-		}
-		f.clouds[n.ID] = n.Properties.CloudPorts
-		f.syncHostPorts(d, n.ID)
-	}
+	f.setHostPorts(d, n.ID, hostEndpoints(n))
 }
 
 // udpPeer is what a UDP endpoint binds (local, on host) and talks to
@@ -364,10 +359,7 @@ func (f *Fabric) dropNode(d *draft, id string) {
 			delete(d.w().udp, at)
 		}
 	}
-	if _, ok := f.clouds[id]; ok {
-		delete(f.clouds, id)
-		f.syncHostPorts(d, id) // closes them all
-	}
+	f.setHostPorts(d, id, nil) // closes them all
 }
 
 func (f *Fabric) putLink(d *draft, l *app.Link) {
@@ -398,7 +390,7 @@ func (f *Fabric) putLink(d *draft, l *app.Link) {
 		t.links[l.ID] = w
 		t.wires[w.ends[0]] = &wireEnd{w: w, far: w.ends[1]}
 		t.wires[w.ends[1]] = &wireEnd{w: w, far: w.ends[0]}
-		f.syncLinkedClouds(d, w)
+		f.syncHostPortsAt(d, w.ends[:]...)
 	}
 	f.setWire(w, l)
 }
@@ -461,18 +453,8 @@ func (f *Fabric) dropLink(d *draft, id string) {
 			delete(t.wires, e)
 		}
 	}
-	f.syncLinkedClouds(d, w)
+	f.syncHostPortsAt(d, w.ends[:]...)
 	w.stopCapture()
-}
-
-// syncLinkedClouds opens or closes the host ports of the clouds at w's
-// ends, which w's creation or deletion links or unlinks.
-func (f *Fabric) syncLinkedClouds(d *draft, w *wire) {
-	for _, e := range w.ends {
-		if _, ok := f.clouds[e.node]; ok {
-			f.syncHostPorts(d, e.node)
-		}
-	}
 }
 
 // FollowCapture streams the file of a link's running capture to w: what is
@@ -507,7 +489,7 @@ func (f *Fabric) Close() {
 			c.close()
 		}
 	}
-	f.clouds, f.nios, f.linkRecs = nil, nil, nil
+	f.hostWant, f.nios, f.linkRecs = nil, nil, nil
 	for id, c := range f.consoles {
 		c.srv.close()
 		delete(f.consoles, id)

@@ -19,32 +19,25 @@ import (
 // cut to a wrong frame.
 const hostReadSize = 64<<10 + 64
 
-// openHostPort opens p's interface (ethernet) or TAP device (tap).
-func openHostPort(at end, p app.CloudPort) (*hostPort, error) {
+// openHost opens spec's interface (ethernet) or TAP device (tap),
+// non-blocking: reads and writes wait in the netpoller.
+func openHost(spec hostIf) (*os.File, error) {
 	var (
 		fd  int
 		err error
 	)
-	switch p.Type {
+	switch spec.kind {
 	case "ethernet":
-		fd, err = openPacket(p.Interface)
+		fd, err = openPacket(spec.iface)
 	case "tap":
-		fd, err = openTAP(p.Interface)
+		fd, err = openTAP(spec.iface)
 	default:
-		return nil, app.Errorf(app.EINVALID, "cloud port type %q is not a host port", p.Type)
+		return nil, app.Errorf(app.EINVALID, "port type %q is not a host port", spec.kind)
 	}
 	if err != nil {
 		return nil, err
 	}
-	file := os.NewFile(uintptr(fd), p.Type+":"+p.Interface) // non-blocking: waits in the netpoller
-	rc, err := file.SyscallConn()
-	if err != nil {
-		_ = file.Close()
-		return nil, err
-	}
-	h := &hostPort{at: at, spec: p, file: file, rc: rc, done: make(chan struct{})}
-	h.wr.init()
-	return h, nil
+	return os.NewFile(uintptr(fd), spec.kind+":"+spec.iface), nil
 }
 
 // openPacket opens an AF_PACKET socket on interface name: every frame the
@@ -145,8 +138,10 @@ type hostReader struct {
 	fn     func(fd uintptr) bool
 }
 
-func newHostReader(h *hostPort) *hostReader {
-	r := &hostReader{rc: h.rc, packet: h.spec.Type == "ethernet", buf: make([]byte, 4+hostReadSize)}
+// newHostReader makes the reader of a packet socket (packet) or a TAP;
+// use gives it the socket.
+func newHostReader(packet bool) *hostReader {
+	r := &hostReader{packet: packet, buf: make([]byte, 4+hostReadSize)}
 	r.iov.Base = &r.buf[4]
 	r.iov.SetLen(hostReadSize)
 	r.msg.Iov = &r.iov
@@ -156,6 +151,9 @@ func newHostReader(h *hostPort) *hostReader {
 	r.fn = r.do
 	return r
 }
+
+// use makes r read from rc.
+func (r *hostReader) use(rc syscall.RawConn) { r.rc = rc }
 
 // read waits for the next frame; it is valid until the next read.
 func (r *hostReader) read() ([]byte, error) {

@@ -2,19 +2,17 @@ package dataplane
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"io"
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"nodedesk/app"
+	"nodedesk/app/labtest/kit"
 )
 
 // A cloud's ethernet port on one end of a veth pair the test makes (no
@@ -24,27 +22,8 @@ import (
 // back), a frame from the peer leaves on the veth, and the port reads back
 // neither what it sent nor what the host sends on the interface.
 func TestHostPort_EthernetVLANAndOwnFrames(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: the test creates a veth pair and opens packet sockets (CI runs as root)")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("needs the ip tool (iproute2)")
-	}
-	sfx := make([]byte, 3)
-	_, _ = rand.Read(sfx)
-	a, b := "ndva"+hex.EncodeToString(sfx), "ndvb"+hex.EncodeToString(sfx)
-	ip := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %v: %v\n%s", args, err, out)
-		}
-	}
-	ip("link", "add", a, "type", "veth", "peer", "name", b)
-	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", a).Run() })
-	for _, n := range []string{a, b} {
-		_ = os.WriteFile("/proc/sys/net/ipv6/conf/"+n+"/disable_ipv6", []byte("1"), 0o644)
-		ip("link", "set", n, "up")
-	}
+	kit.MustBeNetAdmin(t)
+	a, b := vethPair(t)
 
 	peer := listenLoopback(t)
 	lport := freeUDPPort(t)
@@ -64,18 +43,7 @@ func TestHostPort_EthernetVLANAndOwnFrames(t *testing.T) {
 	}
 
 	// The test's own packet socket on the other end of the pair.
-	ifb, err := net.InterfaceByName(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, int(htons(unix.ETH_P_ALL)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fd)
-	if err := unix.Bind(fd, &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_ALL), Ifindex: ifb.Index}); err != nil {
-		t.Fatal(err)
-	}
+	fd := packetSocket(t, b, htons(unix.ETH_P_ALL))
 	_ = unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Usec: 200000})
 
 	tagged := make([]byte, 64)
@@ -111,15 +79,7 @@ func TestHostPort_EthernetVLANAndOwnFrames(t *testing.T) {
 
 	// What the host itself sends on the interface (here, another packet
 	// socket's send) stays out of the lab.
-	ifa, _ := net.InterfaceByName(a)
-	fa, err := unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fa)
-	if err := unix.Bind(fa, &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_ALL), Ifindex: ifa.Index}); err != nil {
-		t.Fatal(err)
-	}
+	fa := packetSocket(t, a, 0)
 	own := bytes.Clone(plain)
 	copy(own[14:], "the host's own send")
 	if _, err := unix.Write(fa, own); err != nil {
@@ -151,4 +111,40 @@ func readUDP(c *net.UDPConn, limit time.Duration, marker string) []byte {
 			return append([]byte(nil), buf[:n]...)
 		}
 	}
+}
+
+// vethPair makes a veth pair of the test's own, both ends up with no
+// address and no IPv6 (the host sends nothing on them), deleted when the
+// test ends.
+func vethPair(t *testing.T) (a, b string) {
+	t.Helper()
+	sfx := kit.RandomSuffix(t)
+	a, b = "ndva"+sfx, "ndvb"+sfx
+	kit.Sh(t, "ip", "link", "add", a, "type", "veth", "peer", "name", b)
+	t.Cleanup(func() { kit.ShQuiet("ip", "link", "del", a) })
+	for _, n := range []string{a, b} {
+		_ = os.WriteFile("/proc/sys/net/ipv6/conf/"+n+"/disable_ipv6", []byte("1"), 0o644)
+		kit.Sh(t, "ip", "link", "set", n, "up")
+	}
+	return a, b
+}
+
+// packetSocket is a packet socket of the test's own bound to interface
+// name, receiving protocol proto (0: none, for sending only), closed when
+// the test ends.
+func packetSocket(t *testing.T, name string, proto uint16) int {
+	t.Helper()
+	ifi, err := net.InterfaceByName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, int(proto))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = unix.Close(fd) })
+	if err := unix.Bind(fd, &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_ALL), Ifindex: ifi.Index}); err != nil {
+		t.Fatal(err)
+	}
+	return fd
 }

@@ -4,6 +4,8 @@ package dataplane
 
 import (
 	"errors"
+	"os"
+	"syscall"
 
 	"nodedesk/app"
 )
@@ -12,7 +14,7 @@ import (
 
 var errHostPorts = errors.New("cloud host ports are supported on Linux only")
 
-func openHostPort(end, app.CloudPort) (*hostPort, error) { return nil, errHostPorts }
+func openHost(hostIf) (*os.File, error) { return nil, errHostPorts }
 
 func checkHostPort(p app.CloudPort) error {
 	return app.Errorf(app.ECONFLICT, "Cloud port %s: bridging host interfaces and TAP devices is supported on Linux only", p.Name)
@@ -20,7 +22,8 @@ func checkHostPort(p app.CloudPort) error {
 
 type hostReader struct{}
 
-func newHostReader(*hostPort) *hostReader { return &hostReader{} }
+func newHostReader(bool) *hostReader      { return &hostReader{} }
+func (*hostReader) use(syscall.RawConn)   {}
 func (*hostReader) read() ([]byte, error) { return nil, errHostPorts }
 
 func (*rawWrite) do(uintptr) bool { return true }

@@ -12,7 +12,9 @@ import (
 // and a pseudo end of its own (end{WireID, 0, 0}) where a UDP endpoint talks
 // to the tunnel's far end: so filters, suspend and capture act on a NIO's
 // frames exactly as on a link's. A VPCS keeps its own UDP pair with the
-// fabric and the NIO's wire joins it, as GNS3 runs VPCS behind ubridge.
+// fabric and the NIO's wire joins it, as GNS3 runs VPCS behind ubridge; a
+// host port (a cloud's, a container's veth) is open while a NIO links it,
+// as while a link does.
 //
 // A NIO that nodedesk's own controller made for one of its links (LinkID
 // set: a link to a node on a remote compute) holds the port end in the
@@ -50,16 +52,19 @@ func (f *Fabric) putNIO(d *draft, n *app.NIO) {
 	w := d.r().links[id]
 	if w == nil {
 		t := d.w()
+		var unlinked []end
 		if we := t.wires[at]; we != nil { // a link's wire gives the port end up
 			delete(t.wires, at)
 			if fe := t.wires[we.far]; fe != nil && fe.w == we.w {
 				delete(t.wires, we.far)
+				unlinked = append(unlinked, we.far)
 			}
 		}
 		w = &wire{ends: [2]end{at, ps}}
 		t.links[id] = w
 		t.wires[at] = &wireEnd{w: w, far: ps}
 		t.wires[ps] = &wireEnd{w: w, far: at}
+		f.syncHostPortsAt(d, append(unlinked, at)...)
 	}
 	if old := d.r().links[n.LinkID]; n.LinkID != "" && old != w {
 		if old != nil {
@@ -127,13 +132,13 @@ func (f *Fabric) dropNIO(d *draft, n *app.NIO) {
 	}
 	delete(t.links, id)
 	w.stopCapture()
-	if n.LinkID == "" || t.links[n.LinkID] != w {
-		return
+	if n.LinkID != "" && t.links[n.LinkID] == w {
+		delete(t.links, n.LinkID)
+		if l := f.linkRecs[n.LinkID]; l != nil {
+			f.putLink(d, l) // opens the host ports it links again
+		}
 	}
-	delete(t.links, n.LinkID)
-	if l := f.linkRecs[n.LinkID]; l != nil {
-		f.putLink(d, l)
-	}
+	f.syncHostPortsAt(d, w.ends[0])
 }
 
 // dropNodeNIOs removes the NIOs of a node being deleted (the store deletes

@@ -11,6 +11,7 @@ import (
 	"nodedesk/api"
 	"nodedesk/app"
 	"nodedesk/app/dataplane"
+	"nodedesk/app/docker"
 	"nodedesk/app/hostnet"
 	"nodedesk/app/labtest/kit"
 	"nodedesk/app/qemu"
@@ -33,6 +34,9 @@ type Options struct {
 	// QEMU runs QEMU nodes as real qemu-system processes (with VPCS and
 	// the data plane); the test fails if QEMU is not installed.
 	QEMU bool
+	// Docker runs Docker nodes as real containers on a private Docker
+	// Engine the test starts (kit.Dockerd), with VPCS and the data plane.
+	Docker bool
 }
 
 // Lab is the real stack of one test, closed when the test ends. Its
@@ -42,6 +46,10 @@ type Lab struct {
 	*kit.API
 	runner *vpcs.Runner
 	Guests *qemu.Runner // nil without QEMU
+	// Containers runs Docker nodes on the engine at DockerHost; nil
+	// without Docker.
+	Containers *docker.Runner
+	DockerHost string
 	// GNS3Images stands for ~/GNS3/images: the GNS3 images folder the
 	// service looks in after its own (empty at start).
 	GNS3Images string
@@ -56,8 +64,12 @@ type Lab struct {
 // DataPlane) and the API server on 127.0.0.1:0.
 func Start(tb testing.TB, opts Options) *Lab {
 	tb.Helper()
-	if opts.QEMU {
+	if opts.QEMU || opts.Docker {
 		opts.VPCS = true
+	}
+	dockerHost := ""
+	if opts.Docker {
+		dockerHost = kit.Dockerd(tb) // stopped after the lab's containers: cleanups run last first
 	}
 	if opts.VPCS && opts.Runner == nil {
 		kit.MustHaveVPCS(tb)
@@ -82,12 +94,21 @@ func Start(tb testing.TB, opts Options) *Lab {
 			StopGrace: time.Second, ShutdownWait: 30 * time.Second})
 		runners = append(runners, l.Guests)
 	}
+	var engine app.DockerEngine
+	if opts.Docker {
+		l.DockerHost = dockerHost
+		l.Containers = docker.New(docker.Config{ConsoleHost: "127.0.0.1", RunDir: filepath.Join(tb.TempDir(), "run"),
+			Host: l.DockerHost, StopGrace: time.Second})
+		runners = append(runners, l.Containers)
+		engine = l.Containers
+	}
 	if fabric {
 		portFree = hostnet.PortFree("127.0.0.1")
 	}
 	l.Service = app.NewService(app.Config{
 		Store: st, Events: l.Events, Runners: runners, DataDir: filepath.Dir(st.Path()), PortFree: portFree,
 		GNS3ImagesDir:     l.GNS3Images,
+		Docker:            engine,
 		NetworkInterfaces: hostnet.NetworkInterfaces,
 		HostInterfaces: func() []app.HostInterface {
 			return []app.HostInterface{{Name: "eth0", Type: "ethernet"}, {Name: "lo", Special: true, Type: "ethernet"}}
@@ -99,6 +120,10 @@ func Start(tb testing.TB, opts Options) *Lab {
 	if l.Guests != nil {
 		l.Guests.OnExit(l.Service.OnProcessExit)
 		l.Guests.OnNote(l.Service.OnProcessNote)
+	}
+	if l.Containers != nil {
+		l.Containers.OnExit(l.Service.OnProcessExit)
+		l.Containers.OnNote(l.Service.OnProcessNote)
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if fabric {
@@ -137,6 +162,9 @@ func (l *Lab) close() {
 	}
 	if l.Guests != nil {
 		l.Guests.StopAll()
+	}
+	if l.Containers != nil {
+		l.Containers.StopAll()
 	}
 	if l.Fabric != nil {
 		l.Fabric.Close()

@@ -19,20 +19,20 @@ const writeWait = 10 * time.Second
 
 // client is one telnet connection to a console.
 type client struct {
-	pr   *Proc
+	con  *Console
 	conn net.Conn
 	out  chan []byte
-	// closed is guarded by the proc's mu, under which every send and
+	// closed is guarded by the console's mu, under which every send and
 	// close happens.
 	closed bool
 	in     telnet.Filter
 }
 
-func newClient(pr *Proc, conn net.Conn) *client {
-	return &client{pr: pr, conn: conn, out: make(chan []byte, clientQueue)}
+func newClient(con *Console, conn net.Conn) *client {
+	return &client{con: con, conn: conn, out: make(chan []byte, clientQueue)}
 }
 
-// send queues output without waiting. Call with c.pr.mu held.
+// send queues output without waiting. Call with c.con.mu held.
 func (c *client) send(b []byte) {
 	if c.closed {
 		return
@@ -44,7 +44,7 @@ func (c *client) send(b []byte) {
 	}
 }
 
-// close ends the connection. Call with c.pr.mu held.
+// close ends the connection. Call with c.con.mu held.
 func (c *client) close() {
 	if !c.closed {
 		c.closed = true
@@ -54,7 +54,7 @@ func (c *client) close() {
 }
 
 func (c *client) serve() {
-	defer c.pr.drop(c)
+	defer c.con.drop(c)
 	go func() {
 		_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
 		if _, err := c.conn.Write(telnet.Negotiation); err != nil {
@@ -72,13 +72,13 @@ func (c *client) serve() {
 		n, err := c.conn.Read(buf)
 		if n > 0 {
 			if data := c.in.Data(nil, buf[:n]); len(data) > 0 {
-				c.pr.input(data)
+				c.con.input(data)
 			}
 		}
 		if err != nil {
-			c.pr.mu.Lock()
+			c.con.mu.Lock()
 			c.close()
-			c.pr.mu.Unlock()
+			c.con.mu.Unlock()
 			return
 		}
 	}

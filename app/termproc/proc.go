@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-
-	"nodedesk/app/telnet"
 )
 
 // Options describe one process to start.
@@ -36,16 +34,11 @@ type Proc struct {
 	o        Options
 	cmd      *exec.Cmd
 	tty      *os.File // the pseudo-terminal's master side
-	lns      []net.Listener
+	con      *Console
 	up       chan struct{} // closed at the first output
 	upOnce   sync.Once
 	done     chan struct{} // closed once the process has exited and all is closed
 	stopping atomic.Bool
-
-	mu      sync.Mutex
-	clients map[*client]struct{}
-	tail    []byte     // the last output, for the exit message
-	wmu     sync.Mutex // serialises writes to the terminal
 }
 
 // tailSize bounds the output kept for the exit message.
@@ -66,8 +59,8 @@ func Start(cmd *exec.Cmd, lns []net.Listener, o Options) (*Proc, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proc{o: o, cmd: cmd, tty: tty, lns: lns,
-		up: make(chan struct{}), done: make(chan struct{}), clients: map[*client]struct{}{}}
+	p := &Proc{o: o, cmd: cmd, tty: tty, con: NewConsole(lns, tty, ""),
+		up: make(chan struct{}), done: make(chan struct{})}
 	p.run()
 	return p, nil
 }
@@ -92,32 +85,25 @@ func (p *Proc) run() {
 			n, err := p.tty.Read(buf)
 			if n > 0 {
 				p.upOnce.Do(func() { close(p.up) })
-				p.output(buf[:n])
+				p.con.Output(buf[:n])
 			}
 			if err != nil {
 				return // EIO once the process is gone
 			}
 		}
 	}()
-	for _, ln := range p.lns {
-		go p.accept(ln)
-	}
 	go func() {
 		err := p.cmd.Wait()
-		p.mu.Lock()
-		p.tail = append(p.tail, []byte(p.exitText(err))...)
-		p.mu.Unlock()
-		CloseAll(p.lns)
+		p.con.mu.Lock()
+		p.con.keep([]byte(p.exitText(err)))
+		p.con.mu.Unlock()
+		CloseAll(p.con.lns)
 		p.tty.Close()
 		select {
 		case <-readerDone:
 		case <-time.After(2 * time.Second):
 		}
-		p.mu.Lock()
-		for c := range p.clients {
-			c.close()
-		}
-		p.mu.Unlock()
+		p.con.Close()
 		close(p.done)
 		stopped := p.stopping.Load()
 		if !stopped {
@@ -145,71 +131,15 @@ func (p *Proc) exitText(err error) string {
 
 // ExitDetail is the last output and the exit status, on one line.
 func (p *Proc) ExitDetail() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	s := strings.Join(strings.Fields(string(p.tail)), " ")
+	s := strings.Join(strings.Fields(string(p.con.Tail())), " ")
 	if len(s) > 300 {
 		s = "…" + s[len(s)-300:]
 	}
 	return s
 }
 
-// output sends terminal output to every client and keeps its tail.
-func (p *Proc) output(b []byte) {
-	msg := telnet.EscapeIAC(b)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.tail = append(p.tail, b...)
-	if len(p.tail) > tailSize {
-		p.tail = p.tail[len(p.tail)-tailSize:]
-	}
-	for c := range p.clients {
-		c.send(msg)
-	}
-}
-
-// input writes what a client typed to the terminal.
-func (p *Proc) input(b []byte) {
-	p.wmu.Lock()
-	defer p.wmu.Unlock()
-	_, _ = p.tty.Write(b)
-}
-
-func (p *Proc) accept(ln net.Listener) {
-	for {
-		conn, err := ln.Accept()
-		if err != nil {
-			return // closed when the process ends
-		}
-		c := newClient(p, conn)
-		p.mu.Lock()
-		select {
-		case <-p.done:
-			p.mu.Unlock()
-			conn.Close()
-			return
-		default:
-		}
-		p.clients[c] = struct{}{}
-		p.mu.Unlock()
-		go c.serve()
-	}
-}
-
 // ResetClients disconnects every client of the console.
-func (p *Proc) ResetClients() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for c := range p.clients {
-		c.close()
-	}
-}
-
-func (p *Proc) drop(c *client) {
-	p.mu.Lock()
-	delete(p.clients, c)
-	p.mu.Unlock()
-}
+func (p *Proc) ResetClients() { p.con.ResetClients() }
 
 // Signal sends sig to the process.
 func (p *Proc) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
