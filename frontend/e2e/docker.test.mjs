@@ -4,7 +4,8 @@
 // picked from the engine's list, the name it gives), the template under
 // its category in the palette, a node dragged from it onto the canvas and
 // its panel (the container's properties, adapters changed to 2), its aux
-// console's tab and an http console's browser link; and,
+// console's tab and an http console's browser link, then started: its
+// console tab is the image's shell, with the template's environment; and,
 // with no Docker to reach, the dialog saying why while a typed image name
 // still makes a template. Nothing here skips: without dockerd it fails,
 // saying to run `make test`.
@@ -17,6 +18,8 @@ import { fileURLToPath } from 'node:url';
 import { launchBrowser, restClient, startDockerEngine, startServer, screenshot, until as untilIn } from './harness.mjs';
 
 const WAIT = 5_000; // bound for anything the UI does after a click
+/** Bound for a container to start and its console to answer. */
+const BOOT = 30_000;
 const until = (fn, ms = WAIT, what = 'condition') => untilIn(fn, ms, what);
 const IMAGE = 'nodedesk-test/busybox:latest';
 /** Where the dialog's picture is left for a person (build/ is ignored by git). */
@@ -32,6 +35,16 @@ describe('Docker in the UI', { timeout: 240_000 }, () => {
   const pageErrors = [];
   const palette = (group, name) => page.locator(`[data-testid="palette-group-${group}"] [data-name="${name}"]`);
   const node = (name) => page.locator(`[data-testid="canvas-node"][data-name="${name}"]`);
+  /** The whole buffer of a node's terminal. */
+  const screen = (nid) =>
+    page.evaluate((id) => {
+      const t = document.querySelector(`[data-testid="console-terminal"][data-node="${id}"] .screen`)?.xterm;
+      if (!t) return '';
+      const b = t.buffer.active;
+      const lines = [];
+      for (let i = 0; i < b.length; i++) lines.push(b.getLine(i)?.translateToString(true) ?? '');
+      return lines.join('\n');
+    }, nid);
 
   before(async () => {
     engine = await startDockerEngine();
@@ -191,6 +204,34 @@ describe('Docker in the UI', { timeout: 240_000 }, () => {
     await panel.getByTestId('field-console_type').selectOption('telnet');
     await page.getByTestId('node-save').click();
     await web.waitFor({ state: 'detached' });
+  });
+
+  test('started, its console tab is the shell the image runs: its environment is the template\'s', async () => {
+    const n = (await rest('GET', `/projects/${pid}/nodes`)).body.find((x) => x.node_type === 'docker');
+    const panel = page.getByTestId('node-panel');
+    await panel.getByTestId('node-start').click();
+    await until(async () => (await node(n.name).getAttribute('data-status')) === 'started', BOOT, `${n.name} started`);
+    await panel.getByTestId('docker-locked').waitFor(); // a running container keeps what it was made with
+    assert.equal(await panel.getByTestId('docker-adapters').isDisabled(), true);
+    await panel.getByTestId('node-console').click();
+    const tab = page.locator(`[data-testid="console-tab"][data-node="${n.node_id}"][data-kind="telnet"]`);
+    await until(async () => (await tab.getAttribute('data-state')) === 'connected', BOOT, 'the console tab connected');
+    await page.locator(`[data-testid="console-terminal"][data-node="${n.node_id}"] .xterm`).click();
+    await until(async () => {
+      if (/^hi-e2e\s*$/m.test(await screen(n.node_id))) return true;
+      await page.keyboard.type('echo $GREETING-$LAB');
+      await page.keyboard.press('Enter');
+      return false;
+    }, BOOT, 'hi-e2e in the console');
+    // The aux tab now says where the running container's shell is.
+    await panel.getByTestId('node-aux').click();
+    const aux = page.locator(`[data-testid="console-tab"][data-node="${n.node_id}"][data-kind="aux"]`);
+    await aux.waitFor();
+    assert.match(await aux.getByTestId('console-tab-state').textContent(), /telnet/);
+    assert.equal(await page.getByTestId('aux-waiting').count(), 0);
+    await screenshot(page, 'docker-console.png');
+    await panel.getByTestId('node-stop').click();
+    await until(async () => (await tab.getAttribute('data-state')) === 'waiting', BOOT, 'the console tab waiting after the stop');
   });
 
   test('no page errors', () => {
