@@ -5,7 +5,8 @@
 // its category in the palette, a node dragged from it onto the canvas and
 // its panel (the container's properties, adapters changed to 2), its aux
 // console's tab and an http console's browser link, then started: its
-// console tab is the image's shell, with the template's environment; and,
+// console tab is the image's shell, with the template's environment; an
+// http console's link opens the container's web page; and,
 // with no Docker to reach, the dialog saying why while a typed image name
 // still makes a template. Nothing here skips: without dockerd it fails,
 // saying to run `make test`.
@@ -232,6 +233,34 @@ describe('Docker in the UI', { timeout: 240_000 }, () => {
     await screenshot(page, 'docker-console.png');
     await panel.getByTestId('node-stop').click();
     await until(async () => (await tab.getAttribute('data-state')) === 'waiting', BOOT, 'the console tab waiting after the stop');
+  });
+
+  test("an http console's Open in browser shows the page the container serves", async () => {
+    const tpl = (await rest('GET', '/templates')).body.find((x) => x.name === 'nodedesk-test-busybox');
+    const n = (await rest('POST', `/projects/${pid}/templates/${tpl.template_id}`, { x: 200, y: 350 })).body;
+    const web = (await rest('PUT', `/projects/${pid}/nodes/${n.node_id}`, {
+      console_type: 'http',
+      properties: { start_command: 'sh -c "mkdir -p /www && echo hello from $HOSTNAME > /www/index.html && exec httpd -f -p 8080 -h /www"', console_http_port: 8080, console_http_path: '/index.html' },
+    })).body;
+    assert.equal(web.console_type, 'http', JSON.stringify(web));
+    await node(web.name).click();
+    const panel = page.getByTestId('node-panel');
+    const link = panel.getByTestId('node-web');
+    await link.waitFor();
+    assert.equal(await panel.getByTestId('docker-console_http_port').inputValue(), '8080');
+    await panel.getByTestId('node-start').click();
+    await until(async () => (await link.getAttribute('aria-disabled')) === 'false', BOOT, 'the link enabled once started');
+    assert.equal(await link.getAttribute('href'), `http://127.0.0.1:${web.console}/index.html`);
+    // Once the container's server answers, the link opens its page in a new tab.
+    const href = await link.getAttribute('href');
+    await until(async () => /hello from/.test(await fetch(href).then((r) => r.text(), () => '')), BOOT, "the container's web server answering");
+    const [tab] = await Promise.all([browser.context.waitForEvent('page'), link.click()]);
+    await tab.waitForLoadState('domcontentloaded');
+    assert.equal(tab.url(), href);
+    assert.match(await tab.textContent('body'), /hello from/);
+    await tab.close();
+    await panel.getByTestId('node-stop').click();
+    await until(async () => (await node(web.name).getAttribute('data-status')) === 'stopped', BOOT, `${web.name} stopped`);
   });
 
   test('no page errors', () => {
