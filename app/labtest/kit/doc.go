@@ -10,8 +10,9 @@
 // hosts. Controller plays a GNS3 controller on the compute paths. The
 // rest need no server: WaitFor and MustOpenStore, ProjectDigest of a
 // store, the telnet console reader, Ethernet frames and UDP tunnel peers,
-// network namespaces, the vpcs processes of this machine, and the QEMU
-// test guest that `make guest` builds (Guest, QEMUBinary).
+// network namespaces, the vpcs processes of this machine, the QEMU
+// test guest that `make guest` builds (Guest, QEMUBinary), and a private
+// Docker Engine with the offline test image (Dockerd, DockerTestImage).
 //
 // kit imports no package that imports api, so that api's internal tests
 // may use it.
