@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"net/netip"
 	"strings"
 )
 
@@ -44,7 +45,7 @@ var dockerSettings = newSettingTable([]setting{
 	{key: "console_resolution", def: "1024x768", check: isResolution},
 	{key: "console_http_port", def: 80, check: isWholeNumber(1, 65535, "")},
 	{key: "console_http_path", def: "/", check: isString},
-	{key: "extra_hosts", check: isString, unset: []string{""}},
+	{key: "extra_hosts", check: isExtraHosts, unset: []string{""}},
 	{key: "extra_volumes", def: []any{}, check: isVolumeList},
 })
 
@@ -123,11 +124,51 @@ func isVolumeList(key string, raw json.RawMessage) error {
 		return Invalid("properties."+key, "%s must be a list of folders of the container, such as [\"/etc/frr\"], not %s", key, describeRaw(raw))
 	}
 	for _, v := range vs {
-		if !strings.HasPrefix(v, "/") || strings.Contains(v, "..") || strings.TrimSpace(v) != v {
-			return Invalid("properties."+key, "%s: %q cannot persist: name a folder of the container by its absolute path, without \"..\" (such as /etc/frr)", key, v)
+		if err := CheckDockerVolume(v); err != nil {
+			return Invalid("properties."+key, "%s: %s", key, ErrorMessage(err))
 		}
 	}
 	return nil
+}
+
+// CheckDockerVolume checks a folder of a container that is to persist
+// in the node's folder, as GNS3 does: an absolute path without "..".
+func CheckDockerVolume(v string) error {
+	if !strings.HasPrefix(v, "/") || strings.Contains(v, "..") || strings.TrimSpace(v) != v {
+		return Errorf(EINVALID, "%q cannot persist: name a folder of the container by its absolute path, without \"..\" (such as /etc/frr)", v)
+	}
+	return nil
+}
+
+// isExtraHosts accepts extra_hosts that DockerHostsLines can read.
+func isExtraHosts(key string, raw json.RawMessage) error {
+	if !isJSONString(raw) {
+		return Invalid("properties."+key, "%s must be a string, not %s", key, describeRaw(raw))
+	}
+	if _, err := DockerHostsLines(rawString(raw)); err != nil {
+		return Invalid("properties."+key, "%s", ErrorMessage(err))
+	}
+	return nil
+}
+
+// DockerHostsLines reads a Docker node's extra_hosts, one name:address
+// per line as GNS3 takes them, as the lines the container's /etc/hosts
+// gets ("address<TAB>name"); blank lines are skipped.
+func DockerHostsLines(extraHosts string) ([]string, error) {
+	var lines []string
+	for _, line := range strings.Split(extraHosts, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		name, addr, ok := strings.Cut(line, ":")
+		name, addr = strings.TrimSpace(name), strings.TrimSpace(addr)
+		if _, err := netip.ParseAddr(addr); !ok || name == "" || err != nil || strings.ContainsAny(name, " \t") {
+			return nil, Errorf(EINVALID, "extra_hosts line %q is not a host and its address: write one per line as name:address, such as gateway:10.0.0.1", line)
+		}
+		lines = append(lines, addr+"\t"+name)
+	}
+	return lines, nil
 }
 
 func allDigits(s string) bool {

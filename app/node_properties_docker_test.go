@@ -91,6 +91,8 @@ func TestService_DockerNode_Invalid(t *testing.T) {
 		{`{"extra_volumes": ["/etc/../root"]}`, "properties.extra_volumes"},
 		{`{"mac_address": "02:42"}`, "properties.mac_address"},
 		{`{"image": 3}`, "properties.image"},
+		{`{"extra_hosts": "gateway 10.0.0.1"}`, "properties.extra_hosts"},
+		{`{"extra_hosts": "gateway:ten"}`, "properties.extra_hosts"},
 	} {
 		_, err := svc.UpdateNode(context.Background(), ref(n), app.NodeUpdate{Properties: dockerProps(t, tt.body)})
 		wantCode(t, err, app.EINVALID)
@@ -98,6 +100,8 @@ func TestService_DockerNode_Invalid(t *testing.T) {
 			t.Errorf("%s: field %q; want %q", tt.body, f, tt.field)
 		}
 	}
+	_, err := svc.UpdateNode(context.Background(), ref(n), app.NodeUpdate{ConsoleType: app.Some(app.ConsoleVNC)})
+	wantCode(t, err, app.EINVALID) // GNS3's vnc needs an X server nodedesk does not run
 	if got, _ := json.Marshal(mustFindNode(t, svc, n).PropertiesView()["adapters"]); string(got) != "1" {
 		t.Errorf("a refused change changed adapters to %s", got)
 	}

@@ -131,7 +131,7 @@ var kinds = []struct {
 	// serves telnet and HTTP consoles and the aux shell.
 	{Docker, nodeKind{nameFormat: "Docker{0}", symbol: ":/symbols/docker_guest.svg",
 		traffic:  "Its frames cross its links while it runs: each adapter is a veth pair, one end in the container as eth<n>, the other read and written by nodedesk.",
-		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
+		consoles: []ConsoleType{ConsoleTelnet, ConsoleHTTP, ConsoleNone}, lifecycle: ProcessRun,
 		folder: "docker", props: dockerProps, veths: true, aux: true, computeView: dockerComputeView}},
 	{Dynamips, nodeKind{stored: true, nameFormat: "R{0}", symbol: ":/symbols/router.svg",
 		traffic:  notRun,

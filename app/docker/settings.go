@@ -210,20 +210,8 @@ func environment(s settings, p app.Process) (env, skipped []string) {
 // extraHosts turns the node's extra_hosts ("name:address" lines) into
 // /etc/hosts lines ("address<TAB>name").
 func extraHosts(s settings) (string, error) {
-	var lines []string
-	for _, line := range strings.Split(s.ExtraHosts, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		name, addr, ok := strings.Cut(line, ":")
-		name, addr = strings.TrimSpace(name), strings.TrimSpace(addr)
-		if !ok || name == "" || net.ParseIP(addr) == nil || strings.ContainsAny(name, " \t") {
-			return "", app.Errorf(app.EINVALID, "extra_hosts line %q is not a host and its address: write one per line as name:address, such as gateway:10.0.0.1", line)
-		}
-		lines = append(lines, addr+"\t"+name)
-	}
-	return strings.Join(lines, "\n"), nil
+	lines, err := app.DockerHostsLines(s.ExtraHosts)
+	return strings.Join(lines, "\n"), err
 }
 
 // persistentFolders are the container's folders kept in the node's folder
@@ -239,8 +227,8 @@ func persistentFolders(s settings, im *imageInfo) ([]string, error) {
 	slices.Sort(imageVols)
 	all = append(all, imageVols...)
 	for _, v := range s.ExtraVolumes {
-		if !strings.HasPrefix(v, "/") || strings.Contains(v, "..") || strings.TrimSpace(v) != v {
-			return nil, app.Errorf(app.EINVALID, "Persistent folder %q cannot be kept: name a folder of the container by its absolute path, without \"..\" (such as /etc/frr)", v)
+		if err := app.CheckDockerVolume(v); err != nil {
+			return nil, err
 		}
 		all = append(all, v)
 	}

@@ -5684,10 +5684,10 @@ export interface components {
             /** @description Console TCP port; allocated when absent or null. */
             console?: number | null;
             /**
-             * @description Console protocol: telnet (the container's main process), vnc or http (a web page the container serves on console_http_port), or none.
+             * @description Console protocol: telnet (the terminal of the container's main process), http (the web page the container serves on console_http_port), or none. GNS3's vnc is refused: nodedesk runs no X server for containers.
              * @enum {string}
              */
-            console_type?: "telnet" | "vnc" | "http" | "none";
+            console_type?: "telnet" | "http" | "none";
             /** @description Auxiliary console TCP port (a shell in the container); read only: nodedesk allocates it. */
             aux?: number | null;
             /** @description Per-adapter port name or MAC address. */
@@ -5722,10 +5722,10 @@ export interface components {
             /** @description Console TCP port; allocated when absent or null. */
             console?: number | null;
             /**
-             * @description Console protocol: telnet (the container's main process), vnc or http (a web page the container serves on console_http_port), or none.
+             * @description Console protocol: telnet (the terminal of the container's main process), http (the web page the container serves on console_http_port), or none. GNS3's vnc is refused: nodedesk runs no X server for containers.
              * @enum {string}
              */
-            console_type?: "telnet" | "vnc" | "http" | "none";
+            console_type?: "telnet" | "http" | "none";
             /** @description Auxiliary console TCP port (a shell in the container); read only: nodedesk allocates it. */
             aux?: number | null;
             /** @description Per-adapter port name or MAC address. */
@@ -5768,7 +5768,7 @@ export interface components {
              * @description Console protocol.
              * @enum {string}
              */
-            console_type: "telnet" | "vnc" | "http" | "none";
+            console_type: "telnet" | "http" | "none";
             /** @description Auxiliary console TCP port (a shell in the container), or null. */
             aux: number | null;
             /** @description Working directory of the node. */
