@@ -35,6 +35,14 @@ func (s *Server) handleConsoleWS(t app.NodeType) handlerFunc {
 	})
 }
 
+// handleAuxWS relays a websocket to a node's aux console (a shell in a
+// Docker node's container), as handleConsoleWS to its console.
+func (s *Server) handleAuxWS(w http.ResponseWriter, r *http.Request) error {
+	return s.relayWebSocket(func(ctx context.Context, r *http.Request) (net.Conn, error) {
+		return s.DialAux(ctx, nodeRef(r, ""))
+	})(w, r)
+}
+
 // relayWebSocket is a handler that dials a node's TCP server (dial's
 // error refuses the request before the upgrade, with its code), then
 // upgrades and relays between the two until either ends. A page of
@@ -73,6 +81,17 @@ func (s *Server) DialConsole(ctx context.Context, ref app.NodeRef) (net.Conn, er
 		return nil, err
 	}
 	return dialNode(ctx, addr, "The console of %s does not answer at %s (%v); reset its console or restart the node", n.Name)
+}
+
+// DialAux connects to the aux console of a node as one more client of
+// it, as DialConsole to its console. Codes: ENOTFOUND; ECONFLICT when the
+// node has no aux console, is not started or it does not answer.
+func (s *Server) DialAux(ctx context.Context, ref app.NodeRef) (net.Conn, error) {
+	n, addr, err := s.svc.AuxAddress(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	return dialNode(ctx, addr, "The aux console of %s does not answer at %s (%v); restart the node", n.Name)
 }
 
 // dialNode connects to a node's TCP server at addr; a failure is a

@@ -134,6 +134,7 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/links", s.handleNodeLinks},
 		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/console/ws", s.handleConsoleWS("")},
 		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/console/vnc", s.handleConsoleVNC()},
+		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/console/aux/ws", s.handleAuxWS},
 		{"POST", "/v2/projects/{project_id}/nodes/{node_id}/console/reset", s.handleConsoleReset},
 		{"POST", "/v2/projects/{project_id}/nodes/{node_id}/resize_disk", s.handleResizeDisk("")},
 		{"POST", "/v2/projects/{project_id}/nodes/console/reset", s.handleProjectConsoleReset},

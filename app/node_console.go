@@ -171,6 +171,24 @@ func (s *Service) VNCAddress(ctx context.Context, ref NodeRef) (*Node, string, e
 	return s.consoleAddress(ctx, ref, ConsoleVNC)
 }
 
+// AuxAddress returns a node and the address (host:port) of its aux
+// console (a shell in a Docker node's container), for a client that
+// relays it. Codes: ENOTFOUND; ECONFLICT when the node has no aux console
+// here or is not started.
+func (s *Service) AuxAddress(ctx context.Context, ref NodeRef) (*Node, string, error) {
+	n, err := s.FindNode(ctx, ref)
+	if err != nil {
+		return nil, "", err
+	}
+	if n.Aux == 0 {
+		return nil, "", Errorf(ECONFLICT, "%s has no aux console here (Docker nodes on this machine have one)", n.Name)
+	}
+	if n.Status != Started {
+		return nil, "", Errorf(ECONFLICT, "%s is %s; start it to use its aux console", n.Name, n.Status)
+	}
+	return n, net.JoinHostPort(DialHost(s.c.ConsoleHost), strconv.Itoa(n.Aux)), nil
+}
+
 // consoleNames are the console types as a message names them.
 var consoleNames = map[ConsoleType]string{ConsoleTelnet: "telnet", ConsoleVNC: "VNC"}
 

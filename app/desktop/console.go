@@ -76,10 +76,22 @@ type consoles struct {
 // console does not answer; EINVALID for a bad or used id, ECONFLICT when
 // the window has MaxConsoleSessions open.
 func (a *App) ConsoleOpen(id, pid, nid string) error {
+	return a.openSession(id, pid, nid, a.DialConsole)
+}
+
+// ConsoleOpenAux is ConsoleOpen for the node's aux console (a shell in a
+// Docker node's container); ECONFLICT when the node has none or is not
+// started.
+func (a *App) ConsoleOpenAux(id, pid, nid string) error {
+	return a.openSession(id, pid, nid, a.DialAux)
+}
+
+// openSession opens session id on the console dial reaches.
+func (a *App) openSession(id, pid, nid string, dial func(context.Context, app.NodeRef) (net.Conn, error)) error {
 	if !validSessionID(id) {
 		return app.Invalid("id", "A console session id is 1 to %d letters, digits, '-' or '_'; %q is not one", maxSessionID, id)
 	}
-	if a.DialConsole == nil {
+	if dial == nil {
 		return app.Errorf(app.ECONFLICT, "This nodedesk window cannot reach consoles; open the console in a terminal instead")
 	}
 	a.cons.mu.Lock()
@@ -100,7 +112,7 @@ func (a *App) ConsoleOpen(id, pid, nid string) error {
 	a.cons.sessions[id] = s // reserved while dialing
 	a.cons.mu.Unlock()
 
-	conn, err := a.DialConsole(ctx, app.NodeRef{ProjectID: pid, NodeID: nid})
+	conn, err := dial(ctx, app.NodeRef{ProjectID: pid, NodeID: nid})
 	if err != nil {
 		cancel()
 		a.dropSession(id, s)

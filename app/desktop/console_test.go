@@ -379,3 +379,24 @@ func TestConsoleSwitch(t *testing.T) {
 		t.Errorf("the console of a stopped VPCS: %v", err)
 	}
 }
+
+// TestConsoleSessionAux: the window opens a node's aux console (a
+// Docker node's shell) through DialAux, as a session like any other; a
+// window without DialAux says it cannot.
+func TestConsoleSessionAux(t *testing.T) {
+	f := newFakeConsole(t, nil)
+	door, page := newConsoleDoor(t, f)
+	door.DialConsole = nil // the aux console is reached through DialAux only
+	door.DialAux = f.dial
+	if err := door.ConsoleOpenAux("aux-1", "p1", "n1"); err != nil {
+		t.Fatal(err)
+	}
+	page.waitFor(t, "the aux console's output", func() bool { return page.seen("aux-1") == "PC1> " })
+	if err := door.ConsoleOpenAux("aux-2", "p1", "stopped"); app.ErrorCode(err) != app.ECONFLICT {
+		t.Errorf("aux console of a stopped node: %v", err)
+	}
+	bare := desktop.New(&fakeAPI{status: 200}, app.NewBroker(), nil, quiet)
+	if err := bare.ConsoleOpenAux("a", "p1", "n1"); app.ErrorCode(err) != app.ECONFLICT {
+		t.Errorf("no DialAux: %v", err)
+	}
+}

@@ -97,6 +97,9 @@ type App struct {
 	// of it (the API server's DialConsole); the console sessions relay it
 	// to the page. Nil: the window has no console tabs.
 	DialConsole func(ctx context.Context, ref app.NodeRef) (net.Conn, error)
+	// DialAux connects to a node's aux console likewise (the API
+	// server's DialAux); nil: the window opens none.
+	DialAux func(ctx context.Context, ref app.NodeRef) (net.Conn, error)
 	// Dialogs are the native Open and Save dialogs of the project files;
 	// without them OpenProjectFile and ExportProject say so.
 	Dialogs Dialogs

@@ -94,6 +94,21 @@ func TestDocker_Lab(t *testing.T) {
 	if !aux.Run("cat /etc/network/interfaces", "address 10.0.0.2", 10*time.Second) {
 		t.Errorf("C1's aux shell does not see its interfaces file: %q", kit.Printable(aux.Log.String()))
 	}
+	// Both consoles also over the API's websockets, as the app's dock
+	// opens them.
+	for _, ws := range []string{"/console/ws", "/console/aux/ws"} {
+		w, _, err := l.dialConsoleWS(t, nodeURL(pid, c1)+ws, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", ws, err)
+		}
+		w.send("echo ws-$((6*7))\r")
+		if !w.expect("ws-42", 15*time.Second) {
+			t.Errorf("%s: no shell: %q", ws, w.seen.String())
+		}
+	}
+	if _, resp, err := l.dialConsoleWS(t, nodeURL(pid, map[string]any{"node_id": pc.ID})+"/console/aux/ws", nil); err == nil || resp == nil || resp.StatusCode != 409 {
+		t.Errorf("a VPCS's aux websocket: %v %v; want 409 (it has none)", resp, err)
+	}
 
 	// Suspend pauses the container: no answer until it resumes.
 	l.Do("POST", nodeURL(pid, c1)+"/suspend", nil).Want(t, 200)

@@ -10,6 +10,8 @@ export function ConsoleClose(arg1:string):Promise<void>;
 
 export function ConsoleOpen(arg1:string,arg2:string,arg3:string):Promise<void>;
 
+export function ConsoleOpenAux(arg1:string,arg2:string,arg3:string):Promise<void>;
+
 export function ConsoleWrite(arg1:string,arg2:string):Promise<void>;
 
 export function ExportProject(arg1:string,arg2:desktop.ExportOptions):Promise<string>;

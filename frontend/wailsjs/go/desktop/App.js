@@ -18,6 +18,10 @@ export function ConsoleOpen(arg1, arg2, arg3) {
   return window['go']['desktop']['App']['ConsoleOpen'](arg1, arg2, arg3);
 }
 
+export function ConsoleOpenAux(arg1, arg2, arg3) {
+  return window['go']['desktop']['App']['ConsoleOpenAux'](arg1, arg2, arg3);
+}
+
 export function ConsoleWrite(arg1, arg2) {
   return window['go']['desktop']['App']['ConsoleWrite'](arg1, arg2);
 }
