@@ -95,6 +95,10 @@ type nodeKind struct {
 	// aux types have an auxiliary console (Docker's shell in the
 	// container): a second TCP port, owned like the console's.
 	aux bool
+	// remade types (Docker) take a change of their settings while they
+	// run by being stopped and started again with it, as GNS3 makes a
+	// container again (node_recreate.go).
+	remade bool
 }
 
 // kinds is the node-type table, in the spec's order.
@@ -132,7 +136,7 @@ var kinds = []struct {
 	{Docker, nodeKind{nameFormat: "Docker{0}", symbol: ":/symbols/docker_guest.svg",
 		traffic:  "Its frames cross its links while it runs: each adapter is a veth pair, one end in the container as eth<n>, the other read and written by nodedesk.",
 		consoles: []ConsoleType{ConsoleTelnet, ConsoleHTTP, ConsoleNone}, lifecycle: ProcessRun,
-		folder: "docker", props: dockerProps, veths: true, aux: true, computeView: dockerComputeView}},
+		folder: "docker", props: dockerProps, veths: true, aux: true, remade: true, computeView: dockerComputeView}},
 	{Dynamips, nodeKind{stored: true, nameFormat: "R{0}", symbol: ":/symbols/router.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
@@ -250,6 +254,10 @@ func (t NodeType) UsesCloudPorts() bool { return t.kind().cloudPorts }
 // UsesVeths reports whether a running node of type t has a veth pair per
 // port (named by VethName) where other process-run types have UDP pairs.
 func (t NodeType) UsesVeths() bool { return t.kind().veths }
+
+// RemadeOnChange reports whether a running node of type t takes a change
+// of its settings by being stopped and started again with it.
+func (t NodeType) RemadeOnChange() bool { return t.kind().remade }
 
 // HasConsole reports whether a node of type t may have a console at all.
 func (t NodeType) HasConsole() bool {

@@ -194,6 +194,14 @@ func findNode(tx Tx, ref NodeRef) (*Node, error) {
 // linked port removed, console type changed while running; the compute's
 // refusal or unreachable).
 func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*Node, error) {
+	if n, done, err := s.updateRunningDocker(ctx, ref, u); done {
+		return n, err
+	}
+	return s.updateNode(ctx, ref, u)
+}
+
+// updateNode is UpdateNode for a node whose change needs no restart.
+func (s *Service) updateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*Node, error) {
 	if _, names := u.Properties.(imageUpdate); names {
 		if n, err := s.FindNode(ctx, ref); err == nil && !n.Remote() {
 			u.Properties = s.settleImages(ctx, n.Type, u.Properties) // outside the write transaction
