@@ -220,3 +220,33 @@ func tree(t testing.TB, dir string) []string {
 func uuidN(prefix string, n int) string {
 	return fmt.Sprintf("%s-0000-4000-8000-%012d", prefix, n)
 }
+
+// TestVPCSScriptNamesNode is "Edit config" of a new VPCS in the GNS3 GUI:
+// GNS3's compute writes startup.vpc with the node's name for each %h of
+// the base script, and a rename puts the new name in it, so the file the
+// GUI reads back names the node.
+func TestVPCSScriptNamesNode(t *testing.T) {
+	ts := mustOpenServer(t)
+	pid := ts.MustCreateProject("edit-config")
+	pc := ts.Do("POST", "/v2/projects/"+pid+"/templates/"+builtinTemplateIDs["VPCS"], map[string]any{"x": 0, "y": 0}).Want(t, 201).JSON(t)
+	nodePath := "/v2/projects/" + pid + "/nodes/" + pc["node_id"].(string)
+	file := nodePath + "/files/startup.vpc"
+	if r := ts.Do("GET", file, nil).Want(t, 200); string(r.Body) != "set pcname PC1\n" {
+		t.Errorf("startup.vpc of a new VPCS = %q, want set pcname PC1", r.Body)
+	}
+
+	// A script written with %h gets the name too.
+	ts.DoWith("POST", file, "set pcname %h\nip dhcp\n", http.Header{"Content-Type": {"application/octet-stream"}}).Want(t, 201)
+	if r := ts.Do("GET", file, nil).Want(t, 200); string(r.Body) != "set pcname PC1\nip dhcp\n" {
+		t.Errorf("startup.vpc written with %%h = %q", r.Body)
+	}
+
+	// A rename renames the prompt.
+	n := ts.Do("PUT", nodePath, map[string]any{"name": "web"}).Want(t, 200).JSON(t)
+	if s := n["properties"].(map[string]any)["startup_script"]; s != "set pcname web\nip dhcp\n" {
+		t.Errorf("script after a rename = %q, want set pcname web", s)
+	}
+	if r := ts.Do("GET", file, nil).Want(t, 200); string(r.Body) != "set pcname web\nip dhcp\n" {
+		t.Errorf("startup.vpc after a rename = %q", r.Body)
+	}
+}

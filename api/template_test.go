@@ -98,8 +98,8 @@ func TestUserTemplates(t *testing.T) {
 		n["symbol"] != ":/symbols/computer.svg" || n["template_id"] != vid || n["x"] != 10.0 {
 		t.Errorf("node from user template %v", n)
 	}
-	if script := n["properties"].(map[string]any)["startup_script"]; script != "set pcname %h\n" {
-		t.Errorf("node from a template with base_script_file has script %q, want the file's", script)
+	if script := n["properties"].(map[string]any)["startup_script"]; script != "set pcname Host-1\n" {
+		t.Errorf("node from a template with base_script_file has script %q, want the file's naming the node", script)
 	}
 	s := ts.Do("POST", "/v2/projects/"+pid+"/templates/"+swid, map[string]any{"x": 0, "y": 0}).Want(t, 201).JSON(t)
 	ports := s["properties"].(map[string]any)["ports_mapping"].([]any)
@@ -163,8 +163,8 @@ func TestTemplates(t *testing.T) {
 	if n["name"] != "client" || n["node_type"] != "vpcs" {
 		t.Errorf("named node from template: %v", n)
 	}
-	// GNS3's base script: the prompt is the node's name (%h, put at run).
-	if script := n["properties"].(map[string]any)["startup_script"]; script != "set pcname %h\n" {
+	// GNS3's base script: the prompt is the node's name (%h, put in the file).
+	if script := n["properties"].(map[string]any)["startup_script"]; script != "set pcname client\n" {
 		t.Errorf("VPCS from the builtin template has script %q, want GNS3's base script", script)
 	}
 	if n := use(vpcs, map[string]any{"x": 0, "y": 0}).Want(t, 201).JSON(t); n["name"] != "PC2" {

@@ -39,7 +39,7 @@ var vpcsScript = nodeFile{
 	get:         func(p *Properties) *string { return p.StartupScript },
 	baseSetting: "base_script_file",
 	// GNS3's configs folder has one base script, which names the prompt
-	// after the node (runScript puts the name for %h). A file it does not
+	// after the node (nameVPCSScript puts the name for %h). A file it does not
 	// have gives no script, as a missing file does in GNS3.
 	bases: map[string]string{"vpcs_base_config.txt": "set pcname %h\n"},
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,6 +43,18 @@ type propertyKind struct {
 	// template is what a user template of the type starts with
 	// (templates.go).
 	template templateKind
+	// named settles the properties that hold the node's name once its
+	// name is known: on creation (oldName "") and on each change (oldName
+	// the name before it); nil: none do.
+	named func(p *Properties, oldName, name string)
+}
+
+// settleName applies the type's named rule to n, whose name was oldName
+// ("" for a new node).
+func (n *Node) settleName(oldName string) {
+	if named := n.Type.kind().props.named; named != nil {
+		named(&n.Properties, oldName, n.Name)
+	}
 }
 
 // newNodeEnv is what a new node's defaults may depend on.
@@ -140,6 +153,30 @@ var vpcsProps = propertyKind{
 	view: func(n *Node) map[string]any {
 		return map[string]any{"startup_script": n.Properties.StartupScript, "startup_script_path": vpcsScript.pathIn(n)}
 	},
+	named: nameVPCSScript,
+}
+
+// pcnameLine is a VPCS script's line that names its prompt.
+var pcnameLine = regexp.MustCompile(`(?m)^set pcname [^\r\n]+`)
+
+// nameVPCSScript puts a VPCS node's name in its startup script, as GNS3's
+// compute writes startup.vpc: each "%h" becomes the name, so "Edit
+// config" shows "set pcname PC1"; a rename puts the new name for the old
+// one everywhere in the script and in its "set pcname" line (a name's
+// backslashes dropped there).
+func nameVPCSScript(p *Properties, oldName, name string) {
+	if p.StartupScript == nil {
+		return
+	}
+	script := *p.StartupScript
+	if oldName != "" && oldName != name {
+		script = strings.ReplaceAll(script, oldName, name)
+		script = pcnameLine.ReplaceAllLiteralString(script, "set pcname "+strings.ReplaceAll(name, `\`, ""))
+	}
+	script = strings.ReplaceAll(script, "%h", name)
+	if script != *p.StartupScript {
+		p.StartupScript = &script
+	}
 }
 
 // VPCSUpdate is a change to a VPCS node's properties.

@@ -118,6 +118,7 @@ func (s *Service) addNode(tx Tx, n *Node, want string, labelFollowsName bool) er
 		return err
 	}
 	n.Name = name
+	n.settleName("")
 	if labelFollowsName {
 		n.Label.Text = name
 	}
@@ -234,6 +235,7 @@ func (s *Service) updateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*N
 // (its console type, name, console port, ports and tunnel ports checked),
 // which is stored; errUnchanged when it is before.
 func (s *Service) changeNodeIn(tx Tx, emit emitFunc, before, after *Node) error {
+	after.settleName(before.Name)
 	if after.ConsoleType != before.ConsoleType && before.Active() {
 		return Conflict("console_type", "%s must be stopped to change its console type", before.Name)
 	}

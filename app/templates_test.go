@@ -276,8 +276,8 @@ func TestService_CreateNodeFromTemplate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if first.Name != "PC1" || first.Properties.StartupScript == nil || *first.Properties.StartupScript != "set pcname %h\n" {
-			t.Errorf("first VPCS %q with script %v; want PC1 with GNS3's base script", first.Name, first.Properties.StartupScript)
+		if first.Name != "PC1" || first.Properties.StartupScript == nil || *first.Properties.StartupScript != "set pcname PC1\n" {
+			t.Errorf("first VPCS %q with script %v; want PC1 with GNS3's base script naming it", first.Name, first.Properties.StartupScript)
 		}
 		named, err := svc.CreateNodeFromTemplate(ctx, p.ID, vpcsTemplateID, app.TemplateUse{Name: app.Some("client")})
 		if err != nil || named.Name != "client" {
@@ -303,8 +303,8 @@ func TestService_CreateNodeFromTemplate(t *testing.T) {
 			*n.Symbol != ":/symbols/computer.svg" || n.X != 10 {
 			t.Errorf("node from the user template %+v", n)
 		}
-		if n.Properties.StartupScript == nil || *n.Properties.StartupScript != "set pcname %h\n" {
-			t.Errorf("script %v; want the base script file's", n.Properties.StartupScript)
+		if n.Properties.StartupScript == nil || *n.Properties.StartupScript != "set pcname Host-1\n" {
+			t.Errorf("script %v; want the base script file's, naming the node", n.Properties.StartupScript)
 		}
 
 		sw := mustCreateTemplate(t, svc, map[string]any{"template_type": "ethernet_switch", "name": "Core",
