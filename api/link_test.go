@@ -158,3 +158,32 @@ func TestLinks_LabelPosition(t *testing.T) {
 		t.Errorf("labels after a half position and a null rotation: %v, %v", l0, l1)
 	}
 }
+
+// TestLinks_CaptureComputeID: while a link captures, GNS3 names the
+// compute that captures it (capture_compute_id); nodedesk's data plane
+// captures, so it is "local", and null again once the capture stops.
+func TestLinks_CaptureComputeID(t *testing.T) {
+	ts := mustOpenServer(t)
+	l := ts.mustCreateLab()
+	links := "/v2/projects/" + l.pid + "/links"
+	lk := ts.Do("POST", links, map[string]any{"nodes": []any{kit.End(l.pc1, 0, 0), kit.End(l.sw, 0, 1)}}).Want(t, 201).JSON(t)
+	if lk["capture_compute_id"] != nil {
+		t.Errorf("capture_compute_id of a link that does not capture = %v, want null", lk["capture_compute_id"])
+	}
+	path := links + "/" + lk["link_id"].(string)
+	next, _ := ts.WSListen(t, "/v2/projects/"+l.pid+"/notifications/ws")
+	started := ts.Do("POST", path+"/start_capture", map[string]any{}).Want(t, 201).JSON(t)
+	if started["capturing"] != true || started["capture_compute_id"] != "local" {
+		t.Errorf("capturing link %v, want capture_compute_id local", started)
+	}
+	if e := next(); e.Action != "link.updated" || e.Event["capture_compute_id"] != "local" {
+		t.Errorf("event %v, want link.updated with capture_compute_id local", e)
+	}
+	if got := ts.Do("GET", path, nil).Want(t, 200).JSON(t); got["capture_compute_id"] != "local" {
+		t.Errorf("GET of a capturing link: capture_compute_id = %v", got["capture_compute_id"])
+	}
+	stopped := ts.Do("POST", path+"/stop_capture", nil).Want(t, 201).JSON(t)
+	if stopped["capturing"] != false || stopped["capture_compute_id"] != nil {
+		t.Errorf("stopped link %v, want capture_compute_id null", stopped)
+	}
+}

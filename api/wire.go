@@ -176,7 +176,8 @@ func linkJSONOf(l *app.Link) linkJSON {
 	}
 	return linkJSON{Filters: filters, LinkID: l.ID, LinkStyle: style, LinkType: l.LinkType,
 		Nodes: nonNil(l.Nodes), ProjectID: l.ProjectID, Suspend: l.Suspend, Capturing: l.Capturing,
-		CaptureFileName: l.CaptureFileName, CaptureFilePath: l.CaptureFilePath, ComputeConnected: true}
+		CaptureFileName: l.CaptureFileName, CaptureFilePath: l.CaptureFilePath, ComputeConnected: true,
+		CaptureComputeID: l.CaptureComputeID()}
 }
 
 // templateJSONOf is a template as GNS3 lists it: the common keys, and a

@@ -223,3 +223,17 @@ func (s *Service) ReconcileCaptures(ctx context.Context) error {
 		return nil
 	})
 }
+
+// CaptureComputeID is the compute that captures l's frames while it
+// captures, as GNS3 names it: the compute of the side a capture on a
+// compute runs on, else this nodedesk ("local"), whose data plane writes
+// the file; nil when l does not capture.
+func (l *Link) CaptureComputeID() *string {
+	switch {
+	case !l.Capturing:
+		return nil
+	case l.CapturedOnCompute() && *l.Tunnel.Capture >= 0 && *l.Tunnel.Capture < len(l.Tunnel.Ends):
+		return ptr(l.Tunnel.Ends[*l.Tunnel.Capture].ComputeID)
+	}
+	return ptr(LocalCompute)
+}
