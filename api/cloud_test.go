@@ -1,6 +1,12 @@
 package api
 
-import "testing"
+import (
+	"fmt"
+	"net"
+	"testing"
+
+	"nodedesk/app/hostnet"
+)
 
 // TestCloud_PortsRenumbered: the GNS3 GUI's cloud dialog, after an
 // interface is deleted, numbers a new port by count and so sends a number
@@ -37,4 +43,41 @@ func TestCloud_PortsRenumbered(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCloud_TunnelImportAfterClose: the export of a project whose cloud
+// has a UDP tunnel imports (201) while the tunnel's port is bound on this
+// machine (the closed original's tunnel, which nodedesk's data plane
+// keeps): an import is a closed project, which binds nothing, as in GNS3,
+// whose cloud binds its lports only once its project opens and it starts
+// (compute/builtin/nodes/cloud.py, add_nio_udp). An open project's cloud
+// is still refused a taken port.
+func TestCloud_TunnelImportAfterClose(t *testing.T) {
+	ts := mustOpenServerWith(t, testOptions{portFree: hostnet.PortFree("127.0.0.1")})
+	probe, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lport := probe.LocalAddr().(*net.UDPAddr).Port
+	probe.Close()
+	cloud := map[string]any{"node_type": "cloud", "properties": map[string]any{"ports_mapping": []any{
+		map[string]any{"name": "UDP tunnel 1", "port_number": 0, "type": "udp", "lport": lport, "rhost": "127.0.0.1", "rport": 22101}}}}
+	pid := ts.MustCreateProject("tunnel")
+	ts.Do("POST", "/v2/projects/"+pid+"/nodes", cloud).Want(t, 201)
+	export := ts.Do("GET", "/v2/projects/"+pid+"/export", nil).Want(t, 200).Body
+	ts.Do("POST", "/v2/projects/"+pid+"/close", nil).Want(t, 204)
+
+	// The closed original's tunnel still holds the port.
+	held, err := net.ListenPacket("udp", fmt.Sprintf("127.0.0.1:%d", lport))
+	if err != nil {
+		t.Skipf("port %d was taken meanwhile: %v", lport, err)
+	}
+	defer held.Close()
+	r := ts.importArchive("5e1f2a3b-0000-4000-8000-000000000006", export, "name=copy")
+	if r.Status != 201 {
+		t.Fatalf("import of the export: %d %s; want 201", r.Status, r.Body)
+	}
+	// An open project's cloud is still refused the taken port.
+	open := ts.MustCreateProject("open")
+	ts.Do("POST", "/v2/projects/"+open+"/nodes", cloud).Want(t, 409)
 }

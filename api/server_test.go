@@ -40,6 +40,8 @@ type testOptions struct {
 	// tools (api/images_test.go).
 	gns3Images string
 	qemu       app.QEMUTools
+	// portFree probes this machine's ports (nil: every port is free).
+	portFree func(network string, port int) bool
 }
 
 func mustOpenServer(tb testing.TB) *testServer {
@@ -73,6 +75,9 @@ func (ts *testServer) open() {
 	// Without processes or a data plane, ports are allocated as if this
 	// machine ran nothing else (the tests name them).
 	portFree := func(string, int) bool { return true }
+	if ts.opts.portFree != nil {
+		portFree = ts.opts.portFree
+	}
 	ts.svc = app.NewService(app.Config{
 		Store: appStore, Events: ts.events, DataDir: filepath.Dir(ts.dbPath), PortFree: portFree,
 		GNS3ImagesDir: ts.opts.gns3Images, QEMU: ts.opts.qemu,

@@ -23,8 +23,9 @@ func checkTunnelPorts(ports []CloudPort) error {
 }
 
 // claimTunnelPorts checks, inside tx, the lports that after gives its
-// tunnels and before did not: no node owns them for its link ports and
-// no program of this machine (another cloud's tunnel included) holds them.
+// tunnels and before did not: no node owns them for its link ports and,
+// while its project is open, no program of this machine (another cloud's
+// tunnel included) holds them.
 func (s *Service) claimTunnelPorts(tx Tx, before, after *Node) error {
 	if after.Remote() {
 		return nil // a remote cloud's tunnels are its compute's ports
@@ -47,6 +48,15 @@ func (s *Service) takenTunnelPort(tx Tx, before, after *Node) (index, port int, 
 	if !after.Type.UsesCloudPorts() {
 		return -1, 0, nil, nil
 	}
+	// A closed project binds nothing (the project a GNS3 import makes is
+	// one), so its tunnels are not checked against this machine's ports:
+	// GNS3's compute reserves a tunnel's port only when the project opens
+	// and makes its cloud (compute/project.py, reserve_udp_port).
+	p, err := tx.Project(after.ProjectID)
+	if err != nil {
+		return -1, 0, nil, err
+	}
+	probe := p == nil || p.Status != ProjectClosed
 	had := map[int]bool{}
 	if before != nil {
 		for _, p := range before.Properties.CloudPorts {
@@ -67,7 +77,7 @@ func (s *Service) takenTunnelPort(tx Tx, before, after *Node) (index, port int, 
 			return i, p.LPort, &o, nil
 		case taken: // reserved by a project (ports/udp)
 			return i, p.LPort, nil, nil
-		case !s.c.PortFree("udp", p.LPort):
+		case probe && !s.c.PortFree("udp", p.LPort):
 			return i, p.LPort, nil, nil
 		}
 	}
