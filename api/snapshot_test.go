@@ -32,7 +32,7 @@ func (ts *testServer) state(t *testing.T, pid string) projectState {
 // TestSnapshots takes a snapshot of a lab (nodes, a link, a drawing,
 // settings), changes everything, restores it and finds the GET answers
 // exactly as they were, while the project's websocket hears each change
-// and then snapshot.restored. A running node blocks a restore; a console
+// and then snapshot.restored. A running node is stopped by a restore; a console
 // port taken since by another project's node is replaced by a free one;
 // snapshots survive a restart and go with their project.
 func TestSnapshots(t *testing.T) {
@@ -88,13 +88,9 @@ func TestSnapshots(t *testing.T) {
 	ts.Do("PUT", base+"/drawings/"+before.drawings[0]["drawing_id"].(string), map[string]any{"x": 99}).Want(t, 201)
 	ts.Do("PUT", base, map[string]any{"grid_size": 10, "name": "lab renamed"}).Want(t, 200)
 
-	// A running node blocks the restore, and nothing changes.
+	// A running node does not block the restore: GNS3 closes the project,
+	// which stops its nodes, and restores (controller/snapshot.py:133-135).
 	ts.Do("POST", base+"/nodes/"+l.pc1+"/start", nil).Want(t, 200)
-	r := ts.Do("POST", snaps+"/"+sid+"/restore", nil).Want(t, 409).JSON(t)
-	if msg := r["message"].(string); !strings.Contains(msg, "renamed") || !strings.Contains(msg, "stop") {
-		t.Errorf("409 %v, want it to name the running node and say to stop it", r)
-	}
-	ts.Do("POST", base+"/nodes/"+l.pc1+"/stop", nil).Want(t, 200)
 	changed := ts.state(t, l.pid)
 
 	next, _ := ts.WSListen(t, base+"/notifications/ws")
@@ -103,15 +99,22 @@ func TestSnapshots(t *testing.T) {
 		t.Errorf("restored project %v: want its name kept and the snapshot's settings", p)
 	}
 	seen := map[string]int{}
+	stopped := false
 	for {
 		e := next()
 		seen[e.Action]++
+		if e.Action == "node.updated" && e.Event["node_id"] == l.pc1 && e.Event["status"] == "stopped" && seen["snapshot.restored"] == 0 {
+			stopped = true
+		}
 		if e.Action == "snapshot.restored" {
 			if e.Event["snapshot_id"] != sid || e.Event["project_id"] != l.pid {
 				t.Errorf("snapshot.restored %v", e.Event)
 			}
 			break
 		}
+	}
+	if !stopped {
+		t.Errorf("the restore did not stop the running node %s (events %v)", l.pc1, seen)
 	}
 	want := map[string]int{"node.deleted": len(changed.nodes), "node.created": len(before.nodes),
 		"link.deleted": len(changed.links), "link.created": len(before.links),

@@ -200,8 +200,9 @@ func (s *Service) DeleteSnapshot(ctx context.Context, projectID, snapshotID stri
 // then project.updated and snapshot.restored) so that open clients follow.
 // The project keeps its name, status and id.
 //
-// It is refused while a node of the project runs a process (stop it
-// first). A restored node whose console port a node of another project has
+// Running nodes are stopped first, as GNS3 closes the project (stopping
+// its nodes) before it restores; a node started meanwhile refuses the
+// restore (ECONFLICT). A restored node whose console port a node of another project has
 // taken since gets the lowest free port instead; one whose UDP ports were
 // taken gets new ones at its next start.
 //
@@ -216,6 +217,12 @@ func (s *Service) DeleteSnapshot(ctx context.Context, projectID, snapshotID stri
 // files: staging them fails before anything changed; swapping them fails
 // with the records restored and the files as they were).
 func (s *Service) RestoreSnapshot(ctx context.Context, projectID, snapshotID string) (*Project, error) {
+	if err := s.view(func(tx Tx) error { _, _, err := findSnapshot(tx, projectID, snapshotID); return err }); err != nil {
+		return nil, err // nothing stops for a snapshot that is not there
+	}
+	if err := s.ProjectAction(ctx, projectID, Stop); err != nil {
+		return nil, err
+	}
 	// Hold the lifecycle lock of each node, so that no start is half done
 	// (process running, status not yet recorded) while the check is made.
 	var ids []string
@@ -269,7 +276,7 @@ func (s *Service) RestoreSnapshot(ctx context.Context, projectID, snapshotID str
 			}
 		}
 		if len(running) > 0 {
-			return Errorf(ECONFLICT, "Cannot restore snapshot %s while node %s of project %s is running; stop the project's nodes first",
+			return Errorf(ECONFLICT, "Cannot restore snapshot %s: node %s of project %s was started while the restore stopped the project's nodes; stop it and restore again",
 				snap.Name, strings.Join(running, ", "), p.Name)
 		}
 		if err := clearProject(tx, emit, p.ID, nodes, links, drawings); err != nil {

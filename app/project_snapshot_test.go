@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"nodedesk/app"
+	"nodedesk/app/labtest/kit"
 )
 
 func mustCreateSnapshot(tb testing.TB, svc *app.Service, projectID, name string) *app.Snapshot {
@@ -251,8 +252,12 @@ func TestService_RestoreSnapshot(t *testing.T) {
 		}
 	})
 
-	t.Run("ErrConflictRunningNode", func(t *testing.T) {
-		svc, _ := newService(t)
+	t.Run("RunningNodesStopped", func(t *testing.T) {
+		// GNS3 closes the project, stopping its nodes, then restores
+		// (controller/snapshot.py:133-135).
+		runner := &fakeRunner{}
+		svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+			PortFree: everyPortFree, Runners: []app.Runner{runner}})
 		p := mustCreateProject(t, svc, "lab")
 		pc := mustCreateVPCS(t, svc, p.ID)
 		s := mustCreateSnapshot(t, svc, p.ID, "first")
@@ -260,20 +265,17 @@ func TestService_RestoreSnapshot(t *testing.T) {
 		if _, err := svc.NodeAction(ctx, ref(pc), app.Start); err != nil {
 			t.Fatal(err)
 		}
-		before := mustReadProject(t, svc, p.ID)
-		_, err := svc.RestoreSnapshot(ctx, p.ID, s.ID)
-		wantCode(t, err, app.ECONFLICT)
-		if msg := app.ErrorMessage(err); !strings.Contains(msg, pc.Name) || !strings.Contains(msg, "stop") {
-			t.Errorf("message %q; want it to name the running node and say to stop it", msg)
-		}
-		if after := mustReadProject(t, svc, p.ID); !reflect.DeepEqual(after, before) {
-			t.Errorf("a refused restore changed the project")
-		}
-		if _, err := svc.NodeAction(ctx, ref(pc), app.Stop); err != nil {
-			t.Fatal(err)
-		}
 		if _, err := svc.RestoreSnapshot(ctx, p.ID, s.ID); err != nil {
-			t.Errorf("restore once the node is stopped: %v", err)
+			t.Fatalf("restore while %s runs: %v", pc.Name, err)
+		}
+		if got := mustFindNode(t, svc, pc); got.Status != app.Stopped {
+			t.Errorf("%s after the restore is %s; want stopped", got.Name, got.Status)
+		}
+		if got := strings.Join(runner.calls, ","); got != "start,stop" {
+			t.Errorf("runner calls %s; want start,stop (the restore stops the running node)", got)
+		}
+		if nodes, _ := svc.FindNodes(ctx, p.ID); len(nodes) != 1 {
+			t.Errorf("%d nodes after the restore; want the snapshot's one", len(nodes))
 		}
 	})
 
