@@ -91,7 +91,6 @@ func TestSnapshots(t *testing.T) {
 	// A running node does not block the restore: GNS3 closes the project,
 	// which stops its nodes, and restores (controller/snapshot.py:133-135).
 	ts.Do("POST", base+"/nodes/"+l.pc1+"/start", nil).Want(t, 200)
-	changed := ts.state(t, l.pid)
 
 	next, _ := ts.WSListen(t, base+"/notifications/ws")
 	p := ts.Do("POST", snaps+"/"+sid+"/restore", nil).Want(t, 201).JSON(t)
@@ -99,10 +98,21 @@ func TestSnapshots(t *testing.T) {
 		t.Errorf("restored project %v: want its name kept and the snapshot's settings", p)
 	}
 	seen := map[string]int{}
-	stopped := false
+	stopped, gone := false, map[string]bool{}
 	for {
 		e := next()
 		seen[e.Action]++
+		for _, kind := range []string{"node", "link", "drawing"} {
+			id, _ := e.Event[kind+"_id"].(string)
+			switch e.Action {
+			case kind + ".deleted":
+				gone[id] = true
+			case kind + ".created":
+				if gone[id] {
+					t.Errorf("%s %s deleted, then created again", kind, id)
+				}
+			}
+		}
 		if e.Action == "node.updated" && e.Event["node_id"] == l.pc1 && e.Event["status"] == "stopped" && seen["snapshot.restored"] == 0 {
 			stopped = true
 		}
@@ -116,9 +126,14 @@ func TestSnapshots(t *testing.T) {
 	if !stopped {
 		t.Errorf("the restore did not stop the running node %s (events %v)", l.pc1, seen)
 	}
-	want := map[string]int{"node.deleted": len(changed.nodes), "node.created": len(before.nodes),
-		"link.deleted": len(changed.links), "link.created": len(before.links),
-		"drawing.deleted": len(changed.drawings), "drawing.created": len(before.drawings), "snapshot.restored": 1}
+	// Only what changes is announced, and no record is deleted and then
+	// created again: the GNS3 GUI would log "Could not find a source or
+	// destination item for the link!" for each link, as it still deletes a
+	// node when its node.created comes (gns3-gui gns3/project.py:685-708);
+	// it reloads the project on snapshot.restored (gns3/topology.py:219).
+	want := map[string]int{"node.deleted": 1, "node.created": 1, "node.updated": 2, // newcomer; pc2; pc1 stopped, then restored
+		"link.deleted": 0, "link.created": len(before.links),
+		"drawing.deleted": 0, "drawing.created": 0, "drawing.updated": 1, "snapshot.restored": 1}
 	for k, v := range want {
 		if seen[k] != v {
 			t.Errorf("%d %s events, want %d (all: %v)", seen[k], k, v, seen)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -196,8 +197,9 @@ func (s *Service) DeleteSnapshot(ctx context.Context, projectID, snapshotID stri
 
 // RestoreSnapshot replaces the project's settings, nodes, links and
 // drawings with the snapshot's, in one transaction, and announces each
-// change (links, nodes and drawings deleted, then the snapshot's created,
-// then project.updated and snapshot.restored) so that open clients follow.
+// change (the records that go deleted, those that come created, those
+// that stay and change updated: restoreEvents; then project.updated and
+// snapshot.restored) so that open clients follow.
 // The project keeps its name, status and id.
 //
 // Running nodes are stopped first, as GNS3 closes the project (stopping
@@ -279,13 +281,18 @@ func (s *Service) RestoreSnapshot(ctx context.Context, projectID, snapshotID str
 			return Errorf(ECONFLICT, "Cannot restore snapshot %s: node %s of project %s was started while the restore stopped the project's nodes; stop it and restore again",
 				snap.Name, strings.Join(running, ", "), p.Name)
 		}
-		if err := clearProject(tx, emit, p.ID, nodes, links, drawings); err != nil {
+		var changes []Event
+		collect := func(a EventAction, pid string, payload any) { changes = append(changes, Event{a, pid, payload}) }
+		if err := clearProject(tx, collect, p.ID, nodes, links, drawings); err != nil {
 			return err
 		}
 		s.hints.forget(p.ID) // the project's names change
 		nodes, links, drawings = frozen(snap.Nodes, snap.Links, snap.Drawings)
-		if err := s.putRecords(tx, emit, nodes, links, drawings); err != nil {
+		if err := s.putRecords(tx, collect, nodes, links, drawings); err != nil {
 			return err
+		}
+		for _, e := range restoreEvents(changes) {
+			emit(e.Action, e.ProjectID, e.Payload)
 		}
 		settings := *snap.Project
 		settings.ID, settings.Name, settings.Filename, settings.Status, settings.Seq = p.ID, p.Name, p.Filename, p.Status, p.Seq
@@ -309,6 +316,86 @@ func (s *Service) RestoreSnapshot(ctx context.Context, projectID, snapshotID str
 		}
 	}
 	return after, nil
+}
+
+// restoreEvents is how a restore announces its records: changes lists
+// each record deleted, then each one put; a record the restore deletes
+// and puts back under its id is announced as updated (nothing when it is
+// the same), not deleted and created again, for the GNS3 GUI ignores a
+// created record it still shows and cannot link to a node it is deleting
+// ("Could not find a source or destination item for the link!"). GNS3
+// closes the project silently and reopens it, and the GUI reloads the
+// project on snapshot.restored (gns3-gui v2.2.59 gns3/project.py:728,
+// gns3/topology.py:219). A link whose ends changed is deleted and created,
+// so that whoever wires its ends (the data plane) rewires them.
+func restoreEvents(changes []Event) []Event {
+	type key struct {
+		kind string
+		id   string
+	}
+	keyOf := func(payload any) key {
+		switch r := payload.(type) {
+		case *Node:
+			return key{"node", r.ID}
+		case *Link:
+			return key{"link", r.ID}
+		case *Drawing:
+			return key{"drawing", r.ID}
+		}
+		return key{}
+	}
+	deleted := map[key]any{}
+	for _, e := range changes {
+		if e.Action == EventNodeDeleted || e.Action == EventLinkDeleted || e.Action == EventDrawingDeleted {
+			deleted[keyOf(e.Payload)] = e.Payload
+		}
+	}
+	back := map[key]bool{} // deleted and put back with the same ends
+	for _, e := range changes {
+		k := keyOf(e.Payload)
+		old, was := deleted[k]
+		if !was || e.Action == EventNodeDeleted || e.Action == EventLinkDeleted || e.Action == EventDrawingDeleted {
+			continue
+		}
+		if ol, ok := old.(*Link); ok && !sameEnds(ol, e.Payload.(*Link)) {
+			continue
+		}
+		back[k] = true
+	}
+	out := make([]Event, 0, len(changes))
+	for _, e := range changes {
+		k := keyOf(e.Payload)
+		if !back[k] {
+			out = append(out, e)
+			continue
+		}
+		switch e.Action {
+		case EventNodeCreated, EventLinkCreated, EventDrawingCreated:
+			if !reflect.DeepEqual(deleted[k], e.Payload) {
+				out = append(out, Event{updatedAction[e.Action], e.ProjectID, e.Payload})
+			}
+		}
+	}
+	return out
+}
+
+// updatedAction is the update event of a record kind, by its created one.
+var updatedAction = map[EventAction]EventAction{
+	EventNodeCreated: EventNodeUpdated, EventLinkCreated: EventLinkUpdated, EventDrawingCreated: EventDrawingUpdated,
+}
+
+// sameEnds reports whether two images of a link join the same ports.
+func sameEnds(a, b *Link) bool {
+	if len(a.Nodes) != len(b.Nodes) {
+		return false
+	}
+	for i := range a.Nodes {
+		x, y := a.Nodes[i], b.Nodes[i]
+		if x.NodeID != y.NodeID || x.AdapterNumber != y.AdapterNumber || x.PortNumber != y.PortNumber {
+			return false
+		}
+	}
+	return true
 }
 
 // projectRecords reads what a project holds besides its settings.

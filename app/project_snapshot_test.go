@@ -198,11 +198,17 @@ func TestService_RestoreSnapshot(t *testing.T) {
 		for _, e := range evs {
 			count[e.Action]++
 		}
+		// Only what changes is announced: the newcomer goes, pc2 and the
+		// link come back, pc1 and the drawing change back; no record is
+		// deleted and created again (the GNS3 GUI then cannot draw links).
 		want := map[app.EventAction]int{
-			app.EventNodeDeleted: len(changed.nodes), app.EventNodeCreated: len(before.nodes),
-			app.EventLinkDeleted: len(changed.links), app.EventLinkCreated: len(before.links),
-			app.EventDrawingDeleted: len(changed.drawings), app.EventDrawingCreated: len(before.drawings),
+			app.EventNodeDeleted: 1, app.EventNodeCreated: 1, app.EventNodeUpdated: 1,
+			app.EventLinkDeleted: 0, app.EventLinkCreated: len(before.links),
+			app.EventDrawingDeleted: 0, app.EventDrawingCreated: 0, app.EventDrawingUpdated: 1,
 			app.EventProjectUpdated: 1, app.EventSnapshotRestored: 1,
+		}
+		if len(changed.nodes) != 7 || len(before.links) != 1 {
+			t.Fatalf("the lab has %d nodes, %d links; the counts above assume 7 and 1", len(changed.nodes), len(before.links))
 		}
 		for a, n := range want {
 			if count[a] != n {
