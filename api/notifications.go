@@ -53,6 +53,9 @@ type stream struct {
 	// compute is the compute stream a GNS3 controller reads
 	// (/v2/compute/notifications/ws): node.updated as compute views.
 	compute bool
+	// project is the project of a project stream, whose listener it
+	// counts (app.Service.ListenProject: auto_close); "" for the others.
+	project string
 }
 
 func projectFilter(projectID string) filter {
@@ -92,7 +95,7 @@ func (s *Server) streamOf(r *http.Request) (stream, error) {
 	if err != nil {
 		return stream{}, err
 	}
-	return stream{carries: projectFilter(p.ID)}, nil
+	return stream{carries: projectFilter(p.ID), project: p.ID}, nil
 }
 
 // pump subscribes, then hands sendJSON a ping and every matching event,
@@ -108,6 +111,16 @@ func (s *Server) pump(ctx context.Context, st stream, sendJSON func([]byte) erro
 	}
 	events, cancel := s.events.Subscribe(subscriberBuffer)
 	defer cancel()
+	if st.project != "" {
+		leave := s.svc.ListenProject(st.project)
+		defer func() {
+			select {
+			case <-s.closing: // shutting down: the project stays as it is
+			default:
+				leave()
+			}
+		}()
+	}
 	ping := func() error {
 		cpu, mem := hostUsage()
 		err := send(notification{Action: "ping", Event: map[string]float64{"cpu_usage_percent": cpu, "memory_usage_percent": mem}})

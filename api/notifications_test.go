@@ -176,3 +176,66 @@ func TestNotifications_SlowListener(t *testing.T) {
 	// Every write was acknowledged above; that the Broker drops a listener
 	// that lags is TestBroker_DropsSlowSubscriber's job.
 }
+
+// TestNotifications_AutoClose: GNS3 closes a project whose auto_close is
+// set once the last client listening to its notifications has left and
+// none came back within a few seconds (gns3-server v2.2.59
+// gns3server/handlers/api/controller/project_handler.py:243-249 and
+// 284-290); its nodes stop. A project without auto_close, or one a client
+// listens to again, stays open.
+func TestNotifications_AutoClose(t *testing.T) {
+	ts := mustOpenServerWith(t, testOptions{autoCloseAfter: time.Second})
+	listen := func(pid string) (leave func()) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http")+"/v2/projects/"+pid+"/notifications/ws", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := c.Read(ctx); err != nil { // the first ping: the server counts the listener
+			t.Fatal(err)
+		}
+		return func() { c.Close(websocket.StatusNormalClosure, "") }
+	}
+	ctl, _ := ts.WSListen(t, "/v2/notifications/ws")
+
+	kept := ts.MustCreateProject("kept")
+	ts.Do("PUT", "/v2/projects/"+kept, map[string]any{"auto_close": false}).Want(t, 200)
+	back := ts.MustCreateProject("back")
+	lab := ts.MustCreateProject("lab")
+	pc := ts.MustCreateNode(lab, map[string]any{"node_type": "vpcs"})["node_id"].(string)
+	ts.Do("POST", "/v2/projects/"+lab+"/nodes/"+pc+"/start", nil).Want(t, 200)
+
+	listen(kept)()
+	leaveBack := listen(back)
+	leaveBack()
+	defer listen(back)() // a client comes back before the wait ends
+	leaveLab := listen(lab)
+	for e := ctl(); ; e = ctl() { // drain what the set-up announced
+		if e.Action == "project.updated" && e.Event["project_id"] == kept {
+			break
+		}
+	}
+	leaveLab()
+	for {
+		e := ctl()
+		if e.Action != "project.closed" {
+			continue
+		}
+		if e.Event["project_id"] != lab {
+			t.Fatalf("project %v closed; want only %s", e.Event["name"], lab)
+		}
+		break
+	}
+	if p := ts.Do("GET", "/v2/projects/"+lab, nil).Want(t, 200).JSON(t); p["status"] != "closed" {
+		t.Errorf("lab after its last listener left: %v; want closed", p["status"])
+	}
+	if n := ts.Do("GET", "/v2/projects/"+lab+"/nodes/"+pc, nil).Want(t, 200).JSON(t); n["status"] != "stopped" {
+		t.Errorf("node of the closed lab is %v; want stopped", n["status"])
+	}
+	for _, pid := range []string{kept, back} {
+		if p := ts.Do("GET", "/v2/projects/"+pid, nil).Want(t, 200).JSON(t); p["status"] != "opened" {
+			t.Errorf("project %s is %v; want it still opened", p["name"], p["status"])
+		}
+	}
+}

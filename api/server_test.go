@@ -42,6 +42,8 @@ type testOptions struct {
 	qemu       app.QEMUTools
 	// portFree probes this machine's ports (nil: every port is free).
 	portFree func(network string, port int) bool
+	// autoCloseAfter is the service's Config.AutoCloseAfter.
+	autoCloseAfter time.Duration
 }
 
 func mustOpenServer(tb testing.TB) *testServer {
@@ -80,7 +82,7 @@ func (ts *testServer) open() {
 	}
 	ts.svc = app.NewService(app.Config{
 		Store: appStore, Events: ts.events, DataDir: filepath.Dir(ts.dbPath), PortFree: portFree,
-		GNS3ImagesDir: ts.opts.gns3Images, QEMU: ts.opts.qemu,
+		GNS3ImagesDir: ts.opts.gns3Images, QEMU: ts.opts.qemu, AutoCloseAfter: ts.opts.autoCloseAfter,
 		NetworkInterfaces: hostnet.NetworkInterfaces,
 		HostInterfaces: func() []app.HostInterface {
 			return []app.HostInterface{{Name: "eth0", Type: "ethernet"}, {Name: "lo", Special: true, Type: "ethernet"}}

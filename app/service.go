@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -70,6 +71,11 @@ type Config struct {
 	// Docker lists the images of this machine's Docker Engine (package
 	// app/docker); nil: Docker is not available.
 	Docker DockerEngine
+
+	// AutoCloseAfter is how long a project with auto_close stays open
+	// once its last notification listener has left
+	// (project_listeners.go); zero means DefaultAutoCloseAfter.
+	AutoCloseAfter time.Duration
 }
 
 // Service is every use case of nodedesk. The REST API and the desktop window
@@ -103,6 +109,9 @@ type Service struct {
 	// noHistory turns recording off, for a benchmark of its cost
 	// (project_export_test.go).
 	noHistory bool
+	// listeners counts each project's notification listeners
+	// (project_listeners.go).
+	listeners projectListeners
 }
 
 // NewService returns a Service for c.
@@ -127,6 +136,9 @@ func NewService(c Config) *Service {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.AutoCloseAfter == 0 {
+		c.AutoCloseAfter = DefaultAutoCloseAfter
 	}
 	s := &Service{c: c}
 	for _, r := range c.Runners {
