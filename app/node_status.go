@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -224,9 +225,15 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 	errs := make([]error, len(nodes))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, projectActionWidth)
+	var skipped []string
 	for i, n := range nodes {
-		if next, st := n.Type.Lifecycle().transition(n.Status, a); next == n.Status && st == stepNone || n.Type.notRun(st) {
-			continue // nothing to do for this node, or nothing nodedesk can do
+		next, st := n.Type.Lifecycle().transition(n.Status, a)
+		if n.Type.notRun(st) {
+			skipped = append(skipped, n.Name) // the others still act: told below
+			continue
+		}
+		if next == n.Status && st == stepNone {
+			continue // nothing to do for this node
 		}
 		wg.Add(1)
 		slots <- struct{}{}
@@ -236,6 +243,9 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 		}()
 	}
 	wg.Wait()
+	if len(skipped) > 0 {
+		s.tell(EventLogWarning, projectID, fmt.Sprintf("nodedesk does not run these nodes' emulators, so they cannot %s here: %s", a, strings.Join(skipped, ", ")))
+	}
 	var first error
 	for _, err := range errs {
 		switch {

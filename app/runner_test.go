@@ -161,3 +161,36 @@ func TestService_ProjectAction_TellsEveryFailure(t *testing.T) {
 		t.Errorf("the project was told %q; want the other two failures", told)
 	}
 }
+
+// TestService_ProjectAction_TellsSkipped: start all starts what nodedesk
+// runs and tells the project, in one warning, which nodes it left out
+// because their emulator is not one nodedesk runs (GNS3 reports each
+// node it cannot start).
+func TestService_ProjectAction_TellsSkipped(t *testing.T) {
+	events := app.NewBroker()
+	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces, Events: events})
+	p := mustCreateProject(t, svc, "lab")
+	pc := mustCreateVPCS(t, svc, p.ID)
+	r1 := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.Dynamips})
+	iou := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.IOU})
+	var mu sync.Mutex
+	var told []string
+	events.OnPublish(func(e app.Event) {
+		if m, ok := e.Payload.(*app.LogMessage); ok && e.Action == app.EventLogWarning {
+			mu.Lock()
+			told = append(told, m.Message)
+			mu.Unlock()
+		}
+	})
+	if err := svc.ProjectAction(context.Background(), p.ID, app.Start); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustFindNode(t, svc, pc).Status; got != app.Started {
+		t.Errorf("the VPCS is %s after start all", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(told) != 1 || !strings.Contains(told[0], r1.Name) || !strings.Contains(told[0], iou.Name) || strings.Contains(told[0], pc.Name) {
+		t.Errorf("the project was told %q; want one warning naming %s and %s", told, r1.Name, iou.Name)
+	}
+}
