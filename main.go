@@ -215,7 +215,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		Docker:        containers, // the engine's images (app/docker)
 	})
 	defer svc.CloseComputes()
-	if removed, err := svc.SweepDebris(); err != nil { // what a crash left of imports and uploads
+	if removed, err := svc.SweepDebris(ctx); err != nil { // what a crash left of imports and uploads
 		logger.Error("the leftovers of interrupted imports and uploads could not all be removed", "err", err, "removed", removed)
 	} else if len(removed) > 0 {
 		logger.Warn("removed the leftovers of interrupted imports and uploads", "paths", removed)

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -37,6 +38,16 @@ func debrisName(name, prefix string) bool {
 	return strings.Trim(rest, "0123456789") == ""
 }
 
+// deleteAside is the project id of a folder named as projectDeleteAside
+// names one, or "".
+func deleteAside(name string) string {
+	rest, ok := strings.CutPrefix(name, projectDeletePrefix)
+	if id, valid := canonicalID(rest); ok && valid && id == rest {
+		return id
+	}
+	return ""
+}
+
 // NewUploadFile makes a new hidden file in the projects folder to spool a
 // request body into (an archive being imported). The caller removes it when
 // done; one that a crash leaves is removed by SweepDebris.
@@ -56,10 +67,13 @@ func (s *Service) NewUploadFile() (*os.File, error) {
 // in nodedesk's data folder: spooled bodies (.upload-…) and staging
 // folders (.import-…) of the projects folder, and partial images and
 // checksums (.upload-…) in nodedesk's own image folders (GNS3's are left
-// alone). Only names nodedesk makes are removed (debrisName); links are
-// not followed. Call it at start, before anything can upload or import.
-// It returns the paths removed; an error names what could not be.
-func (s *Service) SweepDebris() ([]string, error) {
+// alone). It finishes a project delete a crash interrupted: a project's
+// folder set aside (.delete-<id>) is removed when the project's records
+// are gone, and put back when they are not (the delete never committed).
+// Only names nodedesk makes are touched (debrisName); links are not
+// followed. Call it at start, before anything can upload, import or
+// delete. It returns the paths removed; an error names what could not be.
+func (s *Service) SweepDebris(ctx context.Context) ([]string, error) {
 	var removed []string
 	var errs []error
 	remove := func(p string) {
@@ -78,6 +92,17 @@ func (s *Service) SweepDebris() ([]string, error) {
 		case e.Type().IsRegular() && debrisName(e.Name(), uploadPrefix),
 			e.IsDir() && debrisName(e.Name(), importStagePrefix):
 			remove(filepath.Join(s.ProjectsDir(), e.Name()))
+		case e.IsDir() && deleteAside(e.Name()) != "":
+			id := deleteAside(e.Name())
+			_, err := s.FindProjectByID(ctx, id)
+			switch {
+			case ErrorCode(err) == ENOTFOUND:
+				remove(s.projectDeleteAside(id))
+			case err != nil:
+				errs = append(errs, err)
+			default:
+				errs = append(errs, os.Rename(s.projectDeleteAside(id), s.ProjectDir(id)))
+			}
 		}
 	}
 	for _, kind := range []ImageKind{QEMUImages, IOSImages, IOUImages} {
