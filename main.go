@@ -215,6 +215,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 		Docker:        containers, // the engine's images (app/docker)
 	})
 	defer svc.CloseComputes()
+	if done, err := svc.FinishRestores(ctx); err != nil { // what a crash kept of a restore's files from following its records
+		logger.Error("snapshot restores cut short could not all be finished", "err", err, "projects", done)
+	} else if len(done) > 0 {
+		logger.Warn("finished the file swaps of snapshot restores cut short", "projects", done)
+	}
+	if removed, err := svc.SweepDebris(ctx); err != nil { // what a crash left of imports and uploads
+		logger.Error("the leftovers of interrupted imports and uploads could not all be removed", "err", err, "removed", removed)
+	} else if len(removed) > 0 {
+		logger.Warn("removed the leftovers of interrupted imports and uploads", "paths", removed)
+	}
 	runner.OnExit(svc.OnProcessExit)
 	guests.OnExit(svc.OnProcessExit)
 	guests.OnNote(svc.OnProcessNote)

@@ -120,13 +120,10 @@ func (s *Server) decodeTopology(body io.ReaderAt, size int64) (*app.ProjectImpor
 }
 
 // spool writes a request body of at most limit bytes to a temporary file
-// in the projects folder (an archive is read at random, and may be large)
+// in the projects folder (app.Service.NewUploadFile) (an archive is read at random, and may be large)
 // and returns it with its size.
 func (s *Server) spool(body io.Reader, limit int64) (*os.File, int64, error) {
-	if err := os.MkdirAll(s.svc.ProjectsDir(), 0o755); err != nil {
-		return nil, 0, err
-	}
-	f, err := os.CreateTemp(s.svc.ProjectsDir(), ".upload-*")
+	f, err := s.svc.NewUploadFile()
 	if err != nil {
 		return nil, 0, err
 	}

@@ -3,6 +3,9 @@ package app
 import (
 	"cmp"
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 )
 
@@ -333,13 +336,28 @@ func (s *Service) changeProject(ctx context.Context, id string, action EventActi
 }
 
 // DeleteProject stops the project's running nodes and deletes it with all
-// of its nodes and links, freeing their ports. Codes: ENOTFOUND.
+// of its nodes and links, freeing their ports, and its folder with its
+// snapshots' files, as GNS3 does: a deleted project's history goes with
+// it, so nothing can bring it back. The folder is first renamed aside
+// (projectDeleteAside), put back if the records' delete fails, and
+// removed once it has committed; SweepDebris finishes what a crash
+// interrupted. Codes: ENOTFOUND.
 func (s *Service) DeleteProject(ctx context.Context, id string) error {
 	if err := s.ProjectAction(ctx, id, Stop); err != nil {
 		return err
 	}
 	s.deleteComputeProjects(ctx, id)
-	return s.update(ctx, func(tx Tx, emit emitFunc) error {
+	p, err := s.FindProjectByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	dir, aside := s.ProjectDir(p.ID), s.projectDeleteAside(p.ID)
+	rerr := os.Rename(dir, aside)
+	moved := rerr == nil
+	if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		s.c.Logger.Error("a project's folder could not be set aside for its delete; it stays", "project", p.ID, "folder", dir, "err", rerr)
+	}
+	err = s.update(ctx, func(tx Tx, emit emitFunc) error {
 		p, err := findProject(tx, id)
 		if err != nil {
 			return err
@@ -347,6 +365,27 @@ func (s *Service) DeleteProject(ctx context.Context, id string) error {
 		emit(EventProjectDeleted, p.ID, p)
 		return tx.DeleteProject(p.ID)
 	})
+	switch {
+	case err != nil && moved:
+		if rerr := os.Rename(aside, dir); rerr != nil {
+			s.c.Logger.Error("a project's folder could not be put back after its delete failed", "project", p.ID, "folder", aside, "err", rerr)
+		}
+	case err == nil && moved:
+		if rerr := os.RemoveAll(aside); rerr != nil {
+			s.c.Logger.Error("a deleted project's folder could not be removed", "project", p.ID, "folder", aside, "err", rerr)
+		}
+	}
+	return err
+}
+
+// projectDeletePrefix starts the name a project's folder takes, in the
+// projects folder, while its project is being deleted.
+const projectDeletePrefix = ".delete-"
+
+// projectDeleteAside is where project id's folder waits for its records'
+// delete to commit.
+func (s *Service) projectDeleteAside(id string) string {
+	return filepath.Join(s.ProjectsDir(), projectDeletePrefix+id)
 }
 
 // projectFilename is the name of a project's .gns3 file, as GNS3 names it.

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/google/uuid"
 )
 
 // ProjectImport is a project read from a GNS3 project file (a
@@ -396,8 +398,8 @@ func (s *Service) stageFiles(files []ImportFile, ids map[string]string, nodes []
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", nil, Errorf(EINTERNAL, "Cannot create the projects folder: %v", err)
 	}
-	tmp, err := os.MkdirTemp(parent, ".import-")
-	if err != nil {
+	tmp := filepath.Join(parent, importStagePrefix+uuid.NewString()) // SweepDebris removes it after a crash
+	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return "", nil, Errorf(EINTERNAL, "Cannot create a folder for the imported files: %v", err)
 	}
 	owned := map[string]map[string]string{}

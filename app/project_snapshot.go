@@ -211,7 +211,9 @@ func (s *Service) DeleteSnapshot(ctx context.Context, projectID, snapshotID stri
 // Then the files: the snapshot's copy is staged before the records'
 // transaction (and dropped if it fails), and after it the project's files
 // that an export carries are swapped for the staged ones (stagedRestore.swap:
-// all of them or, on failure, none). Captures, the tmp folder, logs, hidden
+// all of them or, on failure, none); an intent record committed with the
+// records makes the next start finish a swap a crash cut short
+// (FinishRestores). Captures, the tmp folder, logs, hidden
 // files and the snapshots folder are left alone. A snapshot taken before
 // snapshots kept files has no copy: the files are left as they are. The
 // history records the restore's records only; an undo of it puts the
@@ -304,6 +306,9 @@ func (s *Service) RestoreSnapshot(ctx context.Context, projectID, snapshotID str
 			}
 		}
 		emit(EventSnapshotRestored, p.ID, snap)
+		if staged != nil { // the files follow, even after a crash (FinishRestores)
+			return tx.PutRestoreIntent(p.ID, staged.tag)
+		}
 		return nil
 	})
 	if err != nil {
@@ -311,7 +316,11 @@ func (s *Service) RestoreSnapshot(ctx context.Context, projectID, snapshotID str
 		return nil, err
 	}
 	if staged != nil {
-		if err := staged.swap(); err != nil {
+		err := staged.swap()
+		if ierr := s.endRestoreIntent(context.WithoutCancel(ctx), pid); ierr != nil {
+			s.c.Logger.Error("a snapshot restore's intent record could not be ended; the next start ends it", "project", pid, "err", ierr)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

@@ -1,7 +1,9 @@
 package app
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -132,8 +134,19 @@ func copyFile(src, dst *os.Root, p string) error {
 // records' transaction and swapped in after it.
 type stagedRestore struct {
 	root  *os.Root // the project's folder
+	tag   string   // names stage and aside, and the restore's intent record
 	stage string   // the staged copy, relative to root
 	aside string   // where the project's files go during the swap
+}
+
+// movedAside, in a restore's aside folder, says that every carried file of
+// the project has moved aside: what the project's folder carries from then
+// on came from the staged copy.
+const movedAside = ".moved-aside"
+
+// restoreFolders is the restore tagged tag of the project's folder root.
+func restoreFolders(root *os.Root, tag string) *stagedRestore {
+	return &stagedRestore{root: root, tag: tag, stage: snapshotsDir + "/" + restoreStagePrefix + tag, aside: snapshotsDir + "/" + restoreAsidePrefix + tag}
 }
 
 // stageSnapshotFiles copies a snapshot's files to a temporary folder of
@@ -158,8 +171,7 @@ func (s *Service) stageSnapshotFiles(projectID, snapshotID string) (*stagedResto
 		}
 		return nil, snapshotFilesError("read", err)
 	}
-	tag := s.c.NewID()
-	r := &stagedRestore{root: root, stage: snapshotsDir + "/" + restoreStagePrefix + tag, aside: snapshotsDir + "/" + restoreAsidePrefix + tag}
+	r := restoreFolders(root, s.c.NewID())
 	if err := copyCarried(root, from, r.stage); err != nil {
 		r.discard()
 		return nil, snapshotFilesError("stage", err)
@@ -218,23 +230,19 @@ func (r *stagedRestore) swap() error {
 			_ = r.root.RemoveAll(r.aside)
 		}
 	}
-	move := func(from, to string) error {
-		if d := path.Dir(to); d != "." {
-			if err := r.root.MkdirAll(d, 0o755); err != nil {
-				return err
-			}
-		}
-		return r.root.Rename(from, to)
-	}
 	for _, p := range current {
-		if err := move(p, r.aside+"/"+p); err != nil {
+		if err := r.move(p, r.aside+"/"+p); err != nil {
 			undo()
 			return snapshotFilesError("restore", err)
 		}
 		aside = append(aside, p)
 	}
+	if err := r.markMovedAside(); err != nil {
+		undo()
+		return snapshotFilesError("restore", err)
+	}
 	for _, p := range staged {
-		if err := move(r.stage+"/"+p, p); err != nil {
+		if err := r.move(r.stage+"/"+p, p); err != nil {
 			undo()
 			return snapshotFilesError("restore", err)
 		}
@@ -245,6 +253,138 @@ func (r *stagedRestore) swap() error {
 	// of a node the snapshot does not have).
 	r.pruneDirs(current)
 	return nil
+}
+
+// move renames from to to, both relative to the project's folder, making
+// to's folders.
+func (r *stagedRestore) move(from, to string) error {
+	if d := path.Dir(to); d != "." {
+		if err := r.root.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	return r.root.Rename(from, to)
+}
+
+// markMovedAside writes the movedAside mark in the aside folder.
+func (r *stagedRestore) markMovedAside() error {
+	if err := r.root.MkdirAll(r.aside, 0o755); err != nil {
+		return err
+	}
+	return r.root.WriteFile(r.aside+"/"+movedAside, nil, 0o644)
+}
+
+// finish completes a swap a crash cut short after the restore's records
+// committed, so that the files follow the records: unless the movedAside
+// mark says they all went, the carried files still in the project's folder
+// are the old ones and move aside; then the staged files not yet moved in
+// move in, and what is aside goes. Each step can be run again.
+func (r *stagedRestore) finish() error {
+	defer r.discard()
+	if _, err := r.root.Lstat(r.aside + "/" + movedAside); errors.Is(err, fs.ErrNotExist) {
+		var current []string
+		if err := walkCarried(r.root, func(p string, d fs.DirEntry) error {
+			current = append(current, p)
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, p := range current {
+			if err := r.move(p, r.aside+"/"+p); err != nil {
+				return err
+			}
+		}
+		if err := r.markMovedAside(); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
+	stage, err := r.root.OpenRoot(r.stage)
+	if err != nil {
+		return err
+	}
+	var staged []string
+	err = walkCarried(stage, func(p string, d fs.DirEntry) error {
+		staged = append(staged, p)
+		return nil
+	})
+	stage.Close()
+	if err != nil {
+		return err
+	}
+	for _, p := range staged {
+		if err := r.move(r.stage+"/"+p, p); err != nil {
+			return err
+		}
+	}
+	var old []string
+	if aside, err := r.root.OpenRoot(r.aside); err == nil {
+		_ = walkCarried(aside, func(p string, d fs.DirEntry) error {
+			old = append(old, p)
+			return nil
+		})
+		aside.Close()
+	}
+	if err := r.root.RemoveAll(r.aside); err != nil {
+		return err
+	}
+	r.pruneDirs(old)
+	return nil
+}
+
+// FinishRestores completes the file swaps of the snapshot restores whose
+// records committed but whose files a crash kept from following (their
+// intent records, written with the records), then ends each intent. A
+// restore whose staged folder is gone had finished (or rolled back its
+// files after failing). Run at start, before any restore. It returns the
+// folders of the projects whose files it completed.
+func (s *Service) FinishRestores(ctx context.Context) ([]string, error) {
+	var intents map[string]string
+	if err := s.view(func(tx Tx) (err error) {
+		intents, err = tx.RestoreIntents()
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	var done []string
+	var errs []error
+	for pid, tag := range intents {
+		finished, err := s.finishRestore(pid, tag)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("finishing the restore of a snapshot of project %s: %w", pid, err))
+			continue
+		}
+		if finished {
+			done = append(done, s.ProjectDir(pid))
+		}
+		if err := s.endRestoreIntent(ctx, pid); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return done, errors.Join(errs...)
+}
+
+// finishRestore completes project pid's restore tagged tag if its staged
+// folder is still there; finished says it was.
+func (s *Service) finishRestore(pid, tag string) (finished bool, err error) {
+	root, err := os.OpenRoot(s.ProjectDir(pid))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	r := restoreFolders(root, tag)
+	if _, err := root.Lstat(r.stage); errors.Is(err, fs.ErrNotExist) {
+		root.Close()
+		return false, nil
+	}
+	return true, r.finish()
+}
+
+// endRestoreIntent removes project pid's restore intent record.
+func (s *Service) endRestoreIntent(ctx context.Context, pid string) error {
+	return s.updateUnrecorded(ctx, func(tx Tx, _ emitFunc) error { return tx.DeleteRestoreIntent(pid) })
 }
 
 // pruneDirs removes the folders of files that are now empty; a folder with

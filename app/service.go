@@ -381,6 +381,14 @@ func (t *countingTx) DeleteNIO(projectID, nodeID string, adapter, port int) erro
 	return t.Tx.DeleteNIO(projectID, nodeID, adapter, port)
 }
 func (t *countingTx) PutIOULicense(l *IOULicense) error { t.writes++; return t.Tx.PutIOULicense(l) }
+func (t *countingTx) PutRestoreIntent(projectID, tag string) error {
+	t.writes++
+	return t.Tx.PutRestoreIntent(projectID, tag)
+}
+func (t *countingTx) DeleteRestoreIntent(projectID string) error {
+	t.writes++
+	return t.Tx.DeleteRestoreIntent(projectID)
+}
 func (t *countingTx) PushHistory(st HistoryStack, e *HistoryEntry, keep int) error {
 	t.writes++
 	return t.Tx.PushHistory(st, e, keep)

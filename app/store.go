@@ -83,6 +83,16 @@ type Tx interface {
 	// PutIOULicense saves the IOU license settings.
 	PutIOULicense(l *IOULicense) error
 
+	// RestoreIntents returns the snapshot restores whose records have
+	// committed and whose files may not have followed yet: project id ->
+	// the tag of the restore's staged folder.
+	RestoreIntents() (map[string]string, error)
+	// PutRestoreIntent records, with a restore's records, that project
+	// projectID's files are to be swapped for those staged under tag.
+	PutRestoreIntent(projectID, tag string) error
+	// DeleteRestoreIntent ends project projectID's restore intent, if any.
+	DeleteRestoreIntent(projectID string) error
+
 	// ConsoleOwner returns the node that owns a console port, if any.
 	ConsoleOwner(port int) (NodeKey, bool, error)
 	// ConsolePorts returns every console port some node owns, ascending.

@@ -28,6 +28,9 @@ var (
 
 	keySchemaVersion = []byte("schema_version")
 	keyIOULicense    = []byte("iou_license") // in settings: JSON app.IOULicense
+	// prefixRestoreIntent + project id, in settings: JSON string, the tag
+	// of a snapshot restore's staged files not yet swapped in.
+	prefixRestoreIntent = []byte("restore_intent:")
 )
 
 // allBuckets is every bucket a store of the current schema has.

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"errors"
+	"path/filepath"
 	"testing"
 
 	"nodedesk/app"
@@ -70,4 +72,33 @@ func TestTx_Templates(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestTx_RestoreIntents: a restore's intent survives a reopen of the file,
+// ends when deleted, and goes with its project.
+func TestTx_RestoreIntents(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nodedesk.db")
+	s := mustOpenAt(t, path)
+	p1, p2 := mustPutProject(t, s, "one"), mustPutProject(t, s, "two")
+	mustUpdate(t, s, func(tx app.Tx) error {
+		return errors.Join(tx.PutRestoreIntent(p1.ID, "tag1"), tx.PutRestoreIntent(p2.ID, "tag2"))
+	})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = mustOpenAt(t, path)
+	intents := func() map[string]string {
+		var m map[string]string
+		mustView(t, s, func(tx app.Tx) (err error) { m, err = tx.RestoreIntents(); return err })
+		return m
+	}
+	if got := intents(); len(got) != 2 || got[p1.ID] != "tag1" || got[p2.ID] != "tag2" {
+		t.Fatalf("intents after a reopen = %v", got)
+	}
+	mustUpdate(t, s, func(tx app.Tx) error {
+		return errors.Join(tx.DeleteRestoreIntent(p1.ID), tx.DeleteProject(p2.ID))
+	})
+	if got := intents(); len(got) != 0 {
+		t.Errorf("intents after ending one and deleting the other's project = %v", got)
+	}
 }

@@ -83,6 +83,9 @@ func (t *tx) DeleteProject(id string) error {
 	if err := t.ReleaseUDPReservations(id); err != nil {
 		return err
 	}
+	if err := t.DeleteRestoreIntent(id); err != nil {
+		return err
+	}
 	for _, b := range [][]byte{bucketLinks, bucketPorts, bucketDrawings, bucketSnapshots, bucketUndo, bucketRedo} {
 		if err := deletePrefix(t.bucket(b), prefix); err != nil {
 			return err
@@ -247,6 +250,31 @@ func (t *tx) IOULicense() (*app.IOULicense, error) {
 
 func (t *tx) PutIOULicense(l *app.IOULicense) error {
 	return put(t.bucket(bucketSettings), keyIOULicense, l)
+}
+
+func (t *tx) RestoreIntents() (map[string]string, error) {
+	intents := map[string]string{}
+	c := t.bucket(bucketSettings).Cursor()
+	for k, v := c.Seek(prefixRestoreIntent); k != nil && bytes.HasPrefix(k, prefixRestoreIntent); k, v = c.Next() {
+		tag, err := decode[string](v)
+		if err != nil {
+			return nil, err
+		}
+		intents[string(k[len(prefixRestoreIntent):])] = *tag
+	}
+	return intents, nil
+}
+
+func (t *tx) PutRestoreIntent(projectID, tag string) error {
+	return put(t.bucket(bucketSettings), restoreIntentKey(projectID), tag)
+}
+
+func (t *tx) DeleteRestoreIntent(projectID string) error {
+	return t.bucket(bucketSettings).Delete(restoreIntentKey(projectID))
+}
+
+func restoreIntentKey(projectID string) []byte {
+	return append(slices.Clone(prefixRestoreIntent), projectID...)
 }
 
 func (t *tx) LinkOnPort(projectID, nodeID string, adapter, port int) (string, bool, error) {

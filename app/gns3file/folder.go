@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"nodedesk/app"
 )
@@ -40,8 +41,23 @@ func ReadFile(name string, o Options) (*app.ProjectImport, error) {
 	return imp, nil
 }
 
+// readTopology reads the .gns3 at name, which must be a regular file: a
+// FIFO, device or socket is refused before it is opened (opening a FIFO
+// waits for a writer), and the open itself does not wait (O_NONBLOCK) in
+// case one takes the file's place in between; the open file is checked
+// again.
 func readTopology(name string) ([]byte, error) {
-	f, err := os.Open(name)
+	fi, err := os.Stat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, app.Errorf(app.ENOTFOUND, "File %s doesn't exist", name)
+	case err != nil:
+		return nil, app.Invalid("path", "Cannot read %s: %v", name, err)
+	}
+	if err := regularFile(name, fi); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, app.Errorf(app.ENOTFOUND, "File %s doesn't exist", name)
@@ -49,10 +65,34 @@ func readTopology(name string) ([]byte, error) {
 		return nil, app.Invalid("path", "Cannot read %s: %v", name, err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, app.Invalid("path", "%s is not a file; give the path of a .gns3 file", name)
+	if fi, err = f.Stat(); err != nil {
+		return nil, app.Invalid("path", "Cannot read %s: %v", name, err)
+	}
+	if err := regularFile(name, fi); err != nil {
+		return nil, err
 	}
 	return readAll(func() (io.ReadCloser, error) { return io.NopCloser(f), nil }, name, MaxTopologyBytes)
+}
+
+// regularFile refuses what is not a regular file, saying what it is.
+func regularFile(name string, fi fs.FileInfo) error {
+	m := fi.Mode()
+	var what string
+	switch {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		what = "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeDevice != 0:
+		what = "a device"
+	default:
+		what = "not a regular file"
+	}
+	return app.Invalid("path", "%s is %s; give the path of a .gns3 file", name, what)
 }
 
 // folderFiles lists the files and folders of dir's project-files folder.
