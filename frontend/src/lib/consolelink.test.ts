@@ -105,7 +105,7 @@ function fakeWindow() {
     ConsoleOpenAux: vi.fn(async (id: string, _pid: string, nid: string) => {
       if (nid === 'stopped') throw JSON.stringify({ message: 'box is stopped; start it to use its aux console', code: 'conflict' });
       listeners.get(`console:${id}`)?.({ data: b64('/ # ') });
-    }) as ((id: string, pid: string, nid: string) => Promise<void>) | undefined,
+    }),
     ConsoleWrite: vi.fn((id: string, data: string) => {
       writes.push([id, data]);
       return new Promise<void>((r) => (release = r)); // one at a time
@@ -183,7 +183,7 @@ describe('an aux console link in the window', () => {
     const { got, closed, h } = handlers();
     const link = await openConsoleLink(connect(w.env), 'p1', 'n1', h, 'aux');
     expect(w.App.ConsoleOpen).not.toHaveBeenCalled();
-    const [id, pid, nid] = w.App.ConsoleOpenAux!.mock.calls[0];
+    const [id, pid, nid] = w.App.ConsoleOpenAux.mock.calls[0];
     expect([pid, nid]).toEqual(['p1', 'n1']);
     w.listeners.get(`console:${id}`)?.({ data: b64('aux-42\r\n') });
     expect(got).toEqual(['/ # ', 'aux-42\r\n']);
@@ -201,7 +201,7 @@ describe('an aux console link in the window', () => {
     expect(w.off).toHaveBeenCalledTimes(1);
 
     const old = fakeWindow();
-    old.App.ConsoleOpenAux = undefined;
+    delete (old.App as Partial<typeof old.App>).ConsoleOpenAux; // a window of before the binding
     const refused = await openConsoleLink(connect(old.env), 'p1', 'n1', handlers().h, 'aux').catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as AppError).message).toMatch(/cannot open aux console tabs; update nodedesk/);
