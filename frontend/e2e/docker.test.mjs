@@ -5,8 +5,9 @@
 // its category in the palette, a node dragged from it onto the canvas and
 // its panel (the container's properties, adapters changed to 2), its aux
 // console's tab and an http console's browser link, then started: its
-// console tab is the image's shell, with the template's environment; an
-// http console's link opens the container's web page; and,
+// console tab is the image's shell, with the template's environment, and
+// its aux tab a terminal on a shell in the container (Ctrl+Z typed there
+// stays there); an http console's link opens the container's web page; and,
 // with no Docker to reach, the dialog saying why while a typed image name
 // still makes a template. Nothing here skips: without dockerd it fails,
 // saying to run `make test`.
@@ -36,16 +37,18 @@ describe('Docker in the UI', { timeout: 240_000 }, () => {
   const pageErrors = [];
   const palette = (group, name) => page.locator(`[data-testid="palette-group-${group}"] [data-name="${name}"]`);
   const node = (name) => page.locator(`[data-testid="canvas-node"][data-name="${name}"]`);
+  /** The terminal of a node's console, or (kind 'aux') of its aux console. */
+  const terminal = (nid, kind = 'console') => `[data-testid="console-terminal"][data-node="${nid}"][data-kind="${kind}"]`;
   /** The whole buffer of a node's terminal. */
-  const screen = (nid) =>
-    page.evaluate((id) => {
-      const t = document.querySelector(`[data-testid="console-terminal"][data-node="${id}"] .screen`)?.xterm;
+  const screen = (nid, kind = 'console') =>
+    page.evaluate((sel) => {
+      const t = document.querySelector(`${sel} .screen`)?.xterm;
       if (!t) return '';
       const b = t.buffer.active;
       const lines = [];
       for (let i = 0; i < b.length; i++) lines.push(b.getLine(i)?.translateToString(true) ?? '');
       return lines.join('\n');
-    }, nid);
+    }, terminal(nid, kind));
 
   before(async () => {
     engine = await startDockerEngine();
@@ -172,7 +175,7 @@ describe('Docker in the UI', { timeout: 240_000 }, () => {
     await screenshot(page, 'docker-panel.png');
   });
 
-  test('its aux console has a tab of its own giving the telnet command; an http console opens in a browser', async () => {
+  test('its aux console has a tab of its own, waiting for the node, with the telnet command; an http console opens in a browser', async () => {
     const n = (await rest('GET', `/projects/${pid}/nodes`)).body.find((x) => x.node_type === 'docker');
     assert.ok(Number.isInteger(n.properties.aux), `the node has an aux console port: ${JSON.stringify(n.properties)}`);
     const panel = page.getByTestId('node-panel');
@@ -180,8 +183,11 @@ describe('Docker in the UI', { timeout: 240_000 }, () => {
     const aux = page.locator(`[data-testid="console-tab"][data-node="${n.node_id}"][data-kind="aux"]`);
     await aux.waitFor();
     assert.match(await aux.textContent(), /Aux/);
+    await page.locator(terminal(n.node_id, 'aux')).waitFor();
     assert.equal(await page.getByTestId('aux-command').textContent(), `telnet 127.0.0.1 ${n.properties.aux}`);
-    await page.getByTestId('aux-waiting').waitFor(); // stopped: it says when it answers
+    // Stopped: the tab waits, and says when it connects.
+    assert.equal(await aux.getAttribute('data-state'), 'waiting');
+    assert.match(await page.getByTestId('console-banner').textContent(), /is stopped\. Its aux console, a shell in its container, connects when it starts/);
     // The main console's tab is another tab of the same node.
     await panel.getByTestId('node-console').click();
     await page.locator(`[data-testid="console-tab"][data-node="${n.node_id}"][data-kind="telnet"]`).waitFor();
@@ -217,22 +223,44 @@ describe('Docker in the UI', { timeout: 240_000 }, () => {
     await panel.getByTestId('node-console').click();
     const tab = page.locator(`[data-testid="console-tab"][data-node="${n.node_id}"][data-kind="telnet"]`);
     await until(async () => (await tab.getAttribute('data-state')) === 'connected', BOOT, 'the console tab connected');
-    await page.locator(`[data-testid="console-terminal"][data-node="${n.node_id}"] .xterm`).click();
+    await page.locator(`${terminal(n.node_id)} .xterm`).click();
     await until(async () => {
       if (/^hi-e2e\s*$/m.test(await screen(n.node_id))) return true;
       await page.keyboard.type('echo $GREETING-$LAB');
       await page.keyboard.press('Enter');
       return false;
     }, BOOT, 'hi-e2e in the console');
-    // The aux tab now says where the running container's shell is.
+    // Its aux tab is a terminal on a shell in the running container.
     await panel.getByTestId('node-aux').click();
     const aux = page.locator(`[data-testid="console-tab"][data-node="${n.node_id}"][data-kind="aux"]`);
-    await aux.waitFor();
-    assert.match(await aux.getByTestId('console-tab-state').textContent(), /telnet/);
-    assert.equal(await page.getByTestId('aux-waiting').count(), 0);
+    await until(async () => (await aux.getAttribute('data-state')) === 'connected', BOOT, 'the aux tab connected');
+    assert.equal(await aux.getByTestId('console-tab-state').textContent(), 'connected');
+    assert.equal(await page.getByTestId('aux-command').textContent(), `telnet 127.0.0.1 ${n.properties.aux}`, 'the telnet command stays beside it');
+    await page.locator(`${terminal(n.node_id, 'aux')} .xterm`).click();
+    await until(async () => {
+      if (/^aux-42\s*$/m.test(await screen(n.node_id, 'aux'))) return true;
+      await page.keyboard.type('echo aux-$((6*7))');
+      await page.keyboard.press('Enter');
+      return false;
+    }, BOOT, 'aux-42 in the aux console');
+    assert.doesNotMatch(await screen(n.node_id), /aux-42/, "the aux shell's output is not in the console tab");
+    // Ctrl+Z typed in the aux terminal is the shell's, not the canvas's undo.
+    const undo = page.getByTestId('undo');
+    assert.equal(await undo.isDisabled(), false, 'there is an edit Ctrl+Z could undo');
+    const label = await undo.getAttribute('aria-label');
+    await page.keyboard.press('Control+z');
+    await until(async () => {
+      if (/^still-42\s*$/m.test(await screen(n.node_id, 'aux'))) return true;
+      await page.keyboard.type('echo still-$((40+2))');
+      await page.keyboard.press('Enter');
+      return false;
+    }, BOOT, 'the aux shell answering after Ctrl+Z');
+    assert.equal(await undo.getAttribute('aria-label'), label, 'nothing was undone');
+    assert.equal((await rest('GET', `/projects/${pid}/nodes/${n.node_id}`)).body.console_type, 'telnet');
     await screenshot(page, 'docker-console.png');
     await panel.getByTestId('node-stop').click();
     await until(async () => (await tab.getAttribute('data-state')) === 'waiting', BOOT, 'the console tab waiting after the stop');
+    await until(async () => (await aux.getAttribute('data-state')) === 'waiting', BOOT, 'the aux tab waiting after the stop');
   });
 
   test("an http console's Open in browser shows the page the container serves", async () => {

@@ -436,6 +436,10 @@ export async function openConsole(pid: string, nid: string): Promise<ConsoleResu
  * browser, the door's console session in the window. */
 export const consoleLink = (pid: string, nid: string, h: ConsoleHandlers): Promise<ConsoleLink> => openConsoleLink(conn(), pid, nid, h);
 
+/** auxLink connects to a node's aux console (a shell in a Docker node's
+ * container), through the same door as consoleLink. */
+export const auxLink = (pid: string, nid: string, h: ConsoleHandlers): Promise<ConsoleLink> => openConsoleLink(conn(), pid, nid, h, 'aux');
+
 /** vncLink shows a node's VNC console (its screen) in target, through the
  * API's VNC websocket (a browser only). */
 export const vncLink = (pid: string, nid: string, target: HTMLElement, h: VncHandlers): Promise<VncLink> => openVncLink(conn(), pid, nid, target, h);

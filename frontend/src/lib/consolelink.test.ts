@@ -71,6 +71,24 @@ describe('a console link in a browser', () => {
     expect(closed).toEqual([]);
     expect(FakeSocket.all[1].sent).toEqual([]);
   });
+
+  it('opens the aux console’s websocket for an aux link, and names it when refused', async () => {
+    FakeSocket.all = [];
+    const { got, h } = handlers();
+    const p = openConsoleLink(connect({ ...env(), location: { protocol: 'https:', host: 'lab:3443' } }), 'p1', 'n 1', h, 'aux');
+    const ws = FakeSocket.all[0];
+    expect(ws.url).toBe('wss://lab:3443/v2/projects/p1/nodes/n%201/console/aux/ws');
+    ws.onopen?.({});
+    const link = await p;
+    ws.onmessage?.({ data: new TextEncoder().encode('/ # ').buffer });
+    link.send('echo hi\r');
+    expect(got).toEqual(['/ # ']);
+    expect(ws.sent).toEqual(['echo hi\r']);
+
+    const q = openConsoleLink(connect(env()), 'p1', 'n1', handlers().h, 'aux');
+    FakeSocket.all[1].onclose?.({ code: 1006 });
+    await expect(q).rejects.toThrow('The aux console could not be reached');
+  });
 });
 
 /** The window's console bindings and runtime events, as the door acts. */
@@ -83,6 +101,10 @@ function fakeWindow() {
     ConsoleOpen: vi.fn(async (id: string, _pid: string, nid: string) => {
       if (nid === 'stopped') throw JSON.stringify({ message: 'PC2 is not started', code: 'conflict' });
       listeners.get(`console:${id}`)?.({ data: b64('PC1> ') }); // output at once: the page listens already
+    }),
+    ConsoleOpenAux: vi.fn(async (id: string, _pid: string, nid: string) => {
+      if (nid === 'stopped') throw JSON.stringify({ message: 'box is stopped; start it to use its aux console', code: 'conflict' });
+      listeners.get(`console:${id}`)?.({ data: b64('/ # ') });
     }),
     ConsoleWrite: vi.fn((id: string, data: string) => {
       writes.push([id, data]);
@@ -152,6 +174,38 @@ describe('a console link in the window', () => {
     expect((err as AppError).code).toBe('conflict');
     expect((err as AppError).message).toBe('PC2 is not started');
     expect(w.off).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('an aux console link in the window', () => {
+  it('opens its session with ConsoleOpenAux, then reads, writes and closes it as a console session', async () => {
+    const w = fakeWindow();
+    const { got, closed, h } = handlers();
+    const link = await openConsoleLink(connect(w.env), 'p1', 'n1', h, 'aux');
+    expect(w.App.ConsoleOpen).not.toHaveBeenCalled();
+    const [id, pid, nid] = w.App.ConsoleOpenAux.mock.calls[0];
+    expect([pid, nid]).toEqual(['p1', 'n1']);
+    w.listeners.get(`console:${id}`)?.({ data: b64('aux-42\r\n') });
+    expect(got).toEqual(['/ # ', 'aux-42\r\n']);
+    link.send('echo aux-$((6*7))\r');
+    expect(w.writes).toEqual([[id, 'echo aux-$((6*7))\r']]);
+    link.close();
+    expect(w.App.ConsoleClose).toHaveBeenCalledWith(id);
+    expect(closed).toEqual([]);
+  });
+
+  it('rejects with the door’s error, or says to update a window without the binding', async () => {
+    const w = fakeWindow();
+    const err = await openConsoleLink(connect(w.env), 'p1', 'stopped', handlers().h, 'aux').catch((e: unknown) => e);
+    expect((err as AppError).message).toBe('box is stopped; start it to use its aux console');
+    expect(w.off).toHaveBeenCalledTimes(1);
+
+    const old = fakeWindow();
+    delete (old.App as Partial<typeof old.App>).ConsoleOpenAux; // a window of before the binding
+    const refused = await openConsoleLink(connect(old.env), 'p1', 'n1', handlers().h, 'aux').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(AppError);
+    expect((refused as AppError).message).toMatch(/cannot open aux console tabs; update nodedesk/);
+    expect(old.App.ConsoleOpen).not.toHaveBeenCalled();
   });
 });
 

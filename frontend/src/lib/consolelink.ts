@@ -1,10 +1,12 @@
-// The page's connection to one node's console, over either door: in a
-// browser the API's websocket (…/nodes/{id}/console/ws: what is sent goes
-// to the console, what the console writes comes back as binary messages);
-// in the window the door's console session (ConsoleOpen, ConsoleWrite,
-// ConsoleClose, output as the runtime event "console:<id>"), because the
-// window's page is of another origin than the API and its requests never
-// go over HTTP. The terminal never knows which.
+// The page's connection to one node's console, or to its aux console (a
+// shell in a Docker node's container), over either door: in a browser the
+// API's websocket (…/nodes/{id}/console/ws, …/console/aux/ws: what is sent
+// goes to the console, what the console writes comes back as binary
+// messages); in the window the door's console session (ConsoleOpen or
+// ConsoleOpenAux, then ConsoleWrite, ConsoleClose, output as the runtime
+// event "console:<id>"), because the window's page is of another origin
+// than the API and its requests never go over HTTP. The terminal never
+// knows which.
 
 import { AppError, toAppError } from './errors';
 import type { Connection } from './transport';
@@ -25,6 +27,19 @@ export interface ConsoleLink {
   /** close ends the link; onClose is not called. */
   close(): void;
 }
+
+/** Which of a node's consoles a link reaches: its console, or its aux
+ * console (a shell in a Docker node's container). */
+export type ConsoleWhich = 'console' | 'aux';
+
+/** What a message calls each console. */
+const CONSOLE_NAME: Record<ConsoleWhich, string> = { console: 'console', aux: 'aux console' };
+
+/** The API's websocket path of each console, below the node's. */
+const WS_PATH: Record<ConsoleWhich, string> = { console: 'console/ws', aux: 'console/aux/ws' };
+
+/** The door's binding that opens a session on each console. */
+const OPEN_BINDING = { console: 'ConsoleOpen', aux: 'ConsoleOpenAux' } as const satisfies Record<ConsoleWhich, string>;
 
 /** The part of a browser WebSocket a console link uses. */
 interface ConsoleSocket {
@@ -68,11 +83,11 @@ export function sessionId(): string {
   return 'c' + Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 }
 
-function openSocket(c: Connection, pid: string, nid: string, h: ConsoleHandlers): Promise<ConsoleLink> {
+function openSocket(c: Connection, pid: string, nid: string, which: ConsoleWhich, h: ConsoleHandlers): Promise<ConsoleLink> {
   const WS = c.env.WebSocket as unknown as (new (url: string) => ConsoleSocket) | undefined;
-  if (!WS) return Promise.reject(new AppError('This browser has no WebSocket; open the console in a terminal', 0, 'internal'));
+  if (!WS) return Promise.reject(new AppError(`This browser has no WebSocket; open the ${CONSOLE_NAME[which]} in a terminal`, 0, 'internal'));
   const loc = c.env.location ?? { protocol: 'http:', host: '127.0.0.1:3080' };
-  const url = `${loc.protocol === 'https:' ? 'wss:' : 'ws:'}//${loc.host}/v2/projects/${encodeURIComponent(pid)}/nodes/${encodeURIComponent(nid)}/console/ws`;
+  const url = `${loc.protocol === 'https:' ? 'wss:' : 'ws:'}//${loc.host}/v2/projects/${encodeURIComponent(pid)}/nodes/${encodeURIComponent(nid)}/${WS_PATH[which]}`;
   return new Promise((resolve, reject) => {
     const ws = new WS(url);
     ws.binaryType = 'arraybuffer';
@@ -101,8 +116,8 @@ function openSocket(c: Connection, pid: string, nid: string, h: ConsoleHandlers)
     ws.onclose = (ev) => {
       if (!open) {
         // The browser hides the refusal's body (409: not started, no
-        // telnet console; 404): the node's status tells the rest.
-        reject(new AppError('The console could not be reached', 0, 'conflict'));
+        // telnet or aux console; 404): the node's status tells the rest.
+        reject(new AppError(`The ${CONSOLE_NAME[which]} could not be reached`, 0, 'conflict'));
         return;
       }
       if (closed) return;
@@ -112,11 +127,13 @@ function openSocket(c: Connection, pid: string, nid: string, h: ConsoleHandlers)
   });
 }
 
-async function openSession(c: Connection, pid: string, nid: string, h: ConsoleHandlers): Promise<ConsoleLink> {
+async function openSession(c: Connection, pid: string, nid: string, which: ConsoleWhich, h: ConsoleHandlers): Promise<ConsoleLink> {
   const app = c.app;
   const rt = c.env.runtime;
-  if (!app || typeof app.ConsoleOpen !== 'function' || !rt) {
-    throw new AppError('This nodedesk window cannot open console tabs; update nodedesk, or open the console in a terminal', 0, 'internal');
+  const open = app?.[OPEN_BINDING[which]];
+  if (!app || typeof open !== 'function' || !rt) {
+    const tabs = which === 'aux' ? 'aux console tabs' : 'console tabs';
+    throw new AppError(`This nodedesk window cannot open ${tabs}; update nodedesk, or open the ${CONSOLE_NAME[which]} in a terminal`, 0, 'internal');
   }
   const id = sessionId();
   let closed = false;
@@ -141,7 +158,7 @@ async function openSession(c: Connection, pid: string, nid: string, h: ConsoleHa
     if (typeof off === 'function') off();
   };
   try {
-    await app.ConsoleOpen(id, pid, nid);
+    await open.call(app, id, pid, nid);
   } catch (err) {
     closed = true;
     stop();
@@ -185,9 +202,10 @@ async function openSession(c: Connection, pid: string, nid: string, h: ConsoleHa
   return link;
 }
 
-/** openConsoleLink connects to node nid's console of project pid through
- * the page's door; it rejects with an AppError when the console cannot be
- * reached (the node is not started, has no telnet console, is gone). */
-export function openConsoleLink(c: Connection, pid: string, nid: string, h: ConsoleHandlers): Promise<ConsoleLink> {
-  return c.transport === 'window' ? openSession(c, pid, nid, h) : openSocket(c, pid, nid, h);
+/** openConsoleLink connects to node nid's console of project pid — or,
+ * which 'aux', to its aux console — through the page's door; it rejects
+ * with an AppError when the console cannot be reached (the node is not
+ * started, has no such console, is gone). */
+export function openConsoleLink(c: Connection, pid: string, nid: string, h: ConsoleHandlers, which: ConsoleWhich = 'console'): Promise<ConsoleLink> {
+  return c.transport === 'window' ? openSession(c, pid, nid, which, h) : openSocket(c, pid, nid, which, h);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { initial, moveTab, step, tabLabel, type NodeView, type TabEvent, type TabMachine } from './consoletabs';
+import { auxNodeView } from './docker';
 import { backoff } from './live';
 
 const started: NodeView = { status: 'started', console: 'telnet' };
@@ -102,6 +103,21 @@ describe('a console tab', () => {
     expect(r.effects).toEqual(['disconnect', 'connect']);
     expect(r.m.phase).toBe('connecting');
     expect(r.m.node).toEqual(started);
+  });
+
+  it('of an aux console waits for its Docker node, connects when it starts, and says when it has none', () => {
+    const box = (status: NodeView['status'], aux: number | null) => auxNodeView({ status, properties: { aux } });
+    let r = run(initial(), { kind: 'node', node: box('stopped', 5011) });
+    expect(r.effects).toEqual([]);
+    expect(tabLabel(r.m)).toBe('stopped');
+    r = run(r.m, { kind: 'node', node: box('started', 5011) }, { kind: 'failed', message: 'The aux console could not be reached' });
+    expect(r.effects).toEqual(['connect', `schedule ${backoff(0)}`]); // the container's shell may not answer yet
+    r = run(r.m, { kind: 'retry' }, { kind: 'opened' });
+    expect(r.effects).toEqual(['connect']);
+    expect(r.m.phase).toBe('connected');
+    r = run(r.m, { kind: 'node', node: box('started', null) });
+    expect(r.effects).toEqual(['disconnect']);
+    expect(tabLabel(r.m)).toBe('no aux console');
   });
 
   it('closes a link that opens after it stopped wanting it', () => {

@@ -9,17 +9,19 @@
 //      └──────────────────── retrying ◀─────────────────┘
 //
 // A node without a console the page can show — telnet in a terminal, VNC
-// as the guest's screen — (or deleted) makes the tab 'unavailable' until
-// that changes. A tab follows its node's console type: when it changes,
-// the tab connects to the new console.
+// as the guest's screen, for an aux tab its aux console in a terminal —
+// (or deleted) makes the tab 'unavailable' until that changes. A tab
+// follows its node's console type: when it changes, the tab connects to
+// the new console.
 
 import { backoff } from './live';
 import type { NodeStatus } from './types';
 
 export type TabPhase = 'waiting' | 'connecting' | 'connected' | 'retrying' | 'unavailable';
 
-/** The consoles a tab shows: a terminal (telnet) or a screen (VNC). */
-export type TabKind = 'telnet' | 'vnc';
+/** The consoles a tab shows: a terminal (telnet), a screen (VNC), or a
+ * terminal on the node's aux console (a shell in a Docker container). */
+export type TabKind = 'telnet' | 'vnc' | 'aux';
 
 /** What the tab knows of its node: its status, and the console the page
  * can reach (null: none, and why when the page says more than that).

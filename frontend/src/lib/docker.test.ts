@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  adapterRows, auxCommand, auxTabView, customAdapters, dockerFacts, dockerImages, dockerNodeForm, dockerNodeUpdate, dockerTemplateBody,
+  adapterRows, auxCommand, auxNodeView, customAdapters, dockerFacts, dockerImages, dockerNodeForm, dockerNodeUpdate, dockerTemplateBody,
   dockerTemplateField, emptyDockerTemplateForm, followName, tableRows, templateName, tidyLines, volumeList, webConsole,
   type DockerTemplateForm,
 } from './docker';
@@ -172,11 +172,12 @@ describe("a Docker node's other consoles", () => {
     expect(auxCommand(docker({}, { aux: null }))).toBeNull();
   });
 
-  it("says in its aux tab where the console is while it runs, and waits while it doesn't", () => {
-    expect(auxTabView(docker({ status: 'started' }))).toEqual({ phase: 'unavailable', label: 'telnet', note: '' });
-    expect(auxTabView(docker())).toEqual({ phase: 'waiting', label: 'stopped', note: 'stopped' });
-    expect(auxTabView(docker({}, { aux: 0 }))).toMatchObject({ label: 'no aux console' });
-    expect(auxTabView(undefined)).toMatchObject({ label: 'deleted' });
+  it('gives its aux tab its aux console to connect to while it runs, to wait for while it does not', () => {
+    expect(auxNodeView(docker({ status: 'started' }))).toEqual({ status: 'started', console: 'aux' });
+    expect(auxNodeView(docker())).toEqual({ status: 'stopped', console: 'aux' });
+    expect(auxNodeView(docker({ status: 'started' }, { aux: 0 }))).toEqual({ status: 'started', console: null, why: 'no aux console' });
+    expect(auxNodeView(docker({}, { aux: null }))?.console).toBeNull();
+    expect(auxNodeView(undefined)).toBeNull();
   });
 
   it('opens a web console at its port and console_http_path, as GNS3 does', () => {

@@ -2,13 +2,14 @@
 // the "New Docker template" form and its POST /v2/templates body, a Docker
 // node's properties in the node panel (GNS3's docker keys) and its
 // consoles beside the main one: the aux console (a shell in the container,
-// reached with telnet) and a web console (http/https) opened in a browser.
+// a terminal tab of its own, or telnet) and a web console (http/https)
+// opened in a browser.
 // The forms check only that what was typed can be sent (a whole number
 // where the body wants one, an image to run); every rule about the values
 // is the server's, whose 400 names the field.
 
 import { dialHost } from './address';
-import type { TabPhase } from './consoletabs';
+import type { NodeView } from './consoletabs';
 import type { ConsoleChoice } from './nodetypes';
 import type { Category } from './palette';
 import { wholeNumber } from './qemu';
@@ -336,13 +337,10 @@ export function webConsole(n: Pick<Node, 'console' | 'console_type' | 'console_h
   return `${t}://${dialHost(n.console_host)}:${n.console}${path}`;
 }
 
-/** auxTabView is what an aux tab says of its node: where its aux console
- * is while it runs (the page reaches it with no terminal of its own: the
- * tab gives the telnet command), that it waits while it is stopped, or
- * that there is none. */
-export function auxTabView(n: Pick<Node, 'status' | 'properties' | 'console_host'> | undefined): { phase: TabPhase; label: string; note: string } {
-  if (!n) return { phase: 'unavailable', label: 'deleted', note: 'deleted' };
-  if (auxPort(n) === null) return { phase: 'unavailable', label: 'no aux console', note: 'no aux console' };
-  if (n.status !== 'started') return { phase: 'waiting', label: n.status, note: n.status };
-  return { phase: 'unavailable', label: 'telnet', note: '' };
+/** auxNodeView is what an aux tab's machine (consoletabs.ts) knows of its
+ * node: its status, and its aux console while it has one; null: deleted. */
+export function auxNodeView(n: Pick<Node, 'status' | 'properties'> | undefined): NodeView | null {
+  if (!n) return null;
+  if (auxPort(n) === null) return { status: n.status, console: null, why: 'no aux console' };
+  return { status: n.status, console: 'aux' };
 }

@@ -5,14 +5,14 @@
 // their nodes' live status: a tab says when its node stops and reconnects
 // by itself when it starts again. A node whose console_auto_start is set
 // gets a tab when it starts. A node with an aux console (a Docker
-// container's shell) may have a second tab, "Aux", which says how to reach
-// it with telnet: no websocket of the API carries the aux console.
+// container's shell) may have a second tab, "Aux": a terminal on its aux
+// console, which connects and reconnects as a console tab does.
 
 import { get, writable } from 'svelte/store';
 import * as api from '../api';
 import { initial, step, tabLabel, type NodeView, type TabEffect, type TabEvent, type TabKind, type TabMachine, type TabPhase } from '../consoletabs';
 import { WINDOW_NO_VNC } from '../vnclink';
-import { auxTabView, webConsole } from '../docker';
+import { auxNodeView, webConsole } from '../docker';
 import type { Node } from '../types';
 import { nodes } from './nodes';
 
@@ -21,9 +21,9 @@ export interface ConsoleTab {
   /** The tab's key: its node's id, or auxKey(id) for its aux tab. */
   key: string;
   nid: string;
-  /** What the tab shows: a terminal, a screen, the aux console's address,
-   * or (no console) none of them. */
-  kind: TabKind | 'aux' | null;
+  /** What the tab shows: a terminal, a screen, a terminal on the aux
+   * console (always 'aux' for an aux tab), or (no console) none of them. */
+  kind: TabKind | null;
   phase: TabPhase;
   label: string;
   note: string;
@@ -49,11 +49,8 @@ interface Link {
 interface Ctl {
   key: string;
   nid: string;
-  /** An aux tab: it shows its node's aux console address and never
-   * connects (its machine stays initial). */
+  /** An aux tab: its link is to the node's aux console. */
   aux: boolean;
-  /** An aux tab's view, as last published. */
-  auxSeen: string;
   m: TabMachine;
   link: Link | null;
   /** The element a VNC tab's screen is drawn in, made on first use; the
@@ -82,8 +79,8 @@ let pid: string | null = null;
 export const auxKey = (nid: string): string => `${nid}:aux`;
 
 function view(c: Ctl): ConsoleTab {
-  if (c.aux) return { key: c.key, nid: c.nid, kind: 'aux', ...auxTabView(get(nodes).get(c.nid)) };
-  return { key: c.key, nid: c.nid, kind: c.m.node?.console ?? null, phase: c.m.phase, label: tabLabel(c.m), note: c.m.note };
+  const kind = c.aux ? 'aux' : c.m.node?.console ?? null;
+  return { key: c.key, nid: c.nid, kind, phase: c.m.phase, label: tabLabel(c.m), note: c.m.note };
 }
 
 function publish(): void {
@@ -102,6 +99,12 @@ export function nodeView(n: Node | undefined): NodeView | null {
   }
   if (webConsole(n) !== null) return { status: n.status, console: null, why: `its console is a web page: open it with Open in browser in its panel` };
   return { status: n.status, console: null };
+}
+
+/** tabNodeView is what tab c's machine knows of node n: its aux console
+ * for an aux tab, its console otherwise. */
+function tabNodeView(c: Ctl, n: Node | undefined): NodeView | null {
+  return c.aux ? auxNodeView(n) : nodeView(n);
 }
 
 /** screenOf is the element a VNC tab draws in. */
@@ -133,7 +136,7 @@ function dispatch(c: Ctl, e: TabEvent): void {
   for (const f of effects) run(c, f);
   if (before.phase === 'connected' && next.phase !== 'connected') {
     const name = get(nodes).get(c.nid)?.name ?? 'the node';
-    note(c, next.phase === 'retrying' ? `${name}: connection lost (${next.note}); reconnecting…` : `${name} ${next.note}; the console reconnects when it starts`);
+    note(c, next.phase === 'retrying' ? `${name}: connection lost (${next.note}); reconnecting…` : `${name} ${next.note}; the ${c.aux ? 'aux console' : 'console'} reconnects when it starts`);
   }
   if (before.phase !== 'connected' && next.phase === 'connected') {
     if (c.wasConnected) note(c, 'reconnected');
@@ -169,14 +172,17 @@ function run(c: Ctl, f: TabEffect): void {
         c.link = null;
         dispatch(c, { kind: 'dropped', reason });
       };
-      const opening: Promise<Link> = c.m.node?.console === 'vnc'
-        ? api.vncLink(p, c.nid, screenOf(c), { onClose })
-        : api.consoleLink(p, c.nid, {
-          onData: (b) => {
-            if (c.gen === gen) output(c, b);
-          },
-          onClose,
-        });
+      const terminal = {
+        onData: (b: Uint8Array) => {
+          if (c.gen === gen) output(c, b);
+        },
+        onClose,
+      };
+      const opening: Promise<Link> = c.aux
+        ? api.auxLink(p, c.nid, terminal)
+        : c.m.node?.console === 'vnc'
+          ? api.vncLink(p, c.nid, screenOf(c), { onClose })
+          : api.consoleLink(p, c.nid, terminal);
       opening
         .then(
           (link) => {
@@ -205,15 +211,8 @@ export function followConsoles(p: string): () => void {
   pid = p;
   const seen = new Map<string, Node['status']>();
   const unsub = nodes.subscribe((m) => {
-    let auxChanged = false;
     for (const c of [...tabs.values()]) {
-      if (c.aux) {
-        const seen = JSON.stringify(auxTabView(m.get(c.nid)));
-        if (seen !== c.auxSeen) auxChanged = true;
-        c.auxSeen = seen;
-        continue;
-      }
-      const v = nodeView(m.get(c.nid));
+      const v = tabNodeView(c, m.get(c.nid));
       const cur = c.m.node;
       if (v === null ? cur !== null : cur === null || v.status !== cur.status || v.console !== cur.console) {
         dispatch(c, { kind: 'node', node: v });
@@ -226,7 +225,6 @@ export function followConsoles(p: string): () => void {
       }
       seen.set(n.node_id, n.status);
     }
-    if (auxChanged) publish();
   });
   const stop = () => {
     unsub();
@@ -241,35 +239,35 @@ export function followConsoles(p: string): () => void {
 }
 
 const newCtl = (nid: string, aux: boolean): Ctl => ({
-  key: aux ? auxKey(nid) : nid, nid, aux, auxSeen: '', m: initial(), link: null, screen: null, gen: 0, timer: null, sink: null,
+  key: aux ? auxKey(nid) : nid, nid, aux, m: initial(), link: null, screen: null, gen: 0, timer: null, sink: null,
   backlog: [], backlogSize: 0, wasConnected: false,
 });
+
+/** openTab opens node nid's console tab, or its aux tab (or shows it,
+ * when open), and makes it the active one. */
+function openTab(nid: string, aux: boolean, opts: { focus?: boolean }): void {
+  const key = aux ? auxKey(nid) : nid;
+  let c = tabs.get(key);
+  if (!c) {
+    c = newCtl(nid, aux);
+    tabs.set(key, c);
+    publish();
+    dispatch(c, { kind: 'node', node: tabNodeView(c, get(nodes).get(nid)) });
+  }
+  activeConsole.set(key);
+  if (opts.focus !== false) focusConsole.update((n) => n + 1);
+}
 
 /** openConsoleTab opens node nid's console tab (or shows it, when open)
  * and makes it the active one. */
 export function openConsoleTab(nid: string, opts: { focus?: boolean } = {}): void {
-  let c = tabs.get(nid);
-  if (!c) {
-    c = newCtl(nid, false);
-    tabs.set(nid, c);
-    publish();
-    dispatch(c, { kind: 'node', node: nodeView(get(nodes).get(nid)) });
-  }
-  activeConsole.set(nid);
-  if (opts.focus !== false) focusConsole.update((n) => n + 1);
+  openTab(nid, false, opts);
 }
 
-/** openAuxTab opens node nid's aux tab (or shows it, when open) and makes
- * it the active one. */
-export function openAuxTab(nid: string): void {
-  const key = auxKey(nid);
-  if (!tabs.has(key)) {
-    const c = newCtl(nid, true);
-    c.auxSeen = JSON.stringify(auxTabView(get(nodes).get(nid)));
-    tabs.set(key, c);
-    publish();
-  }
-  activeConsole.set(key);
+/** openAuxTab opens node nid's aux tab — a terminal on its aux console —
+ * (or shows it, when open) and makes it the active one. */
+export function openAuxTab(nid: string, opts: { focus?: boolean } = {}): void {
+  openTab(nid, true, opts);
 }
 
 /** showConsoleTab makes the open tab key the active one. */
@@ -304,9 +302,9 @@ export function closeAllConsoles(): void {
   activeConsole.set(null);
 }
 
-/** sendToConsole types data into a tab's console, when it is connected. */
-export function sendToConsole(nid: string, data: string): void {
-  const c = tabs.get(nid);
+/** sendToConsole types data into tab key's console, when it is connected. */
+export function sendToConsole(key: string, data: string): void {
+  const c = tabs.get(key);
   if (c?.link && c.m.phase === 'connected') c.link.send?.(data);
 }
 
@@ -328,10 +326,10 @@ export function focusScreen(nid: string): void {
   if (c?.link && c.m.phase === 'connected') c.link.focus?.();
 }
 
-/** attachTerminal makes sink the tab's terminal: the output that waited
+/** attachTerminal makes sink tab key's terminal: the output that waited
  * for it first. Returns the function that detaches it. */
-export function attachTerminal(nid: string, sink: ConsoleSink): () => void {
-  const c = tabs.get(nid);
+export function attachTerminal(key: string, sink: ConsoleSink): () => void {
+  const c = tabs.get(key);
   if (!c) return () => {};
   c.sink = sink;
   for (const b of c.backlog) sink.write(b);
@@ -347,7 +345,7 @@ export function focusCanvas(): void {
   document.querySelector<HTMLElement>('[data-testid="canvas"]')?.focus();
 }
 
-/** Exposed for tests: the tab's machine. */
-export function tabMachine(nid: string): TabMachine | undefined {
-  return tabs.get(nid)?.m;
+/** Exposed for tests: tab key's machine. */
+export function tabMachine(key: string): TabMachine | undefined {
+  return tabs.get(key)?.m;
 }
