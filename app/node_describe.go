@@ -119,7 +119,10 @@ func describeNodes(e *HistoryEntry) string {
 			return "Changed " + subject(first, len(ns)-1)
 		}
 		c := ns[0]
-		if c.Before.Name != c.After.Name && only(&nodeRecord, c, func(b, a *Node) { b.Name, b.Label.Text = a.Name, a.Label.Text }) {
+		// A VPCS's script names it (set pcname): a rename rewrites it too.
+		if c.Before.Name != c.After.Name && only(&nodeRecord, c, func(b, a *Node) {
+			b.Name, b.Label.Text, b.Properties.StartupScript = a.Name, a.Label.Text, a.Properties.StartupScript
+		}) {
 			return fmt.Sprintf("Renamed %s to %s", c.Before.Name, c.After.Name)
 		}
 		if only(&nodeRecord, c, func(b, a *Node) {

@@ -31,6 +31,9 @@ func TestDescribe(t *testing.T) {
 			Drawings: []Change[Drawing]{{drawing, &Drawing{ID: "d1", SVG: "<svg/>", X: 4}}}}, "Moved PC1 and 1 other"},
 		{"MoveOfARunningNodeThatStopped", HistoryEntry{Nodes: []Change[Node]{{pc1, with(pc1, func(c *Node) { c.X, c.Status = 5, Stopped })}}}, "Moved PC1"},
 		{"Rename", HistoryEntry{Nodes: []Change[Node]{{pc1, with(pc1, func(c *Node) { c.Name, c.Label.Text = "PC9", "PC9" })}}}, "Renamed PC1 to PC9"},
+		{"RenameVPCSScript", HistoryEntry{Nodes: []Change[Node]{{pc1, with(pc1, func(c *Node) {
+			c.Name, c.Label.Text, c.Properties.StartupScript = "PC9", "PC9", ptr("set pcname PC9\n")
+		})}}}, "Renamed PC1 to PC9"},
 		{"RenameAndMove", HistoryEntry{Nodes: []Change[Node]{{pc1, with(pc1, func(c *Node) { c.Name, c.X = "PC9", 3 })}}}, "Changed PC9"},
 		{"Console", HistoryEntry{Nodes: []Change[Node]{{pc1, with(pc1, func(c *Node) { c.Console = 5010 })}}}, "Changed PC1"},
 		{"SwitchPorts", HistoryEntry{Nodes: []Change[Node]{{sw, with(sw, func(c *Node) { c.Properties.SwitchPorts = []SwitchPort{{VLAN: 10}} })}}}, "Changed ports of Switch1"},
