@@ -2,7 +2,6 @@ package dataplane
 
 import (
 	"os"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -180,16 +179,7 @@ func (f *Fabric) CheckHostPort(p app.CloudPort) error {
 // privilegeError is the refusal of a host port this process lacks the
 // privileges for, with the command that grants them to nodedesk's binary.
 func privilegeError(p app.CloudPort, what string) error {
-	exe, err := os.Executable()
-	if err == nil {
-		if r, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = r // setcap refuses a symbolic link
-		}
-	} else {
-		exe = "/path/to/nodedesk"
-	}
-	return app.Errorf(app.ECONFLICT, "Cloud port %s needs %s. Grant it once with: sudo setcap cap_net_raw,cap_net_admin+ep %s — then restart nodedesk (run it again after each rebuild or copy of the binary)",
-		p.Name, what, exe)
+	return app.Errorf(app.ECONFLICT, "Cloud port %s needs %s. %s", p.Name, what, app.GrantNetworkHint())
 }
 
 // setHostPorts records the host ports node id wants (hostEndpoints; nil:

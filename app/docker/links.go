@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
-	"path/filepath"
 	"syscall"
 
 	"github.com/vishvananda/netlink"
@@ -26,16 +24,8 @@ const addrGenModeNone = 1
 // errNoNetAdmin is the refusal to start a node whose interfaces nodedesk
 // may not make.
 func errNoNetAdmin(name string) error {
-	exe, err := os.Executable()
-	if err == nil {
-		if r, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = r // setcap refuses a symbolic link
-		}
-	} else {
-		exe = "/path/to/nodedesk"
-	}
-	return app.Errorf(app.ECONFLICT, "%s needs CAP_NET_ADMIN to give its container its interfaces, and nodedesk runs without it. Grant it once with: sudo setcap cap_net_raw,cap_net_admin+ep %s — then restart nodedesk (run it again after each rebuild or copy of the binary)",
-		name, exe)
+	return app.Errorf(app.ECONFLICT, "%s needs CAP_NET_ADMIN to give its container its interfaces, and nodedesk runs without it. %s",
+		name, app.GrantNetworkHint())
 }
 
 // haveNetAdmin reports whether this process may make interfaces.

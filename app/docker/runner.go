@@ -201,7 +201,7 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if _, err := splitCommand(s.StartCommand); err != nil {
+	if _, err := app.SplitWords(s.StartCommand); err != nil {
 		return "", app.Errorf(app.ECONFLICT, "The start command of %s cannot be read (%v): fix its quotes, then start it again", p.Name, err)
 	}
 	hosts, err := extraHosts(s)
@@ -406,7 +406,7 @@ func (r *Runner) resourcesDir() string {
 // a terminal for its main process, its host name, its environment) with
 // nodedesk's init first and the node's kept folders bound in place.
 func (r *Runner) containerConfig(p app.Process, s settings, im *imageInfo, vols, targets []string, adapters int, env []string, hosts string, caps []string) *containerConfig {
-	cmd, _ := splitCommand(s.StartCommand) // checked by Start
+	cmd, _ := app.SplitWords(s.StartCommand) // checked by Start
 	entry := slices.Clone(im.Config.Entrypoint)
 	if len(cmd) == 0 {
 		cmd = slices.Clone(im.Config.Cmd)

@@ -2,7 +2,6 @@ package docker
 
 import (
 	"encoding/json"
-	"fmt"
 	"net"
 	"path"
 	"path/filepath"
@@ -124,63 +123,6 @@ func adapterMACs(base net.HardwareAddr, n int, custom []app.CustomAdapter) ([]ne
 		}
 	}
 	return macs, nil
-}
-
-// splitCommand splits a start command into words as a POSIX shell would
-// (quotes and backslashes; no expansions).
-func splitCommand(s string) ([]string, error) {
-	var words []string
-	var w strings.Builder
-	inWord := false
-	var quote rune
-	escaped := false
-	for _, r := range s {
-		switch {
-		case escaped:
-			if quote == '"' && !strings.ContainsRune("$`\"\\\n", r) {
-				w.WriteRune('\\')
-			}
-			if r != '\n' {
-				w.WriteRune(r)
-			}
-			escaped, inWord = false, true
-		case quote == '\'':
-			if r == '\'' {
-				quote = 0
-			} else {
-				w.WriteRune(r)
-			}
-		case r == '\\':
-			escaped, inWord = true, true
-		case quote == '"':
-			if r == '"' {
-				quote = 0
-			} else {
-				w.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
-			if inWord {
-				words = append(words, w.String())
-				w.Reset()
-				inWord = false
-			}
-		default:
-			w.WriteRune(r)
-			inWord = true
-		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("a %c quote is not closed", quote)
-	}
-	if escaped {
-		return nil, fmt.Errorf("it ends with a backslash")
-	}
-	if inWord {
-		words = append(words, w.String())
-	}
-	return words, nil
 }
 
 // environment is the container's environment from the node's

@@ -39,30 +39,6 @@ func TestReadSettings_Image(t *testing.T) {
 	}
 }
 
-func TestSplitCommand(t *testing.T) {
-	for _, tt := range []struct {
-		give string
-		want []string
-	}{
-		{"", nil},
-		{"  /usr/lib/frr/docker-start  ", []string{"/usr/lib/frr/docker-start"}},
-		{`sh -c "echo 'a b'; exit 3"`, []string{"sh", "-c", "echo 'a b'; exit 3"}},
-		{`echo 'it''s' a\ b "q\"uote" "\x"`, []string{"echo", "its", "a b", `q"uote`, `\x`}},
-		{"a\tb\nc", []string{"a", "b", "c"}},
-		{`""`, []string{""}},
-	} {
-		got, err := splitCommand(tt.give)
-		if err != nil || !slices.Equal(got, tt.want) {
-			t.Errorf("splitCommand(%q) = %q, %v; want %q", tt.give, got, err, tt.want)
-		}
-	}
-	for _, bad := range []string{`echo "a`, `echo 'a`, `echo a\`} {
-		if _, err := splitCommand(bad); err == nil {
-			t.Errorf("splitCommand(%q) accepted it", bad)
-		}
-	}
-}
-
 func TestAdapterMACs(t *testing.T) {
 	base, err := baseMAC(settings{}, "a1b2c3d4-0000-4000-8000-000000000000")
 	if err != nil || base.String() != "02:42:b2:c3:d4:00" {

@@ -108,45 +108,13 @@ func adapterType(s settings, i int, custom []app.CustomAdapter) string {
 var forbiddenOptions = map[string]bool{"-blockdev": true, "-drive": true, "-hda": true, "-hdb": true, "-hdc": true,
 	"-hdd": true, "-fsdev": true, "-virtfs": true, "-nic": true, "-netdev": true}
 
-// splitOptions splits a node's options as a POSIX shell splits words:
-// blanks separate, quotes group, a backslash escapes.
+// splitOptions splits a node's options as a POSIX shell splits words
+// (app.SplitWords), refusing those that would rewire the node's disks or
+// network.
 func splitOptions(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	var quote rune
-	escaped := false
-	for _, r := range s {
-		switch {
-		case escaped:
-			cur.WriteRune(r)
-			escaped = false
-		case r == '\\' && quote != '\'':
-			escaped, inWord = true, true
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	if quote != 0 || escaped {
-		return nil, app.Errorf(app.EINVALID, "The node's options %q have an unclosed quote; correct them in the node's properties", s)
-	}
-	if inWord {
-		words = append(words, cur.String())
+	words, err := app.SplitWords(s)
+	if err != nil {
+		return nil, app.Errorf(app.EINVALID, "The node's options %q cannot be read (%v); correct them in the node's properties", s, err)
 	}
 	for _, w := range words {
 		if forbiddenOptions["-"+strings.TrimLeft(w, "-")] {
