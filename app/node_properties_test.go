@@ -292,3 +292,36 @@ func TestService_UpdateNode_Fields(t *testing.T) {
 		})
 	}
 }
+
+// A NAT node's allow_host_loopback is off by default and absent from its
+// properties (GNS3 2.2's compute knows no such key); on, it shows as
+// true and the node allows the host's loopback; null turns it off again.
+func TestService_UpdateNode_NATHostLoopback(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := newService(t)
+	nat := mustCreateNode(t, svc, mustCreateProject(t, svc, "lab").ID, app.NodeCreate{Type: app.NAT})
+	if _, ok := nat.PropertiesView()["allow_host_loopback"]; ok || nat.AllowsHostLoopback() {
+		t.Fatalf("a new NAT node allows the host's loopback: %v", nat.PropertiesView())
+	}
+	for _, c := range []struct {
+		give string
+		want bool
+	}{{`{"allow_host_loopback": true}`, true}, {`{"allow_host_loopback": null}`, false},
+		{`{"allow_host_loopback": true}`, true}, {`{"allow_host_loopback": false}`, false}} {
+		u, err := app.DecodeProperties(app.NAT, []byte(c.give))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := svc.UpdateNode(ctx, ref(nat), app.NodeUpdate{Properties: u})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, shown := got.PropertiesView()["allow_host_loopback"]
+		if got.AllowsHostLoopback() != c.want || shown != c.want || (shown && v != true) {
+			t.Errorf("after %s: allows %v, view %v; want %v", c.give, got.AllowsHostLoopback(), got.PropertiesView(), c.want)
+		}
+		if back, err := svc.FindNode(ctx, ref(nat)); err != nil || back.AllowsHostLoopback() != c.want {
+			t.Errorf("after %s, stored: allows %v (%v); want %v", c.give, back.AllowsHostLoopback(), err, c.want)
+		}
+	}
+}
