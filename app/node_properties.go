@@ -42,6 +42,11 @@ type propertyKind struct {
 	// template is what a user template of the type starts with
 	// (templates.go).
 	template templateKind
+	// ownDefaults are the keys of the view that GNS3 does not know
+	// (nodedesk's own), with their defaults: a project file and a compute
+	// get such a key only when it differs from its default, since GNS3
+	// 2.2's compute refuses a key it does not know (propertiesWithout).
+	ownDefaults map[string]any
 }
 
 // newNodeEnv is what a new node's defaults may depend on.
@@ -356,21 +361,18 @@ const natLoopbackKey = "allow_host_loopback"
 // natProps: a NAT node's ports_mapping is fixed (GNS3 ignores a change of
 // it); the node keeps allow_host_loopback, in Extra, only while it is on.
 // The other free-form keys an older record or a project file gave it stay
-// stored but are not shown. The view names allow_host_loopback only when
-// it is on: GNS3 2.2's compute refuses a NAT node with a key it does not
-// know, so a project with the default goes to GNS3 as it always did.
+// stored but are not shown. allow_host_loopback is nodedesk's own: a
+// project file names it only when it is on, so a project with the default
+// goes to GNS3 as it always did.
 var natProps = propertyKind{
 	keys:      []string{natLoopbackKey, "ports_mapping"},
 	newUpdate: func() PropertiesUpdate { return &NATUpdate{} },
 	init:      func(*Node, newNodeEnv) {},
 	ports:     func(*Node) []Port { return []Port{ethernetPort(natPort.Name, natPort.Name, 0, natPort.PortNumber)} },
 	view: func(n *Node) map[string]any {
-		v := map[string]any{"ports_mapping": []CloudPort{natPort}}
-		if loopbackAllowed(n.Properties) {
-			v[natLoopbackKey] = true
-		}
-		return v
+		return map[string]any{"ports_mapping": []CloudPort{natPort}, natLoopbackKey: loopbackAllowed(n.Properties)}
 	},
+	ownDefaults: map[string]any{natLoopbackKey: false},
 }
 
 // NATUpdate is a change to a NAT node's properties: whether its gateway
