@@ -149,6 +149,10 @@ func TestNAT_UDPAndDNS(t *testing.T) {
 	ts, pid, nat, _, h := natLab(t)
 	con := h.Con
 	ts.Do("PUT", "/v2/projects/"+pid+"/nodes/"+nat, map[string]any{"properties": map[string]any{"allow_host_loopback": true}}).Want(t, 200)
+	// The data plane takes the change after the PUT's answer: a TCP
+	// connection to the loopback (which VPCS retries) shows it has.
+	tcpPort, tcpAccepted := tcpService(t, "127.0.0.1")
+	connects(t, con, tcpPort, tcpAccepted, "a loopback-only TCP service, allowed")
 
 	// "192.168.122.1 udp_seq=1 ttl=64 time=1.186 ms"
 	port, answered := kit.UDPEcho(t)
