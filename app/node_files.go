@@ -182,11 +182,17 @@ func (n *Node) SettableProperties() map[string]any {
 }
 
 // propertiesWithout is n's properties view less the keys that keys names
-// for each file of its type ("" names none).
+// for each file of its type ("" names none), and less the keys of
+// nodedesk's own that are at their default (propertyKind.ownDefaults).
 func (n *Node) propertiesWithout(keys func(f nodeFile) []string) map[string]any {
 	v := n.PropertiesView()
-	if len(n.Type.kind().files) > 0 {
+	if len(n.Type.kind().files) > 0 || len(n.Type.kind().props.ownDefaults) > 0 {
 		v = maps.Clone(v)
+	}
+	for k, def := range n.Type.kind().props.ownDefaults {
+		if got, ok := v[k]; ok && got == def {
+			delete(v, k)
+		}
 	}
 	for _, f := range n.Type.kind().files {
 		for _, k := range keys(f) {

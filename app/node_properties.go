@@ -47,6 +47,11 @@ type propertyKind struct {
 	// name is known: on creation (oldName "") and on each change (oldName
 	// the name before it); nil: none do.
 	named func(p *Properties, oldName, name string)
+	// ownDefaults are the keys of the view that GNS3 does not know
+	// (nodedesk's own), with their defaults: a project file and a compute
+	// get such a key only when it differs from its default, since GNS3
+	// 2.2's compute refuses a key it does not know (propertiesWithout).
+	ownDefaults map[string]any
 }
 
 // settleName applies the type's named rule to n, whose name was oldName
@@ -383,24 +388,69 @@ func (u *CloudUpdate) apply(p *Properties) error {
 // port names itself as its interface.
 var natPort = CloudPort{Name: "nat0", PortNumber: 0, Type: "ethernet", Interface: "nat0"}
 
+// natLoopbackKey is the NAT node's one setting of its own: whether the
+// gateway's address reaches the host's loopback (127.0.0.1), so services
+// that listen only there (databases, other programs' admin ports, other
+// nodedesks' APIs); off, the default, it reaches only what listens on the
+// host's network addresses, as GNS3's NAT (libvirt's virbr0) does.
+const natLoopbackKey = "allow_host_loopback"
+
 // natProps: a NAT node's ports_mapping is fixed (GNS3 ignores a change of
-// it), so the node keeps nothing of its own; the free-form keys an older
-// record or a project file gave it stay stored but are not shown.
+// it); the node keeps allow_host_loopback, in Extra, only while it is on.
+// The other free-form keys an older record or a project file gave it stay
+// stored but are not shown. allow_host_loopback is nodedesk's own: a
+// project file names it only when it is on, so a project with the default
+// goes to GNS3 as it always did.
 var natProps = propertyKind{
-	keys:      []string{"ports_mapping"},
+	keys:      []string{natLoopbackKey, "ports_mapping"},
 	newUpdate: func() PropertiesUpdate { return &NATUpdate{} },
 	init:      func(*Node, newNodeEnv) {},
 	ports:     func(*Node) []Port { return []Port{ethernetPort(natPort.Name, natPort.Name, 0, natPort.PortNumber)} },
-	view:      func(*Node) map[string]any { return map[string]any{"ports_mapping": []CloudPort{natPort}} },
+	view: func(n *Node) map[string]any {
+		return map[string]any{"ports_mapping": []CloudPort{natPort}, natLoopbackKey: loopbackAllowed(n.Properties)}
+	},
+	ownDefaults: map[string]any{natLoopbackKey: false},
 }
 
-// NATUpdate is a change to a NAT node's properties: its ports_mapping is
-// read and ignored, as GNS3 does, since the NAT node's one port is fixed.
+// NATUpdate is a change to a NAT node's properties: whether its gateway
+// reaches the host's loopback (allow_host_loopback; null: off, the
+// default); its ports_mapping is read and ignored, as GNS3 does, since the
+// NAT node's one port is fixed.
 type NATUpdate struct {
-	PortsMapping Field[json.RawMessage] `json:"ports_mapping"`
+	AllowHostLoopback Field[bool]            `json:"allow_host_loopback"`
+	PortsMapping      Field[json.RawMessage] `json:"ports_mapping"`
 }
 
-func (u *NATUpdate) apply(*Properties) error { return nil }
+func (u *NATUpdate) apply(p *Properties) error {
+	if !u.AllowHostLoopback.Set {
+		return nil
+	}
+	p.Extra = maps.Clone(p.Extra)
+	delete(p.Extra, natLoopbackKey)
+	if u.AllowHostLoopback.Value {
+		if p.Extra == nil {
+			p.Extra = map[string]json.RawMessage{}
+		}
+		p.Extra[natLoopbackKey] = json.RawMessage("true")
+	}
+	if len(p.Extra) == 0 {
+		p.Extra = nil
+	}
+	return nil
+}
+
+// AllowsHostLoopback reports whether n, a NAT node, lets its gateway's
+// address reach the host's loopback (allow_host_loopback); false for
+// every other node.
+func (n *Node) AllowsHostLoopback() bool {
+	return slices.Contains(n.Type.kind().props.keys, natLoopbackKey) && loopbackAllowed(n.Properties)
+}
+
+// loopbackAllowed reports whether p keeps allow_host_loopback on.
+func loopbackAllowed(p Properties) bool {
+	var on bool
+	return json.Unmarshal(p.Extra[natLoopbackKey], &on) == nil && on
+}
 
 // ATM switch and the emulated types nodedesk stores but does not run
 // (docker, ...): free-form properties, kept as given, and the ports GNS3

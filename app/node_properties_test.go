@@ -36,7 +36,7 @@ func TestService_CreateNode_Layout(t *testing.T) {
 		{app.FrameRelaySwitch, ":/symbols/frame_relay_switch.svg", [2]int{51, 48}, -34, []string{"mappings"}},
 		{app.Cloud, ":/symbols/cloud.svg", [2]int{159, 71}, -46, []string{"interfaces", "ports_mapping", "remote_console_host",
 			"remote_console_http_path", "remote_console_port", "remote_console_type"}},
-		{app.NAT, ":/symbols/nat.svg", [2]int{159, 71}, -46, []string{"ports_mapping"}},
+		{app.NAT, ":/symbols/nat.svg", [2]int{159, 71}, -46, []string{"allow_host_loopback", "ports_mapping"}},
 		// 45/2 + 10 = 32.5 rounds to even, as GNS3's Python round() does.
 		{app.Dynamips, ":/symbols/router.svg", [2]int{66, 45}, -32, nil},
 		{app.QEMU, ":/symbols/qemu_guest.svg", [2]int{65, 59}, -40, qemuKeys},
@@ -290,5 +290,45 @@ func TestService_UpdateNode_Fields(t *testing.T) {
 			tt.check(t, got)
 			tt.check(t, mustFindNode(t, svc, n))
 		})
+	}
+}
+
+// A NAT node's allow_host_loopback is off by default: false in its
+// properties, absent from what a project file or a compute gets (GNS3 2.2's
+// compute knows no such key); on, it is true everywhere and the node
+// allows the host's loopback; null turns it off again.
+func TestService_UpdateNode_NATHostLoopback(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := newService(t)
+	nat := mustCreateNode(t, svc, mustCreateProject(t, svc, "lab").ID, app.NodeCreate{Type: app.NAT})
+	check := func(what string, n *app.Node, want bool) {
+		t.Helper()
+		_, inFile := n.PropertiesWithoutFiles()["allow_host_loopback"]
+		_, toCompute := n.SettableProperties()["allow_host_loopback"]
+		if n.AllowsHostLoopback() != want || n.PropertiesView()["allow_host_loopback"] != want || inFile != want || toCompute != want {
+			t.Errorf("%s: allows %v, view %v, in the file %v, to a compute %v; want %v",
+				what, n.AllowsHostLoopback(), n.PropertiesView(), inFile, toCompute, want)
+		}
+	}
+	check("a new NAT node", nat, false)
+	for _, c := range []struct {
+		give string
+		want bool
+	}{{`{"allow_host_loopback": true}`, true}, {`{"allow_host_loopback": null}`, false},
+		{`{"allow_host_loopback": true}`, true}, {`{"allow_host_loopback": false}`, false}} {
+		u, err := app.DecodeProperties(app.NAT, []byte(c.give))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := svc.UpdateNode(ctx, ref(nat), app.NodeUpdate{Properties: u})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("after "+c.give, got, c.want)
+		back, err := svc.FindNode(ctx, ref(nat))
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("after "+c.give+", stored", back, c.want)
 	}
 }

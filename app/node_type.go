@@ -111,7 +111,7 @@ var kinds = []struct {
 		consoles: noConsole, lifecycle: AlwaysRunning,
 		folder: "builtin", hostSide: true, cloudPorts: true, props: cloudProps, computeView: []string{"node_directory", "interfaces", "ports_mapping"}}},
 	{NAT, nodeKind{nameFormat: "NAT{0}", symbol: ":/symbols/nat.svg",
-		traffic:  "It is a gateway to the host network from the moment it exists, without root: 192.168.122.1 on 192.168.122.0/24 answers ping, leases .2-.254 by DHCP, answers DNS through the host's resolver and carries TCP and UDP out through nodedesk's own sockets; TCP and UDP to 192.168.122.1 reach the host's loopback, except nodedesk's API. Pings beyond the gateway are sent from the host, which needs net.ipv4.ping_group_range to include nodedesk's group or CAP_NET_RAW (nodedesk logs the command once if neither is there).",
+		traffic:  "It is a gateway to the host network from the moment it exists, without root: 192.168.122.1 on 192.168.122.0/24 answers ping, leases .2-.254 by DHCP, answers DNS through the host's resolver and carries TCP and UDP out through nodedesk's own sockets; TCP and UDP to 192.168.122.1 reach the host's services that listen on its network addresses, as GNS3's NAT does (those that listen only on 127.0.0.1 too, when allow_host_loopback is on), except nodedesk's API. Pings beyond the gateway are sent from the host, which needs net.ipv4.ping_group_range to include nodedesk's group or CAP_NET_RAW (nodedesk logs the command once if neither is there).",
 		consoles: noConsole, lifecycle: AlwaysRunning,
 		folder: "builtin", hostSide: true, props: natProps, computeView: []string{"ports_mapping"}}},
 	{EthernetHub, nodeKind{nameFormat: "Hub{0}", symbol: ":/symbols/hub.svg",

@@ -19,10 +19,11 @@ type natEngine struct {
 func newNATEngine(f *Fabric, n *app.Node) (Engine, error) {
 	at := end{n.ID, 0, 0}
 	g, err := natgw.New(natgw.Config{
-		NodeID:  n.ID,
-		Log:     f.log,
-		Out:     func(frame []byte) { f.emit(at, frame) },
-		Refused: func(port uint16) bool { p := f.apiPort.Load(); return p != 0 && int32(port) == p },
+		NodeID:       n.ID,
+		Log:          f.log,
+		Out:          func(frame []byte) { f.emit(at, frame) },
+		Refused:      func(port uint16) bool { p := f.apiPort.Load(); return p != 0 && int32(port) == p },
+		HostLoopback: n.AllowsHostLoopback(),
 	})
 	if err != nil {
 		return nil, err
@@ -37,8 +38,9 @@ func (e *natEngine) Input(port int, frame []byte, _ *Out) {
 	}
 }
 
-// Configure: the gateway has no setting.
-func (e *natEngine) Configure(*app.Node) {}
+// Configure applies the node's allow_host_loopback to the flows that
+// start from now on (those open keep going).
+func (e *natEngine) Configure(n *app.Node) { e.g.SetHostLoopback(n.AllowsHostLoopback()) }
 
 // close stops the gateway (closer).
 func (e *natEngine) close() { e.g.Close() }
@@ -61,6 +63,7 @@ func (f *Fabric) emit(at end, frame []byte) {
 }
 
 // SetAPIPort names the TCP port of nodedesk's API on this host, which NAT
-// gateways refuse to reach through their address (the lab must not drive
-// the API). 0 refuses nothing.
+// gateways refuse to reach through their address or the host's (the lab
+// must not drive the API, even where it listens on every address or the
+// NAT node allows the host's loopback). 0 refuses nothing.
 func (f *Fabric) SetAPIPort(port int) { f.apiPort.Store(int32(port)) }

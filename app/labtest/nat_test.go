@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"reflect"
 	"regexp"
 	"strings"
@@ -52,10 +53,13 @@ func natLab(t *testing.T) (ts *Lab, pid, nat, sw string, h *kit.Host) {
 }
 
 // The NAT node is a user-mode gateway (app/natgw): a real VPCS behind it
-// gets a DHCP lease, pings the gateway, and reaches a TCP service on the
-// host's loopback through the gateway's address, but not nodedesk's API.
-// A new NAT node in place of a deleted one leases pc1 the same address.
-// All traffic stays on this machine.
+// gets a DHCP lease and pings the gateway. At the gateway's address it
+// reaches the host as GNS3's NAT does: a TCP service that listens on one
+// of the host's network addresses (on a dummy interface the test makes),
+// not one that listens only on 127.0.0.1 — until the NAT node's
+// allow_host_loopback is on — and never nodedesk's API. A new NAT node in
+// place of a deleted one leases pc1 the same address. All traffic stays
+// on this machine.
 func TestNAT_DHCPPingAndHostService(t *testing.T) {
 	ts, pid, nat, sw, h := natLab(t)
 	con := h.Con
@@ -63,56 +67,28 @@ func TestNAT_DHCPPingAndHostService(t *testing.T) {
 		t.Fatalf("the gateway does not answer ping:\n%s", kit.Printable(con.Log.String()))
 	}
 
-	// A TCP service on the host's loopback, reached at the gateway's address.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	// A TCP service on the host's loopback only: refused by default.
+	local, localAccepted := tcpService(t, "127.0.0.1")
+	connectRefused(t, con, local, "the loopback-only service 127.0.0.1")
+	if localAccepted.Load() != 0 {
+		t.Fatal("the loopback-only service accepted a connection from the lab")
 	}
-	defer ln.Close()
-	var accepted atomic.Int32
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			go func() { // read what VPCS sends until it closes
-				defer c.Close()
-				_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-				buf := make([]byte, 1024)
-				for {
-					if _, err := c.Read(buf); err != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
-	con.Drain()
-	// "Connect   PORT@192.168.122.1 seq=1 ttl=64 time=0.5 ms"
-	if !con.Run(fmt.Sprintf("ping 192.168.122.1 -P 6 -p %d -c 2", port), fmt.Sprintf("Connect   %d@192.168.122.1 seq=", port), 20*time.Second) {
-		t.Fatalf("no TCP connection to the host's 127.0.0.1:%d through the gateway:\n%s", port, kit.Printable(con.Log.String()))
-	}
-	con.Expect("pc1>", false, 10*time.Second)
-	for end := time.Now().Add(5 * time.Second); accepted.Load() == 0 && time.Now().Before(end); {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if accepted.Load() == 0 {
-		t.Fatal("VPCS connected, but the host listener saw no connection")
-	}
-	t.Logf("host listener accepted %d connections; transcript:\n%s", accepted.Load(), kit.Printable(con.Log.String()))
+
+	// A TCP service on a network address of the host: reached at the
+	// gateway's address.
+	hostIP := hostNetworkAddress(t)
+	atHost, hostAccepted := tcpService(t, hostIP)
+	connects(t, con, atHost, hostAccepted, "the service on the host's "+hostIP)
 
 	// nodedesk's own API port is refused: "Connect   PORT@192.168.122.1 RST returned".
 	api := ts.APIPort()
-	con.Drain()
-	if !con.Run(fmt.Sprintf("ping 192.168.122.1 -P 6 -p %d -c 1", api), fmt.Sprintf("Connect   %d@192.168.122.1 RST returned", api), 20*time.Second) {
-		t.Fatalf("the API port %d was not refused through the gateway:\n%s", api, kit.Printable(con.Log.String()))
-	}
-	if strings.Contains(con.Seen.String(), fmt.Sprintf("Connect   %d@192.168.122.1 seq=", api)) {
-		t.Fatalf("the lab connected to the API:\n%s", kit.Printable(con.Seen.String()))
-	}
+	connectRefused(t, con, api, "the API")
+
+	// With allow_host_loopback on, the loopback-only service is reached;
+	// the API stays refused.
+	ts.Do("PUT", "/v2/projects/"+pid+"/nodes/"+nat, map[string]any{"properties": map[string]any{"allow_host_loopback": true}}).Want(t, 200)
+	connects(t, con, local, localAccepted, "the loopback-only service 127.0.0.1, allowed")
+	connectRefused(t, con, api, "the API, with the host's loopback allowed")
 
 	// Deleting the NAT node stops its gateway: no more answers.
 	ts.Do("DELETE", "/v2/projects/"+pid+"/nodes/"+nat, nil).Want(t, 204)
@@ -162,15 +138,21 @@ func hostsAnswersLocalhost(t *testing.T) {
 	}
 }
 
-// Behind the NAT node, a real VPCS reaches a UDP service on the host's
-// loopback at the gateway's address, and resolves a name by the gateway's
+// Behind the NAT node with allow_host_loopback on, a real VPCS reaches a
+// UDP service on the host's loopback at the gateway's address (off, the
+// gateway drops it: app/natgw's tests), and resolves a name by the gateway's
 // DNS: "localhost." (VPCS asks only names with a dot), which this host
 // answers from /etc/hosts — no query leaves the machine. VPCS then pings
 // 127.0.0.1, which the gateway does not carry to the host's loopback.
 func TestNAT_UDPAndDNS(t *testing.T) {
 	hostsAnswersLocalhost(t)
-	_, _, _, _, h := natLab(t)
+	ts, pid, nat, _, h := natLab(t)
 	con := h.Con
+	ts.Do("PUT", "/v2/projects/"+pid+"/nodes/"+nat, map[string]any{"properties": map[string]any{"allow_host_loopback": true}}).Want(t, 200)
+	// The data plane takes the change after the PUT's answer: a TCP
+	// connection to the loopback (which VPCS retries) shows it has.
+	tcpPort, tcpAccepted := tcpService(t, "127.0.0.1")
+	connects(t, con, tcpPort, tcpAccepted, "a loopback-only TCP service, allowed")
 
 	// "192.168.122.1 udp_seq=1 ttl=64 time=1.186 ms"
 	port, answered := kit.UDPEcho(t)
@@ -317,4 +299,97 @@ func TestCompute_NATNode(t *testing.T) {
 	}
 	ts.Do("DELETE", natPath, nil).Want(t, 204)
 	ts.Do("GET", natPath, nil).Want(t, 404)
+}
+
+// tcpService is a TCP service of the host on ip (a free port): it counts
+// the connections it accepts and reads each until it closes. It ends with
+// the test.
+func tcpService(t *testing.T, ip string) (int, *atomic.Int32) {
+	t.Helper()
+	ln, err := net.Listen("tcp4", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			go func() {
+				defer c.Close()
+				_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+				buf := make([]byte, 1024)
+				for {
+					if _, err := c.Read(buf); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port, &accepted
+}
+
+// connects has VPCS open a TCP connection to port at the gateway's address
+// ("Connect   PORT@192.168.122.1 seq=1 ttl=64 time=0.5 ms") and waits for
+// the host's service to count it.
+func connects(t *testing.T, con *kit.Console, port int, accepted *atomic.Int32, what string) {
+	t.Helper()
+	before := accepted.Load()
+	con.Drain()
+	if !con.Run(fmt.Sprintf("ping 192.168.122.1 -P 6 -p %d -c 1", port), fmt.Sprintf("Connect   %d@192.168.122.1 seq=", port), 20*time.Second) {
+		t.Fatalf("no TCP connection to %s (port %d) through the gateway:\n%s", what, port, kit.Printable(con.Log.String()))
+	}
+	con.Expect("pc1>", false, 10*time.Second)
+	for end := time.Now().Add(5 * time.Second); accepted.Load() == before && time.Now().Before(end); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if accepted.Load() == before {
+		t.Fatalf("VPCS connected, but %s saw no connection", what)
+	}
+}
+
+// connectRefused has VPCS try a TCP connection to port at the gateway's
+// address and wants it reset: "Connect   PORT@192.168.122.1 RST returned".
+func connectRefused(t *testing.T, con *kit.Console, port int, what string) {
+	t.Helper()
+	con.Drain()
+	if !con.Run(fmt.Sprintf("ping 192.168.122.1 -P 6 -p %d -c 1", port), fmt.Sprintf("Connect   %d@192.168.122.1 RST returned", port), 20*time.Second) {
+		t.Fatalf("%s (port %d) was not refused through the gateway:\n%s", what, port, kit.Printable(con.Log.String()))
+	}
+	con.Expect("pc1>", false, 10*time.Second)
+	if strings.Contains(con.Seen.String(), fmt.Sprintf("Connect   %d@192.168.122.1 seq=", port)) {
+		t.Fatalf("the lab connected to %s:\n%s", what, kit.Printable(con.Seen.String()))
+	}
+}
+
+// hostNetworkAddress gives this machine a network address for the test: a
+// dummy interface holding 10.254.77.1/32 (root), removed when the test
+// ends; without root, an IPv4 address one of its interfaces has.
+func hostNetworkAddress(t *testing.T) string {
+	t.Helper()
+	name := fmt.Sprintf("ndnat%d", os.Getpid()%100000)
+	const ip = "10.254.77.1"
+	if os.Geteuid() == 0 && exec.Command("ip", "link", "add", name, "type", "dummy").Run() == nil {
+		t.Cleanup(func() { _ = exec.Command("ip", "link", "del", name).Run() })
+		if out, err := exec.Command("ip", "addr", "add", ip+"/32", "dev", name).CombinedOutput(); err != nil {
+			t.Fatalf("ip addr add: %v: %s", err, out)
+		}
+		if out, err := exec.Command("ip", "link", "set", name, "up").CombinedOutput(); err != nil {
+			t.Fatalf("ip link set up: %v: %s", err, out)
+		}
+		return ip
+	}
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() {
+			return n.IP.String()
+		}
+	}
+	t.Skip("this machine has no network address and no dummy interface can be made")
+	return ""
 }

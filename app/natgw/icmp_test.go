@@ -287,14 +287,15 @@ func TestGateway_AnswersDNS(t *testing.T) {
 	}
 }
 
-// UDP to the gateway's address reaches a service on the host's loopback
-// and its answer comes back from the gateway; a refused port is not
-// reached, nor the loopback addressed as 127.0.0.1 or 0.0.0.0.
+// With the host's loopback allowed, UDP to the gateway's address reaches a
+// service on the host's loopback and its answer comes back from the
+// gateway; a refused port is not reached, nor the loopback addressed as
+// 127.0.0.1 or 0.0.0.0.
 func TestGateway_UDPToHostService(t *testing.T) {
 	loopback := net.IPv4(127, 0, 0, 1)
 	open, _ := udpEcho(t, loopback)
 	shut, shutGot := udpEcho(t, loopback)
-	l := newLab(t, Config{NodeID: "n1", Refused: func(p uint16) bool { return p == shut }})
+	l := newLab(t, Config{NodeID: "n1", HostLoopback: true, Refused: func(p uint16) bool { return p == shut }})
 	gw := net.ParseIP(GatewayIP)
 	l.g.Input(ipFrame(l.g.MAC(), l.pc, l.pcIP, gw, 17, udpDatagram(40000, open, []byte("hello"))))
 	r := l.next(10 * time.Second)
@@ -323,6 +324,76 @@ func TestGateway_UDPToHostService(t *testing.T) {
 	case m := <-directGot:
 		t.Fatalf("a service on 127.0.0.1 addressed directly got %q", m)
 	default:
+	}
+}
+
+// By default the gateway's address reaches only the host's services that
+// listen on its network addresses, as libvirt's virbr0 does: one bound to
+// a non-loopback address of the host and one bound to every address
+// answer; one bound to 127.0.0.1 gets nothing, until the NAT node allows
+// the host's loopback.
+func TestGateway_UDPReachesOnlyNetworkServicesByDefault(t *testing.T) {
+	host := hostAddress()
+	if host == nil {
+		t.Skip("this machine has no non-loopback IPv4 address")
+	}
+	l := newLab(t, Config{NodeID: "n1"})
+	gw := net.ParseIP(GatewayIP)
+	ask := func(port uint16, src uint16) []byte {
+		l.g.Input(ipFrame(l.g.MAC(), l.pc, l.pcIP, gw, 17, udpDatagram(src, port, []byte("hello"))))
+		return l.next(5 * time.Second)
+	}
+	answered := func(r []byte) bool { return r != nil && r[23] == 17 && string(r[42:]) == "echo:hello" }
+	atHost, _ := udpEcho(t, host)
+	if r := ask(atHost, 40000); !answered(r) {
+		t.Fatalf("no answer of the service on %s:%d at the gateway's address: % x", host, atHost, r)
+	}
+	everywhere, _ := udpEcho(t, net.IPv4zero)
+	if r := ask(everywhere, 40001); !answered(r) {
+		t.Fatalf("no answer of the service on 0.0.0.0:%d at the gateway's address: % x", everywhere, r)
+	}
+	local, localGot := udpEcho(t, net.IPv4(127, 0, 0, 1))
+	if r := ask(local, 40002); answered(r) {
+		t.Fatalf("the loopback-only service 127.0.0.1:%d answered: % x", local, r)
+	}
+	select {
+	case m := <-localGot:
+		t.Fatalf("the loopback-only service got %q", m)
+	default:
+	}
+	l.g.SetHostLoopback(true)
+	if r := ask(local, 40003); !answered(r) {
+		t.Fatalf("with the loopback allowed, no answer of 127.0.0.1:%d: % x", local, r)
+	}
+}
+
+// socketTable reads Linux's socket tables: the listening (or unconnected)
+// sockets on a port, IPv4 and IPv6, in the host's byte order.
+func TestSocketTable(t *testing.T) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := uint16(ln.Addr().(*net.TCPAddr).Port)
+	got, err := boundAddrs("tcp", port)
+	if err != nil {
+		t.Skipf("no socket table: %v", err)
+	}
+	if len(got) != 1 || !got[0].Equal(net.IPv4(127, 0, 0, 1)) {
+		t.Fatalf("tcp port %d: %v, want [127.0.0.1]", port, got)
+	}
+	ln6, err := net.Listen("tcp", ":0") // every address, dual stack
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln6.Close()
+	port6 := uint16(ln6.Addr().(*net.TCPAddr).Port)
+	if got, _ := boundAddrs("tcp", port6); len(got) != 1 || !got[0].IsUnspecified() {
+		t.Fatalf("tcp port %d: %v, want the unspecified address", port6, got)
+	}
+	if got, _ := boundAddrs("udp", port6); len(got) != 0 {
+		t.Fatalf("udp port %d: %v, want none", port6, got)
 	}
 }
 

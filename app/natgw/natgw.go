@@ -7,8 +7,10 @@
 // reserveLease), answers DNS by the host's resolver, and carries the lab's
 // TCP, UDP and pings to the host's network from host sockets of this
 // process (pings: see pinger);
-// TCP and UDP to the gateway's own address reach the host's loopback,
-// except the ports the owner refuses (nodedesk's API).
+// TCP and UDP to the gateway's own address reach the host's services that
+// listen on its network addresses, never a loopback-only one unless the
+// owner allows the host's loopback (see hostTarget), and never the ports
+// the owner refuses (nodedesk's API).
 //
 // It is an adapter: app/dataplane wraps a Gateway as the NAT node's
 // Engine; app never imports it.
@@ -85,6 +87,11 @@ type Config struct {
 	// addresses (nodedesk's own API: the lab must not drive it). It is
 	// asked at each new TCP or UDP flow.
 	Refused func(port uint16) bool
+	// HostLoopback lets the gateway's address reach the host's loopback
+	// (127.0.0.1), so services that listen there only; false: only those
+	// that listen on the host's network addresses. SetHostLoopback changes
+	// it later.
+	HostLoopback bool
 	// Log receives the gateway's warnings (nil: none).
 	Log *slog.Logger
 }
@@ -116,16 +123,18 @@ type Gateway struct {
 	subnet tcpip.Subnet
 	ping   *pinger
 	ipID   atomic.Uint32 // IPv4 ids of the echo replies the gateway forges
-	ctx    context.Context
-	cancel context.CancelFunc // ends the gateway's host sockets
-	out    func([]byte)
-	in     chan []byte
-	stack  *stack.Stack
-	ep     *tap.LinkEndpoint
-	pool   *tap.IPPool // the DHCP leases
-	dhcp   *dhcp.Server
-	dnsU   net.PacketConn
-	dnsT   net.Listener
+	// hostLoopback: the gateway's address reaches the host's loopback.
+	hostLoopback atomic.Bool
+	ctx          context.Context
+	cancel       context.CancelFunc // ends the gateway's host sockets
+	out          func([]byte)
+	in           chan []byte
+	stack        *stack.Stack
+	ep           *tap.LinkEndpoint
+	pool         *tap.IPPool // the DHCP leases
+	dhcp         *dhcp.Server
+	dnsU         net.PacketConn
+	dnsT         net.Listener
 
 	done     chan struct{}
 	injected chan struct{} // closed when inject has returned
@@ -156,6 +165,7 @@ func New(c Config) (*Gateway, error) {
 	g := &Gateway{nodeID: c.NodeID, mac: tcpip.LinkAddress(mac), gw: tcpip.AddrFrom4Slice(gwIP), subnet: sub, out: c.Out,
 		in: make(chan []byte, queueLen), done: make(chan struct{}), injected: make(chan struct{})}
 	g.ctx, g.cancel = context.WithCancel(context.Background())
+	g.hostLoopback.Store(c.HostLoopback)
 	g.ping = &pinger{g: g, log: c.Log, slots: make(chan struct{}, maxPings)}
 
 	pool := tap.NewIPPool(subnet)
@@ -193,31 +203,49 @@ func New(c Config) (*Gateway, error) {
 	s.SetRouteTable([]tcpip.Route{{Destination: sub, NIC: 1}})
 
 	// TCP and UDP flows leave from host sockets; the gateway's address
-	// means the host's loopback. The NAT map serves only these two
-	// forwarders (echoes beyond the gateway never reach the stack: see
-	// pinger; the stack itself answers the gateway's pings, once).
-	var natMu sync.Mutex
-	nat := map[tcpip.Address]tcpip.Address{g.gw: tcpip.AddrFrom4Slice(net.IPv4(127, 0, 0, 1).To4())}
-	tcpF := forwarder.TCP(s, nat, &natMu, false)
+	// means the host, at the address hostTarget picks. UDP goes through
+	// gvisor-tap-vsock's forwarder, whose NAT map is set to that address
+	// for each new flow (its handler reads the map before HandlePacket
+	// returns; udpMu keeps one flow's address from another's); TCP through
+	// the gateway's own (tcpForwarder). Echoes beyond the gateway never
+	// reach the stack (see pinger; the stack itself answers the gateway's
+	// pings, once).
+	var natMu, udpMu sync.Mutex
+	nat := map[tcpip.Address]tcpip.Address{}
+	tcpF := g.tcpForwarder(s)
 	udpF := forwarder.UDP(s, nat, &natMu, false)
 	// A handler returning false leaves the packet to the stack: no endpoint
 	// there, so TCP is reset and UDP dropped — a refusal.
 	allowed := func(id stack.TransportEndpointID) bool {
 		dst := id.LocalAddress
 		if dst == g.gw || isHostAddress(dst) {
-			// The host itself, at the gateway's address (its loopback) or
-			// at one of its own addresses: its refused ports stay refused.
+			// The host itself, at the gateway's address or at one of its
+			// own addresses: its refused ports stay refused.
 			return !refused(id.LocalPort)
 		}
 		// Another lab address is not the host's; the host's loopback is
-		// reached at the gateway's address only.
+		// reached at the gateway's address only, when allowed.
 		return !sub.Contains(dst) && !martian(dst)
 	}
 	s.SetTransportProtocolHandler(tcp.ProtocolNumber, func(id stack.TransportEndpointID, pkt *stack.PacketBuffer) bool {
 		return allowed(id) && tcpF.HandlePacket(id, pkt)
 	})
 	s.SetTransportProtocolHandler(udp.ProtocolNumber, func(id stack.TransportEndpointID, pkt *stack.PacketBuffer) bool {
-		return allowed(id) && udpF.HandlePacket(id, pkt)
+		if !allowed(id) {
+			return false
+		}
+		udpMu.Lock()
+		defer udpMu.Unlock()
+		if id.LocalAddress == g.gw {
+			to, ok := g.hostTarget("udp", id.LocalPort)
+			if !ok {
+				return false
+			}
+			natMu.Lock()
+			nat[g.gw] = to
+			natMu.Unlock()
+		}
+		return udpF.HandlePacket(id, pkt)
 	})
 
 	// DNS on the gateway, answered by the host's resolver.
@@ -281,6 +309,10 @@ func (c compressed) WriteTo(b []byte, addr net.Addr) (int, error) {
 	}
 	return c.PacketConn.WriteTo(b, addr)
 }
+
+// SetHostLoopback sets whether the gateway's address reaches the host's
+// loopback (Config.HostLoopback), for the flows that start from now on.
+func (g *Gateway) SetHostLoopback(on bool) { g.hostLoopback.Store(on) }
 
 // MAC returns the gateway's Ethernet address.
 func (g *Gateway) MAC() net.HardwareAddr { return net.HardwareAddr(g.mac) }

@@ -158,6 +158,13 @@ describe('link traffic from the UI', { timeout: 120_000 }, () => {
     assert.match(await page.getByTestId('node-traffic').textContent(), /^Always running\. It switches frames between its ports, per VLAN/);
     await page.locator(`[data-testid="canvas-node"][data-name="${nat.name}"]`).click();
     assert.match(await page.getByTestId('node-traffic').textContent(), /It is a gateway to the host network/);
+    // Its one setting: the host's loopback, off until the box is ticked and saved.
+    const loopback = page.getByLabel('Let the lab reach services that listen only on this computer (127.0.0.1)');
+    assert.equal(await loopback.getAttribute('data-testid'), 'field-allow_host_loopback');
+    assert.equal(await loopback.isChecked(), false);
+    await loopback.check();
+    await page.getByTestId('node-save').click();
+    await until(async () => (await rest('GET', `/projects/${pid}/nodes/${nat.node_id}`)).body.properties.allow_host_loopback === true, WAIT, 'allow_host_loopback saved');
     await page.locator(`[data-testid="canvas-node"][data-name="${atm.name}"]`).click();
     assert.match(await page.getByTestId('node-traffic').textContent(), /does not forward ATM cells/);
     const qemu = (await rest('POST', `/projects/${pid}/nodes`, { node_type: 'qemu', x: 360, y: 360 })).body;

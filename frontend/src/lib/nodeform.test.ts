@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildUpdate, formFields, formFromNode } from './nodeform';
+import { buildUpdate, formFields, formFromNode, NAT_LOOPBACK_LABEL } from './nodeform';
 import { bulkEdit } from './switchports';
 import { ethSwitch, frSwitch, vpcs } from './testdata';
 
@@ -164,5 +164,18 @@ describe('the form of a Docker node', () => {
     const out = rebase(base, { ...f, docker: { ...f.docker, environment: 'TZ=UTC' } }, ct({ start_command: 'sh -l', environment: 'X=1' }));
     expect(out.docker.environment).toBe('TZ=UTC');
     expect(out.docker.start_command).toBe('sh -l');
+  });
+
+  it("turns a NAT node's host loopback on and off, off when absent", () => {
+    const nat = vpcs('n1', { node_type: 'nat', console: null, console_type: null, properties: { ports_mapping: [] } });
+    const f = formFromNode(nat);
+    expect(f.hostLoopback).toBe(false);
+    expect(buildUpdate(nat, f)).toEqual({ ok: true, body: {}, changed: false });
+    expect(buildUpdate(nat, { ...f, hostLoopback: true })).toEqual({ ok: true, changed: true, body: { properties: { allow_host_loopback: true } } });
+    const on = vpcs('n1', { node_type: 'nat', console: null, console_type: null, properties: { ports_mapping: [], allow_host_loopback: true } });
+    expect(formFromNode(on).hostLoopback).toBe(true);
+    expect(buildUpdate(on, { ...formFromNode(on), hostLoopback: false })).toEqual({ ok: true, changed: true, body: { properties: { allow_host_loopback: false } } });
+    expect(formFields(nat)).toContain('allow_host_loopback');
+    expect(NAT_LOOPBACK_LABEL).toBe('Let the lab reach services that listen only on this computer (127.0.0.1)');
   });
 });

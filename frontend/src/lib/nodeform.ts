@@ -26,11 +26,20 @@ export interface NodeForm {
   hubPorts: EthernetHubPort[];
   frRows: FrRow[];
   cloudPorts: CloudPort[];
+  /** A NAT node's allow_host_loopback: the lab reaches services that
+   * listen only on the host's 127.0.0.1 (off unless the node says true). */
+  hostLoopback: boolean;
   /** A QEMU node's common properties (qemu.ts). */
   qemu: QemuNodeForm;
   /** A Docker node's properties and custom adapters (docker.ts). */
   docker: DockerNodeForm;
 }
+
+/** The NAT panel's words for allow_host_loopback: what the box lets the
+ * lab do, and what it does not without it. */
+export const NAT_LOOPBACK_LABEL = 'Let the lab reach services that listen only on this computer (127.0.0.1)';
+export const NAT_LOOPBACK_HINT =
+  'Off, the lab reaches this computer at 192.168.122.1 only where a service listens on its network addresses, as in GNS3. nodedesk\'s own API stays out of reach either way.';
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v ?? null)) as T;
 
@@ -52,6 +61,7 @@ export function formFromNode(n: Node): NodeForm {
     hubPorts: editor === 'hub' ? clone(mapping as EthernetHubPort[]) : [],
     frRows: editor === 'frame_relay' ? mappingsToRows(p.mappings) : [],
     cloudPorts: editor === 'cloud' ? clone(mapping as CloudPort[]) : [],
+    hostLoopback: editor === 'nat' && p.allow_host_loopback === true,
     qemu: qemuNodeForm(editor === 'qemu' ? p : {}),
     docker: editor === 'docker' ? dockerNodeForm(n) : noDockerForm(),
   };
@@ -139,6 +149,10 @@ function propertiesUpdate(n: Node, f: NodeForm): PropsResult {
       const after = f.cloudPorts.map((c) => ({ ...c, port_number: Number(c.port_number) }));
       return { ok: true, properties: same(after, p.ports_mapping ?? []) ? null : { ports_mapping: after } };
     }
+    case 'nat': {
+      const before = p.allow_host_loopback === true;
+      return { ok: true, properties: f.hostLoopback === before ? null : { allow_host_loopback: f.hostLoopback } };
+    }
     case 'qemu': {
       const r = qemuNodeUpdate(p, f.qemu);
       return r.ok ? r : { ok: false, field: r.field, row: null, message: r.message };
@@ -164,6 +178,7 @@ export function formFields(n: Node): string[] {
     case 'switch': case 'hub': return [...fields, 'ports_mapping'];
     case 'frame_relay': return [...fields, 'mappings'];
     case 'cloud': return [...fields, 'ports_mapping', 'interfaces'];
+    case 'nat': return [...fields, 'allow_host_loopback'];
     case 'qemu': return [...fields, ...QEMU_NODE_FIELDS];
     case 'docker': return [...fields, ...DOCKER_NODE_FIELDS];
     case 'none': return fields;

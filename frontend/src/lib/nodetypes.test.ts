@@ -36,6 +36,6 @@ describe('node types', () => {
   it('gives the property editor of each type', () => {
     expect(typeInfo('ethernet_switch').editor).toBe('switch');
     expect(typeInfo('frame_relay_switch').editor).toBe('frame_relay');
-    expect(typeInfo('nat').editor).toBe('none');
+    expect(typeInfo('nat').editor).toBe('nat');
   });
 });

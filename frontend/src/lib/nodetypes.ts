@@ -8,7 +8,7 @@ import { assertNever } from './assert';
 import type { ConsoleType, NodeType, NodeTypeInfo } from './types';
 
 /** The property editor a node type gets below the general fields. */
-export type Editor = 'vpcs' | 'switch' | 'hub' | 'frame_relay' | 'cloud' | 'qemu' | 'docker' | 'none';
+export type Editor = 'vpcs' | 'switch' | 'hub' | 'frame_relay' | 'cloud' | 'nat' | 'qemu' | 'docker' | 'none';
 
 /** How a node type is shown. */
 export interface TypeLook {
@@ -25,7 +25,7 @@ export function typeInfo(t: NodeType): TypeLook {
     case 'ethernet_hub': return { title: 'Ethernet hub', editor: 'hub' };
     case 'frame_relay_switch': return { title: 'Frame Relay switch', editor: 'frame_relay' };
     case 'cloud': return { title: 'Cloud', editor: 'cloud' };
-    case 'nat': return { title: 'NAT', editor: 'none' };
+    case 'nat': return { title: 'NAT', editor: 'nat' };
     case 'atm_switch': return { title: 'ATM switch', editor: 'none' };
     case 'qemu': return { title: 'QEMU VM', editor: 'qemu' };
     case 'docker': return { title: 'Docker container', editor: 'docker' };

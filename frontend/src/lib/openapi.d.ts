@@ -4934,6 +4934,8 @@ export interface components {
         }[];
         /** @description Body for creating a NAT node on the compute. */
         NatCreate: {
+            /** @description Whether the lab reaches services that listen only on the host's loopback (127.0.0.1) at the gateway's address; off (the default, also null): only those on the host's network addresses. A nodedesk extra; GNS3's NAT has no such key. */
+            allow_host_loopback?: boolean | null;
             /** @description NAT node name. */
             name: string;
             /** @description Node UUID; generated when absent. */
@@ -4959,6 +4961,8 @@ export interface components {
         };
         /** @description Body for updating a NAT node on the compute; every field is optional. */
         NatUpdate: {
+            /** @description Whether the lab reaches services that listen only on the host's loopback (127.0.0.1) at the gateway's address; off (the default, also null): only those on the host's network addresses. A nodedesk extra; GNS3's NAT has no such key. */
+            allow_host_loopback?: boolean | null;
             /** @description NAT node name. */
             name?: string;
             /** @description Node UUID. Read-only; accepted and ignored on input. */
