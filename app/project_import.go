@@ -259,7 +259,7 @@ func (s *Service) importNodeIn(tx Tx, emit emitFunc, pid string, c NodeCreate, i
 	if err != nil {
 		return ImportError("Node", cmp.Or(c.Name.Value, given), err)
 	}
-	put := false
+	put := markFilePorts(n) // the file's host interfaces wait for this machine's user
 	if files != nil { // the files win over the properties (a revision-7 startup_script)
 		if err := n.setOwnFiles(files); err != nil {
 			return ImportError("Node", cmp.Or(c.Name.Value, given), err)
