@@ -96,6 +96,52 @@ func checkLinkedHostPorts(tx Tx, before, after *Node) error {
 // nothing) until this machine's user names them in an update of the
 // cloud's ports_mapping (docs/decisions/0040).
 
+// checkConfirmedHostPorts checks, before the write that confirms them,
+// that the data plane can open the linked host ports an update of a
+// cloud's ports_mapping confirms (names as they are): agreeing to a
+// linked port from a file is checked as linking a port chosen here is.
+// A missing node or port is left to the write.
+func (s *Service) checkConfirmedHostPorts(ref NodeRef, u NodeUpdate) error {
+	cu, ok := u.Properties.(*CloudUpdate)
+	if s.hostPorts == nil || !ok || !cu.PortsMapping.Set {
+		return nil
+	}
+	var check []CloudPort
+	err := s.view(func(tx Tx) error {
+		n, err := findNode(tx, ref)
+		if err != nil || !n.Type.UsesCloudPorts() {
+			return nil
+		}
+		links, err := tx.NodeLinks(n.ProjectID, n.ID)
+		if err != nil {
+			return err
+		}
+		for _, l := range links {
+			for _, e := range l.Nodes {
+				i := e.PortNumber
+				if e.NodeID != n.ID || i < 0 || i >= len(n.Properties.CloudPorts) || i >= len(cu.PortsMapping.Value) {
+					continue
+				}
+				p, named := n.Properties.CloudPorts[i], cu.PortsMapping.Value[i]
+				named.PortNumber = i // numbered by position, as apply numbers them
+				if p.Unconfirmed && IsHostPort(p) && sameHostPort(p, named) {
+					check = append(check, p)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range check {
+		if err := s.hostPorts.CheckHostPort(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // markFilePorts marks the host ports of n, a node made from a project
 // file, unconfirmed. It reports whether it marked any.
 func markFilePorts(n *Node) bool {
