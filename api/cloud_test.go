@@ -1,8 +1,11 @@
 package api
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"nodedesk/app/hostnet"
@@ -80,4 +83,75 @@ func TestCloud_TunnelImportAfterClose(t *testing.T) {
 	// An open project's cloud is still refused the taken port.
 	open := ts.MustCreateProject("open")
 	ts.Do("POST", "/v2/projects/"+open+"/nodes", cloud).Want(t, 409)
+}
+
+// TestCloud_FilePortsWait: a project file names its author's host
+// interfaces; a cloud port on one, made by an import or a load, waits for
+// this machine's user (ports_waiting names it) until an update of the
+// cloud's ports_mapping names it. A port chosen here never waits, and the
+// mark shows in no GNS3 view and no exported file.
+func TestCloud_FilePortsWait(t *testing.T) {
+	ts := mustOpenServer(t)
+	pid := ts.MustCreateProject("bridged")
+	mapping := []any{
+		map[string]any{"name": "eth0", "port_number": 0, "type": "ethernet", "interface": "eth0"},
+		map[string]any{"name": "UDP tunnel 1", "port_number": 1, "type": "udp", "lport": 22301, "rhost": "127.0.0.1", "rport": 22302},
+	}
+	made := ts.MustCreateNode(pid, map[string]any{"node_type": "cloud", "name": "Uplink", "properties": map[string]any{"ports_mapping": mapping}})
+	if w, ok := made["ports_waiting"]; ok {
+		t.Fatalf("a port chosen here waits: %v", w)
+	}
+	export := ts.Do("GET", "/v2/projects/"+pid+"/export", nil).Want(t, 200).Body
+	ts.Do("POST", "/v2/projects/"+pid+"/close", nil).Want(t, 204)
+
+	waiting := func(pid string) (map[string]any, string) {
+		t.Helper()
+		nodes := ts.Do("GET", "/v2/projects/"+pid+"/nodes", nil).Want(t, 200).List(t)
+		if len(nodes) != 1 {
+			t.Fatalf("nodes %v", nodes)
+		}
+		return nodes[0], fmt.Sprint(nodes[0]["ports_waiting"])
+	}
+	imported := "5e1f2a3b-0000-4000-8000-000000000071"
+	ts.importArchive(imported, export, "name=copy").Want(t, 201)
+	n, w := waiting(imported)
+	if w != "[eth0]" {
+		t.Fatalf("imported cloud: ports_waiting %s; want [eth0]", w)
+	}
+	if s := fmt.Sprint(n["properties"]); strings.Contains(s, "unconfirmed") {
+		t.Errorf("the GNS3 view shows the mark: %s", s)
+	}
+	if s := string(readZip(t, ts.Do("GET", "/v2/projects/"+imported+"/export", nil).Want(t, 200).Body)["project.gns3"]); strings.Contains(s, "unconfirmed") || strings.Contains(s, "ports_waiting") {
+		t.Errorf("the exported file carries the mark: %s", s)
+	}
+
+	// A load of the same file (under another id) waits too.
+	var top map[string]any
+	if err := json.Unmarshal(readZip(t, export)["project.gns3"], &top); err != nil {
+		t.Fatal(err)
+	}
+	loaded := "5e1f2a3b-0000-4000-8000-000000000072"
+	top["project_id"], top["name"] = loaded, "loaded"
+	b, _ := json.Marshal(top)
+	file := filepath.Join(t.TempDir(), "loaded.gns3")
+	mustWrite(t, file, b)
+	ts.Do("POST", "/v2/projects/load", map[string]any{"path": file}).Want(t, 201)
+	if _, w := waiting(loaded); w != "[eth0]" {
+		t.Fatalf("loaded cloud: ports_waiting %s; want [eth0]", w)
+	}
+
+	// An edit that does not name the ports leaves them waiting; one that
+	// names them (the UI's Allow re-saves ports_mapping) agrees.
+	path := "/v2/projects/" + imported + "/nodes/" + n["node_id"].(string)
+	ts.Do("PUT", path, map[string]any{"name": "Renamed", "x": 40}).Want(t, 200)
+	if _, w := waiting(imported); w != "[eth0]" {
+		t.Fatalf("after a rename: ports_waiting %s; want [eth0]", w)
+	}
+	got := ts.Do("PUT", path, map[string]any{"properties": map[string]any{"ports_mapping": n["properties"].(map[string]any)["ports_mapping"]}}).Want(t, 200).JSON(t)
+	if w, ok := got["ports_waiting"]; ok {
+		t.Fatalf("after the ports were re-saved: ports_waiting %v", w)
+	}
+	if _, w := waiting(imported); w != "<nil>" {
+		t.Fatalf("stored: ports_waiting %s after the ports were re-saved", w)
+	}
 }

@@ -30,16 +30,20 @@ type nodeJSON struct {
 	NodeType         app.NodeType        `json:"node_type"`
 	PortNameFormat   string              `json:"port_name_format"`
 	PortSegmentSize  int                 `json:"port_segment_size"`
-	Ports            []app.Port          `json:"ports"`
-	ProjectID        string              `json:"project_id"`
-	Properties       any                 `json:"properties"`
-	Status           app.Status          `json:"status"`
-	Symbol           *string             `json:"symbol"`
-	TemplateID       *string             `json:"template_id"`
-	Width            int                 `json:"width"`
-	X                int                 `json:"x"`
-	Y                int                 `json:"y"`
-	Z                int                 `json:"z"`
+	// PortsWaiting is nodedesk's own: the cloud ports that came from a
+	// project file and carry nothing until this machine's user confirms
+	// them (app.Node.WaitingPorts); absent when there are none.
+	PortsWaiting []string   `json:"ports_waiting,omitempty"`
+	Ports        []app.Port `json:"ports"`
+	ProjectID    string     `json:"project_id"`
+	Properties   any        `json:"properties"`
+	Status       app.Status `json:"status"`
+	Symbol       *string    `json:"symbol"`
+	TemplateID   *string    `json:"template_id"`
+	Width        int        `json:"width"`
+	X            int        `json:"x"`
+	Y            int        `json:"y"`
+	Z            int        `json:"z"`
 }
 
 func (s *Server) nodeJSON(n *app.Node) nodeJSON {
@@ -59,7 +63,7 @@ func (s *Server) nodeJSON(n *app.Node) nodeJSON {
 		CustomAdapters: adapters, FirstPortName: n.FirstPortName, Height: h, Label: n.Label,
 		Locked: n.Locked, Name: n.Name, NodeDirectory: s.svc.NodeDirectory(n), NodeID: n.ID,
 		NodeType: n.Type, PortNameFormat: n.PortNameFormat, PortSegmentSize: n.PortSegmentSize,
-		Ports: n.Ports(), ProjectID: n.ProjectID, Properties: n.PropertiesView(), Status: at.Status,
+		PortsWaiting: n.WaitingPorts(), Ports: n.Ports(), ProjectID: n.ProjectID, Properties: n.PropertiesView(), Status: at.Status,
 		Symbol: n.Symbol, TemplateID: n.TemplateID, Width: w, X: n.X, Y: n.Y, Z: n.Z,
 	}
 }

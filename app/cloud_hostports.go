@@ -81,11 +81,112 @@ func checkLinkedHostPorts(tx Tx, before, after *Node) error {
 				continue
 			}
 			p := after.Properties.CloudPorts[i]
-			if !IsHostPort(p) || (i < len(before.Properties.CloudPorts) && before.Properties.CloudPorts[i] == p) {
+			if !IsHostPort(p) || (i < len(before.Properties.CloudPorts) && sameHostPort(before.Properties.CloudPorts[i], p)) {
 				continue
 			}
 			return Conflict(portsField(i, "type"), "Cloud port %s of %s is linked; delete link %s before making it a host interface or TAP port", p.Name, after.Name, l.ID)
 		}
 	}
 	return nil
+}
+
+// A project file names its author's host interfaces. Importing or loading
+// one must not put this machine's interfaces into a lab unasked, so the
+// host ports of a cloud made from a file are unconfirmed (they carry
+// nothing) until this machine's user names them in an update of the
+// cloud's ports_mapping (docs/decisions/0040).
+
+// checkConfirmedHostPorts checks, before the write that confirms them,
+// that the data plane can open the linked host ports an update of a
+// cloud's ports_mapping confirms (names as they are): agreeing to a
+// linked port from a file is checked as linking a port chosen here is.
+// A missing node or port is left to the write.
+func (s *Service) checkConfirmedHostPorts(ref NodeRef, u NodeUpdate) error {
+	cu, ok := u.Properties.(*CloudUpdate)
+	if s.hostPorts == nil || !ok || !cu.PortsMapping.Set {
+		return nil
+	}
+	var check []CloudPort
+	err := s.view(func(tx Tx) error {
+		n, err := findNode(tx, ref)
+		if err != nil || !n.Type.UsesCloudPorts() {
+			return nil
+		}
+		links, err := tx.NodeLinks(n.ProjectID, n.ID)
+		if err != nil {
+			return err
+		}
+		for _, l := range links {
+			for _, e := range l.Nodes {
+				i := e.PortNumber
+				if e.NodeID != n.ID || i < 0 || i >= len(n.Properties.CloudPorts) || i >= len(cu.PortsMapping.Value) {
+					continue
+				}
+				p, named := n.Properties.CloudPorts[i], cu.PortsMapping.Value[i]
+				named.PortNumber = i // numbered by position, as apply numbers them
+				if p.Unconfirmed && IsHostPort(p) && sameHostPort(p, named) {
+					check = append(check, p)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range check {
+		if err := s.hostPorts.CheckHostPort(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// markFilePorts marks the host ports of n, a node made from a project
+// file, unconfirmed. It reports whether it marked any.
+func markFilePorts(n *Node) bool {
+	if !n.Type.UsesCloudPorts() {
+		return false
+	}
+	marked := false
+	for i, p := range n.Properties.CloudPorts {
+		if IsHostPort(p) {
+			n.Properties.CloudPorts[i].Unconfirmed = true
+			marked = true
+		}
+	}
+	return marked
+}
+
+// WaitingPorts names the ports of n that carry nothing until this
+// machine's user confirms them: host ports that came from a project file.
+// It is nil when there are none.
+func (n *Node) WaitingPorts() []string {
+	var names []string
+	if n.Type.UsesCloudPorts() {
+		for _, p := range n.Properties.CloudPorts {
+			if p.Unconfirmed && IsHostPort(p) {
+				names = append(names, p.Name)
+			}
+		}
+	}
+	return names
+}
+
+// cloudPortsView is a cloud's ports as its views and files show them:
+// without the confirmation mark, which is this machine's, not GNS3's.
+func cloudPortsView(ports []CloudPort) []CloudPort {
+	v := make([]CloudPort, len(ports))
+	for i, p := range ports {
+		p.Unconfirmed = false
+		v[i] = p
+	}
+	return v
+}
+
+// sameHostPort reports whether a and b are the same port but for the
+// confirmation mark: confirming a linked port is not changing it.
+func sameHostPort(a, b CloudPort) bool {
+	a.Unconfirmed, b.Unconfirmed = false, false
+	return a == b
 }

@@ -140,3 +140,68 @@ func TestIsHostPort(t *testing.T) {
 		}
 	}
 }
+
+// TestService_ImportedHostPortWaits: a cloud an import makes has its host
+// ports unconfirmed (tunnels are not host ports); re-saving the ports
+// confirms them, and for a linked one asks the data plane first, so an
+// interface this machine cannot open is refused, saying why, and the
+// port keeps waiting.
+func TestService_ImportedHostPortWaits(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := newService(t)
+	h := &hostPortChecker{missing: map[string]bool{"eth0": true}}
+	svc.UseHostPorts(h)
+	cloudID, swID := "0f1e2d3c-0000-4000-8000-0000000000c1", "0f1e2d3c-0000-4000-8000-0000000000c2"
+	ports := []app.CloudPort{
+		{Name: "eth0", PortNumber: 0, Type: "ethernet", Interface: "eth0"},
+		{Name: "tap0", PortNumber: 1, Type: "tap", Interface: "tap0"},
+		udpTunnel(2, 40011),
+	}
+	cloud := app.NodeCreate{Type: app.Cloud, ID: cloudID, NodeUpdate: setCloudPorts(ports...)}
+	cloud.Name = app.Some("Uplink")
+	p, err := svc.ImportProject(ctx, app.ProjectImport{
+		ID: "0f1e2d3c-0000-4000-8000-0000000000a9", Name: "theirs",
+		Nodes: []app.NodeCreate{cloud, {Type: app.EthernetSwitch, ID: swID}},
+		Links: []app.LinkImport{{ID: "0f1e2d3c-0000-4000-8000-0000000000d1", LinkUpdate: app.LinkUpdate{Nodes: app.Some([]app.LinkEnd{
+			{NodeID: cloudID, PortNumber: 0}, {NodeID: swID, PortNumber: 0}})}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := svc.FindNodes(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c *app.Node
+	for _, n := range nodes {
+		if n.Type == app.Cloud {
+			c = n
+		}
+	}
+	if got := c.WaitingPorts(); !slices.Equal(got, []string{"eth0", "tap0"}) {
+		t.Fatalf("waiting %v; want [eth0 tap0]", got)
+	}
+	if asked := h.take(); len(asked) != 0 {
+		t.Fatalf("the import asked the data plane about %v", asked)
+	}
+	ref := app.NodeRef{ProjectID: p.ID, NodeID: c.ID}
+	_, err = svc.UpdateNode(ctx, ref, setCloudPorts(ports...))
+	if app.ErrorCode(err) != app.ECONFLICT {
+		t.Fatalf("confirming a linked eth0 this machine lacks: %v; want ECONFLICT", err)
+	}
+	if got := h.take(); !slices.Equal(got, []string{"eth0"}) {
+		t.Errorf("asked %v; want [eth0] (the linked port only)", got)
+	}
+	if n, _ := svc.FindNode(ctx, ref); !slices.Equal(n.WaitingPorts(), []string{"eth0", "tap0"}) {
+		t.Fatalf("after the refusal: waiting %v", n.WaitingPorts())
+	}
+
+	h.missing = nil
+	n, err := svc.UpdateNode(ctx, ref, setCloudPorts(ports...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := n.WaitingPorts(); w != nil {
+		t.Fatalf("after the ports were re-saved: waiting %v", w)
+	}
+}

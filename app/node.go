@@ -124,6 +124,12 @@ type CloudPort struct {
 	LPort      int    `json:"lport,omitempty"`     // udp
 	RHost      string `json:"rhost,omitempty"`     // udp
 	RPort      int    `json:"rport,omitempty"`     // udp
+	// Unconfirmed marks a host port (ethernet, tap) whose interface came
+	// from a project file (an import or a load) and that this machine's
+	// user has not chosen: the data plane leaves it closed. It is stored
+	// but never shown in a GNS3 view nor written to a project file; any
+	// update of the cloud's ports_mapping confirms the ports it names.
+	Unconfirmed bool `json:"unconfirmed,omitempty"`
 }
 
 // RemoteConsole is where a cloud's console points (a device outside the lab).

@@ -332,7 +332,7 @@ var cloudProps = propertyKind{
 		if rc == nil {
 			rc = defaultRemoteConsole()
 		}
-		return map[string]any{"interfaces": nonNil(p.Interfaces), "ports_mapping": nonNil(p.CloudPorts),
+		return map[string]any{"interfaces": nonNil(p.Interfaces), "ports_mapping": cloudPortsView(p.CloudPorts),
 			"remote_console_host": rc.Host, "remote_console_port": rc.Port, "remote_console_type": rc.Type,
 			"remote_console_http_path": rc.HTTPPath}
 	},
@@ -354,8 +354,11 @@ func (u *CloudUpdate) apply(p *Properties) error {
 		// renumbers them: the GNS3 GUI numbers a new port by count, so
 		// after a deletion it sends a number twice.
 		ports := slices.Clone(u.PortsMapping.Value)
+		// Naming a port here is choosing it on this machine: a port
+		// that came from a project file is confirmed by it.
 		for i := range ports {
 			ports[i].PortNumber = i
+			ports[i].Unconfirmed = false
 		}
 		if err := checkTunnelPorts(ports); err != nil {
 			return err

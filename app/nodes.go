@@ -192,9 +192,13 @@ func findNode(tx Tx, ref NodeRef) (*Node, error) {
 // as GNS3 keeps them, with their MD5 sums (settleImages). A change a
 // remote node's compute must know is sent there first (updateRemoteNode).
 // Codes: EINVALID, ENOTFOUND, ECONFLICT (name or console port taken, a
-// linked port removed, console type changed while running; the compute's
+// linked port removed, console type changed while running, a linked host
+// port from a project file confirmed that cannot be opened; the compute's
 // refusal or unreachable).
 func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*Node, error) {
+	if err := s.checkConfirmedHostPorts(ref, u); err != nil {
+		return nil, err
+	}
 	if n, done, err := s.updateRunningDocker(ctx, ref, u); done {
 		return n, err
 	}

@@ -259,7 +259,8 @@ func (s *Service) importNodeIn(tx Tx, emit emitFunc, pid string, c NodeCreate, i
 	if err != nil {
 		return ImportError("Node", cmp.Or(c.Name.Value, given), err)
 	}
-	put := false
+	// The file's host interfaces wait for this machine's user.
+	put := markFilePorts(n)
 	if files != nil { // the files win over the properties (a revision-7 startup_script)
 		if err := n.setOwnFiles(files); err != nil {
 			return ImportError("Node", cmp.Or(c.Name.Value, given), err)

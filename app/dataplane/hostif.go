@@ -43,7 +43,8 @@ type hostIf struct {
 
 // hostEndpoints lists the ports of n that are host ports, as n now is: a
 // cloud's ethernet and tap ports (port i is entry i, as GNS3 numbers
-// them), and, while a veth node is started, each of its ports (port i of
+// them) but those that came from a project file and are not yet
+// confirmed, and, while a veth node is started, each of its ports (port i of
 // n.Ports() is the host end app.VethName(n.ID, i)). It is nil for a node
 // that has none.
 func hostEndpoints(n *app.Node) map[end]hostIf {
@@ -56,7 +57,7 @@ func hostEndpoints(n *app.Node) map[end]hostIf {
 	}
 	if n.Type.UsesCloudPorts() {
 		for i, p := range n.Properties.CloudPorts {
-			if app.IsHostPort(p) {
+			if app.IsHostPort(p) && !p.Unconfirmed { // a file's interface waits for this machine's user
 				add(end{n.ID, 0, i}, hostIf{kind: p.Type, iface: p.Interface, name: p.Name})
 			}
 		}

@@ -218,3 +218,70 @@ func TestCloudTunnelPorts(t *testing.T) {
 	ts.Do("PUT", path, map[string]any{"name": "Uplink"}).Want(t, 200)
 	ts.Do("PUT", path, map[string]any{"properties": map[string]any{"ports_mapping": []any{a.Port(0), tunnel(1, free)}}}).Want(t, 200)
 }
+
+// importedCloud is a GNS3 project whose cloud, on its author's host
+// interface IFACE, is linked to a switch.
+const importedCloud = `{"type": "topology", "revision": 9, "version": "2.2.59", "name": "bridged",
+ "project_id": "PID", "auto_start": false, "auto_open": false, "auto_close": true,
+ "topology": {"computes": [], "drawings": [],
+  "nodes": [
+   {"compute_id": "local", "node_id": "0f1e2d3c-0000-4000-8000-0000000000c1", "node_type": "cloud", "name": "Uplink", "x": 0, "y": 0,
+    "properties": {"ports_mapping": [{"name": "IFACE", "port_number": 0, "type": "ethernet", "interface": "IFACE"}]}},
+   {"compute_id": "local", "node_id": "0f1e2d3c-0000-4000-8000-0000000000c2", "node_type": "ethernet_switch", "name": "Switch1", "x": 100, "y": 0}],
+  "links": [
+   {"link_id": "0f1e2d3c-0000-4000-8000-0000000000d1", "nodes": [
+    {"node_id": "0f1e2d3c-0000-4000-8000-0000000000c1", "adapter_number": 0, "port_number": 0},
+    {"node_id": "0f1e2d3c-0000-4000-8000-0000000000c2", "adapter_number": 0, "port_number": 0}]}]}}`
+
+// TestCloudEthernetPort_FromFileWaits: a project file whose cloud names a
+// host interface of this machine (here a veth the test makes) opens
+// nothing when imported and opened — no packet socket on the interface,
+// no ping through it — until this machine's user re-saves the cloud's
+// ports (the UI's Allow); then it carries the lab's frames.
+func TestCloudEthernetPort_FromFileWaits(t *testing.T) {
+	kit.MustBeNetAdmin(t)
+	ns := kit.Netns(t)
+	hostIf := kit.VethInto(t, ns, "10.97.0.2/24")
+	ts := StartVPCS(t)
+	pid := "0f1e2d3c-0000-4000-8000-0000000000a1"
+	topo := strings.NewReplacer("PID", pid, "IFACE", hostIf).Replace(importedCloud)
+	ts.Do("POST", "/v2/projects/"+pid+"/import", kit.Zip(t, map[string][]byte{"project.gns3": []byte(topo)})).Want(t, 201)
+	ts.Do("POST", "/v2/projects/"+pid+"/open", nil).Want(t, 201)
+	var cloud, sw map[string]any
+	for _, n := range ts.Do("GET", "/v2/projects/"+pid+"/nodes", nil).Want(t, 200).List(t) {
+		switch n["name"] {
+		case "Uplink":
+			cloud = n
+		case "Switch1":
+			sw = n
+		}
+	}
+	if cloud == nil || sw == nil {
+		t.Fatal("the import lacks the cloud or the switch")
+	}
+	if w := fmt.Sprint(cloud["ports_waiting"]); w != "["+hostIf+"]" {
+		t.Fatalf("ports_waiting %s; want [%s]", w, hostIf)
+	}
+	pc := ts.StartHost(t, pid, "pc1", "10.97.0.1")
+	ts.Link(t, pid, pc.ID, 0, sw["node_id"].(string), 1)
+	if n := kit.PacketSockets(t, hostIf); n != 0 {
+		t.Fatalf("the imported cloud opened %s (%d packet sockets) before anyone agreed", hostIf, n)
+	}
+	if !pc.Silent("10.97.0.2") {
+		t.Fatal("pc1 reached the namespace through an interface nobody agreed to")
+	}
+
+	// Allow: the cloud's ports re-saved as they are.
+	path := "/v2/projects/" + pid + "/nodes/" + cloud["node_id"].(string)
+	ports := cloud["properties"].(map[string]any)["ports_mapping"]
+	got := ts.Do("PUT", path, map[string]any{"properties": map[string]any{"ports_mapping": ports}}).Want(t, 200).JSON(t)
+	if w, ok := got["ports_waiting"]; ok {
+		t.Fatalf("ports_waiting %v after the ports were re-saved", w)
+	}
+	if n := kit.PacketSockets(t, hostIf); n != 1 {
+		t.Fatalf("%d packet sockets on %s after the ports were re-saved; want 1", n, hostIf)
+	}
+	if !pc.Pings("10.97.0.2", 20*time.Second) {
+		t.Fatalf("pc1 cannot ping 10.97.0.2 through the agreed port %s:\n%s", hostIf, kit.Printable(pc.Con.Seen.String()))
+	}
+}

@@ -3,9 +3,11 @@ package kit
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"net"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -77,4 +79,26 @@ func VethInto(t testing.TB, ns, addr string) string {
 	Sh(t, "ip", "-n", ns, "link", "set", peer, "up")
 	Sh(t, "ip", "link", "set", host, "up")
 	return host
+}
+
+// PacketSockets counts the packet sockets (AF_PACKET) of this network
+// namespace bound to interface name: a cloud port that opened it holds one.
+func PacketSockets(t testing.TB, name string) int {
+	t.Helper()
+	ifi, err := net.InterfaceByName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("/proc/net/packet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n")[1:] {
+		// sk RefCnt Type Proto Iface R Rmem User Inode
+		if f := strings.Fields(line); len(f) > 4 && f[4] == strconv.Itoa(ifi.Index) {
+			n++
+		}
+	}
+	return n
 }

@@ -3840,6 +3840,8 @@ export interface components {
             y: number;
             /** @description Stacking order. */
             z: number;
+            /** @description nodedesk only: the names of a cloud's ports whose host interface came from a project file (an import or a load) and that carry nothing until this machine's user confirms them, by any update of the cloud's ports_mapping that names them. Absent when there are none. */
+            ports_waiting?: string[];
             /** @description nodedesk only: false while the node's compute is not connected (its status then shows "stopped"; the status it had is restored when the compute comes back). Always true on compute "local". */
             compute_connected: boolean;
         };
@@ -3895,6 +3897,8 @@ export interface components {
             y?: number;
             /** @description Stacking order. */
             z?: number;
+            /** @description nodedesk only: see the node's view. Read-only; accepted and ignored on input. */
+            ports_waiting?: string[];
             /** @description nodedesk only: whether the node's compute (a link's computes) is connected. Read-only; accepted and ignored on input. */
             compute_connected?: boolean;
         };
@@ -3952,6 +3956,8 @@ export interface components {
             y?: number;
             /** @description Stacking order. */
             z?: number;
+            /** @description nodedesk only: see the node's view. Read-only; accepted and ignored on input. */
+            ports_waiting?: string[];
             /** @description nodedesk only: whether the node's compute (a link's computes) is connected. Read-only; accepted and ignored on input. */
             compute_connected?: boolean;
         };
