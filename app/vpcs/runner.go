@@ -34,10 +34,12 @@ type Config struct {
 // Runner runs VPCS nodes. It is safe for concurrent use; the Service also
 // serialises the calls for one node.
 type Runner struct {
-	c      Config
-	mu     sync.Mutex
-	procs  map[string]*proc // by node id
-	onExit func(projectID, nodeID, detail string)
+	c     Config
+	mu    sync.Mutex
+	procs map[string]*proc // by node id
+	// relayOff caches, by binary, whether it takes -R (canTurnOffRelay).
+	relayOff map[string]bool
+	onExit   func(projectID, nodeID, detail string)
 }
 
 // OnExit sets what is told when a process ends by itself (not by Stop):
@@ -61,7 +63,7 @@ func New(c Config) *Runner {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Runner{c: c, procs: map[string]*proc{}}
+	return &Runner{c: c, procs: map[string]*proc{}, relayOff: map[string]bool{}}
 }
 
 // Runs reports whether t is VPCS.
@@ -93,6 +95,9 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	pair := p.Ports[0]
 	args := []string{"-i", "1", "-m", strconv.Itoa(p.MACOffset), "-s", strconv.Itoa(pair.Local),
 		"-c", strconv.Itoa(pair.Remote), "-t", "127.0.0.1"}
+	if r.canTurnOffRelay(bin) {
+		args = append(args, "-R") // no socket at the -s port + 9, which may be another node's
+	}
 	if err := writeScript(p); err != nil {
 		termproc.CloseAll(lns)
 		return "", app.Errorf(app.EINTERNAL, "The working folder of %s could not be prepared (%v); check free disk space and permissions", p.Name, err)

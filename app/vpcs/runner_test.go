@@ -134,3 +134,34 @@ func TestStart_LinkPortTaken(t *testing.T) {
 		t.Fatalf("vpcs (pid %d) does not hold port %d after the second start", pid, port)
 	}
 }
+
+// TestStart_RelayOff: a VPCS from 0.8 on is started with -R, so that it
+// binds no relay socket at its -s port + 9 (a port nodedesk may give
+// another node); Debian's 0.5b2, which refuses -R, is started without it.
+func TestStart_RelayOff(t *testing.T) {
+	kit.MustHaveVPCS(t)
+	dir := t.TempDir()
+	// A VPCS that says it is 0.8.3, notes its arguments and runs the real
+	// one without -R.
+	script := "#!/bin/sh\nif [ \"$1\" = -v ]; then echo 'Welcome to Virtual PC Simulator, version 0.8.3'; exit 0; fi\n" +
+		"echo \"$@\" > " + dir + "/args\nfor a; do shift; [ \"$a\" = -R ] || set -- \"$@\" \"$a\"; done\nexec /usr/bin/vpcs \"$@\"\n"
+	fake := dir + "/vpcs08"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for bin, want := range map[string]bool{fake: true, "vpcs": false} {
+		r := vpcs.New(vpcs.Config{Binary: bin, ConsoleHost: "127.0.0.1", StopGrace: time.Second})
+		t.Cleanup(r.StopAll)
+		port := freeUDP(t)
+		line, err := r.Start(process(t, port))
+		if err != nil {
+			t.Fatalf("%s: %v", bin, err)
+		}
+		if got := strings.Contains(" "+line+" ", " -R "); got != want {
+			t.Errorf("%s started as %q: -R given %v, want %v", bin, line, got, want)
+		}
+	}
+	if args, _ := os.ReadFile(dir + "/args"); !strings.Contains(string(args), "-R") {
+		t.Errorf("the 0.8 simulator was run with %q", args)
+	}
+}
