@@ -57,7 +57,10 @@ func NetworkInterfaces() []app.NetworkInterface {
 // PortFree reports whether a port is free on this machine by binding it
 // for a moment, as GNS3 does when it allocates (app.Config.PortFree): a
 // TCP console port on consoleHost (where consoles listen), a UDP link port
-// on 127.0.0.1 (where nodes and the data plane exchange frames).
+// on every address. Nodes and the data plane exchange frames on 127.0.0.1,
+// but VPCS binds its port on every address, which fails when any address
+// of this machine has the port taken: a port free on 127.0.0.1 alone would
+// give VPCS a link it cannot hear.
 func PortFree(consoleHost string) func(network string, port int) bool {
 	return func(network string, port int) bool {
 		switch network {
@@ -68,7 +71,7 @@ func PortFree(consoleHost string) func(network string, port int) bool {
 			}
 			_ = ln.Close()
 		case "udp":
-			c, err := net.ListenPacket("udp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+			c, err := net.ListenPacket("udp", ":"+strconv.Itoa(port))
 			if err != nil {
 				return false
 			}

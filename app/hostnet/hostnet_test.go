@@ -31,6 +31,31 @@ func TestPortFree(t *testing.T) {
 	}
 }
 
+// TestPortFree_UDPOnAnotherAddress: a UDP port another program holds on
+// an address other than 127.0.0.1 is taken, since VPCS binds its link
+// port on every address and would not get it.
+func TestPortFree_UDPOnAnotherAddress(t *testing.T) {
+	var addr net.IP
+	ifaces, _ := net.InterfaceAddrs()
+	for _, a := range ifaces {
+		if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil && !ipn.IP.IsLoopback() {
+			addr = ipn.IP
+			break
+		}
+	}
+	if addr == nil {
+		addr = net.IPv4(127, 0, 0, 2) // all of 127/8 is this machine's, and not 127.0.0.1
+	}
+	pc, err := net.ListenPacket("udp", net.JoinHostPort(addr.String(), "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	if hostnet.PortFree("127.0.0.1")("udp", pc.LocalAddr().(*net.UDPAddr).Port) {
+		t.Errorf("a UDP port held on %s reads as free", addr)
+	}
+}
+
 // TestInterfaces: loopback is listed, special, as the cloud's rule says.
 func TestInterfaces(t *testing.T) {
 	var lo bool

@@ -37,6 +37,10 @@ type Options struct {
 	// Docker runs Docker nodes as real containers on a private Docker
 	// Engine the test starts (kit.Dockerd), with VPCS and the data plane.
 	Docker bool
+	// PortFree, when set, is asked instead of hostnet.PortFree whether a
+	// port is free (with processes or the data plane): a test can take a
+	// port right after nodedesk found it free.
+	PortFree func(network string, port int) bool
 }
 
 // Lab is the real stack of one test, closed when the test ends. Its
@@ -104,6 +108,9 @@ func Start(tb testing.TB, opts Options) *Lab {
 	}
 	if fabric {
 		portFree = hostnet.PortFree("127.0.0.1")
+		if opts.PortFree != nil {
+			portFree = opts.PortFree
+		}
 	}
 	l.Service = app.NewService(app.Config{
 		Store: st, Events: l.Events, Runners: runners, DataDir: filepath.Dir(st.Path()), PortFree: portFree,

@@ -3,6 +3,7 @@ package labtest
 import (
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"nodedesk/app/hostnet"
 	"nodedesk/app/labtest/kit"
 	"nodedesk/app/vpcs"
 )
@@ -194,5 +196,75 @@ func TestVPCS_CloseProjectStops(t *testing.T) {
 		if n["status"] != "stopped" {
 			t.Errorf("%v is %v after close", n["name"], n["status"])
 		}
+	}
+}
+
+// TestVPCS_LinkPortTakenBeforeStart: a program that takes a VPCS node's
+// UDP port between nodedesk's free-port test and the simulator's start
+// (VPCS would run on without its link, bound only to its relay port
+// base+9) makes the start a 409 that names the port and the program; the
+// node stays stopped, and the next start gives it a free port it holds.
+func TestVPCS_LinkPortTakenBeforeStart(t *testing.T) {
+	var taken net.PacketConn
+	free := hostnet.PortFree("127.0.0.1")
+	ts := Start(t, Options{VPCS: true, PortFree: func(network string, port int) bool {
+		ok := free(network, port)
+		if ok && network == "udp" && taken == nil { // the first port found free: the node's local one
+			c, err := net.ListenPacket("udp", "127.0.0.1:"+strconv.Itoa(port))
+			if err != nil {
+				t.Errorf("taking port %d: %v", port, err)
+				return ok
+			}
+			taken = c
+		}
+		return ok
+	}})
+	t.Cleanup(func() {
+		if taken != nil {
+			taken.Close()
+		}
+	})
+	pid := ts.MustCreateProject("lab")
+	n := ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": "pc1"})
+	path := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string)
+	msg := ts.Do("POST", path+"/start", nil).Want(t, 409).JSON(t)["message"].(string)
+	if taken == nil {
+		t.Fatal("no UDP port was asked about")
+	}
+	port := taken.LocalAddr().(*net.UDPAddr).Port
+	t.Logf("start with port %d taken: %s", port, msg)
+	for _, want := range []string{strconv.Itoa(port), "pc1", "pid " + strconv.Itoa(os.Getpid())} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q does not name %q", msg, want)
+		}
+	}
+	dir := n["node_directory"].(string)
+	if p := kit.VPCSPID(dir); p != 0 {
+		t.Errorf("vpcs %d still runs after the refused start", p)
+	}
+	if got := ts.Do("GET", path, nil).JSON(t)["status"]; got != "stopped" {
+		t.Errorf("status %v after the refused start", got)
+	}
+
+	// Started again (the port still taken), it gets another port and hears its link.
+	started := ts.Do("POST", path+"/start", nil).Want(t, 200).JSON(t)
+	line := started["command_line"].(string)
+	if strings.Contains(line, "-s "+strconv.Itoa(port)+" ") {
+		t.Errorf("second start reused the taken port: %s", line)
+	}
+	fs := strings.Fields(line)
+	local := 0
+	for i, f := range fs {
+		if f == "-s" && i+1 < len(fs) {
+			local, _ = strconv.Atoi(fs[i+1])
+		}
+	}
+	vpid := kit.VPCSPID(dir)
+	if vpid == 0 || local == 0 {
+		t.Fatalf("no vpcs (%d) or no -s port in %q", vpid, line)
+	}
+	if ss, err := exec.Command("ss", "-Huanp", "sport", "= :"+strconv.Itoa(local)).Output(); err == nil &&
+		!strings.Contains(string(ss), "pid="+strconv.Itoa(vpid)+",") {
+		t.Errorf("vpcs %d does not hold its port %d: %s", vpid, local, ss)
 	}
 }

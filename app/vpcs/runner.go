@@ -2,6 +2,7 @@ package vpcs
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -33,10 +34,12 @@ type Config struct {
 // Runner runs VPCS nodes. It is safe for concurrent use; the Service also
 // serialises the calls for one node.
 type Runner struct {
-	c      Config
-	mu     sync.Mutex
-	procs  map[string]*proc // by node id
-	onExit func(projectID, nodeID, detail string)
+	c     Config
+	mu    sync.Mutex
+	procs map[string]*proc // by node id
+	// relayOff caches, by binary, whether it takes -R (canTurnOffRelay).
+	relayOff map[string]bool
+	onExit   func(projectID, nodeID, detail string)
 }
 
 // OnExit sets what is told when a process ends by itself (not by Stop):
@@ -60,7 +63,7 @@ func New(c Config) *Runner {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Runner{c: c, procs: map[string]*proc{}}
+	return &Runner{c: c, procs: map[string]*proc{}, relayOff: map[string]bool{}}
 }
 
 // Runs reports whether t is VPCS.
@@ -92,6 +95,9 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	pair := p.Ports[0]
 	args := []string{"-i", "1", "-m", strconv.Itoa(p.MACOffset), "-s", strconv.Itoa(pair.Local),
 		"-c", strconv.Itoa(pair.Remote), "-t", "127.0.0.1"}
+	if r.canTurnOffRelay(bin) {
+		args = append(args, "-R") // no socket at the -s port + 9, which may be another node's
+	}
 	if err := writeScript(p); err != nil {
 		termproc.CloseAll(lns)
 		return "", app.Errorf(app.EINTERNAL, "The working folder of %s could not be prepared (%v); check free disk space and permissions", p.Name, err)
@@ -114,12 +120,51 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	r.mu.Unlock()
 	select {
 	case <-pr.Up():
+		if err := r.awaitLinkPort(pr); err != nil {
+			_ = r.Stop(p.NodeID) // its console and folder are let go with it
+			return "", err
+		}
 		return pr.cmdline, nil
 	case <-pr.Done():
 		return "", app.Errorf(app.ECONFLICT, "VPCS exited as soon as %s started: %s", p.Name, pr.ExitDetail())
 	case <-time.After(upWait):
 		_ = r.Stop(p.NodeID)
 		return "", app.Errorf(app.ECONFLICT, "VPCS did not answer within %v when %s started; it was stopped", upWait, p.Name)
+	}
+}
+
+// portPoll is how often a start looks whether VPCS has opened its link
+// port.
+const portPoll = 10 * time.Millisecond
+
+// awaitLinkPort waits, within upWait, until a new VPCS holds its link's
+// UDP port (its -s port). VPCS opens it after its banner, and when that
+// fails (another program took the port after nodedesk found it free) it
+// says "Open port N error" and runs on without its link, bound only to its
+// relay port N+9: such a start is refused here, naming who holds the port.
+func (r *Runner) awaitLinkPort(pr *proc) error {
+	port := pr.p.Ports[0].Local
+	said := fmt.Sprintf("Open port %d error", port)
+	deadline := time.Now().Add(upWait)
+	for {
+		held, known := holdsUDP(pr.Pid(), port)
+		if held || !known {
+			return nil
+		}
+		select {
+		case <-pr.Done():
+			return app.Errorf(app.ECONFLICT, "VPCS exited as soon as %s started: %s", pr.p.Name, pr.ExitDetail())
+		default:
+		}
+		if strings.Contains(pr.ExitDetail(), said) || time.Now().After(deadline) {
+			by := "another program"
+			if h := udpHolders(port, pr.Pid()); len(h) > 0 {
+				by = strings.Join(h, ", ")
+			}
+			return app.Errorf(app.ECONFLICT, "UDP port %d of %s, where its link's frames arrive, was taken by %s before VPCS could open it, so %s would not hear its link; the start was undone. Start %s again: it is then given a free port",
+				port, pr.p.Name, by, pr.p.Name, pr.p.Name)
+		}
+		time.Sleep(portPoll)
 	}
 }
 
