@@ -53,12 +53,7 @@ func (s *Service) checkLinkHostPorts(projectID string, u LinkUpdate) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range check {
-		if err := s.hostPorts.CheckHostPort(p); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.checkHostPorts(check)
 }
 
 // checkLinkedHostPorts refuses, inside tx, an edit of a cloud that turns a
@@ -134,12 +129,7 @@ func (s *Service) checkConfirmedHostPorts(ref NodeRef, u NodeUpdate) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range check {
-		if err := s.hostPorts.CheckHostPort(p); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.checkHostPorts(check)
 }
 
 // markFilePorts marks the host ports of n, a node made from a project
@@ -189,4 +179,15 @@ func cloudPortsView(ports []CloudPort) []CloudPort {
 func sameHostPort(a, b CloudPort) bool {
 	a.Unconfirmed, b.Unconfirmed = false, false
 	return a == b
+}
+
+// checkHostPorts asks the data plane whether it can open each of ports
+// now; the first it cannot is the answer.
+func (s *Service) checkHostPorts(ports []CloudPort) error {
+	for _, p := range ports {
+		if err := s.hostPorts.CheckHostPort(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -24,7 +24,7 @@ func TestHostPort_UnconfirmedOpensNothing(t *testing.T) {
 	f := NewFabric("127.0.0.1", slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(f.Close)
 	f.Load([]*app.Node{cloud}, []*app.Link{{ID: "l", Nodes: []app.LinkEnd{{NodeID: "c", PortNumber: 0}, {NodeID: "c", PortNumber: 1}}}})
-	if n := packetSockets(t, a); n != 0 || len(f.topo.Load().host) != 0 {
+	if n := kit.PacketSockets(t, a); n != 0 || len(f.topo.Load().host) != 0 {
 		t.Fatalf("an unconfirmed linked port opened %s: %d packet sockets", a, n)
 	}
 
@@ -32,7 +32,7 @@ func TestHostPort_UnconfirmedOpensNothing(t *testing.T) {
 	confirmed.Properties.CloudPorts = []app.CloudPort{ports[0], ports[1]}
 	confirmed.Properties.CloudPorts[0].Unconfirmed = false
 	f.Apply(app.Event{Action: app.EventNodeUpdated, Payload: &confirmed})
-	if n := packetSockets(t, a); n != 1 || len(f.topo.Load().host) != 1 {
+	if n := kit.PacketSockets(t, a); n != 1 || len(f.topo.Load().host) != 1 {
 		t.Fatalf("the confirmed port: %d packet sockets on %s, want 1", n, a)
 	}
 }

@@ -10,8 +10,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,35 +34,7 @@ import (
 // deleted when the test ends.
 func vethPort(t *testing.T, ns, id string, i int, addr string) string {
 	t.Helper()
-	host, inside := app.VethName(id, i), "ndc"+kit.RandomSuffix(t)
-	kit.Sh(t, "ip", "link", "add", host, "type", "veth", "peer", "name", inside, "netns", ns)
-	t.Cleanup(func() { kit.ShQuiet("ip", "link", "del", host) })
-	_ = os.WriteFile("/proc/sys/net/ipv6/conf/"+host+"/disable_ipv6", []byte("1"), 0o644)
-	kit.Sh(t, "ip", "-n", ns, "addr", "add", addr, "dev", inside)
-	kit.Sh(t, "ip", "-n", ns, "link", "set", inside, "up")
-	kit.Sh(t, "ip", "link", "set", host, "up")
-	return host
-}
-
-// packetSockets counts the packet sockets bound to interface name.
-func packetSockets(t *testing.T, name string) int {
-	t.Helper()
-	ifi, err := net.InterfaceByName(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile("/proc/net/packet")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, line := range strings.Split(string(data), "\n")[1:] {
-		// sk RefCnt Type Proto Iface R Rmem User Inode
-		if f := strings.Fields(line); len(f) > 4 && f[4] == strconv.Itoa(ifi.Index) {
-			n++
-		}
-	}
-	return n
+	return kit.VethNamed(t, ns, app.VethName(id, i), addr)
 }
 
 // tunnel is the test's end of a cloud's UDP tunnel: a socket on
@@ -172,7 +142,7 @@ func TestHostPort_VethNode(t *testing.T) {
 	if got := len(f.topo.Load().udp); got != 2 {
 		t.Fatalf("%d UDP endpoints, want the cloud's 2 (a Docker node has none)", got)
 	}
-	if packetSockets(t, eth0) != 1 || packetSockets(t, eth1) != 1 {
+	if kit.PacketSockets(t, eth0) != 1 || kit.PacketSockets(t, eth1) != 1 {
 		t.Fatal("the linked ports of the running node have no packet socket on their veths")
 	}
 
@@ -235,19 +205,19 @@ func TestHostPort_VethNode(t *testing.T) {
 
 	// Unlinked, eth1's socket closes; eth0's stays.
 	f.Apply(app.Event{Action: app.EventLinkDeleted, Payload: l2})
-	if packetSockets(t, eth1) != 0 || packetSockets(t, eth0) != 1 {
-		t.Fatalf("after eth1's link was deleted: %d sockets on eth1 (want 0), %d on eth0 (want 1)", packetSockets(t, eth1), packetSockets(t, eth0))
+	if kit.PacketSockets(t, eth1) != 0 || kit.PacketSockets(t, eth0) != 1 {
+		t.Fatalf("after eth1's link was deleted: %d sockets on eth1 (want 0), %d on eth0 (want 1)", kit.PacketSockets(t, eth1), kit.PacketSockets(t, eth0))
 	}
 
 	// Stopped, the node has no host port; started again, it has.
 	stopped := *docker
 	stopped.Status = app.Stopped
 	f.Apply(app.Event{Action: app.EventNodeUpdated, Payload: &stopped})
-	if len(f.topo.Load().host) != 0 || packetSockets(t, eth0) != 0 {
+	if len(f.topo.Load().host) != 0 || kit.PacketSockets(t, eth0) != 0 {
 		t.Fatal("the stopped node's veth is still open")
 	}
 	f.Apply(app.Event{Action: app.EventNodeUpdated, Payload: docker})
-	if packetSockets(t, eth0) != 1 || packetSockets(t, eth1) != 0 {
+	if kit.PacketSockets(t, eth0) != 1 || kit.PacketSockets(t, eth1) != 0 {
 		t.Fatal("starting the node again did not open its linked port (only)")
 	}
 	if _, a := tn0.ask(t, ip0, net.IPv4(10, 77, 0, 15)); a == nil {
@@ -256,7 +226,7 @@ func TestHostPort_VethNode(t *testing.T) {
 
 	// Deleted, it has none either.
 	f.Apply(app.Event{Action: app.EventNodeDeleted, Payload: docker})
-	if len(f.topo.Load().host) != 0 || packetSockets(t, eth0) != 0 {
+	if len(f.topo.Load().host) != 0 || kit.PacketSockets(t, eth0) != 0 {
 		t.Fatal("the deleted node's veth is still open")
 	}
 }
@@ -299,15 +269,15 @@ func TestHostPort_VethAppearsLate(t *testing.T) {
 	if _, a := tn.ask(t, ip, net.IPv4(10, 78, 0, 11)); a == nil {
 		t.Fatal("the veth was not opened once it appeared")
 	}
-	first := packetSockets(t, host)
+	first := kit.PacketSockets(t, host)
 
 	kit.Sh(t, "ip", "link", "del", host)
 	vethPort(t, ns, id, 0, "10.78.0.2/24")
 	if _, a := tn.ask(t, ip, net.IPv4(10, 78, 0, 12)); a == nil {
 		t.Fatal("the veth was not opened again after it was made anew")
 	}
-	if first != 1 || packetSockets(t, host) != 1 {
-		t.Fatalf("%d then %d packet sockets on the veth, want 1", first, packetSockets(t, host))
+	if first != 1 || kit.PacketSockets(t, host) != 1 {
+		t.Fatalf("%d then %d packet sockets on the veth, want 1", first, kit.PacketSockets(t, host))
 	}
 	if n := warned.Load(); n > 2 {
 		t.Fatalf("the two outages were logged %d times", n)
@@ -358,7 +328,7 @@ func TestHostPort_VethNodeNIO(t *testing.T) {
 	f := NewFabric("127.0.0.1", slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(f.Close)
 	f.Load([]*app.Node{{ID: id, ProjectID: "p", Type: app.Docker, Status: app.Started}}, nil)
-	if packetSockets(t, host) != 0 {
+	if kit.PacketSockets(t, host) != 0 {
 		t.Fatal("an unlinked port of the node is open")
 	}
 	nio := &app.NIO{ProjectID: "p", NodeID: id, Type: app.NIOTypeUDP, LPort: tn.lport, RHost: "127.0.0.1",
@@ -368,7 +338,7 @@ func TestHostPort_VethNodeNIO(t *testing.T) {
 		t.Fatal("no answer through the NIO on the Docker node's port")
 	}
 	f.Apply(app.Event{Action: app.EventNIODeleted, Payload: nio})
-	if packetSockets(t, host) != 0 {
+	if kit.PacketSockets(t, host) != 0 {
 		t.Fatal("the veth is still open after its NIO was deleted")
 	}
 }

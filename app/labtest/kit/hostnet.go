@@ -69,8 +69,14 @@ func Netns(t testing.TB) string {
 // nothing on it by itself). It returns the host end's name.
 func VethInto(t testing.TB, ns, addr string) string {
 	t.Helper()
-	r := RandomSuffix(t)
-	host, peer := "ndh"+r, "ndn"+r
+	return VethNamed(t, ns, "ndh"+RandomSuffix(t), addr)
+}
+
+// VethNamed is VethInto with the host end named host (the name a runner
+// gives it, such as app.VethName's).
+func VethNamed(t testing.TB, ns, host, addr string) string {
+	t.Helper()
+	peer := "ndn" + RandomSuffix(t)
 	Sh(t, "ip", "link", "add", host, "type", "veth", "peer", "name", peer)
 	t.Cleanup(func() { ShQuiet("ip", "link", "del", host) })
 	_ = os.WriteFile("/proc/sys/net/ipv6/conf/"+host+"/disable_ipv6", []byte("1"), 0o644)
