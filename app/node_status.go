@@ -123,6 +123,11 @@ func (s *Service) NodeAction(ctx context.Context, ref NodeRef, a Action) (*Node,
 	if n.Type.notRun(st) {
 		return nil, Errorf(ECONFLICT, "nodedesk does not run %s nodes: %s is kept so that the project can go back to GNS3, but it cannot %s here", n.Type, n.Name, a)
 	}
+	if st == stepStart || st == stepRestart || st == stepResume {
+		if err := s.openToRun(ctx, n.ProjectID); err != nil {
+			return nil, err
+		}
+	}
 	r := s.runner(n.Type)
 	if r == nil || st == stepNone {
 		return s.recordStatus(ctx, ref, next, nil)
@@ -155,6 +160,18 @@ func (s *Service) NodeAction(ctx context.Context, ref NodeRef, a Action) (*Node,
 		return nil, err
 	}
 	return s.recordStatus(ctx, ref, next, nil)
+}
+
+// openToRun opens a closed project before one of its nodes runs: only an
+// open project's frames are carried (a closed project holds none of this
+// machine's ports), so a node of a closed project would run unreachable.
+func (s *Service) openToRun(ctx context.Context, projectID string) error {
+	p, err := s.FindProjectByID(ctx, projectID)
+	if err != nil || p.Status != ProjectClosed {
+		return err
+	}
+	_, err = s.OpenProject(ctx, projectID)
+	return err
 }
 
 // startProcess starts a stopped node's process (its resources claimed and

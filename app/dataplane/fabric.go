@@ -84,6 +84,9 @@ type Fabric struct {
 	hostWant    map[string]map[end]hostIf // node id -> its host ports (hostif.go); under mu
 	nios        map[string]*app.NIO       // NIO wire id -> the NIO; under mu (nio.go)
 	linkRecs    map[string]*app.Link      // link id -> the link as last applied; under mu
+	nodeProject map[string]string         // node id -> its project, for the nodes carried; under mu (projects.go)
+	closed      map[string]bool           // project id -> closed: its frames are not carried; under mu
+	svc         *app.Service              // what Attach follows: an opened project is loaded from it
 
 	workers sync.Pool
 }
@@ -186,19 +189,30 @@ func (f *Fabric) change(fn func(d *draft)) {
 
 func (f *Fabric) apply(d *draft, e app.Event) {
 	switch p := e.Payload.(type) {
+	case *app.Project:
+		f.applyProject(d, e.Action, p)
 	case *app.Node:
+		if !f.carried(p.ProjectID) {
+			return
+		}
 		if e.Action == app.EventNodeDeleted {
 			f.dropNode(d, p.ID)
 		} else {
 			f.putNode(d, p)
 		}
 	case *app.Link:
+		if !f.carried(p.ProjectID) {
+			return
+		}
 		if e.Action == app.EventLinkDeleted {
 			f.dropLink(d, p.ID)
 		} else {
 			f.putLink(d, p)
 		}
 	case *app.NIO:
+		if !f.carried(p.ProjectID) {
+			return
+		}
 		if e.Action == app.EventNIODeleted {
 			f.dropNIO(d, p)
 		} else {
@@ -211,6 +225,7 @@ func (f *Fabric) putNode(d *draft, n *app.Node) {
 	if n.Remote() {
 		return // its compute carries its frames
 	}
+	f.noteNodeProject(n)
 	if mk, ok := engines[n.Type]; ok {
 		eng, have := d.r().engines[n.ID]
 		if !have {
@@ -342,6 +357,7 @@ func (f *Fabric) ResetConsole(nodeID string) {
 }
 
 func (f *Fabric) dropNode(d *draft, id string) {
+	delete(f.nodeProject, id)
 	f.dropNodeNIOs(d, id)
 	if c := f.consoles[id]; c != nil {
 		c.srv.close()
@@ -732,12 +748,15 @@ func (f *Fabric) later(we *wireEnd, frame []byte, d time.Duration) {
 }
 
 // Attach makes f follow every committed change of svc from now on, serve
-// svc's console resets, and load the labs svc already holds. Call it
+// svc's console resets, and load the open labs svc already holds. Call it
 // before the API serves, so that no change is missed or applied twice.
 func (f *Fabric) Attach(ctx context.Context, svc *app.Service, events *app.Broker) error {
 	if f.ConsoleHost == "" {
 		f.ConsoleHost = svc.ConsoleHost()
 	}
+	f.mu.Lock()
+	f.svc = svc
+	f.mu.Unlock()
 	events.OnPublish(f.Apply)
 	svc.AddConsoleServer(f)
 	svc.UseHostPorts(f)
@@ -746,6 +765,10 @@ func (f *Fabric) Attach(ctx context.Context, svc *app.Service, events *app.Broke
 		return err
 	}
 	for _, p := range projects {
+		if p.Status == app.ProjectClosed {
+			f.change(func(d *draft) { f.applyProject(d, app.EventProjectClosed, p) })
+			continue
+		}
 		nodes, err := svc.FindNodes(ctx, p.ID)
 		if err != nil {
 			return err
