@@ -16,14 +16,15 @@ type Router struct {
 }
 
 // Routers lists the Dynamips routers of a GNS3 project file (.gns3), in
-// the file's order.
+// the file's order: the nodes whose properties name a platform and an
+// image (a QEMU node's platform comes without one, a Docker node's image
+// without a platform).
 func Routers(t testing.TB, topo []byte) []Router {
 	t.Helper()
 	var f struct {
 		Topology struct {
 			Nodes []struct {
 				Name       string `json:"name"`
-				NodeType   string `json:"node_type"`
 				Properties struct {
 					Platform string `json:"platform"`
 					Image    string `json:"image"`
@@ -36,7 +37,7 @@ func Routers(t testing.TB, topo []byte) []Router {
 	}
 	var out []Router
 	for _, n := range f.Topology.Nodes {
-		if n.NodeType == "dynamips" {
+		if n.Properties.Platform != "" && n.Properties.Image != "" {
 			out = append(out, Router{n.Name, n.Properties.Platform, n.Properties.Image})
 		}
 	}

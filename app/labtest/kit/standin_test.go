@@ -13,6 +13,8 @@ func TestPlaceStandInIOS(t *testing.T) {
 	topo := []byte(`{"topology": {"nodes": [
 		{"name": "R1", "node_type": "dynamips", "properties": {"platform": "c3725", "image": "c3725-adventerprisek9-mz.124-15.T14.bin"}},
 		{"name": "PC1", "node_type": "vpcs", "properties": {}},
+		{"name": "Q1", "node_type": "qemu", "properties": {"platform": "x86_64", "hda_disk_image": "alpine.qcow2"}},
+		{"name": "D1", "node_type": "docker", "properties": {"image": "alpine:latest"}},
 		{"name": "R2", "node_type": "dynamips", "properties": {"platform": "c7200", "image": "C:\\Users\\me\\GNS3\\images\\IOS\\c7200-adventerprisek9-mz.124-24.T5.image"}}]}}`)
 	src := t.TempDir()
 	standIn := func(_ testing.TB, platform string) string {
