@@ -8,10 +8,13 @@
 #     python3-jinja2 python3-platformdirs python3-psutil python3-jsonschema
 #     python3-distro;
 #   - a dynamips binary: DYNAMIPS=/path, or it builds 0.2.24 from
-#     ../shared/third_party (needs cmake build-essential libelf-dev libpcap-dev);
+#     ../shared/third_party or THIRD_PARTY (needs cmake build-essential
+#     libelf-dev libpcap-dev);
 #   - a ubridge binary (gns3-server 2.2 puts a ubridge between every router
 #     NIO and its link): UBRIDGE=/path, or it builds 0.9.19 from there;
 #   - the stand-in images in FAKE_IOS (default ../shared/fake-ios).
+# Builds and logs stay in a /tmp/record-gns3-dynamips.* folder, named at the
+# end.
 # Everything listens on 127.0.0.1; the script stops what it started.
 #
 #   GNS3SERVER_GIT=/work/.mirror/GNS3+gns3-server/repo scripts/record-gns3-dynamips.sh [OUTDIR]
@@ -20,20 +23,27 @@
 # and, with IDLEPC=1, c7200-idlepc.log: for each router, a header of '#' lines
 # (the template and node JSON as created, links, ports, folders) and then only
 # the "HYPERVISOR: exec_cmd:" lines of the dynamips log gns3-server made it
-# write with -l, in order.
+# write with -l, in order; beside each, a .wire.txt with the same commands as
+# gns3-server sent them (quoted) and Dynamips' answers.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(realpath -m "${1:-$root/app/dynamips/testdata/gns3-2.2.59}")
 GNS3_PORT=${GNS3_PORT:-3186}
-FAKE_IOS=${FAKE_IOS:-$root/../../shared/fake-ios}
-[[ -d "$FAKE_IOS" ]] || FAKE_IOS=/work/shared/fake-ios
-THIRD_PARTY=${THIRD_PARTY:-/work/shared/third_party}
+shared=$root/../shared # beside the checkout, else the machine's
+[[ -d "$shared" ]] || shared=/work/shared
+FAKE_IOS=${FAKE_IOS:-$shared/fake-ios}
+THIRD_PARTY=${THIRD_PARTY:-$shared/third_party}
 work=$(mktemp -d /tmp/record-gns3-dynamips.XXXXXX)
 pids=()
 cleanup() {
+	# gns3-server's own children (dynamips, ubridge) go with it; any left
+	# (a failed run) are stopped by their ids.
+	local kids=()
+	for p in "${pids[@]}"; do kids+=($(pgrep -P "$p" || true)); done
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
+	for p in "${kids[@]}"; do kill "$p" 2>/dev/null || true; done
 	echo "work files kept in $work" >&2
 }
 trap cleanup EXIT
