@@ -148,6 +148,11 @@ func (s *Service) claimProcessResources(tx Tx, n *Node) error {
 			return Errorf(ECONFLICT, "All %d MAC addresses of this project are in use; a project can run at most that many VPCS nodes", maxMACOffset+1)
 		}
 	}
+	if claim := n.Type.kind().props.claim; claim != nil {
+		if err := claim(tx, n); err != nil {
+			return err
+		}
+	}
 	want := 2 * len(n.Ports())
 	if n.Type.UsesVeths() {
 		want = 0 // its ports are veth pairs (VethName)
