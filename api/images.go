@@ -11,12 +11,14 @@ import (
 	"nodedesk/app"
 )
 
-// QEMU's images and tools, as GNS3 2.2's compute serves them
-// (/v2/compute/qemu/…), and the controller's forms the GNS3 GUI calls
-// (/v2/computes/{compute_id}/qemu/…): for compute local they do the same,
-// answered as GNS3's controller answers (200 {} where the compute says
-// 201 or 204); a remote compute is asked the GETs, and refuses the rest
-// for now. Appliance files are imported at /v2/appliances/import.
+// QEMU's images and tools and Dynamips' IOS images, as GNS3 2.2's compute
+// serves them (/v2/compute/qemu/…, /v2/compute/dynamips/images…), and the
+// controller's forms the GNS3 GUI calls (/v2/computes/{compute_id}/…):
+// for compute local they do the same, answered as GNS3's controller
+// answers (200 {} where the compute says 201 or 204); a remote compute is
+// asked the GETs, and refuses the rest for now. One set of image handlers
+// serves every kind of image. Appliance files are imported at
+// /v2/appliances/import.
 
 // uploadIdle bounds how long an upload may send nothing: the server's
 // read timeout bounds whole requests, and an image takes longer.
@@ -40,48 +42,54 @@ func (b *uploadBody) Read(p []byte) (int, error) {
 // Size is the length the client announced, or -1.
 func (b *uploadBody) Size() int64 { return b.size }
 
-// uploadImage streams the request's body into the QEMU images folder.
-func (s *Server) uploadImage(w http.ResponseWriter, r *http.Request) error {
+// uploadImage streams the request's body into the folder of kind's images.
+func (s *Server) uploadImage(w http.ResponseWriter, r *http.Request, kind app.ImageKind) error {
 	body := &uploadBody{r: r.Body, rc: http.NewResponseController(w), size: r.ContentLength}
-	_, err := s.svc.UploadImage(r.Context(), app.QEMUImages, mux.Vars(r)["filename"], body)
+	_, err := s.svc.UploadImage(r.Context(), kind, mux.Vars(r)["filename"], body)
 	return err
 }
 
-// handleQEMUImageList lists the QEMU images: GNS3's filename, path,
-// md5sum and filesize of each.
-func (s *Server) handleQEMUImageList(w http.ResponseWriter, r *http.Request) error {
-	imgs, err := s.svc.Images(r.Context(), app.QEMUImages)
-	if err != nil {
-		return err
+// handleImageList lists kind's images: GNS3's filename, path, md5sum and
+// filesize of each, sorted by file name.
+func (s *Server) handleImageList(kind app.ImageKind) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		imgs, err := s.svc.Images(r.Context(), kind)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, imgs)
+		return nil
 	}
-	writeJSON(w, http.StatusOK, imgs)
-	return nil
 }
 
-// handleQEMUImageUpload writes an image from the raw body, streamed, and
-// answers 204 as GNS3 does.
-func (s *Server) handleQEMUImageUpload(w http.ResponseWriter, r *http.Request) error {
-	if err := s.uploadImage(w, r); err != nil {
-		return err
+// handleImageUpload writes one of kind's images from the raw body,
+// streamed, and answers 204 as GNS3's compute does.
+func (s *Server) handleImageUpload(kind app.ImageKind) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := s.uploadImage(w, r, kind); err != nil {
+			return err
+		}
+		noContent(w)
+		return nil
 	}
-	noContent(w)
-	return nil
 }
 
-// handleQEMUImageDownload streams an image (ranges too).
-func (s *Server) handleQEMUImageDownload(w http.ResponseWriter, r *http.Request) error {
-	f, err := s.svc.OpenImage(app.QEMUImages, mux.Vars(r)["filename"])
-	if err != nil {
-		return err
+// handleImageDownload streams one of kind's images (ranges too).
+func (s *Server) handleImageDownload(kind app.ImageKind) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		f, err := s.svc.OpenImage(kind, mux.Vars(r)["filename"])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Content-Type", "application/octet-stream")
+		http.ServeContent(w, r, "", fi.ModTime(), f)
+		return nil
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/octet-stream")
-	http.ServeContent(w, r, "", fi.ModTime(), f)
-	return nil
 }
 
 // handleQEMUBinaries lists the qemu-system programs; archs filters them,
@@ -212,17 +220,19 @@ func controllerDone(w http.ResponseWriter) {
 	writeJSON(w, http.StatusOK, map[string]any{})
 }
 
-// handleComputeQEMUImageUpload is the GNS3 GUI's upload through the
-// controller: 200 {}.
-func (s *Server) handleComputeQEMUImageUpload(w http.ResponseWriter, r *http.Request) error {
-	if err := s.localOnly(r, "image uploads"); err != nil {
-		return err
+// handleComputeImageUpload is the GNS3 GUI's upload of one of kind's
+// images through the controller: 200 {}.
+func (s *Server) handleComputeImageUpload(kind app.ImageKind) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := s.localOnly(r, "image uploads"); err != nil {
+			return err
+		}
+		if err := s.uploadImage(w, r, kind); err != nil {
+			return err
+		}
+		controllerDone(w)
+		return nil
 	}
-	if err := s.uploadImage(w, r); err != nil {
-		return err
-	}
-	controllerDone(w)
-	return nil
 }
 
 // handleComputeQEMUImgCreate and handleComputeQEMUImgResize are the GNS3

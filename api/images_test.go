@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -313,4 +314,61 @@ func TestQEMUNode_ImagePaths(t *testing.T) {
 	check("compute created", cn)
 	cpath := "/v2/compute/projects/" + c.PID + "/qemu/nodes/" + cn["node_id"].(string)
 	check("compute updated", ts.Do("PUT", cpath, maps.Clone(abs)).Want(t, 200).JSON(t))
+}
+
+// TestDynamipsImages_UploadListDownload: IOS images as the GNS3 2.2.59
+// GUI's IOS router wizard lists and uploads them: nodedesk's IOS folder
+// then GNS3's (~/GNS3/images/IOS), sorted by file name, each with
+// filename, path, md5sum and filesize; only big-endian 32-bit ELF files
+// are listed (a file that is no IOS image is kept but left out, as GNS3
+// does); compute and controller forms; downloads; QEMU's list is apart.
+func TestDynamipsImages_UploadListDownload(t *testing.T) {
+	ts, _, qemuOwn, gns3QEMU := imagesServer(t)
+	own := filepath.Join(filepath.Dir(qemuOwn), "IOS")
+	gns3 := filepath.Join(filepath.Dir(gns3QEMU), "IOS")
+	elf := func(s string) []byte { return append([]byte("\x7fELF\x01\x02\x01\x00"), s...) }
+	if err := os.MkdirAll(gns3, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c7200 := elf("c7200 code")
+	if err := os.WriteFile(filepath.Join(gns3, "c7200-adventerprisek9-mz.124-24.T5.image"), c7200, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c3725 := bytes.Repeat(elf("c3725 code "), 1<<16)
+	upload(t, ts, "/v2/compute/dynamips/images/c3725-adventerprisek9-mz.124-15.T14.image", c3725, 3, 0).Want(t, 204)
+	if m := ts.Do("POST", "/v2/computes/local/dynamips/images/c3745.image", string(elf("c3745"))).Want(t, 200).JSON(t); len(m) != 0 {
+		t.Fatalf("controller upload answered %v, want {} as GNS3's controller", m)
+	}
+	// A zipped image is no IOS image: kept, not listed.
+	upload(t, ts, "/v2/compute/dynamips/images/c2600.zip", []byte("PK\x03\x04 zipped"), 1, 0).Want(t, 204)
+	if _, err := os.Stat(filepath.Join(own, "c2600.zip")); err != nil {
+		t.Fatal(err)
+	}
+
+	want := []map[string]any{
+		{"filename": "c3725-adventerprisek9-mz.124-15.T14.image", "path": "c3725-adventerprisek9-mz.124-15.T14.image",
+			"md5sum": md5Hex(c3725), "filesize": float64(len(c3725))},
+		{"filename": "c3745.image", "path": "c3745.image", "md5sum": md5Hex(elf("c3745")), "filesize": float64(len(elf("c3745")))},
+		{"filename": "c7200-adventerprisek9-mz.124-24.T5.image", "path": "c7200-adventerprisek9-mz.124-24.T5.image",
+			"md5sum": md5Hex(c7200), "filesize": float64(len(c7200))},
+	}
+	for _, path := range []string{"/v2/compute/dynamips/images", "/v2/computes/local/dynamips/images"} {
+		got := ts.Do("GET", path, nil).Want(t, 200).List(t)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("GET %s:\n %v\nwant\n %v", path, got, want)
+		}
+	}
+	got := ts.Do("GET", "/v2/compute/dynamips/images/c3725-adventerprisek9-mz.124-15.T14.image", nil).Want(t, 200)
+	if !bytes.Equal(got.Body, c3725) {
+		t.Errorf("download: %d bytes, want the %d uploaded", len(got.Body), len(c3725))
+	}
+	if got := ts.Do("GET", "/v2/compute/dynamips/images/c7200-adventerprisek9-mz.124-24.T5.image", nil).Want(t, 200); !bytes.Equal(got.Body, c7200) {
+		t.Errorf("download from GNS3's folder: %q", got.Body)
+	}
+	ts.Do("GET", "/v2/compute/dynamips/images/absent.image", nil).Want(t, 404)
+	ts.Do("POST", "/v2/compute/dynamips/images/.hidden.image", "x").Want(t, 403)
+	if l := ts.Do("GET", "/v2/compute/qemu/images", nil).Want(t, 200).List(t); len(l) != 0 {
+		t.Errorf("QEMU images list IOS images: %v", l)
+	}
+	ts.Do("GET", "/v2/computes/nope/dynamips/images", nil).Want(t, 404)
 }

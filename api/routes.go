@@ -49,9 +49,9 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"GET", "/v2/computes/{compute_id}/ports", s.handleComputePorts},
 		// QEMU's images and tools (api/images.go), before the generic
 		// {emulator} routes below, which mux would otherwise match first.
-		{"GET", "/v2/compute/qemu/images", s.handleQEMUImageList},
-		{"POST", "/v2/compute/qemu/images/{filename}", s.handleQEMUImageUpload},
-		{"GET", "/v2/compute/qemu/images/{filename}", s.handleQEMUImageDownload},
+		{"GET", "/v2/compute/qemu/images", s.handleImageList(app.QEMUImages)},
+		{"POST", "/v2/compute/qemu/images/{filename}", s.handleImageUpload(app.QEMUImages)},
+		{"GET", "/v2/compute/qemu/images/{filename}", s.handleImageDownload(app.QEMUImages)},
 		{"GET", "/v2/compute/qemu/binaries", s.handleQEMUBinaries},
 		{"GET", "/v2/compute/qemu/img-binaries", s.handleQEMUImgBinaries},
 		{"GET", "/v2/compute/qemu/capabilities", s.handleQEMUCapabilities},
@@ -59,14 +59,21 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"PUT", "/v2/compute/qemu/img", s.handleQEMUImgResize},
 		{"GET", "/v2/compute/docker/images", s.handleDockerImages},
 		{"GET", "/v2/computes/{compute_id}/docker/images", s.controllerEmulator("docker", "images", s.handleDockerImages)},
-		{"GET", "/v2/computes/{compute_id}/qemu/images", s.controllerQEMU("images", s.handleQEMUImageList)},
-		{"POST", "/v2/computes/{compute_id}/qemu/images/{filename}", s.handleComputeQEMUImageUpload},
+		{"GET", "/v2/computes/{compute_id}/qemu/images", s.controllerQEMU("images", s.handleImageList(app.QEMUImages))},
+		{"POST", "/v2/computes/{compute_id}/qemu/images/{filename}", s.handleComputeImageUpload(app.QEMUImages)},
 		{"GET", "/v2/computes/{compute_id}/qemu/binaries", s.controllerQEMU("binaries", s.handleQEMUBinaries)},
 		{"GET", "/v2/computes/{compute_id}/qemu/img-binaries", s.controllerQEMU("img-binaries", s.handleQEMUImgBinaries)},
 		{"GET", "/v2/computes/{compute_id}/qemu/capabilities", s.controllerQEMU("capabilities", s.handleQEMUCapabilities)},
 		{"POST", "/v2/computes/{compute_id}/qemu/img", s.handleComputeQEMUImgCreate},
 		{"PUT", "/v2/computes/{compute_id}/qemu/img", s.handleComputeQEMUImgResize},
 		{"POST", "/v2/appliances/import", s.handleApplianceImport},
+		// Dynamips' IOS images (api/images.go), before the generic
+		// {emulator} routes below.
+		{"GET", "/v2/compute/dynamips/images", s.handleImageList(app.IOSImages)},
+		{"POST", "/v2/compute/dynamips/images/{filename}", s.handleImageUpload(app.IOSImages)},
+		{"GET", "/v2/compute/dynamips/images/{filename}", s.handleImageDownload(app.IOSImages)},
+		{"GET", "/v2/computes/{compute_id}/dynamips/images", s.controllerEmulator("dynamips", "images", s.handleImageList(app.IOSImages))},
+		{"POST", "/v2/computes/{compute_id}/dynamips/images/{filename}", s.handleComputeImageUpload(app.IOSImages)},
 
 		{"GET", "/v2/computes/{compute_id}/{emulator}/images", s.handleComputeImages},
 		{"GET", "/v2/computes/{compute_id}/network/interfaces", s.handleComputeNetworkInterfacesOf},

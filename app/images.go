@@ -41,6 +41,50 @@ const (
 // valid reports whether k is one of the kinds.
 func (k ImageKind) valid() bool { return k == QEMUImages || k == IOSImages || k == IOUImages }
 
+// ImageHeaderLen is how many bytes of a file Accepts looks at.
+const ImageHeaderLen = 7
+
+// Accepts reports whether a file that starts with header (its first
+// ImageHeaderLen bytes, or all of a shorter file) is an image of kind k,
+// as GNS3 2.2.59 tells IOS and IOU images apart (utils/images.py): an IOS
+// image is a 32-bit big-endian ELF file of version 1 (what Dynamips loads;
+// GNS3 also refuses to start a router whose image is not one), an IOU
+// binary a 32- or 64-bit little-endian one; a shorter file is neither.
+// Any file is a QEMU image: GNS3 leaves ELF files out of that list, but
+// QEMU boots ELF kernels, which nodedesk's QEMU nodes take.
+func (k ImageKind) Accepts(header []byte) bool {
+	if k == QEMUImages {
+		return true
+	}
+	if len(header) < ImageHeaderLen {
+		return false
+	}
+	h := string(header[:ImageHeaderLen])
+	switch k {
+	case IOSImages:
+		return h == "\x7fELF\x01\x02\x01"
+	case IOUImages:
+		return h == "\x7fELF\x02\x01\x01" || h == "\x7fELF\x01\x01\x01"
+	}
+	return false
+}
+
+// imageHeader reads the first ImageHeaderLen bytes of the file at p (fewer
+// when it is shorter).
+func imageHeader(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, ImageHeaderLen)
+	n, err := io.ReadFull(f, b)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return nil, err
+	}
+	return b[:n], nil
+}
+
 // Image is one image file, as GNS3 2.2 lists them (GET
 // /v2/compute/qemu/images): its file name, its path relative to its folder
 // (with /), its MD5 sum and its size in bytes.
@@ -127,7 +171,9 @@ func listed(name string) bool {
 // Images lists the images of kind in its folders, subfolders included
 // (their path is relative to the folder, such as vyos/vyos.qcow2), sorted
 // by file name. A file name found in an earlier folder hides the same name
-// in a later one, as GNS3 lists them. MD5 sums are cached in a <file>.md5sum
+// in a later one, as GNS3 lists them, and a file that is not of the kind
+// (Accepts: an IOS image that is no big-endian ELF file) is left out, as
+// GNS3 leaves it out. MD5 sums are cached in a <file>.md5sum
 // beside each file, as GNS3 does, and computed again when the file is
 // newer. Codes: EINVALID (an unknown kind).
 func (s *Service) Images(ctx context.Context, kind ImageKind) ([]Image, error) {
@@ -159,6 +205,9 @@ func (s *Service) Images(ctx context.Context, kind ImageKind) ([]Image, error) {
 			}
 			fi, err := os.Stat(p) // a link to an image counts as the image
 			if err != nil || !fi.Mode().IsRegular() {
+				return nil
+			}
+			if head, err := imageHeader(p); err != nil || !kind.Accepts(head) {
 				return nil
 			}
 			sum, err := imageMD5(ctx, p, fi)

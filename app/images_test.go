@@ -373,3 +373,38 @@ func TestService_OpenImage(t *testing.T) {
 	_, err = f.svc.OpenImage(app.QEMUImages, "link.img")
 	wantCode(t, err, app.EFORBIDDEN)
 }
+
+// TestImages_KindOfFile: IOS and IOU folders list only files of their
+// kind, as GNS3 2.2.59 does: IOS images are 32-bit big-endian ELF files
+// (the stand-in image's header), IOU binaries little-endian ones, and a
+// file shorter than the header is neither. The QEMU folder lists every
+// file, ELF kernels too.
+func TestImages_KindOfFile(t *testing.T) {
+	const (
+		ios   = "\x7fELF\x01\x02\x01\x00 mips code"
+		iou32 = "\x7fELF\x01\x01\x01\x00 x86 code"
+		iou64 = "\x7fELF\x02\x01\x01\x00 x86-64 code"
+		qcow  = "QFI\xfb\x00\x00\x00\x03 a disk"
+	)
+	f := newImageFolders(t)
+	data := filepath.Dir(filepath.Dir(f.own))
+	files := map[string]string{"r.image": ios, "l2.bin": iou32, "l3.bin": iou64, "disk.qcow2": qcow, "tiny": "\x7fELF"}
+	for _, kind := range []app.ImageKind{app.IOSImages, app.IOUImages, app.QEMUImages} {
+		for name, content := range files {
+			mustWriteFile(t, filepath.Join(data, "images", string(kind)), name, content)
+		}
+	}
+	for kind, want := range map[app.ImageKind]string{app.IOSImages: "r.image", app.IOUImages: "l2.bin l3.bin", app.QEMUImages: "disk.qcow2 l2.bin l3.bin r.image tiny"} {
+		imgs, err := f.svc.Images(context.Background(), kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, img := range imgs {
+			got = append(got, img.Filename)
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("%s images listed: %v; want %s", kind, got, want)
+		}
+	}
+}

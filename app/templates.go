@@ -67,12 +67,31 @@ type templateKind struct {
 	// required are the settings a new template must give, non-empty
 	// (a Docker template's image).
 	required []string
+	// variant, when set, is the part of the kind that depends on the
+	// settings a template has (a Dynamips template's platform): its
+	// settings and required keys add to the kind's (of).
+	variant func(given map[string]json.RawMessage) templateKind
+}
+
+// of is k for a template with settings given: k's settings and required
+// keys and those of its variant.
+func (k templateKind) of(given map[string]json.RawMessage) templateKind {
+	if k.variant == nil {
+		return k
+	}
+	v := k.variant(given)
+	if len(v.settings) > 0 {
+		k.settings = maps.Clone(k.settings)
+		maps.Copy(k.settings, v.settings)
+	}
+	k.required = append(slices.Clip(k.required), v.required...)
+	return k
 }
 
 // withDefaults is t with its type's default settings for those it lacks:
 // GNS3 fills them when it makes a template and each time it loads one.
 func (t Template) withDefaults() Template {
-	defs := t.Type.kind().props.template.settings
+	defs := t.Type.kind().props.template.of(t.Settings).settings
 	if t.Builtin || len(defs) == 0 {
 		return t
 	}
@@ -270,7 +289,7 @@ func (s *Service) newTemplate(ts TemplateSettings) (*Template, error) {
 	if err := ts.apply(t); err != nil {
 		return nil, err
 	}
-	for _, key := range k.props.template.required {
+	for _, key := range k.props.template.of(t.Settings).required {
 		if v, _, _ := ts.str(key); v == "" {
 			return nil, Invalid(key, "A %s template needs %s", t.Type, key)
 		}

@@ -2030,7 +2030,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Images of an emulator on the compute: QEMU's are at /v2/compute/qemu/images, Docker's at /v2/compute/docker/images; the other emulators have none here. */
+        /** Images of an emulator on the compute: QEMU's are at /v2/compute/qemu/images, Dynamips' at /v2/compute/dynamips/images, Docker's at /v2/compute/docker/images; the other emulators have none here. */
         get: operations["listComputeEmulatorImages"];
         put?: never;
         post?: never;
@@ -2984,6 +2984,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/compute/dynamips/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the Dynamips IOS images: nodedesk's IOS images folder, then GNS3's (~/GNS3/images/IOS), subfolders included, only 32-bit big-endian ELF files (as GNS3 lists them), sorted by file name; a name in an earlier folder hides the same name in a later one. */
+        get: operations["listDynamipsImages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/dynamips/images/{filename}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download a Dynamips IOS image, by the path the list gives (ranges are served). A link that leads out of its images folder is not followed. */
+        get: operations["downloadDynamipsImage"];
+        put?: never;
+        /** Upload a Dynamips IOS image: the raw body, streamed into nodedesk's IOS images folder (a hidden temporary file, synced and renamed at the end: the name shows the old image or the whole new one). At most 64 GiB, and the disk keeps 256 MiB free; an upload that fails leaves no file. Its MD5 sum is kept beside it. */
+        post: operations["uploadDynamipsImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/compute/qemu/binaries": {
         parameters: {
             query?: never;
@@ -3081,6 +3116,40 @@ export interface paths {
         put?: never;
         /** Upload a QEMU image: the raw body, streamed into nodedesk's images folder (a hidden temporary file, synced and renamed at the end: the name shows the old image or the whole new one). At most 64 GiB, and the disk keeps 256 MiB free; an upload that fails leaves no file. Its MD5 sum is kept beside it. For a remote compute, the request is not passed on (409), or the compute does not exist (404). */
         post: operations["uploadComputeQEMUImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/computes/{compute_id}/dynamips/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the Dynamips IOS images: nodedesk's IOS images folder, then GNS3's (~/GNS3/images/IOS), subfolders included, only 32-bit big-endian ELF files (as GNS3 lists them), sorted by file name; a name in an earlier folder hides the same name in a later one. As GNS3's controller, forwarded to a remote compute; for local, answered here. */
+        get: operations["listComputeDynamipsImages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/computes/{compute_id}/dynamips/images/{filename}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload a Dynamips IOS image: the raw body, streamed into nodedesk's IOS images folder (a hidden temporary file, synced and renamed at the end: the name shows the old image or the whole new one). At most 64 GiB, and the disk keeps 256 MiB free; an upload that fails leaves no file. Its MD5 sum is kept beside it. For a remote compute, the request is not passed on (409), or the compute does not exist (404). */
+        post: operations["uploadComputeDynamipsImage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -16363,6 +16432,137 @@ export interface operations {
             };
         };
     };
+    listDynamipsImages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Image"][];
+                };
+            };
+        };
+    };
+    downloadDynamipsImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An image's name relative to the QEMU images folder; it may span several segments (vyos/vyos.qcow2). */
+                filename: components["parameters"]["ImageFilename"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image's bytes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The range asked. */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The name is absolute, leaves the images folder, or names a hidden file or a checksum file. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such image. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadDynamipsImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An image's name relative to the QEMU images folder; it may span several segments (vyos/vyos.qcow2). */
+                filename: components["parameters"]["ImageFilename"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Uploaded, as GNS3 answers. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The name is absolute, leaves the images folder, or names a hidden file or a checksum file. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The disk is full. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listQEMUBinaries: {
         parameters: {
             query?: {
@@ -16579,6 +16779,112 @@ export interface operations {
         };
     };
     uploadComputeQEMUImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Compute identifier. */
+                compute_id: components["parameters"]["ComputeId"];
+                /** @description An image's name relative to the QEMU images folder; it may span several segments (vyos/vyos.qcow2). */
+                filename: components["parameters"]["ImageFilename"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Uploaded. GNS3's controller answers the compute's empty answer as {}. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The name is absolute, leaves the images folder, or names a hidden file or a checksum file. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute is remote, or the disk is full. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listComputeDynamipsImages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Compute identifier. */
+                compute_id: components["parameters"]["ComputeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Image"][];
+                };
+            };
+            /** @description The compute does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute is remote and not connected (or refused). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadComputeDynamipsImage: {
         parameters: {
             query?: never;
             header?: never;

@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# record-gns3-dynamips.sh — records the Dynamips hypervisor commands that the
+# real gns3-server 2.2.59 sends for a c7200 and a c3725 router (issue 24).
+# A developer's tool, not CI. It needs:
+#   - the gns3-server source: GNS3SERVER_SRC (a 2.2.59 tree) or GNS3SERVER_GIT
+#     (a mirror of its repository; v2.2.59 is archived from it);
+#   - Debian's python3-aiohttp python3-aiohttp-cors python3-aiofiles
+#     python3-jinja2 python3-platformdirs python3-psutil python3-jsonschema
+#     python3-distro;
+#   - a dynamips binary: DYNAMIPS=/path, or it builds 0.2.24 from
+#     ../shared/third_party (needs cmake build-essential libelf-dev libpcap-dev);
+#   - a ubridge binary (gns3-server 2.2 puts a ubridge between every router
+#     NIO and its link): UBRIDGE=/path, or it builds 0.9.19 from there;
+#   - the stand-in images in FAKE_IOS (default ../shared/fake-ios).
+# Everything listens on 127.0.0.1; the script stops what it started.
+#
+#   GNS3SERVER_GIT=/work/.mirror/GNS3+gns3-server/repo scripts/record-gns3-dynamips.sh [OUTDIR]
+#
+# OUTDIR (default app/dynamips/testdata/gns3-2.2.59) gets c7200.log, c3725.log
+# and, with IDLEPC=1, c7200-idlepc.log: for each router, a header of '#' lines
+# (the template and node JSON as created, links, ports, folders) and then only
+# the "HYPERVISOR: exec_cmd:" lines of the dynamips log gns3-server made it
+# write with -l, in order.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=$(realpath -m "${1:-$root/app/dynamips/testdata/gns3-2.2.59}")
+GNS3_PORT=${GNS3_PORT:-3186}
+FAKE_IOS=${FAKE_IOS:-$root/../../shared/fake-ios}
+[[ -d "$FAKE_IOS" ]] || FAKE_IOS=/work/shared/fake-ios
+THIRD_PARTY=${THIRD_PARTY:-/work/shared/third_party}
+work=$(mktemp -d /tmp/record-gns3-dynamips.XXXXXX)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	echo "work files kept in $work" >&2
+}
+trap cleanup EXIT
+
+src=${GNS3SERVER_SRC:-}
+if [[ -z "$src" && -n "${GNS3SERVER_GIT:-}" ]]; then
+	src=$work/gns3-server
+	mkdir -p "$src"
+	git -C "$GNS3SERVER_GIT" archive v2.2.59 | tar -x -C "$src"
+fi
+if [[ -z "$src" || ! -d "$src/gns3server" ]]; then
+	echo "skipped: set GNS3SERVER_SRC (a gns3-server 2.2.59 tree) or GNS3SERVER_GIT (its repository)" >&2
+	exit 0
+fi
+
+dynamips=${DYNAMIPS:-}
+if [[ -z "$dynamips" ]]; then
+	b=$work/dynamips-build
+	mkdir -p "$b"
+	tar -xzf "$THIRD_PARTY/dynamips-0.2.24.tar.gz" -C "$b"
+	cmake -S "$b/dynamips-0.2.24" -B "$b/build" -DDYNAMIPS_CODE=stable >"$b/cmake.log"
+	cmake --build "$b/build" -j2 >"$b/build.log"
+	dynamips=$b/build/stable/dynamips
+fi
+dynamips=$(realpath "$dynamips")
+ubridge=${UBRIDGE:-}
+if [[ -z "$ubridge" ]]; then
+	b=$work/ubridge-build
+	mkdir -p "$b"
+	tar -xzf "$THIRD_PARTY/ubridge-0.9.19.tar.gz" -C "$b"
+	make -C "$b/ubridge-0.9.19" >"$b/build.log"
+	ubridge=$b/ubridge-0.9.19/ubridge
+fi
+ubridge=$(realpath "$ubridge")
+
+home=$work/home
+mkdir -p "$home" "$work/images/IOS" "$work/projects" "$out"
+for p in c7200 c3725; do cp "$FAKE_IOS/fake-ios-$p.image" "$work/images/IOS/"; done
+cat >"$work/gns3_server.conf" <<EOF
+[Server]
+host = 127.0.0.1
+port = $GNS3_PORT
+images_path = $work/images
+projects_path = $work/projects
+configs_path = $work/configs
+appliances_path = $work/appliances
+symbols_path = $work/symbols
+report_errors = False
+ubridge_path = $ubridge
+console_start_port_range = 47000
+console_end_port_range = 47500
+udp_start_port_range = 47500
+udp_end_port_range = 48500
+
+[Dynamips]
+dynamips_path = $dynamips
+EOF
+(cd "$src" && HOME=$home LANG=C.UTF-8 exec /usr/bin/python3 -m gns3server --config "$work/gns3_server.conf" \
+	--host 127.0.0.1 --port "$GNS3_PORT" --local --debug) >"$work/gns3.log" 2>&1 &
+pids+=($!)
+
+WORK=$work OUT=$out DYNAMIPS_BIN=$dynamips IDLEPC=${IDLEPC:-0} /usr/bin/python3 - "$GNS3_PORT" <<'EOF'
+import glob, json, os, re, sys, time, urllib.request, urllib.error
+
+G = "http://127.0.0.1:%s/v2" % sys.argv[1]
+WORK, OUT = os.environ["WORK"], os.environ["OUT"]
+
+def call(method, path, body=None, timeout=300):
+    req = urllib.request.Request(G + path, method=method, data=None if body is None else json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            raw = r.read()
+            return r.status, (json.loads(raw) if raw and r.headers.get_content_type() == "application/json" else raw)
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+def must(method, path, body=None):
+    st, res = call(method, path, body)
+    if st not in (200, 201, 204):
+        sys.exit("FAIL %s %s -> %s %s" % (method, path, st, res))
+    return res
+
+for _ in range(120):
+    try:
+        if call("GET", "/version")[0] == 200:
+            break
+    except OSError:
+        pass
+    time.sleep(0.5)
+else:
+    sys.exit("gns3-server did not answer; see %s/gns3.log" % WORK)
+version = must("GET", "/version")["version"]
+
+# What the GUI's IOS router wizard posts as a template (getSettings() of
+# gns3/modules/dynamips/dialogs/ios_router_wizard.py in gns3-gui 2.2.59),
+# plus template_type, which the GUI's template manager adds.
+TEMPLATES = {
+    "c7200": {"name": "c7200", "template_type": "dynamips", "compute_id": "local", "platform": "c7200",
+              "image": "fake-ios-c7200.image", "startup_config": "ios_base_startup-config.txt",
+              "ram": 512, "nvram": 512, "idlepc": "0xffffffff80008040", "auto_delete_disks": True,
+              "slot0": "C7200-IO-FE", "slot1": "PA-FE-TX", "npe": "npe-400", "midplane": "vxr"},
+    "c3725": {"name": "c3725", "template_type": "dynamips", "compute_id": "local", "platform": "c3725",
+              "image": "fake-ios-c3725.image", "startup_config": "ios_base_startup-config.txt",
+              "ram": 128, "nvram": 256, "idlepc": "0xffffffff80008040", "auto_delete_disks": True,
+              "slot0": "GT96100-FE", "slot1": "NM-1FE-TX", "wic0": "WIC-1T"},
+}
+# The peers each link goes to: Dynamips-backed switches on the same server
+# (no ubridge needed), each in its own hypervisor, so the router's log holds
+# only the router's commands.
+LINKS = {
+    "c7200": [(1, 0, "ethernet_switch", {"name": "SW1"}, 0, 0)],                 # f1/0 -- SW1 port 0
+    "c3725": [(0, 16, "frame_relay_switch", {"name": "FR1", "properties": {"mappings": {"0:102": "1:201"}}}, 0, 0),  # s0/0 -- FR1 port 0
+              (0, 0, "ethernet_switch", {"name": "SW1"}, 0, 0)],                # f0/0 -- SW1 port 0
+}
+
+def router_log(project_id, name):
+    """The dynamips -l log holding `vm create "<name>"`."""
+    d = os.path.join(WORK, "projects", project_id, "project-files", "dynamips")
+    for f in sorted(glob.glob(os.path.join(d, "dynamips_i*_log.txt"))):
+        with open(f, errors="replace") as fh:
+            text = fh.read()
+        if 'vm create "%s"' % name in text or "vm create %s " % name in text or 'exec_cmd: vm create %s' % name in text:
+            return f, text
+    sys.exit("no dynamips log for %s in %s: %s" % (name, d, os.listdir(d) if os.path.isdir(d) else "missing"))
+
+def write_wire(path, cmds, hdr):
+    """The same commands as gns3-server wrote them on the socket (its --debug
+    log: 'sending ...' then 'returned result [...]'), matched in order to the
+    exec_cmd lines, since other hypervisors' commands interleave there."""
+    sent = []
+    with open(os.path.join(WORK, "gns3.log"), errors="replace") as fh:
+        for line in fh:
+            m = re.search(r"dynamips_hypervisor\.py:\d+ (sending|returned result|.*error.*?) ?(.*)$", line.rstrip("\n"))
+            if not m:
+                continue
+            if m.group(1) == "sending":
+                sent.append([m.group(2), None])
+            elif sent and sent[-1][1] is None:
+                sent[-1][1] = (m.group(1) + " " + m.group(2)).strip()
+    out, i = [], 0
+    for c in cmds:
+        want = c.split("exec_cmd: ", 1)[1].strip()
+        while i < len(sent) and " ".join(sent[i][0].replace('"', "").split()) != " ".join(want.split()):
+            i += 1
+        if i == len(sent):
+            sys.exit("wire log: %r not found in order in gns3.log" % want)
+        out.append("%s\n    -> %s" % (sent[i][0], sent[i][1]))
+        i += 1
+    with open(path, "w") as fh:
+        for h in hdr[:1]:
+            fh.write("# " + h + "; the exec_cmd lines of the .log beside this one, as sent (quotes) and answered\n")
+        for o in out:
+            fh.write(o.replace(WORK, "<work>") + "\n")
+
+def record(case, idlepc_steps=False):
+    tpl = TEMPLATES[case]
+    t = must("POST", "/templates", tpl)
+    p = must("POST", "/projects", {"name": "record-%s-%d" % (case, time.time())})
+    pid = p["project_id"]
+    node = must("POST", "/projects/%s/templates/%s" % (pid, t["template_id"]), {"compute_id": "local", "x": 0, "y": 0})
+    nid = node["node_id"]
+    links = []
+    for adapter, port, peer_type, peer_body, peer_adapter, peer_port in LINKS[case]:
+        if idlepc_steps:
+            break
+        body = dict(peer_body, node_type=peer_type, compute_id="local")
+        peer = must("POST", "/projects/%s/nodes" % pid, body)
+        link = must("POST", "/projects/%s/links" % pid, {"nodes": [
+            {"node_id": nid, "adapter_number": adapter, "port_number": port},
+            {"node_id": peer["node_id"], "adapter_number": peer_adapter, "port_number": peer_port}]})
+        links.append({"router_port": "%d/%d" % (adapter, port), "peer": peer["name"], "peer_type": peer_type,
+                      "peer_port": "%d/%d" % (peer_adapter, peer_port), "link_type": link.get("link_type")})
+    steps = []
+    if idlepc_steps:
+        # The node page's "Idle-PC" → "Auto Idle-PC" and "Idle-PC proposals":
+        # auto_idlepc starts a stopped router itself, sleeps 20 s, asks
+        # get_idle_pc_prop, tries each proposal for 3 s and stops it again.
+        st, res = call("GET", "/projects/%s/nodes/%s/dynamips/auto_idlepc" % (pid, nid))
+        steps.append("GET auto_idlepc (stopped router) -> %s %s" % (st, json.dumps(res) if not isinstance(res, bytes) else res))
+        must("POST", "/projects/%s/nodes/%s/start" % (pid, nid))
+        time.sleep(2)
+        st, res = call("GET", "/projects/%s/nodes/%s/dynamips/idlepc_proposals" % (pid, nid))
+        steps.append("GET idlepc_proposals (running) -> %s %s" % (st, json.dumps(res) if not isinstance(res, bytes) else res))
+        must("POST", "/projects/%s/nodes/%s/stop" % (pid, nid))
+    else:
+        must("POST", "/projects/%s/nodes/%s/start" % (pid, nid))
+        time.sleep(2)
+        started = must("GET", "/projects/%s/nodes/%s" % (pid, nid))
+        steps.append("start -> status %s" % started["status"])
+        must("POST", "/projects/%s/nodes/%s/stop" % (pid, nid))
+        steps.append("stop -> status %s" % must("GET", "/projects/%s/nodes/%s" % (pid, nid))["status"])
+    must("DELETE", "/projects/%s/nodes/%s" % (pid, nid))
+    steps.append("delete node")
+    time.sleep(1)
+    logfile, text = router_log(pid, node["name"])
+    cmds = [l for l in text.splitlines() if "HYPERVISOR: exec_cmd:" in l]
+    name = case + ("-idlepc" if idlepc_steps else "") + ".log"
+    with open(os.path.join(OUT, name), "w") as fh:
+        hdr = [
+            "gns3-server %s driving dynamips (%s), recorded by scripts/record-gns3-dynamips.sh" % (version, os.path.basename(os.environ["DYNAMIPS_BIN"])),
+            "steps: %s" % "; ".join(steps),
+            "template POSTed: %s" % json.dumps(tpl, sort_keys=True),
+            "node as created (POST /v2/projects/{p}/templates/{t}): %s" % json.dumps(node, sort_keys=True),
+            "links: %s" % json.dumps(links, sort_keys=True),
+            "images dir: <work>/images/IOS; project dir: <work>/projects/<project_id>; log: %s" % os.path.relpath(logfile, os.path.join(WORK, "projects", pid)),
+            "project_id %s node_id %s" % (pid, nid),
+        ]
+        for h in hdr:
+            fh.write("# " + h.replace(WORK, "<work>") + "\n")
+        for c in cmds:
+            fh.write(c.replace(WORK, "<work>") + "\n")
+    write_wire(os.path.join(OUT, name.replace(".log", ".wire.txt")), cmds, hdr)
+    print("%s: %d commands (%s)" % (name, len(cmds), "; ".join(steps)))
+    must("DELETE", "/projects/%s" % pid)
+    must("DELETE", "/templates/%s" % t["template_id"])
+
+record("c7200")
+record("c3725")
+if os.environ.get("IDLEPC") == "1":
+    record("c7200", idlepc_steps=True)
+EOF
