@@ -134,3 +134,29 @@ test: guest
 .PHONY: bench-qemu
 bench-qemu: guest deps-go
 	NODEDESK_BENCH=1 $(GO) test -count=1 -run '^TestQEMUBench$$' -v -timeout 20m ./app/labtest
+
+# Dynamips (app/dynamips): built from the unmodified Dynamips 0.2.24
+# source in THIRD_PARTY (GPL-2.0; run as a separate program, never
+# linked) into build/dynamips, once; the tests run it on the free
+# stand-in IOS images of FAKE_IOS (never a real IOS image). Both folders
+# are the shared folder beside the repository's checkout, or
+# /work/shared's when the checkout is elsewhere (a fresh clone in /tmp).
+SHARED      ?= $(firstword $(wildcard $(abspath $(CURDIR)/../shared) /work/shared) $(abspath $(CURDIR)/../shared))
+THIRD_PARTY ?= $(SHARED)/third_party
+FAKE_IOS    ?= $(SHARED)/fake-ios
+DYNAMIPS    := build/dynamips/dynamips
+APT_TEST    += cmake build-essential libelf-dev libpcap-dev
+.PHONY: dynamips
+dynamips: $(DYNAMIPS)
+$(DYNAMIPS):
+	@[ -f $(THIRD_PARTY)/dynamips-0.2.24.tar.gz ] || { echo "dynamips-0.2.24.tar.gz is not in $(THIRD_PARTY): set THIRD_PARTY=<folder holding it>"; exit 1; }
+	$(MAKE) deps-apt-test
+	rm -rf build/dynamips/src && mkdir -p build/dynamips/src
+	tar -xzf $(THIRD_PARTY)/dynamips-0.2.24.tar.gz -C build/dynamips/src
+	cmake -S build/dynamips/src/dynamips-0.2.24 -B build/dynamips/src/build -DDYNAMIPS_CODE=stable >/dev/null
+	cmake --build build/dynamips/src/build -j2 >/dev/null
+	cp build/dynamips/src/build/stable/dynamips $@.tmp && mv $@.tmp $@
+	rm -rf build/dynamips/src
+test: dynamips
+export NODEDESK_DYNAMIPS ?= $(CURDIR)/$(DYNAMIPS)
+export NODEDESK_FAKE_IOS ?= $(FAKE_IOS)

@@ -28,6 +28,7 @@ import (
 	"nodedesk/app/dataplane"
 	"nodedesk/app/desktop"
 	"nodedesk/app/docker"
+	"nodedesk/app/dynamips"
 	"nodedesk/app/hostnet"
 	"nodedesk/app/qemu"
 	"nodedesk/app/remote"
@@ -196,12 +197,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 	} else if len(ended) > 0 {
 		logger.Warn("removed the Docker containers a previous nodedesk left running", "nodes", ended)
 	}
+	routers := dynamips.New(dynamips.Config{ConsoleHost: host, RunDir: filepath.Join(filepath.Dir(o.db), "run", "dynamips"), Logger: logger})
+	defer routers.StopAll()
+	if ended, err := routers.ReapOrphans(); err != nil {
+		logger.Error("the Dynamips routers a previous nodedesk left could not be looked for", "err", err)
+	} else if len(ended) > 0 {
+		logger.Warn("ended the Dynamips routers a previous nodedesk left running", "nodes", ended)
+	}
 	svc := app.NewService(app.Config{
 		Store:       st,
 		Events:      events,
 		DataDir:     filepath.Dir(o.db),
 		ConsoleHost: host,
-		Runners:     []app.Runner{runner, guests, containers},
+		Runners:     []app.Runner{runner, guests, containers, routers},
 		// This machine's interfaces and free ports (app/hostnet).
 		HostInterfaces:    hostnet.Interfaces,
 		NetworkInterfaces: hostnet.NetworkInterfaces,
@@ -230,6 +238,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	guests.OnNote(svc.OnProcessNote)
 	containers.OnExit(svc.OnProcessExit)
 	containers.OnNote(svc.OnProcessNote)
+	routers.OnExit(svc.OnProcessExit)
 	if err := errors.Join(svc.ReconcileStatuses(ctx), svc.ReconcileCaptures(ctx)); err != nil {
 		return err
 	}

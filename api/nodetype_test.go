@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -133,5 +134,54 @@ func TestErrorBody(t *testing.T) {
 				t.Errorf("field %q, want %q (%v)", field, tt.wantField, e["message"])
 			}
 		})
+	}
+}
+
+// TestDynamipsPlatforms: every choice GET /v2/dynamips/platforms offers
+// (what the UI's slot menus list) is one the API accepts, and gives the
+// router the ports of the adapter.
+func TestDynamipsPlatforms(t *testing.T) {
+	ts := mustOpenServer(t)
+	pid := ts.MustCreateProject("lab")
+	platforms := ts.Do("GET", "/v2/dynamips/platforms", nil).Want(t, 200).List(t)
+	if len(platforms) != 7 {
+		t.Fatalf("%d platforms, want GNS3 2.2's 7", len(platforms))
+	}
+	for _, p := range platforms {
+		platform := p["platform"].(string)
+		for _, c := range p["chassis"].([]any) {
+			ch := c.(map[string]any)
+			props := map[string]any{"platform": platform}
+			if name := ch["name"].(string); name != "" {
+				props["chassis"] = name
+			}
+			n := ts.MustCreateNode(pid, map[string]any{"node_type": "dynamips", "properties": props})
+			path := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string)
+			base := len(n["ports"].([]any))
+			for _, s := range ch["slots"].([]any) {
+				slot := s.(map[string]any)
+				key := fmt.Sprintf("slot%d", int(slot["slot"].(float64)))
+				if slot["built_in"].(bool) {
+					continue
+				}
+				for _, a := range slot["adapters"].([]any) {
+					got := ts.Do("PUT", path, map[string]any{"properties": map[string]any{key: a}}).Want(t, 200).JSON(t)
+					if key != "slot0" && len(got["ports"].([]any)) <= base {
+						t.Errorf("%s %v: %s = %v gave no ports", platform, ch["name"], key, a)
+					}
+					ts.Do("PUT", path, map[string]any{"properties": map[string]any{key: nil}}).Want(t, 200)
+				}
+			}
+			for i := range int(ch["wic_slots"].(float64)) {
+				for _, w := range p["wics"].([]any) {
+					key := fmt.Sprintf("wic%d", i)
+					got := ts.Do("PUT", path, map[string]any{"properties": map[string]any{key: w}}).Want(t, 200).JSON(t)
+					if len(got["ports"].([]any)) <= base {
+						t.Errorf("%s %v: %s = %v gave no ports", platform, ch["name"], key, w)
+					}
+					ts.Do("PUT", path, map[string]any{"properties": map[string]any{key: nil}}).Want(t, 200)
+				}
+			}
+		}
 	}
 }

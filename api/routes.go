@@ -83,6 +83,7 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"GET", "/v2/notifications/ws", s.handleNotificationWS},
 		{"GET", "/v2/templates", s.handleTemplateList},
 		{"GET", "/v2/node_types", s.handleNodeTypeList},
+		{"GET", "/v2/dynamips/platforms", s.handleDynamipsPlatforms},
 		{"GET", "/v2/templates/{template_id}", s.handleTemplateGet},
 		{"POST", "/v2/templates", s.handleTemplateCreate},
 		{"PUT", "/v2/templates/{template_id}", s.handleTemplateUpdate},
@@ -166,6 +167,11 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"GET", "/v2/compute/projects/{project_id}/files/{path}", s.handleProjectFileGet},
 		{"GET", "/v2/compute/network/ports", s.handleComputeNetworkPorts},
 		{"GET", "/v2/compute/{emulator}/images", s.handleEmptyList},
+		// Idle-PC of Dynamips routers (node_idlepc.go).
+		{"GET", "/v2/compute/projects/{project_id}/dynamips/nodes/{node_id}/idlepc_proposals", s.handleIdlePCProposals(app.Dynamips)},
+		{"GET", "/v2/compute/projects/{project_id}/dynamips/nodes/{node_id}/auto_idlepc", s.handleAutoIdlePC(app.Dynamips)},
+		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/dynamips/idlepc_proposals", s.handleIdlePCProposals("")},
+		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/dynamips/auto_idlepc", s.handleAutoIdlePC("")},
 	}
 	for _, a := range app.Actions {
 		routes = append(routes,

@@ -268,7 +268,7 @@ var (
 )
 
 // dynamipsPorts are a Dynamips router's ports, from its slot<N> and wic<N>
-// properties: slot N's module gives ports N/0, N/1, ... (adapter N); WIC N
+// properties and its platform's built-in adapters (dynamipsSlots): slot N's module gives ports N/0, N/1, ... (adapter N); WIC N
 // gives ports on adapter 0 numbered from 16×(N+1), named on from
 // <type>0/0 across the WICs. GNS3 numbers slots by their place among the
 // slot keys, which is their number when every slot is listed, as GNS3
@@ -276,7 +276,8 @@ var (
 func (n *Node) dynamipsPorts() []Port {
 	ports := []Port{}
 	display := 0
-	for _, key := range slices.Sorted(maps.Keys(n.Properties.Extra)) {
+	slots := n.dynamipsSlots()
+	for _, key := range slices.Sorted(maps.Keys(slots)) {
 		var kind string
 		var num int
 		for _, prefix := range []string{"slot", "wic"} {
@@ -286,7 +287,7 @@ func (n *Node) dynamipsPorts() []Port {
 				}
 			}
 		}
-		name := n.extraString(key)
+		name := slots[key]
 		switch kind {
 		case "slot":
 			m, ok := dynamipsAdapters[name]

@@ -39,11 +39,11 @@ func TestService_CreateNode_DerivedPorts(t *testing.T) {
 			Properties:     qemuProps(t, map[string]any{"adapters": 4})}},
 			[]string{"0/0 eth0 ethernet", "1/0 eth1 ethernet", "2/0 mgmt ethernet", "3/0 eth3 ethernet"}},
 		{"QEMUDefault", app.NodeCreate{Type: app.QEMU}, []string{"0/0 Ethernet0 ethernet"}},
-		{"DynamipsC7200", app.NodeCreate{Type: app.Dynamips, NodeUpdate: app.NodeUpdate{Properties: genericProps(t, map[string]any{
+		{"DynamipsC7200", app.NodeCreate{Type: app.Dynamips, NodeUpdate: app.NodeUpdate{Properties: dynamipsUpdate(t, map[string]any{
 			"platform": "c7200", "slot0": "C7200-IO-FE", "slot1": "PA-4T+", "slot2": nil, "slot3": "PA-A1"})}},
 			[]string{"0/0 FastEthernet0/0 ethernet", "1/0 Serial1/0 serial", "1/1 Serial1/1 serial", "1/2 Serial1/2 serial",
 				"1/3 Serial1/3 serial", "3/0 ATM3/0 serial"}},
-		{"DynamipsC3745WICs", app.NodeCreate{Type: app.Dynamips, NodeUpdate: app.NodeUpdate{Properties: genericProps(t, map[string]any{
+		{"DynamipsC3745WICs", app.NodeCreate{Type: app.Dynamips, NodeUpdate: app.NodeUpdate{Properties: dynamipsUpdate(t, map[string]any{
 			"platform": "c3745", "slot0": "GT96100-FE", "slot1": "NM-1FE-TX", "wic0": "WIC-2T", "wic1": nil, "wic2": "WIC-1T"})}},
 			[]string{"0/0 FastEthernet0/0 ethernet", "0/1 FastEthernet0/1 ethernet", "1/0 FastEthernet1/0 ethernet",
 				"0/16 Serial0/0 serial", "0/17 Serial0/1 serial", "0/48 Serial0/2 serial"}},

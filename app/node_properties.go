@@ -52,6 +52,10 @@ type propertyKind struct {
 	// get such a key only when it differs from its default, since GNS3
 	// 2.2's compute refuses a key it does not know (propertiesWithout).
 	ownDefaults map[string]any
+	// claim settles, inside the transaction that stores a node (its
+	// creation, and each start), a property unique in its project
+	// (a Dynamips router's dynamips_id); nil: none.
+	claim func(tx Tx, n *Node) error
 }
 
 // settleName applies the type's named rule to n, whose name was oldName
@@ -460,10 +464,9 @@ func loopbackAllowed(p Properties) bool {
 // derives from them (node_ports.go).
 
 var (
-	atmProps      = withPorts(genericProps, (*Node).atmPorts)
-	dynamipsProps = withUpgrade(withPorts(genericProps, (*Node).dynamipsPorts), configsInFolder)
-	iouProps      = withUpgrade(withPorts(genericProps, func(n *Node) []Port { return n.standardPorts(4) }), configsInFolder)
-	traceNGProps  = withPorts(genericProps, func(*Node) []Port { return []Port{ethernetPort("Ethernet0", "e0", 0, 0)} })
+	atmProps     = withPorts(genericProps, (*Node).atmPorts)
+	iouProps     = withUpgrade(withPorts(genericProps, func(n *Node) []Port { return n.standardPorts(4) }), configsInFolder)
+	traceNGProps = withPorts(genericProps, func(*Node) []Port { return []Port{ethernetPort("Ethernet0", "e0", 0, 0)} })
 	// vmProps are the free-form properties of VirtualBox and VMware
 	// nodes.
 	vmProps = withUpgrade(genericProps, onClose)

@@ -38,7 +38,7 @@ func TestService_CreateNode_Layout(t *testing.T) {
 			"remote_console_http_path", "remote_console_port", "remote_console_type"}},
 		{app.NAT, ":/symbols/nat.svg", [2]int{159, 71}, -46, []string{"allow_host_loopback", "ports_mapping"}},
 		// 45/2 + 10 = 32.5 rounds to even, as GNS3's Python round() does.
-		{app.Dynamips, ":/symbols/router.svg", [2]int{66, 45}, -32, nil},
+		{app.Dynamips, ":/symbols/router.svg", [2]int{66, 45}, -32, dynamipsC7200Keys},
 		{app.QEMU, ":/symbols/qemu_guest.svg", [2]int{65, 59}, -40, qemuKeys},
 	}
 	for _, tt := range tests {

@@ -286,7 +286,7 @@ func (s *Service) processOf(n *Node, images map[string]string) Process {
 	p := Process{
 		ProjectID: n.ProjectID, NodeID: n.ID, Name: n.Name, Dir: *s.NodeDirectory(n),
 		Console: n.Console, ConsoleType: n.ConsoleType, StartupScript: runScript(n),
-		Ports: portPairs(n.UDPPorts), CustomAdapters: n.CustomAdapters, Properties: propertiesJSON(n), Images: images,
+		Ports: portPairs(n.UDPPorts), PortList: n.Ports(), CustomAdapters: n.CustomAdapters, Properties: propertiesJSON(n), Images: images,
 	}
 	if n.Properties.MACOffset != nil {
 		p.MACOffset = *n.Properties.MACOffset

@@ -137,10 +137,13 @@ var kinds = []struct {
 		traffic:  "Its frames cross its links while it runs: each adapter is a veth pair, one end in the container as eth<n>, the other read and written by nodedesk.",
 		consoles: []ConsoleType{ConsoleTelnet, ConsoleHTTP, ConsoleNone}, lifecycle: ProcessRun,
 		folder: "docker", props: dockerProps, veths: true, aux: true, remade: true, computeView: dockerComputeView}},
-	{Dynamips, nodeKind{stored: true, nameFormat: "R{0}", symbol: ":/symbols/router.svg",
-		traffic:  notRun,
-		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
-		props: dynamipsProps}},
+	// GNS3 2.2's Dynamips consoles are telnet or none; nodedesk serves
+	// them (and the aux console) in front of Dynamips' own.
+	{Dynamips, nodeKind{nameFormat: "R{0}", symbol: ":/symbols/router.svg",
+		traffic:  "Its frames cross its links while it runs: each port is a UDP tunnel of its Dynamips process to nodedesk.",
+		consoles: []ConsoleType{ConsoleTelnet, ConsoleNone}, lifecycle: ProcessRun,
+		folder: "dynamips", props: dynamipsProps, images: []string{"image"}, imageKind: IOSImages, aux: true,
+		computeView: dynamipsComputeView}},
 	{VPCS, nodeKind{nameFormat: "PC{0}", symbol: ":/symbols/vpcs_guest.svg",
 		traffic:  "Its frames cross its link while it runs.",
 		consoles: []ConsoleType{ConsoleTelnet}, lifecycle: ProcessRun,

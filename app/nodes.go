@@ -128,6 +128,11 @@ func (s *Service) addNode(tx Tx, n *Node, want string, labelFollowsName bool) er
 	if err := s.claimConsole(tx, n); err != nil {
 		return err
 	}
+	if claim := n.Type.kind().props.claim; claim != nil {
+		if err := claim(tx, n); err != nil {
+			return err
+		}
+	}
 	if err := tx.PutNode(n); err != nil {
 		return err
 	}

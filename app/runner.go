@@ -43,6 +43,9 @@ type Process struct {
 	// its ports array: the process binds Local and sends to Remote, where
 	// nodedesk's data plane carries the port's frames.
 	Ports []PortPair
+	// PortList is the node's ports, in the same order as Ports: their
+	// adapter and port numbers (a Dynamips router's slots).
+	PortList []Port
 	// CustomAdapters override the type or MAC address of some adapters.
 	CustomAdapters []CustomAdapter
 	// Properties are the node's own properties as GNS3 keys them.
@@ -146,6 +149,11 @@ func (s *Service) claimProcessResources(tx Tx, n *Node) error {
 		}
 		if n.Properties.MACOffset == nil {
 			return Errorf(ECONFLICT, "All %d MAC addresses of this project are in use; a project can run at most that many VPCS nodes", maxMACOffset+1)
+		}
+	}
+	if claim := n.Type.kind().props.claim; claim != nil {
+		if err := claim(tx, n); err != nil {
+			return err
 		}
 	}
 	want := 2 * len(n.Ports())

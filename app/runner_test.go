@@ -171,7 +171,7 @@ func TestService_ProjectAction_TellsSkipped(t *testing.T) {
 	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces, Events: events})
 	p := mustCreateProject(t, svc, "lab")
 	pc := mustCreateVPCS(t, svc, p.ID)
-	r1 := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.Dynamips})
+	r1 := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.VirtualBox})
 	iou := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.IOU})
 	var mu sync.Mutex
 	var told []string

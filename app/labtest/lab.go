@@ -12,6 +12,7 @@ import (
 	"nodedesk/app"
 	"nodedesk/app/dataplane"
 	"nodedesk/app/docker"
+	"nodedesk/app/dynamips"
 	"nodedesk/app/hostnet"
 	"nodedesk/app/labtest/kit"
 	"nodedesk/app/qemu"
@@ -37,6 +38,9 @@ type Options struct {
 	// Docker runs Docker nodes as real containers on a private Docker
 	// Engine the test starts (kit.Dockerd), with VPCS and the data plane.
 	Docker bool
+	// Dynamips runs Dynamips nodes as real dynamips processes (with
+	// VPCS and the data plane); the test fails if dynamips is not built.
+	Dynamips bool
 	// PortFree, when set, is asked instead of hostnet.PortFree whether a
 	// port is free (with processes or the data plane): a test can take a
 	// port right after nodedesk found it free.
@@ -54,6 +58,8 @@ type Lab struct {
 	// without Docker.
 	Containers *docker.Runner
 	DockerHost string
+	// Routers runs Dynamips nodes; nil without Dynamips.
+	Routers *dynamips.Runner
 	// GNS3Images stands for ~/GNS3/images: the GNS3 images folder the
 	// service looks in after its own (empty at start).
 	GNS3Images string
@@ -68,7 +74,7 @@ type Lab struct {
 // DataPlane) and the API server on 127.0.0.1:0.
 func Start(tb testing.TB, opts Options) *Lab {
 	tb.Helper()
-	if opts.QEMU || opts.Docker {
+	if opts.QEMU || opts.Docker || opts.Dynamips {
 		opts.VPCS = true
 	}
 	dockerHost := ""
@@ -106,6 +112,11 @@ func Start(tb testing.TB, opts Options) *Lab {
 		runners = append(runners, l.Containers)
 		engine = l.Containers
 	}
+	if opts.Dynamips {
+		l.Routers = dynamips.New(dynamips.Config{ConsoleHost: "127.0.0.1", RunDir: filepath.Join(tb.TempDir(), "run-dynamips"),
+			Binary: kit.Dynamips(tb), StopGrace: 2 * time.Second})
+		runners = append(runners, l.Routers)
+	}
 	if fabric {
 		portFree = hostnet.PortFree("127.0.0.1")
 		if opts.PortFree != nil {
@@ -127,6 +138,9 @@ func Start(tb testing.TB, opts Options) *Lab {
 	if l.Guests != nil {
 		l.Guests.OnExit(l.Service.OnProcessExit)
 		l.Guests.OnNote(l.Service.OnProcessNote)
+	}
+	if l.Routers != nil {
+		l.Routers.OnExit(l.Service.OnProcessExit)
 	}
 	if l.Containers != nil {
 		l.Containers.OnExit(l.Service.OnProcessExit)
@@ -172,6 +186,9 @@ func (l *Lab) close() {
 	}
 	if l.Containers != nil {
 		l.Containers.StopAll()
+	}
+	if l.Routers != nil {
+		l.Routers.StopAll()
 	}
 	if l.Fabric != nil {
 		l.Fabric.Close()

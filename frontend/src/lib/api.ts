@@ -449,3 +449,15 @@ export const vncLink = (pid: string, nid: string, target: HTMLElement, h: VncHan
  * missed. Returns the function that stops following. */
 export const subscribe = (pid: string | null, handler: (e: LiveEvent) => void, onState?: (s: LiveState) => void) =>
   follow(conn(), pid, handler, onState);
+
+/** dynamipsPlatforms describes the router platforms of Dynamips nodes:
+ * each chassis, the adapters that fit each slot, the WICs, the c7200's
+ * NPEs and midplanes (the server's matrix: the UI repeats none of it). */
+export const dynamipsPlatforms = () => answer(client().GET('/v2/dynamips/platforms'));
+/** listIOSImages lists the IOS images of a compute's images folders. */
+export const listIOSImages = (compute = 'local'): Promise<Image[]> =>
+  answer(client().GET('/v2/computes/{compute_id}/{emulator}/images', { params: { path: { compute_id: compute, emulator: 'dynamips' } } })) as Promise<Image[]>;
+/** autoIdlePC finds an idle-PC value for a running router and keeps it as
+ * the router's idlepc (it takes a while: the router is sampled). */
+export const autoIdlePC = (pid: string, nid: string): Promise<{ idlepc: string }> =>
+  answer(client().GET('/v2/projects/{project_id}/nodes/{node_id}/dynamips/auto_idlepc', { params: { path: { project_id: pid, node_id: nid } } })) as Promise<{ idlepc: string }>;

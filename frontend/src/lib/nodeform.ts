@@ -5,6 +5,7 @@
 
 import { assertNever } from './assert';
 import { DOCKER_NODE_FIELDS, dockerNodeForm, dockerNodeUpdate, noDockerForm, type DockerNodeForm } from './docker';
+import { DYNAMIPS_NODE_FIELDS, dynamipsNodeForm, dynamipsNodeUpdate, type DynamipsNodeForm } from './dynamips';
 import { consoleChoice, consoleValue, typeInfo, type ConsoleChoice } from './nodetypes';
 import { mappingsToRows, rowsToMappings, type FrRow } from './framerelay';
 import { QEMU_NODE_FIELDS, qemuNodeForm, qemuNodeUpdate, type QemuNodeForm } from './qemu';
@@ -33,6 +34,8 @@ export interface NodeForm {
   qemu: QemuNodeForm;
   /** A Docker node's properties and custom adapters (docker.ts). */
   docker: DockerNodeForm;
+  /** A Dynamips router's properties (dynamips.ts). */
+  dynamips: DynamipsNodeForm;
 }
 
 /** The NAT panel's words for allow_host_loopback: what the box lets the
@@ -64,6 +67,7 @@ export function formFromNode(n: Node): NodeForm {
     hostLoopback: editor === 'nat' && p.allow_host_loopback === true,
     qemu: qemuNodeForm(editor === 'qemu' ? p : {}),
     docker: editor === 'docker' ? dockerNodeForm(n) : noDockerForm(),
+    dynamips: dynamipsNodeForm(editor === 'dynamips' ? p : {}),
   };
 }
 
@@ -161,6 +165,10 @@ function propertiesUpdate(n: Node, f: NodeForm): PropsResult {
       const r = dockerNodeUpdate(n, f.docker);
       return r.ok ? r : { ok: false, field: r.field, row: null, message: r.message };
     }
+    case 'dynamips': {
+      const r = dynamipsNodeUpdate(p, f.dynamips);
+      return r.ok ? r : { ok: false, field: r.field, row: null, message: r.message };
+    }
     case 'none':
       return { ok: true, properties: null };
     default:
@@ -181,6 +189,7 @@ export function formFields(n: Node): string[] {
     case 'nat': return [...fields, 'allow_host_loopback'];
     case 'qemu': return [...fields, ...QEMU_NODE_FIELDS];
     case 'docker': return [...fields, ...DOCKER_NODE_FIELDS];
+    case 'dynamips': return [...fields, ...DYNAMIPS_NODE_FIELDS];
     case 'none': return fields;
     default: return assertNever(editor, 'editor');
   }
@@ -196,6 +205,7 @@ export function rebase(base: Node, form: NodeForm, next: Node): NodeForm {
     if (same(form[k], was[k])) out[k] = now[k];
     else if (k === 'qemu') out[k] = rebaseFields(form.qemu, was.qemu, now.qemu);
     else if (k === 'docker') out[k] = rebaseFields(form.docker, was.docker, now.docker);
+    else if (k === 'dynamips') out[k] = rebaseFields(form.dynamips, was.dynamips, now.dynamips);
   }
   return out as unknown as NodeForm;
 }

@@ -8,7 +8,7 @@ import { assertNever } from './assert';
 import type { ConsoleType, NodeType, NodeTypeInfo } from './types';
 
 /** The property editor a node type gets below the general fields. */
-export type Editor = 'vpcs' | 'switch' | 'hub' | 'frame_relay' | 'cloud' | 'nat' | 'qemu' | 'docker' | 'none';
+export type Editor = 'vpcs' | 'switch' | 'hub' | 'frame_relay' | 'cloud' | 'nat' | 'qemu' | 'docker' | 'dynamips' | 'none';
 
 /** How a node type is shown. */
 export interface TypeLook {
@@ -29,7 +29,7 @@ export function typeInfo(t: NodeType): TypeLook {
     case 'atm_switch': return { title: 'ATM switch', editor: 'none' };
     case 'qemu': return { title: 'QEMU VM', editor: 'qemu' };
     case 'docker': return { title: 'Docker container', editor: 'docker' };
-    case 'dynamips': return { title: 'Dynamips router', editor: 'none' };
+    case 'dynamips': return { title: 'Dynamips router', editor: 'dynamips' };
     case 'iou': return { title: 'IOU device', editor: 'none' };
     case 'traceng': return { title: 'TraceNG host', editor: 'none' };
     case 'virtualbox': return { title: 'VirtualBox VM', editor: 'none' };

@@ -1,0 +1,232 @@
+package dynamips
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"nodedesk/app"
+)
+
+// settings are a router's properties as the runner uses them.
+type settings struct {
+	Platform, Image, IdlePC, MACAddr, SystemID, NPE, Midplane, Chassis string
+	DynamipsID, RAM, NVRAM, ClockDivisor, IdleMax, IdleSleep           int
+	ExecArea, Disk0, Disk1, IOMem                                      int
+	MMap, Sparsemem, Ghost                                             bool
+	// Slots has the adapter of each slot ("" for none); WICs those of
+	// slot 0's WIC slots.
+	Slots []string
+	WICs  [3]string
+	// StartupConfigContent is what a GNS3 controller gave as the
+	// startup config (startup_config_content), for a router whose folder
+	// has no startup config yet.
+	StartupConfigContent, PrivateConfigContent string
+}
+
+// readSettings reads a router's properties (its view: every default
+// filled by app).
+func readSettings(props map[string]json.RawMessage) (settings, error) {
+	str := func(k string) string {
+		var v string
+		_ = json.Unmarshal(props[k], &v)
+		return v
+	}
+	num := func(k string, def int) int {
+		var v int
+		if json.Unmarshal(props[k], &v) != nil {
+			return def
+		}
+		return v
+	}
+	flag := func(k string, def bool) bool {
+		var v bool
+		if json.Unmarshal(props[k], &v) != nil {
+			return def
+		}
+		return v
+	}
+	s := settings{Platform: str("platform"), Image: str("image"), IdlePC: str("idlepc"), MACAddr: str("mac_addr"),
+		SystemID: str("system_id"), NPE: str("npe"), Midplane: str("midplane"), Chassis: str("chassis"),
+		StartupConfigContent: str("startup_config_content"), PrivateConfigContent: str("private_config_content")}
+	pf, ok := app.DynamipsPlatforms[s.Platform]
+	if !ok {
+		return s, app.Errorf(app.EINVALID, "%q is not a platform Dynamips runs here; choose one of c7200, c3745, c3725, c3600, c2691, c2600, c1700", s.Platform)
+	}
+	def := app.DynamipsDefaults(s.Platform, s.Chassis)
+	s.DynamipsID = num("dynamips_id", 0)
+	s.RAM, s.NVRAM, s.ClockDivisor = num("ram", pf.RAM), num("nvram", pf.NVRAM), num("clock_divisor", pf.ClockDivisor)
+	s.IdleMax, s.IdleSleep, s.ExecArea = num("idlemax", 500), num("idlesleep", 30), num("exec_area", 64)
+	s.Disk0, s.Disk1, s.IOMem = num("disk0", pf.Disk0), num("disk1", 0), num("iomem", pf.IOMem)
+	s.MMap, s.Sparsemem, s.Ghost = flag("mmap", true), flag("sparsemem", pf.Sparsemem), flag("ghost", false)
+	if c, ok := def["chassis"].(string); ok && s.Chassis == "" {
+		s.Chassis = c
+	}
+	for i := 0; i < 7; i++ {
+		k := "slot" + strconv.Itoa(i)
+		if _, ok := def[k]; !ok && props[k] == nil {
+			break
+		}
+		s.Slots = append(s.Slots, str(k))
+	}
+	for i := range s.WICs {
+		s.WICs[i] = str("wic" + strconv.Itoa(i))
+	}
+	if s.DynamipsID < 1 {
+		return s, app.Errorf(app.EINTERNAL, "the router has no dynamips_id")
+	}
+	return s, nil
+}
+
+// instance is what the commands of one router need besides its settings.
+type instance struct {
+	name      string // the node's name, Dynamips' instance name
+	image     string // the image's absolute path
+	moduleDir string // project-files/dynamips, gns3-server's hypervisor folder
+	nodeDir   string // the node's folder, its working folder
+	console   int    // Dynamips' own console port (internal); 0: none
+	aux       int    // Dynamips' own aux port (internal); 0: none
+	// nios are the UDP NIOs of the router's ports, in port order.
+	nios []nio
+	// privateConfig says whether the folder holds a private config that
+	// is not empty (gns3-server gives Dynamips none otherwise).
+	privateConfig bool
+}
+
+// nio is one port's UDP tunnel: the router's slot and port, its name in
+// Dynamips, and the UDP ports (Dynamips binds local, sends to remote).
+type nio struct {
+	slot, port    int
+	name          string
+	local, remote int
+}
+
+// createCommands are the commands gns3-server 2.2.59 sends to a new
+// hypervisor for a router with these settings, up to its start (its
+// manager's start_new_hypervisor, router.py's create, the platform's
+// create, update_vm_settings for every setting that differs from the
+// platform's default, then each linked port's NIO): a pure function, so
+// that a test compares it with gns3-server's recordings.
+func createCommands(s settings, in instance) []string {
+	name := quote(in.name)
+	cmds := []string{
+		"hypervisor version",
+		"hypervisor working_dir " + quote(in.moduleDir),
+		"hypervisor working_dir " + quote(in.nodeDir),
+		fmt.Sprintf("vm create %s %d %s", name, s.DynamipsID, s.Platform),
+	}
+	if in.console != 0 {
+		cmds = append(cmds, fmt.Sprintf("vm set_con_tcp_port %s %d", name, in.console))
+	}
+	if in.aux != 0 {
+		cmds = append(cmds, fmt.Sprintf("vm set_aux_tcp_port %s %d", name, in.aux))
+	}
+	cmds = append(cmds, fmt.Sprintf("%s get_mac_addr %s", s.Platform, name))
+	def := app.DynamipsDefaults(s.Platform, "")
+	current := map[int]string{} // the adapter in each slot
+	switch {
+	case s.Platform == "c7200": // its I/O controller is bound at creation (c7200.py)
+		current[0] = "C7200-IO-FE"
+		cmds = append(cmds, fmt.Sprintf("vm slot_add_binding %s 0 0 %s", name, current[0]))
+	case s.Chassis != "" && s.Chassis != def["chassis"]:
+		cmds = append(cmds, fmt.Sprintf("%s set_chassis %s %s", s.Platform, name, s.Chassis))
+	}
+	for k, v := range app.DynamipsDefaults(s.Platform, s.Chassis) {
+		if a, ok := v.(string); ok && strings.HasPrefix(k, "slot") && s.Platform != "c7200" {
+			i, _ := strconv.Atoi(k[4:])
+			current[i] = a
+		}
+	}
+	set := func(differs bool, format string, args ...any) {
+		if differs {
+			cmds = append(cmds, fmt.Sprintf(format, args...))
+		}
+	}
+	bit := func(b bool) int {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	pf := app.DynamipsPlatforms[s.Platform]
+	set(true, "vm set_ios %s %s", name, quote(in.image))
+	set(s.RAM != pf.RAM, "vm set_ram %s %d", name, s.RAM)
+	set(s.NVRAM != pf.NVRAM, "vm set_nvram %s %d", name, s.NVRAM)
+	set(!s.MMap, "vm set_ram_mmap %s %d", name, bit(s.MMap))
+	set(s.Sparsemem != pf.Sparsemem, "vm set_sparse_mem %s %d", name, bit(s.Sparsemem))
+	set(s.ClockDivisor != pf.ClockDivisor, "vm set_clock_divisor %s %d", name, s.ClockDivisor)
+	set(s.IdlePC != "", "vm set_idle_pc %s %s", name, s.IdlePC)
+	set(s.ExecArea != 64, "vm set_exec_area %s %d", name, s.ExecArea)
+	set(s.Disk0 != pf.Disk0, "vm set_disk0 %s %d", name, s.Disk0)
+	set(s.Disk1 != 0, "vm set_disk1 %s %d", name, s.Disk1)
+	set(s.MACAddr != "", "%s set_mac_addr %s %s", s.Platform, name, s.MACAddr)
+	set(s.SystemID != "" && s.SystemID != "FTX0945W0MY", "%s set_system_id %s %s", s.Platform, name, s.SystemID)
+	if s.Platform == "c7200" {
+		set(s.NPE != "" && s.NPE != "npe-400", "c7200 set_npe %s %s", name, s.NPE)
+		set(s.Midplane != "" && s.Midplane != "vxr", "c7200 set_midplane %s %s", name, s.Midplane)
+	} else {
+		set(s.IOMem != pf.IOMem, "%s set_iomem %s %d", s.Platform, name, s.IOMem)
+	}
+	for i, a := range s.Slots {
+		if a == current[i] {
+			continue
+		}
+		if current[i] != "" {
+			cmds = append(cmds, fmt.Sprintf("vm slot_remove_binding %s %d 0", name, i))
+		}
+		if a != "" {
+			cmds = append(cmds, fmt.Sprintf("vm slot_add_binding %s %d 0 %s", name, i, a))
+		}
+	}
+	for i, w := range s.WICs {
+		set(w != "", "vm slot_add_binding %s 0 %d %s", name, 16*(i+1), w)
+	}
+	for _, n := range in.nios {
+		cmds = append(cmds,
+			fmt.Sprintf("nio create_udp %s %d 127.0.0.1 %d", n.name, n.local, n.remote),
+			fmt.Sprintf("vm slot_add_nio_binding %s %d %d %s", name, n.slot, n.port, n.name))
+	}
+	return cmds
+}
+
+// startCommands start a created router, as router.py's start does: its
+// configs (paths in its working folder; no private config when the file
+// is missing or empty), then the start.
+func startCommands(s settings, in instance) []string {
+	name := quote(in.name)
+	private := ""
+	if in.privateConfig {
+		private = app.DynamipsPrivateConfig(s.DynamipsID)
+	}
+	return []string{
+		fmt.Sprintf("vm get_status %s", name),
+		fmt.Sprintf("vm set_config %s %s %s", name, quote(app.DynamipsStartupConfig(s.DynamipsID)), quote(private)),
+		fmt.Sprintf("vm start %s", name),
+	}
+}
+
+// runningCommands are the settings gns3-server sends only to a running
+// router (idle max and sleep): nodedesk sends those that differ from
+// Dynamips' defaults right after the start.
+func runningCommands(s settings, in instance) []string {
+	var cmds []string
+	if s.IdleMax != 500 {
+		cmds = append(cmds, fmt.Sprintf("vm set_idle_max %s 0 %d", quote(in.name), s.IdleMax))
+	}
+	if s.IdleSleep != 30 {
+		cmds = append(cmds, fmt.Sprintf("vm set_idle_sleep_time %s 0 %d", quote(in.name), s.IdleSleep))
+	}
+	return cmds
+}
+
+// portSlots are the slot and port numbers of a router's ports, in the
+// order of its ports array (app's dynamipsPorts): Dynamips' slot is the
+// port's adapter number, its port the port number (16× for WICs).
+func portSlots(ports []app.Port) [][2]int {
+	out := make([][2]int, len(ports))
+	for i, p := range ports {
+		out[i] = [2]int{p.AdapterNumber, p.PortNumber}
+	}
+	return out
+}
