@@ -76,6 +76,10 @@ type Config struct {
 	// once its last notification listener has left
 	// (project_listeners.go); zero means DefaultAutoCloseAfter.
 	AutoCloseAfter time.Duration
+	// IdlePCBoot is how long a router booted to find an image's idle PC
+	// is given before it is sampled (dynamips_autoidlepc.go); zero means
+	// DefaultIdlePCBoot.
+	IdlePCBoot time.Duration
 }
 
 // Service is every use case of nodedesk. The REST API and the desktop window

@@ -127,6 +127,7 @@ func Start(tb testing.TB, opts Options) *Lab {
 		Store: st, Events: l.Events, Runners: runners, DataDir: filepath.Dir(st.Path()), PortFree: portFree,
 		GNS3ImagesDir:     l.GNS3Images,
 		Docker:            engine,
+		IdlePCBoot:        time.Second, // the stand-in image boots in under 0.5 s
 		NetworkInterfaces: hostnet.NetworkInterfaces,
 		HostInterfaces: func() []app.HostInterface {
 			return []app.HostInterface{{Name: "eth0", Type: "ethernet"}, {Name: "lo", Special: true, Type: "ethernet"}}
