@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentBox, drawingBox, fitView, inView, minZoomFor, nodeBox } from './fit';
+import { contentBox, drawingBox, fitView, inView, minZoomFor, nodeBox, shownNames } from './fit';
 
 describe('fit to view', () => {
   it('holds every node with its name and every drawing', () => {
@@ -32,5 +32,18 @@ describe('fit to view', () => {
     expect(box.x * v.zoom + v.x + (box.width * v.zoom) / 2).toBeCloseTo(500);
     expect(box.y * v.zoom + v.y + (box.height * v.zoom) / 2).toBeCloseTo(250);
     expect(minZoomFor(1.2)).toBe(0.2);
+  });
+});
+
+describe('names far out', () => {
+  it('shows names that do not overlap, the busiest nodes first, and all when there is room', () => {
+    const spots = [
+      { id: 'pc1', x: 0, y: 0, name: 'PC1-1', rank: 1 },
+      { id: 'sw', x: 20, y: 0, name: 'DSW1', rank: 8 },
+      { id: 'pc2', x: 2000, y: 0, name: 'PC1-2', rank: 1 },
+    ];
+    expect([...shownNames(spots, 0.15)].sort()).toEqual(['pc2', 'sw']);
+    expect(shownNames(spots, 3).size).toBe(3); // 60 px apart on the screen: room for both
+    expect(shownNames([spots[0], spots[2]], 0.15).size).toBe(2);
   });
 });

@@ -73,3 +73,42 @@ export function inView(box: Rect, view: View, width: number, height: number): bo
 export function minZoomFor(fitZoom: number): number {
   return Math.min(0.2, fitZoom * 0.8);
 }
+
+/** A node's name to place on the zoomed-out canvas. */
+export interface NameSpot { id: string; x: number; y: number; name: string; rank: number }
+
+/** Where a far-out name's box is, relative to its node's position, and
+ * how big it is on the screen (TopologyNode's .far-name: 12 px bold,
+ * scaled to stay that size; about 7.5 px a character). */
+const NAME_TOP = 58;
+const NAME_H = 15;
+const charW = 7.5;
+
+/** shownNames answers which names the zoomed-out canvas shows at zoom:
+ * those that do not overlap a name shown before them, the nodes of higher
+ * rank (more links: switches, routers) first. The others show when their
+ * node is hovered or selected. A grid of cells makes it linear. */
+export function shownNames(spots: readonly NameSpot[], zoom: number): Set<string> {
+  const CELL = 64;
+  const grid = new Map<string, { x0: number; x1: number; y0: number; y1: number }[]>();
+  const out = new Set<string>();
+  const order = [...spots].sort((a, b) => b.rank - a.rank || a.name.localeCompare(b.name));
+  for (const s of order) {
+    const w = s.name.length * charW + 8;
+    const cx = (s.x + NODE_SIZE.width / 2) * zoom;
+    const r = { x0: cx - w / 2, x1: cx + w / 2, y0: (s.y + NAME_TOP) * zoom, y1: (s.y + NAME_TOP) * zoom + NAME_H };
+    const keys: string[] = [];
+    for (let gx = Math.floor(r.x0 / CELL); gx <= Math.floor(r.x1 / CELL); gx++) {
+      for (let gy = Math.floor(r.y0 / CELL); gy <= Math.floor(r.y1 / CELL); gy++) keys.push(`${gx},${gy}`);
+    }
+    const hit = keys.some((k) => grid.get(k)?.some((o) => r.x0 < o.x1 && o.x0 < r.x1 && r.y0 < o.y1 && o.y0 < r.y1));
+    if (hit) continue;
+    out.add(s.id);
+    for (const k of keys) {
+      const cell = grid.get(k);
+      if (cell) cell.push(r);
+      else grid.set(k, [r]);
+    }
+  }
+  return out;
+}
