@@ -13,6 +13,8 @@ export interface Detail {
   /** Far out, the nodes whose name is drawn (the others' names would
    * overlap; they show on hover and when selected). */
   readonly names: ReadonlySet<string>;
+  /** The node under the pointer, whose name shows whatever the room. */
+  readonly hovered: string | null;
 }
 
 export const [getDetail, setDetail] = createContext<Detail>();
