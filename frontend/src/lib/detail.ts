@@ -10,6 +10,11 @@ export const FAR_ZOOM = 0.5;
 
 export interface Detail {
   readonly far: boolean;
+  /** Far out, the nodes whose name is drawn (the others' names would
+   * overlap; they show on hover and when selected). */
+  readonly names: ReadonlySet<string>;
+  /** The node under the pointer, whose name shows whatever the room. */
+  readonly hovered: string | null;
 }
 
 export const [getDetail, setDetail] = createContext<Detail>();

@@ -107,7 +107,7 @@ describe('minimap', () => {
   });
 });
 
-import { toDrawingNodes } from './layout';
+import { LINK_LAYER_Z, linkZ, stackZ, toDrawingNodes } from './layout';
 import type { Drawing } from './types';
 
 describe('drawings on the canvas', () => {
@@ -118,7 +118,7 @@ describe('drawings on the canvas', () => {
 
   it('places drawings by x, y and z; a locked one cannot be dragged; a thin one can still be grabbed', () => {
     const [a, b] = toDrawingNodes([drawing('a'), drawing('b', { z: 0, locked: true })], [], new Set(['b']), parse);
-    expect(a).toMatchObject({ id: 'a', type: 'drawing', position: { x: 10, y: 20 }, zIndex: 2, draggable: true, width: 200, height: 8, selected: false });
+    expect(a).toMatchObject({ id: 'a', type: 'drawing', position: { x: 10, y: 20 }, zIndex: 4, draggable: true, width: 200, height: 8, selected: false });
     expect(b).toMatchObject({ zIndex: 0, draggable: false, selected: true });
   });
 
@@ -129,5 +129,25 @@ describe('drawings on the canvas', () => {
     const moved = toDrawingNodes([{ ...d, x: 99 }], first, new Set(), () => { throw new Error('parsed again'); });
     expect(moved[0].position).toEqual({ x: 99, y: 20 });
     expect(moved[0].data.picture).toBe(first[0].data.picture);
+  });
+});
+
+describe('stacking, as GNS3 stacks its scene', () => {
+  it('draws a link above a shape at z=0 and below both its nodes', () => {
+    const a = vpcs('a', { z: 1 });
+    const b = vpcs('b', { z: 3 });
+    const nodes = new Map([['a', a], ['b', b]]);
+    const [edge] = toFlowEdges([link('l1', ['a', 0], ['b', 0])], nodes, null);
+    const [na, nb] = toFlowNodes([a, b], [], new Set());
+    const [shape] = toDrawingNodes([{ drawing_id: 'd', project_id: 'p', svg: '<svg/>', x: 0, y: 0, z: 0, locked: false, rotation: 0 }], [], new Set(), () => ({ width: 10, height: 10, shapes: [], dropped: false }));
+    expect(edge.zIndex).toBeGreaterThan(shape.zIndex ?? 0);
+    expect(edge.zIndex).toBeLessThan(na.zIndex ?? 0);
+    expect(edge.zIndex).toBeLessThan(nb.zIndex ?? 0);
+  });
+
+  it('keeps a shape raised above the nodes above their links too', () => {
+    expect(stackZ(2)).toBeGreaterThan(linkZ(1, 1));
+    expect(stackZ(1)).toBeGreaterThan(LINK_LAYER_Z);
+    expect(stackZ(0)).toBeLessThan(LINK_LAYER_Z);
   });
 });

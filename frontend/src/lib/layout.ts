@@ -53,6 +53,22 @@ export interface FlowEdge {
   [k: string]: unknown;
 }
 
+// Stacking, as GNS3's scene does it: nodes and drawings by their z, and a
+// link half a step below the lower of its two nodes (gns3-gui 2.2.59,
+// gns3/items/link_item.py, LinkItem.adjust) — so above a shape at z=0 and
+// below its nodes. CSS z-index takes integers only: every z is doubled
+// and a link sits one below.
+
+/** stackZ is the CSS z-index of a node or drawing of GNS3 z. */
+export const stackZ = (z: number): number => 2 * Math.round(z);
+
+/** linkZ is the CSS z-index of a link between nodes of z za and zb. */
+export const linkZ = (za: number, zb: number): number => Math.min(stackZ(za), stackZ(zb)) - 1;
+
+/** LINK_LAYER_Z is where the far-out link layer (one path for all links)
+ * sits: above drawings at z=0, below nodes at GNS3's default z=1. */
+export const LINK_LAYER_Z = linkZ(1, 1);
+
 /** toFlowNodes builds the canvas nodes. A node being dragged or saved keeps
  * its local position (overrides); everything else comes from the server.
  * Canvas-only state of prev nodes (measured size) is kept. */
@@ -70,7 +86,7 @@ export function toFlowNodes(
     const sel = selected.has(n.node_id);
     if (before && before.data.node === n && before.selected === sel && samePos(before.position, position)) return before;
     return {
-      ...(before ?? {}), id: n.node_id, type: 'topology', position, data: { node: n }, selected: sel, zIndex: n.z,
+      ...(before ?? {}), id: n.node_id, type: 'topology', position, data: { node: n }, selected: sel, zIndex: stackZ(n.z),
       measured: before?.measured ?? { ...NODE_SIZE }, handles: NODE_HANDLES,
     };
   });
@@ -126,7 +142,7 @@ export function toDrawingNodes(
     const height = Math.max(MIN_DRAWING, picture.height);
     const position = before?.dragging ? before.position : { x: d.x, y: d.y };
     return {
-      id: d.drawing_id, type: 'drawing', position, data: { drawing: d, picture }, selected: sel, zIndex: d.z,
+      id: d.drawing_id, type: 'drawing', position, data: { drawing: d, picture }, selected: sel, zIndex: stackZ(d.z),
       draggable: !d.locked, width, height, measured: { width, height },
     };
   });
@@ -151,8 +167,9 @@ export function toFlowEdges(
     const sourceLabel = portName(nodes.get(a.node_id), a.adapter_number, a.port_number);
     const targetLabel = portName(nodes.get(b.node_id), b.adapter_number, b.port_number);
     const before = old.get(l.link_id);
+    const zIndex = linkZ(nodes.get(a.node_id)?.z ?? 1, nodes.get(b.node_id)?.z ?? 1);
     if (
-      before && before.data.link === l && before.selected === selected &&
+      before && before.data.link === l && before.selected === selected && before.zIndex === zIndex &&
       before.data.sourceLabel === sourceLabel && before.data.targetLabel === targetLabel
     ) {
       out.push(before);
@@ -164,6 +181,7 @@ export function toFlowEdges(
       source: a.node_id,
       target: b.node_id,
       selected,
+      zIndex,
       data: { link: l, sourceLabel, targetLabel },
     });
   }

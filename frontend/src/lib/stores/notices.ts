@@ -7,14 +7,16 @@ import { writable } from 'svelte/store';
 import { toAppError } from '../errors';
 
 export type NoticeKind = 'info' | 'success' | 'error';
-export interface Notice { id: number; kind: NoticeKind; message: string }
+/** A button a notice offers: what to do about it (Start, for a stopped node's console). */
+export interface NoticeAction { label: string; run: () => void }
+export interface Notice { id: number; kind: NoticeKind; message: string; action?: NoticeAction }
 
 export const notices = writable<Notice[]>([]);
 let next = 1;
 
-export function notify(kind: NoticeKind, message: string, ms = kind === 'error' ? 8000 : 2500): number {
+export function notify(kind: NoticeKind, message: string, ms = kind === 'error' ? 8000 : 2500, action?: NoticeAction): number {
   const id = next++;
-  notices.update((ns) => [...ns.slice(-2), { id, kind, message }]);
+  notices.update((ns) => [...ns.slice(-2), { id, kind, message, ...(action ? { action } : {}) }]);
   setTimeout(() => dismiss(id), ms);
   return id;
 }

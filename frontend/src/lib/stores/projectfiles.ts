@@ -114,3 +114,7 @@ function download(data: Blob, name: string): void {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
+
+/** stopAllNodes stops every node of a project, as the toolbar's Stop all
+ * does (for "Stop all and export": the server exports no running node). */
+export const stopAllNodes = (pid: string): Promise<void> => api.projectAction(pid, 'stop').then(() => undefined);

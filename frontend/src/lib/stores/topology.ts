@@ -8,7 +8,10 @@ import { removeDrawing, setDrawings, upsertDrawing } from './drawings';
 import { removeLink, setLinks, upsertLink } from './links';
 import { removeNode, setNodes, upsertNode } from './nodes';
 import { applyHistoryEvent, followHistory, reloadHistory } from './history';
-import { clearSelection } from './selection';
+import { clearSelection, selectNodes } from './selection';
+import { togglePanel } from './panels';
+import { waitingPorts } from '../waitingports';
+import type { Node } from '../types';
 import { notify, whenGone } from './notices';
 
 export type TopologyState = 'idle' | 'loading' | 'ready' | { error: string };
@@ -75,10 +78,30 @@ async function reload(pid: string): Promise<void> {
     setNodes(ns);
     setLinks(ls);
     setDrawings(ds);
+    const first = get(topologyState) !== 'ready';
     topologyState.set('ready');
+    if (first) tellWaiting(ns);
   } catch (err) {
     if (shown === pid) topologyState.set({ error: api.toAppError(err).message });
   }
+}
+
+/** tellWaiting says, once a project is shown, which cloud ports from its
+ * project file carry nothing until the user allows them (the server lists
+ * them in ports_waiting; a host interface this machine lacks is refused
+ * when allowed, with the reason, in the node's panel). */
+function tellWaiting(ns: readonly Node[]): void {
+  const waiting = ns.filter((n) => waitingPorts(n).length > 0);
+  if (waiting.length === 0) return;
+  const [n] = waiting;
+  const what = waiting.map((w) => `${w.name} (${waitingPorts(w).join(', ')})`).join(', ');
+  notify('info', `Host ports from the project file carry nothing until you allow them: ${what}. Check each one's interface in its panel.`, 12000, {
+    label: `Show ${n.name}`,
+    run: () => {
+      togglePanel('inspector', true);
+      selectNodes([n.node_id]);
+    },
+  });
 }
 
 /** showProject switches the topology to project pid (null: none). */
