@@ -49,6 +49,11 @@ type Runner struct {
 	mu      sync.Mutex
 	routers map[string]*router // by node id
 	onExit  func(projectID, nodeID, detail string)
+	// ghostMu serialises the making of ghost RAM images; ghosts are
+	// those made since this runner started (gns3-server makes each once
+	// a run, then routers share it).
+	ghostMu sync.Mutex
+	ghosts  map[string]bool
 }
 
 // router is one running Dynamips process and its router.
@@ -82,7 +87,7 @@ func New(c Config) *Runner {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Runner{c: c, routers: map[string]*router{}}
+	return &Runner{c: c, routers: map[string]*router{}, ghosts: map[string]bool{}}
 }
 
 // OnExit sets what is told when a router's process ends by itself (not by
@@ -295,9 +300,16 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	if rt.hv, err = dialHypervisor("127.0.0.1:"+strconv.Itoa(ports[0]), r.c.UpWait, alive); err != nil {
 		return fail(fmt.Errorf("Dynamips' hypervisor did not answer: %v", err))
 	}
-	for _, c := range append(append(createCommands(s, in), startCommands(s, in)...), runningCommands(s, in)...) {
-		timeout := 30 * time.Second
-		if _, err := rt.hv.send(timeout, "%s", c); err != nil {
+	for _, c := range createCommands(s, in) {
+		if _, err := rt.hv.send(30*time.Second, "%s", c); err != nil {
+			return fail(err)
+		}
+	}
+	if err := r.ghost(rt); err != nil {
+		return fail(err)
+	}
+	for _, c := range append(startCommands(s, rt.in), runningCommands(s, rt.in)...) {
+		if _, err := rt.hv.send(30*time.Second, "%s", c); err != nil {
 			return fail(err)
 		}
 	}
@@ -313,6 +325,42 @@ func (r *Runner) Start(p app.Process) (string, error) {
 		}
 	}
 	return rt.cmdline, nil
+}
+
+// ghost gives the router its ghost RAM image, made first if this runner
+// has not made it yet. A ghost that cannot be made is logged and the
+// router runs without (as gns3-server does); a refusal of the router's
+// own commands is an error.
+func (r *Runner) ghost(rt *router) error {
+	rt.in.ghostFile = ghostFile(rt.s, rt.in.moduleDir, rt.in.image)
+	if rt.in.ghostFile == "" {
+		return nil
+	}
+	r.ghostMu.Lock()
+	defer r.ghostMu.Unlock()
+	rt.in.makeGhost = !r.ghosts[rt.in.ghostFile]
+	make, use := ghostCommands(rt.s, rt.in)
+	for _, c := range make {
+		_, err := rt.hv.send(60*time.Second, "%s", c)
+		if strings.HasPrefix(c, "vm extract_config ") {
+			continue // the Ghost has no config to give (Dynamips answers 206), as gns3-server expects
+		}
+		if err != nil {
+			r.c.Logger.Warn("the ghost RAM image could not be made; the router runs without", "node", rt.p.Name, "err", err)
+			_, _ = rt.hv.send(10*time.Second, "vm clean_delete %s", quote("Ghost"))
+			return nil
+		}
+	}
+	if _, err := os.Stat(rt.in.ghostFile); err != nil {
+		return nil
+	}
+	r.ghosts[rt.in.ghostFile] = true
+	for _, c := range use {
+		if _, err := rt.hv.send(30*time.Second, "%s", c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // logFile is the hypervisor's log, in the node's folder, as gns3-server
