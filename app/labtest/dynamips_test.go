@@ -190,3 +190,51 @@ func TestDynamips_DiesByItself(t *testing.T) {
 		}
 	}
 }
+
+// TestDynamips_IdlePC: a running router without an idle PC spins; the
+// idle-PC search over the controller's route finds the stand-in image's
+// loop among Dynamips' proposals, keeps it as the router's idlepc, and
+// the router then idles; a stopped router is refused, saying to start it.
+func TestDynamips_IdlePC(t *testing.T) {
+	l := Start(t, Options{Dynamips: true})
+	iosImage(t, l, "c7200-fake.image", "c7200")
+	pid := l.MustCreateProject("idle")
+	r := routerNode(t, l, pid, "R1", map[string]any{"platform": "c7200", "image": "c7200-fake.image", "ghost": false})
+	path := "/v2/projects/" + pid + "/nodes/" + r["node_id"].(string)
+	if msg := l.Do("GET", path+"/dynamips/auto_idlepc", nil).Want(t, 409).JSON(t)["message"].(string); !strings.Contains(msg, "start it") {
+		t.Errorf("auto_idlepc on a stopped router: %q", msg)
+	}
+	l.Do("POST", path+"/start", nil).Want(t, 200)
+	got := l.Do("GET", path+"/dynamips/auto_idlepc", nil).Want(t, 200).JSON(t)
+	if got["idlepc"] != fakeIdlePC {
+		t.Errorf("auto_idlepc found %v; the stand-in image idles at %s", got["idlepc"], fakeIdlePC)
+	}
+	n := l.Do("GET", path, nil).Want(t, 200).JSON(t)
+	if v := n["properties"].(map[string]any)["idlepc"]; v != fakeIdlePC {
+		t.Errorf("the router's idlepc is %v after the search", v)
+	}
+	pids := kit.DynamipsPIDs(r["node_directory"].(string))
+	if len(pids) != 1 {
+		t.Fatalf("dynamips processes %v", pids)
+	}
+	if busy := cpuShare(t, pids[0], 2*time.Second); busy > 0.5 {
+		t.Errorf("the router uses %.0f%% of a core with the idle PC found", busy*100)
+	}
+}
+
+// cpuShare is the share of one core a process used over d.
+func cpuShare(t *testing.T, pid int, d time.Duration) float64 {
+	ticks := func() float64 {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := strings.Fields(string(b)[strings.LastIndexByte(string(b), ')')+1:])
+		u, _ := strconv.ParseFloat(f[11], 64)
+		s, _ := strconv.ParseFloat(f[12], 64)
+		return u + s
+	}
+	before, start := ticks(), time.Now()
+	time.Sleep(d)
+	return (ticks() - before) / 100 / time.Since(start).Seconds()
+}

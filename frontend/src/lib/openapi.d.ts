@@ -3466,6 +3466,299 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/compute/projects/{project_id}/dynamips/nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a Dynamips router on the compute. */
+        post: operations["createDynamips"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/dynamips/nodes/{node_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a Dynamips router on the compute. */
+        get: operations["getDynamips"];
+        /** Update a Dynamips router on the compute. */
+        put: operations["updateDynamips"];
+        post?: never;
+        /** Delete a Dynamips router on the compute. */
+        delete: operations["deleteDynamips"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/dynamips/nodes/{node_id}/console/ws": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Use the console of a Dynamips router on the compute over a WebSocket. */
+        get: operations["wsDynamipsConsole"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/dynamips/nodes/{node_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a Dynamips router on the compute. */
+        post: operations["startDynamips"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/dynamips/nodes/{node_id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a Dynamips router on the compute. */
+        post: operations["stopDynamips"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/dynamips/nodes/{node_id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Suspend a Dynamips router on the compute. */
+        post: operations["suspendDynamips"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/dynamips/nodes/{node_id}/reload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reload a Dynamips router on the compute. */
+        post: operations["reloadDynamips"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/dynamips/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/nio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change the filters and suspension of the NIO of a port of a Dynamips router. */
+        put: operations["updateDynamipsNIO"];
+        /** Give a port of a Dynamips router a UDP tunnel (NIO); replaces the one it has. */
+        post: operations["createDynamipsNIO"];
+        /** Remove the NIO of a port of a Dynamips router and free its local UDP port. */
+        delete: operations["deleteDynamipsNIO"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/dynamips/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/start_capture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Capture the frames of the NIO of a port of a Dynamips router. */
+        post: operations["startDynamipsCapture"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/dynamips/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/stop_capture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop the capture of a port of a Dynamips router; the file stays. */
+        post: operations["stopDynamipsCapture"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/dynamips/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/pcap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Stream the running capture of a port of a Dynamips router (pcap) until it stops. */
+        get: operations["streamDynamipsPcap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/dynamips/nodes/{node_id}/console/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Drop the clients of the console of a Dynamips router. */
+        post: operations["resetDynamipsConsole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/dynamips/nodes/{node_id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Complete the copy of a Dynamips router a controller made (the source's folder replaces the copy's, as GNS3's compute copies it, and the files its type owns go to the copy; refused while either node runs). */
+        post: operations["duplicateDynamipsOnCompute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/dynamips/nodes/{node_id}/idlepc_proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Idle-PC proposals of a running router (Dynamips' vm get_idle_pc_prop; takes about 10 s). */
+        get: operations["getDynamipsIdlePCProposals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/dynamips/nodes/{node_id}/auto_idlepc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Find an idle-PC value for a running router: each proposal tried for 3 s, the first under 70% CPU kept. */
+        get: operations["getDynamipsAutoIdlePC"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/nodes/{node_id}/dynamips/idlepc_proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Idle-PC proposals of a running Dynamips router (takes about 10 s). */
+        get: operations["getNodeIdlePCProposals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/nodes/{node_id}/dynamips/auto_idlepc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Find an idle-PC value for a running Dynamips router. */
+        get: operations["getNodeAutoIdlePC"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5822,6 +6115,527 @@ export interface components {
             extra_hosts?: string | null;
             /** @description Folders of the container kept in the node's folder across restarts, besides /etc/network. */
             extra_volumes?: string[];
+        };
+        /** @description Controller properties of a Dynamips router, under GNS3 2.2.59's keys. A key set to null goes back to its platform's default. Keys not listed here are kept as given. */
+        DynamipsProperties: {
+            /** @description Notes on how to use the router. */
+            usage?: string | null;
+            /**
+             * @description Router platform; its defaults (RAM, NVRAM, slots) follow it. Default c7200.
+             * @enum {string|null}
+             */
+            platform?: "c7200" | "c3745" | "c3725" | "c3600" | "c2691" | "c2600" | "c1700" | null;
+            /** @description IOS image file, in the IOS images folder (nodedesk's, then GNS3's). Needed to start the router. */
+            image?: string | null;
+            /** @description MD5 sum of the image, as GNS3 keeps it. */
+            image_md5sum?: string | null;
+            /** @description Router number in its project (1-4096), unique there; its config files are named after it. Allocated when absent or taken. */
+            dynamips_id?: number | null;
+            /** @description RAM in MB; default per platform. */
+            ram?: number | null;
+            /** @description NVRAM in KB; default per platform. */
+            nvram?: number | null;
+            /** @description Back the router's RAM with a file (needed by ghost). */
+            mmap?: boolean | null;
+            /** @description Allocate the router's RAM as it is used. */
+            sparsemem?: boolean | null;
+            /** @description CPU clock divisor; default per platform. */
+            clock_divisor?: number | null;
+            /** @description Idle-PC value (0x...); empty: none, and the router spins a CPU core. */
+            idlepc?: string | null;
+            /** @description Idle-PC hits before the router sleeps (default 500); sent while it runs. */
+            idlemax?: number | null;
+            /** @description Sleep time in ms once idle (default 30); sent while it runs. */
+            idlesleep?: number | null;
+            /** @description Execution area (JIT cache) in MB; default 64. */
+            exec_area?: number | null;
+            /** @description PCMCIA disk 0 in MB. */
+            disk0?: number | null;
+            /** @description PCMCIA disk 1 in MB. */
+            disk1?: number | null;
+            /** @description Delete NVRAM and disk files when the node is deleted. */
+            auto_delete_disks?: boolean | null;
+            /** @description Base MAC address, Cisco style (ca01.0a0b.0000); empty or null: Dynamips'. */
+            mac_addr?: string | null;
+            /** @description Processor board id shown by IOS. */
+            system_id?: string | null;
+            /**
+             * @description c7200 only: network processing engine (default npe-400).
+             * @enum {string|null}
+             */
+            npe?: "npe-100" | "npe-150" | "npe-175" | "npe-200" | "npe-225" | "npe-300" | "npe-400" | "npe-g2" | null;
+            /**
+             * @description c7200 only: midplane (default vxr).
+             * @enum {string|null}
+             */
+            midplane?: "std" | "vxr" | null;
+            /** @description c3600, c2600 and c1700: chassis (3640, 2651XM, 1760, ...). */
+            chassis?: string | null;
+            /** @description All but c7200: I/O memory, percent of RAM. */
+            iomem?: number | null;
+            /** @description c7200 only: temperatures of its four sensors. */
+            sensors?: unknown[] | null;
+            /** @description c7200 only: power supplies on (1) or off (0). */
+            power_supplies?: unknown[] | null;
+            /** @description nodedesk's own: share the image's RAM between routers (GNS3's ghost IOS); needs mmap. */
+            ghost?: boolean | null;
+            /**
+             * @description Adapter in slot 0; null: none.
+             * @enum {string|null}
+             */
+            slot0?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 1; null: none.
+             * @enum {string|null}
+             */
+            slot1?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 2; null: none.
+             * @enum {string|null}
+             */
+            slot2?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 3; null: none.
+             * @enum {string|null}
+             */
+            slot3?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 4; null: none.
+             * @enum {string|null}
+             */
+            slot4?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 5; null: none.
+             * @enum {string|null}
+             */
+            slot5?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 6; null: none.
+             * @enum {string|null}
+             */
+            slot6?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description WAN interface card 0 of slot 0; null: none.
+             * @enum {string|null}
+             */
+            wic0?: "WIC-1ENET" | "WIC-1T" | "WIC-2T" | null | "";
+            /**
+             * @description WAN interface card 1 of slot 0; null: none.
+             * @enum {string|null}
+             */
+            wic1?: "WIC-1ENET" | "WIC-1T" | "WIC-2T" | null | "";
+            /**
+             * @description WAN interface card 2 of slot 0; null: none.
+             * @enum {string|null}
+             */
+            wic2?: "WIC-1ENET" | "WIC-1T" | "WIC-2T" | null | "";
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Body for creating a Dynamips router on the compute, as GNS3 2.2.59's compute takes it. */
+        DynamipsCreate: {
+            /** @description Node name. */
+            name: string;
+            /** @description Node UUID; generated when absent. */
+            node_id?: components["schemas"]["UUID"];
+            /** @description Console TCP port; allocated when absent or null. */
+            console?: number | null;
+            /**
+             * @description Console protocol: telnet (the router's console, served by nodedesk) or none.
+             * @enum {string}
+             */
+            console_type?: "telnet" | "none";
+            /** @description Auxiliary console TCP port; read only: nodedesk allocates it. */
+            aux?: number | null;
+            /** @description Notes on how to use the router. */
+            usage?: string | null;
+            /**
+             * @description Router platform; its defaults (RAM, NVRAM, slots) follow it. Default c7200.
+             * @enum {string|null}
+             */
+            platform?: "c7200" | "c3745" | "c3725" | "c3600" | "c2691" | "c2600" | "c1700" | null;
+            /** @description IOS image file, in the IOS images folder (nodedesk's, then GNS3's). Needed to start the router. */
+            image?: string | null;
+            /** @description MD5 sum of the image, as GNS3 keeps it. */
+            image_md5sum?: string | null;
+            /** @description Router number in its project (1-4096), unique there; its config files are named after it. Allocated when absent or taken. */
+            dynamips_id?: number | null;
+            /** @description RAM in MB; default per platform. */
+            ram?: number | null;
+            /** @description NVRAM in KB; default per platform. */
+            nvram?: number | null;
+            /** @description Back the router's RAM with a file (needed by ghost). */
+            mmap?: boolean | null;
+            /** @description Allocate the router's RAM as it is used. */
+            sparsemem?: boolean | null;
+            /** @description CPU clock divisor; default per platform. */
+            clock_divisor?: number | null;
+            /** @description Idle-PC value (0x...); empty: none, and the router spins a CPU core. */
+            idlepc?: string | null;
+            /** @description Idle-PC hits before the router sleeps (default 500); sent while it runs. */
+            idlemax?: number | null;
+            /** @description Sleep time in ms once idle (default 30); sent while it runs. */
+            idlesleep?: number | null;
+            /** @description Execution area (JIT cache) in MB; default 64. */
+            exec_area?: number | null;
+            /** @description PCMCIA disk 0 in MB. */
+            disk0?: number | null;
+            /** @description PCMCIA disk 1 in MB. */
+            disk1?: number | null;
+            /** @description Delete NVRAM and disk files when the node is deleted. */
+            auto_delete_disks?: boolean | null;
+            /** @description Base MAC address, Cisco style (ca01.0a0b.0000); empty or null: Dynamips'. */
+            mac_addr?: string | null;
+            /** @description Processor board id shown by IOS. */
+            system_id?: string | null;
+            /**
+             * @description c7200 only: network processing engine (default npe-400).
+             * @enum {string|null}
+             */
+            npe?: "npe-100" | "npe-150" | "npe-175" | "npe-200" | "npe-225" | "npe-300" | "npe-400" | "npe-g2" | null;
+            /**
+             * @description c7200 only: midplane (default vxr).
+             * @enum {string|null}
+             */
+            midplane?: "std" | "vxr" | null;
+            /** @description c3600, c2600 and c1700: chassis (3640, 2651XM, 1760, ...). */
+            chassis?: string | null;
+            /** @description All but c7200: I/O memory, percent of RAM. */
+            iomem?: number | null;
+            /** @description c7200 only: temperatures of its four sensors. */
+            sensors?: unknown[] | null;
+            /** @description c7200 only: power supplies on (1) or off (0). */
+            power_supplies?: unknown[] | null;
+            /** @description nodedesk's own: share the image's RAM between routers (GNS3's ghost IOS); needs mmap. */
+            ghost?: boolean | null;
+            /**
+             * @description Adapter in slot 0; null: none.
+             * @enum {string|null}
+             */
+            slot0?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 1; null: none.
+             * @enum {string|null}
+             */
+            slot1?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 2; null: none.
+             * @enum {string|null}
+             */
+            slot2?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 3; null: none.
+             * @enum {string|null}
+             */
+            slot3?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 4; null: none.
+             * @enum {string|null}
+             */
+            slot4?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 5; null: none.
+             * @enum {string|null}
+             */
+            slot5?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 6; null: none.
+             * @enum {string|null}
+             */
+            slot6?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description WAN interface card 0 of slot 0; null: none.
+             * @enum {string|null}
+             */
+            wic0?: "WIC-1ENET" | "WIC-1T" | "WIC-2T" | null | "";
+            /**
+             * @description WAN interface card 1 of slot 0; null: none.
+             * @enum {string|null}
+             */
+            wic1?: "WIC-1ENET" | "WIC-1T" | "WIC-2T" | null | "";
+            /**
+             * @description WAN interface card 2 of slot 0; null: none.
+             * @enum {string|null}
+             */
+            wic2?: "WIC-1ENET" | "WIC-1T" | "WIC-2T" | null | "";
+            /** @description Startup config written to the node's folder, as GNS3's compute takes it. */
+            startup_config_content?: string;
+            /** @description Private config written to the node's folder. */
+            private_config_content?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Body for updating a Dynamips router on the compute; every field is optional. A property set to null goes back to its default. */
+        DynamipsUpdate: {
+            /** @description Node name. null keeps the current name. */
+            name?: string | null;
+            /** @description Console TCP port; allocated when absent or null. */
+            console?: number | null;
+            /**
+             * @description Console protocol: telnet (the router's console, served by nodedesk) or none.
+             * @enum {string}
+             */
+            console_type?: "telnet" | "none";
+            /** @description Auxiliary console TCP port; read only: nodedesk allocates it. */
+            aux?: number | null;
+            /** @description Notes on how to use the router. */
+            usage?: string | null;
+            /**
+             * @description Router platform; its defaults (RAM, NVRAM, slots) follow it. Default c7200.
+             * @enum {string|null}
+             */
+            platform?: "c7200" | "c3745" | "c3725" | "c3600" | "c2691" | "c2600" | "c1700" | null;
+            /** @description IOS image file, in the IOS images folder (nodedesk's, then GNS3's). Needed to start the router. */
+            image?: string | null;
+            /** @description MD5 sum of the image, as GNS3 keeps it. */
+            image_md5sum?: string | null;
+            /** @description Router number in its project (1-4096), unique there; its config files are named after it. Allocated when absent or taken. */
+            dynamips_id?: number | null;
+            /** @description RAM in MB; default per platform. */
+            ram?: number | null;
+            /** @description NVRAM in KB; default per platform. */
+            nvram?: number | null;
+            /** @description Back the router's RAM with a file (needed by ghost). */
+            mmap?: boolean | null;
+            /** @description Allocate the router's RAM as it is used. */
+            sparsemem?: boolean | null;
+            /** @description CPU clock divisor; default per platform. */
+            clock_divisor?: number | null;
+            /** @description Idle-PC value (0x...); empty: none, and the router spins a CPU core. */
+            idlepc?: string | null;
+            /** @description Idle-PC hits before the router sleeps (default 500); sent while it runs. */
+            idlemax?: number | null;
+            /** @description Sleep time in ms once idle (default 30); sent while it runs. */
+            idlesleep?: number | null;
+            /** @description Execution area (JIT cache) in MB; default 64. */
+            exec_area?: number | null;
+            /** @description PCMCIA disk 0 in MB. */
+            disk0?: number | null;
+            /** @description PCMCIA disk 1 in MB. */
+            disk1?: number | null;
+            /** @description Delete NVRAM and disk files when the node is deleted. */
+            auto_delete_disks?: boolean | null;
+            /** @description Base MAC address, Cisco style (ca01.0a0b.0000); empty or null: Dynamips'. */
+            mac_addr?: string | null;
+            /** @description Processor board id shown by IOS. */
+            system_id?: string | null;
+            /**
+             * @description c7200 only: network processing engine (default npe-400).
+             * @enum {string|null}
+             */
+            npe?: "npe-100" | "npe-150" | "npe-175" | "npe-200" | "npe-225" | "npe-300" | "npe-400" | "npe-g2" | null;
+            /**
+             * @description c7200 only: midplane (default vxr).
+             * @enum {string|null}
+             */
+            midplane?: "std" | "vxr" | null;
+            /** @description c3600, c2600 and c1700: chassis (3640, 2651XM, 1760, ...). */
+            chassis?: string | null;
+            /** @description All but c7200: I/O memory, percent of RAM. */
+            iomem?: number | null;
+            /** @description c7200 only: temperatures of its four sensors. */
+            sensors?: unknown[] | null;
+            /** @description c7200 only: power supplies on (1) or off (0). */
+            power_supplies?: unknown[] | null;
+            /** @description nodedesk's own: share the image's RAM between routers (GNS3's ghost IOS); needs mmap. */
+            ghost?: boolean | null;
+            /**
+             * @description Adapter in slot 0; null: none.
+             * @enum {string|null}
+             */
+            slot0?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 1; null: none.
+             * @enum {string|null}
+             */
+            slot1?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 2; null: none.
+             * @enum {string|null}
+             */
+            slot2?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 3; null: none.
+             * @enum {string|null}
+             */
+            slot3?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 4; null: none.
+             * @enum {string|null}
+             */
+            slot4?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 5; null: none.
+             * @enum {string|null}
+             */
+            slot5?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 6; null: none.
+             * @enum {string|null}
+             */
+            slot6?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description WAN interface card 0 of slot 0; null: none.
+             * @enum {string|null}
+             */
+            wic0?: "WIC-1ENET" | "WIC-1T" | "WIC-2T" | null | "";
+            /**
+             * @description WAN interface card 1 of slot 0; null: none.
+             * @enum {string|null}
+             */
+            wic1?: "WIC-1ENET" | "WIC-1T" | "WIC-2T" | null | "";
+            /**
+             * @description WAN interface card 2 of slot 0; null: none.
+             * @enum {string|null}
+             */
+            wic2?: "WIC-1ENET" | "WIC-1T" | "WIC-2T" | null | "";
+            /** @description Startup config written to the node's folder, as GNS3's compute takes it. */
+            startup_config_content?: string;
+            /** @description Private config written to the node's folder. */
+            private_config_content?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A Dynamips router as seen by the compute: the keys GNS3 2.2.59's compute shows. */
+        DynamipsNode: {
+            /** @description Node name. */
+            name: string;
+            /** @description Node UUID. */
+            node_id: components["schemas"]["UUID"];
+            /** @description Project UUID. */
+            project_id: components["schemas"]["UUID"];
+            status: components["schemas"]["NodeStatus"];
+            /** @description Console TCP port, or null. */
+            console: number | null;
+            /** @description Auxiliary console TCP port, or null. */
+            aux: number | null;
+            /** @description Working directory of the node. */
+            node_directory: string;
+            /**
+             * @description Console protocol.
+             * @enum {string}
+             */
+            console_type: "telnet" | "none";
+            /** @description Notes on how to use the router. */
+            usage?: string | null;
+            /**
+             * @description Router platform; its defaults (RAM, NVRAM, slots) follow it. Default c7200.
+             * @enum {string|null}
+             */
+            platform: "c7200" | "c3745" | "c3725" | "c3600" | "c2691" | "c2600" | "c1700" | null;
+            /** @description IOS image file, in the IOS images folder (nodedesk's, then GNS3's). Needed to start the router. */
+            image: string | null;
+            /** @description MD5 sum of the image, as GNS3 keeps it. */
+            image_md5sum?: string | null;
+            /** @description Router number in its project (1-4096), unique there; its config files are named after it. Allocated when absent or taken. */
+            dynamips_id: number | null;
+            /** @description RAM in MB; default per platform. */
+            ram?: number | null;
+            /** @description NVRAM in KB; default per platform. */
+            nvram?: number | null;
+            /** @description Back the router's RAM with a file (needed by ghost). */
+            mmap?: boolean | null;
+            /** @description Allocate the router's RAM as it is used. */
+            sparsemem?: boolean | null;
+            /** @description CPU clock divisor; default per platform. */
+            clock_divisor?: number | null;
+            /** @description Idle-PC value (0x...); empty: none, and the router spins a CPU core. */
+            idlepc?: string | null;
+            /** @description Idle-PC hits before the router sleeps (default 500); sent while it runs. */
+            idlemax?: number | null;
+            /** @description Sleep time in ms once idle (default 30); sent while it runs. */
+            idlesleep?: number | null;
+            /** @description Execution area (JIT cache) in MB; default 64. */
+            exec_area?: number | null;
+            /** @description PCMCIA disk 0 in MB. */
+            disk0?: number | null;
+            /** @description PCMCIA disk 1 in MB. */
+            disk1?: number | null;
+            /** @description Delete NVRAM and disk files when the node is deleted. */
+            auto_delete_disks?: boolean | null;
+            /** @description Base MAC address, Cisco style (ca01.0a0b.0000); empty or null: Dynamips'. */
+            mac_addr?: string | null;
+            /** @description Processor board id shown by IOS. */
+            system_id?: string | null;
+            /**
+             * @description c7200 only: network processing engine (default npe-400).
+             * @enum {string|null}
+             */
+            npe?: "npe-100" | "npe-150" | "npe-175" | "npe-200" | "npe-225" | "npe-300" | "npe-400" | "npe-g2" | null;
+            /**
+             * @description c7200 only: midplane (default vxr).
+             * @enum {string|null}
+             */
+            midplane?: "std" | "vxr" | null;
+            /** @description c3600, c2600 and c1700: chassis (3640, 2651XM, 1760, ...). */
+            chassis?: string | null;
+            /** @description All but c7200: I/O memory, percent of RAM. */
+            iomem?: number | null;
+            /** @description c7200 only: temperatures of its four sensors. */
+            sensors?: unknown[] | null;
+            /** @description c7200 only: power supplies on (1) or off (0). */
+            power_supplies?: unknown[] | null;
+            /** @description nodedesk's own: share the image's RAM between routers (GNS3's ghost IOS); needs mmap. */
+            ghost?: boolean | null;
+            /**
+             * @description Adapter in slot 0; null: none.
+             * @enum {string|null}
+             */
+            slot0?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 1; null: none.
+             * @enum {string|null}
+             */
+            slot1?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 2; null: none.
+             * @enum {string|null}
+             */
+            slot2?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 3; null: none.
+             * @enum {string|null}
+             */
+            slot3?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 4; null: none.
+             * @enum {string|null}
+             */
+            slot4?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 5; null: none.
+             * @enum {string|null}
+             */
+            slot5?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description Adapter in slot 6; null: none.
+             * @enum {string|null}
+             */
+            slot6?: "C1700-MB-1FE" | "C1700-MB-WIC1" | "C2600-MB-1E" | "C2600-MB-1FE" | "C2600-MB-2E" | "C2600-MB-2FE" | "C7200-IO-2FE" | "C7200-IO-FE" | "C7200-IO-GE-E" | "GT96100-FE" | "Leopard-2FE" | "NM-16ESW" | "NM-1E" | "NM-1FE-TX" | "NM-4E" | "NM-4T" | "PA-2FE-TX" | "PA-4E" | "PA-4T+" | "PA-8E" | "PA-8T" | "PA-A1" | "PA-FE-TX" | "PA-GE" | "PA-POS-OC3" | null | "";
+            /**
+             * @description WAN interface card 0 of slot 0; null: none.
+             * @enum {string|null}
+             */
+            wic0?: "WIC-1ENET" | "WIC-1T" | "WIC-2T" | null | "";
+            /**
+             * @description WAN interface card 1 of slot 0; null: none.
+             * @enum {string|null}
+             */
+            wic1?: "WIC-1ENET" | "WIC-1T" | "WIC-2T" | null | "";
+            /**
+             * @description WAN interface card 2 of slot 0; null: none.
+             * @enum {string|null}
+             */
+            wic2?: "WIC-1ENET" | "WIC-1T" | "WIC-2T" | null | "";
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Idle-PC proposals of a running router, as Dynamips gives them: "0x<address> [<hits>]", best first. */
+        IdlePCProposals: string[];
+        /** @description The idle-PC value found. */
+        AutoIdlePC: {
+            /** @description An idle-PC value that brought the router's CPU use under 70%; the router now runs with it. */
+            idlepc: string;
         };
     };
     responses: never;
@@ -17992,6 +18806,1106 @@ export interface operations {
                 };
             };
             /** @description The source or the copy runs (stop it first), or the source's folder cannot be copied. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createDynamips: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DynamipsCreate"];
+            };
+        };
+        responses: {
+            /** @description Instance created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DynamipsNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDynamips: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DynamipsNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateDynamips: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DynamipsUpdate"];
+            };
+        };
+        responses: {
+            /** @description Instance updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DynamipsNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteDynamips: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Instance deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    wsDynamipsConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching to WebSocket, relayed to the node's telnet console: text or binary messages from the client go to the console, the console's bytes come back as binary messages. Each websocket is one client of the console; several may share it. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The node has no telnet console, is not started, or its console does not answer. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startDynamips: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Instance started. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    stopDynamips: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Instance stopped. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    suspendDynamips: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Instance suspended. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reloadDynamips: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Instance reloaded. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateDynamipsNIO: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NIOCreate"];
+            };
+        };
+        responses: {
+            /** @description NIO updated. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NIO"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createDynamipsNIO: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NIOCreate"];
+            };
+        };
+        responses: {
+            /** @description NIO created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NIO"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteDynamipsNIO: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description NIO removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startDynamipsCapture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CaptureStart"];
+            };
+        };
+        responses: {
+            /** @description Capture started. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptureFile"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    stopDynamipsCapture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Capture stopped. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamDynamipsPcap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The capture file, as it is written. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.tcpdump.pcap": string;
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resetDynamipsConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Console reset. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    duplicateDynamipsOnCompute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ComputeNodeDuplicate"];
+            };
+        };
+        responses: {
+            /** @description Copy completed. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DynamipsNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The source or the copy runs (stop it first), or the source's folder cannot be copied. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDynamipsIdlePCProposals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdlePCProposals"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDynamipsAutoIdlePC: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutoIdlePC"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getNodeIdlePCProposals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdlePCProposals"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getNodeAutoIdlePC: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutoIdlePC"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
             409: {
                 headers: {
                     [name: string]: unknown;
