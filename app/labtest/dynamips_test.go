@@ -122,6 +122,18 @@ func TestDynamips_Lab(t *testing.T) {
 		t.Errorf("Dynamips' log is not in R1's folder: %v", err)
 	}
 
+	// A reload restarts the router in its process; the console's clients
+	// stay and see it boot again.
+	pidsBefore := kit.DynamipsPIDs(dir)
+	tel.Drain()
+	l.Do("POST", r1Path+"/reload", nil).Want(t, 200)
+	if !tel.Expect("Launching IOS image", false, 20*time.Second) {
+		t.Errorf("R1's console shows no boot after the reload: %q", kit.Printable(tel.Log.String()))
+	}
+	if after := kit.DynamipsPIDs(dir); !slices.Equal(after, pidsBefore) {
+		t.Errorf("dynamips processes %v after the reload, %v before: the reload should keep the process", after, pidsBefore)
+	}
+
 	// The file now differs from the router's NVRAM: the stop writes
 	// NVRAM's back over it, as GNS3 does.
 	l.Do("POST", cfgPath, []byte("!\nhostname CHANGED\nend\n")).Want(t, 201)
