@@ -132,3 +132,33 @@ func TestCheckImage(t *testing.T) {
 }
 
 func writeFile(p, s string) error { return os.WriteFile(p, []byte(s), 0o644) }
+
+// TestPrepareConfigs: a router without configs gets a startup config
+// naming it (or the content a controller gave); one whose folder holds
+// another number's configs (a duplicate's copy) takes them; an empty
+// private config is not given to Dynamips.
+func TestPrepareConfigs(t *testing.T) {
+	dir := t.TempDir()
+	s := mustSettings(t, map[string]any{"platform": "c7200"})
+	p := app.Process{Name: "R9", Dir: dir}
+	private, err := prepareConfigs(s, p)
+	if b, _ := os.ReadFile(dir + "/configs/i3_startup-config.cfg"); err != nil || private || !strings.Contains(string(b), "hostname R9") {
+		t.Errorf("new router: %q, private %v, %v", b, private, err)
+	}
+	dup := t.TempDir()
+	_ = os.MkdirAll(dup+"/configs", 0o755)
+	_ = writeFile(dup+"/configs/i1_startup-config.cfg", "hostname R1-copy\n")
+	_ = writeFile(dup+"/configs/i1_private-config.cfg", "secret\n")
+	private, err = prepareConfigs(s, app.Process{Name: "R9", Dir: dup})
+	if b, _ := os.ReadFile(dup + "/configs/i3_startup-config.cfg"); err != nil || !private || string(b) != "hostname R1-copy\n" {
+		t.Errorf("copied folder: %q, private %v, %v", b, private, err)
+	}
+	given := t.TempDir()
+	s.StartupConfigContent = "hostname %h\r\n"
+	if _, err := prepareConfigs(s, app.Process{Name: "R5", Dir: given}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(given + "/configs/i3_startup-config.cfg"); string(b) != "!\nhostname R5\n" {
+		t.Errorf("controller's content: %q", b)
+	}
+}

@@ -160,6 +160,7 @@ func prepareConfigs(s settings, p app.Process) (bool, error) {
 		return false, err
 	}
 	startup := filepath.Join(p.Dir, app.DynamipsStartupConfig(s.DynamipsID))
+	adoptConfigs(p.Dir, s.DynamipsID)
 	if _, err := os.Stat(startup); errors.Is(err, os.ErrNotExist) {
 		content := baseStartupConfig(p.Name)
 		if s.StartupConfigContent != "" {
@@ -177,6 +178,26 @@ func prepareConfigs(s settings, p app.Process) (bool, error) {
 	}
 	fi, err := os.Stat(private)
 	return err == nil && fi.Size() > 0, nil
+}
+
+// adoptConfigs renames the configs of another router number to this
+// router's when its folder holds no startup config of its own but
+// exactly one of another number: a duplicate's folder copied from its
+// original, or a project whose routers were renumbered on import.
+func adoptConfigs(dir string, id int) {
+	if _, err := os.Stat(filepath.Join(dir, app.DynamipsStartupConfig(id))); !errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	found, _ := filepath.Glob(filepath.Join(dir, "configs", "i*_startup-config.cfg"))
+	if len(found) != 1 {
+		return
+	}
+	other, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(found[0]), "i"), "_startup-config.cfg"))
+	if err != nil {
+		return
+	}
+	_ = os.Rename(found[0], filepath.Join(dir, app.DynamipsStartupConfig(id)))
+	_ = os.Rename(filepath.Join(dir, app.DynamipsPrivateConfig(other)), filepath.Join(dir, app.DynamipsPrivateConfig(id)))
 }
 
 // freePorts finds n TCP ports free on 127.0.0.1 for Dynamips' own
