@@ -162,3 +162,18 @@ func TestPrepareConfigs(t *testing.T) {
 		t.Errorf("controller's content: %q", b)
 	}
 }
+
+// TestStart_NoDynamips: without the program, a start is a conflict that
+// says what to install, and nothing runs.
+func TestStart_NoDynamips(t *testing.T) {
+	r := New(Config{Binary: "/nonexistent/dynamips"})
+	p := app.Process{Name: "R1", NodeID: "n1", Dir: t.TempDir(),
+		Properties: map[string]json.RawMessage{"platform": json.RawMessage(`"c7200"`), "dynamips_id": json.RawMessage("1")}}
+	_, err := r.Start(p)
+	if app.ErrorCode(err) != app.ECONFLICT || !strings.Contains(app.ErrorMessage(err), "Install Dynamips") {
+		t.Errorf("start without dynamips: %v", err)
+	}
+	if len(r.routers) != 0 {
+		t.Errorf("%d routers recorded", len(r.routers))
+	}
+}
