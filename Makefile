@@ -158,5 +158,6 @@ $(DYNAMIPS):
 	cp build/dynamips/src/build/stable/dynamips $@.tmp && mv $@.tmp $@
 	rm -rf build/dynamips/src
 test: dynamips
-export NODEDESK_DYNAMIPS ?= $(CURDIR)/$(DYNAMIPS)
-export NODEDESK_FAKE_IOS ?= $(FAKE_IOS)
+# The tests' Dynamips and stand-in images (app/labtest/kit), for make test only.
+test: export NODEDESK_DYNAMIPS = $(CURDIR)/$(DYNAMIPS)
+test: export NODEDESK_FAKE_IOS = $(FAKE_IOS)

@@ -30,6 +30,10 @@ var dynamipsProps = propertyKind{
 	upgrade:   configsInFolder,
 	unique:    []string{"mac_addr"},
 	claim:     claimDynamipsID,
+	// ghost is nodedesk's own key: a project file and a GNS3 compute
+	// get it only when it is off (GNS3's compute refuses keys it does
+	// not know; its own ghost IOS is a server setting, on by default).
+	ownDefaults: map[string]any{"ghost": true},
 }
 
 // DynamipsPlatform is what differs between the routers Dynamips emulates,
@@ -50,9 +54,9 @@ type DynamipsPlatform struct {
 var DynamipsPlatforms = map[string]DynamipsPlatform{
 	"c7200": {RAM: 256, NVRAM: 128, ClockDivisor: 4, Disk0: 64, Sparsemem: true, Slots: 7,
 		Builtin: func(string) map[int]string { return map[int]string{0: "C7200-IO-FE"} }},
-	"c3745": {RAM: 128, NVRAM: 304, ClockDivisor: 8, IOMem: 5, Sparsemem: true, Slots: 5, Builtin: gt96100},
-	"c3725": {RAM: 128, NVRAM: 112, ClockDivisor: 8, IOMem: 5, Sparsemem: true, Slots: 3, Builtin: gt96100},
-	"c2691": {RAM: 128, NVRAM: 112, ClockDivisor: 8, IOMem: 5, Sparsemem: true, Slots: 2, Builtin: gt96100},
+	"c3745": {RAM: 128, NVRAM: 304, ClockDivisor: 8, IOMem: 5, Disk0: 16, Sparsemem: true, Slots: 5, Builtin: gt96100},
+	"c3725": {RAM: 128, NVRAM: 112, ClockDivisor: 8, IOMem: 5, Disk0: 16, Sparsemem: true, Slots: 3, Builtin: gt96100},
+	"c2691": {RAM: 128, NVRAM: 112, ClockDivisor: 8, IOMem: 5, Disk0: 16, Sparsemem: true, Slots: 2, Builtin: gt96100},
 	"c3600": {RAM: 128, NVRAM: 128, ClockDivisor: 4, IOMem: 5, Sparsemem: true, Slots: 4,
 		Chassis: []string{"3640", "3620", "3660"},
 		Builtin: func(c string) map[int]string {
@@ -140,8 +144,9 @@ var dynamipsSettings = newSettingTable(func() []setting {
 		{key: "sensors", check: isAny},
 		{key: "power_supplies", check: isAny},
 		// ghost is nodedesk's own: share the IOS image's RAM between the
-		// routers of a project that run it (GNS3's ghost IOS).
-		{key: "ghost", check: isBool},
+		// routers of a project that run it (GNS3's ghost IOS, which its
+		// server turns on for every router by default).
+		{key: "ghost", def: true, check: isBool},
 	}
 	for i := range 7 {
 		s = append(s, setting{key: "slot" + strconv.Itoa(i), check: isDynamipsAdapter(dynamipsAdapters), unset: []string{""}})
@@ -211,9 +216,6 @@ func dynamipsView(n *Node) map[string]any {
 		if raw, ok := n.Properties.Extra["wic"+strconv.Itoa(i)]; !ok || isNull(raw) {
 			delete(v, "wic"+strconv.Itoa(i))
 		}
-	}
-	if raw, ok := n.Properties.Extra["ghost"]; !ok || isNull(raw) {
-		delete(v, "ghost")
 	}
 	v["aux"] = nil
 	if n.Aux != 0 {

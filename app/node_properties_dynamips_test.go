@@ -14,7 +14,7 @@ import (
 // dynamipsC7200Keys are the keys of a new router's properties: GNS3
 // 2.2.59's compute view of a c7200 (router.py and c7200.py), and aux.
 var dynamipsC7200Keys = []string{"auto_delete_disks", "aux", "clock_divisor", "disk0", "disk1", "dynamips_id", "exec_area",
-	"idlemax", "idlepc", "idlesleep", "image", "image_md5sum", "mac_addr", "midplane", "mmap", "npe", "nvram", "platform",
+	"ghost", "idlemax", "idlepc", "idlesleep", "image", "image_md5sum", "mac_addr", "midplane", "mmap", "npe", "nvram", "platform",
 	"power_supplies", "ram", "sensors", "slot0", "slot1", "slot2", "slot3", "slot4", "slot5", "slot6", "sparsemem",
 	"system_id", "usage"}
 
@@ -44,7 +44,7 @@ func TestService_CreateNode_DynamipsDefaults(t *testing.T) {
 			"midplane": "vxr", "slot0": "C7200-IO-FE", "slot6": nil, "disk0": 64.0, "idlemax": 500.0, "idlesleep": 30.0,
 			"exec_area": 64.0, "mmap": true, "sparsemem": true, "system_id": "FTX0945W0MY", "idlepc": ""}, []string{"iomem", "chassis"}},
 		{"c3725", map[string]any{"platform": "c3725"}, map[string]any{"ram": 128.0, "nvram": 112.0, "iomem": 5.0, "clock_divisor": 8.0,
-			"slot0": "GT96100-FE", "slot2": nil, "disk0": 0.0}, []string{"npe", "midplane", "slot3", "chassis"}},
+			"slot0": "GT96100-FE", "slot2": nil, "disk0": 16.0}, []string{"npe", "midplane", "slot3", "chassis"}},
 		{"c3745", map[string]any{"platform": "c3745", "ram": 192}, map[string]any{"ram": 192.0, "nvram": 304.0, "slot4": nil}, []string{"slot5"}},
 		{"c3600", map[string]any{"platform": "c3600"}, map[string]any{"chassis": "3640", "slot0": nil, "slot3": nil, "clock_divisor": 4.0}, []string{"slot4"}},
 		{"c3660", map[string]any{"platform": "c3600", "chassis": "3660"}, map[string]any{"chassis": "3660", "slot0": "Leopard-2FE"}, nil},

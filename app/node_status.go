@@ -182,11 +182,11 @@ func (s *Service) startProcess(ctx context.Context, r Runner, ref NodeRef) (*Nod
 		if n, err = findNode(tx, ref); err != nil {
 			return err
 		}
-		ports, mac := slices.Clone(n.UDPPorts), n.Properties.MACOffset
+		ports, mac, num := slices.Clone(n.UDPPorts), n.Properties.MACOffset, n.DynamipsID()
 		if err := s.claimProcessResources(tx, n); err != nil {
 			return err
 		}
-		if slices.Equal(ports, n.UDPPorts) && mac == n.Properties.MACOffset {
+		if slices.Equal(ports, n.UDPPorts) && mac == n.Properties.MACOffset && num == n.DynamipsID() {
 			return errUnchanged
 		}
 		return tx.PutNode(n) // nothing a client sees changed: no event

@@ -3,6 +3,7 @@ package dynamips
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -59,7 +60,7 @@ func readSettings(props map[string]json.RawMessage) (settings, error) {
 	s.RAM, s.NVRAM, s.ClockDivisor = num("ram", pf.RAM), num("nvram", pf.NVRAM), num("clock_divisor", pf.ClockDivisor)
 	s.IdleMax, s.IdleSleep, s.ExecArea = num("idlemax", 500), num("idlesleep", 30), num("exec_area", 64)
 	s.Disk0, s.Disk1, s.IOMem = num("disk0", pf.Disk0), num("disk1", 0), num("iomem", pf.IOMem)
-	s.MMap, s.Sparsemem, s.Ghost = flag("mmap", true), flag("sparsemem", pf.Sparsemem), flag("ghost", false)
+	s.MMap, s.Sparsemem, s.Ghost = flag("mmap", true), flag("sparsemem", pf.Sparsemem), flag("ghost", true)
 	if c, ok := def["chassis"].(string); ok && s.Chassis == "" {
 		s.Chassis = c
 	}
@@ -68,7 +69,11 @@ func readSettings(props map[string]json.RawMessage) (settings, error) {
 		if _, ok := def[k]; !ok && props[k] == nil {
 			break
 		}
-		s.Slots = append(s.Slots, str(k))
+		a := str(k)
+		if _, given := props[k]; !given { // a view lists every slot; a bare map, the built-in ones
+			a, _ = def[k].(string)
+		}
+		s.Slots = append(s.Slots, a)
 	}
 	for i := range s.WICs {
 		s.WICs[i] = str("wic" + strconv.Itoa(i))
@@ -89,6 +94,10 @@ type instance struct {
 	aux       int    // Dynamips' own aux port (internal); 0: none
 	// nios are the UDP NIOs of the router's ports, in port order.
 	nios []nio
+	// ghostFile is the ghost RAM image the router shares (absolute
+	// path; "": none) and makeGhost whether this start makes it first.
+	ghostFile string
+	makeGhost bool
 	// privateConfig says whether the folder holds a private config that
 	// is not empty (gns3-server gives Dynamips none otherwise).
 	privateConfig bool
@@ -149,6 +158,8 @@ func createCommands(s settings, in instance) []string {
 		}
 		return 0
 	}
+	// The order of gns3-server's recordings (testdata): image, RAM,
+	// NVRAM, idle PC, slots, WICs, disks; the others where they fit.
 	pf := app.DynamipsPlatforms[s.Platform]
 	set(true, "vm set_ios %s %s", name, quote(in.image))
 	set(s.RAM != pf.RAM, "vm set_ram %s %d", name, s.RAM)
@@ -158,8 +169,6 @@ func createCommands(s settings, in instance) []string {
 	set(s.ClockDivisor != pf.ClockDivisor, "vm set_clock_divisor %s %d", name, s.ClockDivisor)
 	set(s.IdlePC != "", "vm set_idle_pc %s %s", name, s.IdlePC)
 	set(s.ExecArea != 64, "vm set_exec_area %s %d", name, s.ExecArea)
-	set(s.Disk0 != pf.Disk0, "vm set_disk0 %s %d", name, s.Disk0)
-	set(s.Disk1 != 0, "vm set_disk1 %s %d", name, s.Disk1)
 	set(s.MACAddr != "", "%s set_mac_addr %s %s", s.Platform, name, s.MACAddr)
 	set(s.SystemID != "" && s.SystemID != "FTX0945W0MY", "%s set_system_id %s %s", s.Platform, name, s.SystemID)
 	if s.Platform == "c7200" {
@@ -182,12 +191,58 @@ func createCommands(s settings, in instance) []string {
 	for i, w := range s.WICs {
 		set(w != "", "vm slot_add_binding %s 0 %d %s", name, 16*(i+1), w)
 	}
+	set(s.Disk0 != pf.Disk0, "vm set_disk0 %s %d", name, s.Disk0)
+	set(s.Disk1 != 0, "vm set_disk1 %s %d", name, s.Disk1)
 	for _, n := range in.nios {
 		cmds = append(cmds,
 			fmt.Sprintf("nio create_udp %s %d 127.0.0.1 %d", n.name, n.local, n.remote),
 			fmt.Sprintf("vm slot_add_nio_binding %s %d %d %s", name, n.slot, n.port, n.name))
 	}
 	return cmds
+}
+
+// ghostFile is the ghost RAM image of routers with these settings in a
+// project's dynamips folder, as gns3-server names it
+// (<image>-<RAM>.ghost); "" when the router shares none: ghost off, no
+// mmap (GNS3 refuses ghost without it), or an NPE-G2 c7200 (unsupported).
+func ghostFile(s settings, moduleDir, image string) string {
+	if !s.Ghost || !s.MMap || s.Platform == "c7200" && s.NPE == "npe-g2" {
+		return ""
+	}
+	return filepath.Join(moduleDir, filepath.Base(image)+"-"+strconv.Itoa(s.RAM)+".ghost")
+}
+
+// ghostCommands are, when this start makes the ghost RAM image, the
+// commands that make it as gns3-server does (a "Ghost" instance, 0, of
+// the image and RAM, started once with ghost status 1, then deleted with
+// its files: make), and those that give it to the router once the file
+// is there (ghost status 2: use).
+func ghostCommands(s settings, in instance) (make, use []string) {
+	if in.ghostFile == "" {
+		return nil, nil
+	}
+	if in.makeGhost {
+		g := quote("Ghost")
+		make = append(make,
+			fmt.Sprintf("vm create %s 0 %s", g, s.Platform),
+			fmt.Sprintf("vm set_ios %s %s", g, quote(in.image)),
+			fmt.Sprintf("vm set_ghost_status %s 1", g),
+			fmt.Sprintf("vm set_ghost_file %s %s", g, quote(in.ghostFile)))
+		if s.RAM != 128 { // the Ghost instance is a bare router of 128 MB
+			make = append(make, fmt.Sprintf("vm set_ram %s %d", g, s.RAM))
+		}
+		make = append(make,
+			fmt.Sprintf("vm set_config %s %s %s", g, quote(app.DynamipsStartupConfig(0)), quote("")),
+			fmt.Sprintf("vm start %s", g),
+			fmt.Sprintf("vm stop %s", g),
+			fmt.Sprintf("vm extract_config %s", g),
+			fmt.Sprintf("vm clean_delete %s", g))
+	}
+	use = []string{
+		fmt.Sprintf("vm set_ghost_status %s 2", quote(in.name)),
+		fmt.Sprintf("vm set_ghost_file %s %s", quote(in.name), quote(in.ghostFile)),
+	}
+	return make, use
 }
 
 // startCommands start a created router, as router.py's start does: its

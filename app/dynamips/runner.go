@@ -49,6 +49,11 @@ type Runner struct {
 	mu      sync.Mutex
 	routers map[string]*router // by node id
 	onExit  func(projectID, nodeID, detail string)
+	// ghostMu serialises the making of ghost RAM images; ghosts are
+	// those made since this runner started (gns3-server makes each once
+	// a run, then routers share it).
+	ghostMu sync.Mutex
+	ghosts  map[string]bool
 }
 
 // router is one running Dynamips process and its router.
@@ -82,7 +87,7 @@ func New(c Config) *Runner {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Runner{c: c, routers: map[string]*router{}}
+	return &Runner{c: c, routers: map[string]*router{}, ghosts: map[string]bool{}}
 }
 
 // OnExit sets what is told when a router's process ends by itself (not by
@@ -155,6 +160,7 @@ func prepareConfigs(s settings, p app.Process) (bool, error) {
 		return false, err
 	}
 	startup := filepath.Join(p.Dir, app.DynamipsStartupConfig(s.DynamipsID))
+	adoptConfigs(p.Dir, s.DynamipsID)
 	if _, err := os.Stat(startup); errors.Is(err, os.ErrNotExist) {
 		content := baseStartupConfig(p.Name)
 		if s.StartupConfigContent != "" {
@@ -172,6 +178,26 @@ func prepareConfigs(s settings, p app.Process) (bool, error) {
 	}
 	fi, err := os.Stat(private)
 	return err == nil && fi.Size() > 0, nil
+}
+
+// adoptConfigs renames the configs of another router number to this
+// router's when its folder holds no startup config of its own but
+// exactly one of another number: a duplicate's folder copied from its
+// original, or a project whose routers were renumbered on import.
+func adoptConfigs(dir string, id int) {
+	if _, err := os.Stat(filepath.Join(dir, app.DynamipsStartupConfig(id))); !errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	found, _ := filepath.Glob(filepath.Join(dir, "configs", "i*_startup-config.cfg"))
+	if len(found) != 1 {
+		return
+	}
+	other, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(found[0]), "i"), "_startup-config.cfg"))
+	if err != nil {
+		return
+	}
+	_ = os.Rename(found[0], filepath.Join(dir, app.DynamipsStartupConfig(id)))
+	_ = os.Rename(filepath.Join(dir, app.DynamipsPrivateConfig(other)), filepath.Join(dir, app.DynamipsPrivateConfig(id)))
 }
 
 // freePorts finds n TCP ports free on 127.0.0.1 for Dynamips' own
@@ -295,9 +321,16 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	if rt.hv, err = dialHypervisor("127.0.0.1:"+strconv.Itoa(ports[0]), r.c.UpWait, alive); err != nil {
 		return fail(fmt.Errorf("Dynamips' hypervisor did not answer: %v", err))
 	}
-	for _, c := range append(append(createCommands(s, in), startCommands(s, in)...), runningCommands(s, in)...) {
-		timeout := 30 * time.Second
-		if _, err := rt.hv.send(timeout, "%s", c); err != nil {
+	for _, c := range createCommands(s, in) {
+		if _, err := rt.hv.send(30*time.Second, "%s", c); err != nil {
+			return fail(err)
+		}
+	}
+	if err := r.ghost(rt); err != nil {
+		return fail(err)
+	}
+	for _, c := range append(startCommands(s, rt.in), runningCommands(s, rt.in)...) {
+		if _, err := rt.hv.send(30*time.Second, "%s", c); err != nil {
 			return fail(err)
 		}
 	}
@@ -313,6 +346,42 @@ func (r *Runner) Start(p app.Process) (string, error) {
 		}
 	}
 	return rt.cmdline, nil
+}
+
+// ghost gives the router its ghost RAM image, made first if this runner
+// has not made it yet. A ghost that cannot be made is logged and the
+// router runs without (as gns3-server does); a refusal of the router's
+// own commands is an error.
+func (r *Runner) ghost(rt *router) error {
+	rt.in.ghostFile = ghostFile(rt.s, rt.in.moduleDir, rt.in.image)
+	if rt.in.ghostFile == "" {
+		return nil
+	}
+	r.ghostMu.Lock()
+	defer r.ghostMu.Unlock()
+	rt.in.makeGhost = !r.ghosts[rt.in.ghostFile]
+	make, use := ghostCommands(rt.s, rt.in)
+	for _, c := range make {
+		_, err := rt.hv.send(60*time.Second, "%s", c)
+		if strings.HasPrefix(c, "vm extract_config ") {
+			continue // the Ghost has no config to give (Dynamips answers 206), as gns3-server expects
+		}
+		if err != nil {
+			r.c.Logger.Warn("the ghost RAM image could not be made; the router runs without", "node", rt.p.Name, "err", err)
+			_, _ = rt.hv.send(10*time.Second, "vm clean_delete %s", quote("Ghost"))
+			return nil
+		}
+	}
+	if _, err := os.Stat(rt.in.ghostFile); err != nil {
+		return nil
+	}
+	r.ghosts[rt.in.ghostFile] = true
+	for _, c := range use {
+		if _, err := rt.hv.send(30*time.Second, "%s", c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // logFile is the hypervisor's log, in the node's folder, as gns3-server

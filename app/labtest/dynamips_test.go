@@ -122,6 +122,18 @@ func TestDynamips_Lab(t *testing.T) {
 		t.Errorf("Dynamips' log is not in R1's folder: %v", err)
 	}
 
+	// A reload restarts the router in its process; the console's clients
+	// stay and see it boot again.
+	pidsBefore := kit.DynamipsPIDs(dir)
+	tel.Drain()
+	l.Do("POST", r1Path+"/reload", nil).Want(t, 200)
+	if !tel.Expect("Launching IOS image", false, 20*time.Second) {
+		t.Errorf("R1's console shows no boot after the reload: %q", kit.Printable(tel.Log.String()))
+	}
+	if after := kit.DynamipsPIDs(dir); !slices.Equal(after, pidsBefore) {
+		t.Errorf("dynamips processes %v after the reload, %v before: the reload should keep the process", after, pidsBefore)
+	}
+
 	// The file now differs from the router's NVRAM: the stop writes
 	// NVRAM's back over it, as GNS3 does.
 	l.Do("POST", cfgPath, []byte("!\nhostname CHANGED\nend\n")).Want(t, 201)
@@ -189,4 +201,52 @@ func TestDynamips_DiesByItself(t *testing.T) {
 			break
 		}
 	}
+}
+
+// TestDynamips_IdlePC: a running router without an idle PC spins; the
+// idle-PC search over the controller's route finds the stand-in image's
+// loop among Dynamips' proposals, keeps it as the router's idlepc, and
+// the router then idles; a stopped router is refused, saying to start it.
+func TestDynamips_IdlePC(t *testing.T) {
+	l := Start(t, Options{Dynamips: true})
+	iosImage(t, l, "c7200-fake.image", "c7200")
+	pid := l.MustCreateProject("idle")
+	r := routerNode(t, l, pid, "R1", map[string]any{"platform": "c7200", "image": "c7200-fake.image", "ghost": false})
+	path := "/v2/projects/" + pid + "/nodes/" + r["node_id"].(string)
+	if msg := l.Do("GET", path+"/dynamips/auto_idlepc", nil).Want(t, 409).JSON(t)["message"].(string); !strings.Contains(msg, "start it") {
+		t.Errorf("auto_idlepc on a stopped router: %q", msg)
+	}
+	l.Do("POST", path+"/start", nil).Want(t, 200)
+	got := l.Do("GET", path+"/dynamips/auto_idlepc", nil).Want(t, 200).JSON(t)
+	if got["idlepc"] != fakeIdlePC {
+		t.Errorf("auto_idlepc found %v; the stand-in image idles at %s", got["idlepc"], fakeIdlePC)
+	}
+	n := l.Do("GET", path, nil).Want(t, 200).JSON(t)
+	if v := n["properties"].(map[string]any)["idlepc"]; v != fakeIdlePC {
+		t.Errorf("the router's idlepc is %v after the search", v)
+	}
+	pids := kit.DynamipsPIDs(r["node_directory"].(string))
+	if len(pids) != 1 {
+		t.Fatalf("dynamips processes %v", pids)
+	}
+	if busy := cpuShare(t, pids[0], 2*time.Second); busy > 0.5 {
+		t.Errorf("the router uses %.0f%% of a core with the idle PC found", busy*100)
+	}
+}
+
+// cpuShare is the share of one core a process used over d.
+func cpuShare(t *testing.T, pid int, d time.Duration) float64 {
+	ticks := func() float64 {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := strings.Fields(string(b)[strings.LastIndexByte(string(b), ')')+1:])
+		u, _ := strconv.ParseFloat(f[11], 64)
+		s, _ := strconv.ParseFloat(f[12], 64)
+		return u + s
+	}
+	before, start := ticks(), time.Now()
+	time.Sleep(d)
+	return (ticks() - before) / 100 / time.Since(start).Seconds()
 }

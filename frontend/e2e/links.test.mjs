@@ -171,7 +171,7 @@ describe('link traffic from the UI', { timeout: 120_000 }, () => {
     await page.locator(`[data-testid="canvas-node"][data-name="${qemu.name}"]`).click();
     await page.getByTestId('node-start').waitFor();
     assert.equal(await page.getByTestId('node-traffic').count(), 0, 'a node nodedesk runs has Start instead');
-    const r = (await rest('POST', `/projects/${pid}/nodes`, { node_type: 'dynamips', compute_id: 'local', x: 180, y: 100 })).body;
+    const r = (await rest('POST', `/projects/${pid}/nodes`, { node_type: 'iou', compute_id: 'local', x: 180, y: 100 })).body;
     assert.ok(r.name, JSON.stringify(r));
     await page.locator(`[data-testid="canvas-node"][data-name="${r.name}"]`).click();
     assert.match(await page.getByTestId('node-traffic').textContent(), /^nodedesk does not run this emulator/);

@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,8 +61,8 @@ func FakeIOS(t testing.TB, platform string) string {
 	return ""
 }
 
-// DynamipsPIDs are the live dynamips processes working in dir (a node's
-// folder).
+// DynamipsPIDs are the live Dynamips processes (run with -N1, as
+// nodedesk runs them) working in dir (a node's folder).
 func DynamipsPIDs(dir string) []int {
 	var pids []int
 	procs, _ := filepath.Glob("/proc/[0-9]*")
@@ -70,9 +71,9 @@ func DynamipsPIDs(dir string) []int {
 		if err != nil || cwd != dir {
 			continue
 		}
-		exe, _ := os.Readlink(filepath.Join(p, "exe"))
+		cmdline, _ := os.ReadFile(filepath.Join(p, "cmdline"))
 		pid, _ := strconv.Atoi(filepath.Base(p))
-		if filepath.Base(exe) == "dynamips" && ProcState(pid) != "Z" && ProcState(pid) != "" {
+		if bytes.Contains(cmdline, []byte("\x00-N1\x00")) && ProcState(pid) != "Z" && ProcState(pid) != "" {
 			pids = append(pids, pid)
 		}
 	}

@@ -79,6 +79,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/computes/{compute_id}/auto_idlepc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Find an idle-PC value for an IOS image, as GNS3's IOS router wizard asks: a router of the platform and RAM boots the image in a project of its own (AUTOIDLEPC, removed afterwards), is given 20 s to boot, is sampled by Dynamips, and each proposal is tried until one brings its CPU use under 70%. Takes about half a minute. Compute local only. */
+        post: operations["findImageIdlePC"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/computes/{compute_id}/ports": {
         parameters: {
             query?: never;
@@ -7050,6 +7067,69 @@ export interface operations {
                 };
             };
             /** @description The compute is "local", or nodes of a project still live on it (the message names how many): delete or move them first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    findImageIdlePC: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Compute identifier. */
+                compute_id: components["parameters"]["ComputeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The router platform, such as c7200. */
+                    platform: string;
+                    /** @description The IOS image's file name in the IOS images folders. */
+                    image: string;
+                    /** @description The router's RAM in MB. */
+                    ram: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The value found. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        idlepc: string;
+                    };
+                };
+            };
+            /** @description The body is invalid: the field named says why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The image is missing, Dynamips cannot run, no value works, or the compute is remote. */
             409: {
                 headers: {
                     [name: string]: unknown;
