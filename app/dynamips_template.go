@@ -40,7 +40,3 @@ var dynamipsPlatformTemplates = map[string]templateKind{
 	"c2600": {settings: map[string]any{"ram": 160, "nvram": 128, "iomem": 15, "sparsemem": true}, required: []string{"chassis"}},
 	"c1700": {settings: map[string]any{"ram": 160, "nvram": 128, "iomem": 15, "sparsemem": false}, required: []string{"chassis"}},
 }
-
-// The Dynamips node type's properties are defined with its runner
-// (node_properties_dynamips.go); its template kind is given here.
-func init() { Dynamips.kind().props.template = dynamipsTemplate }

@@ -1,7 +1,6 @@
 package dynamips
 
 import (
-	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -117,11 +116,8 @@ func (r *Runner) binary(name string) (string, error) {
 	return bin, nil
 }
 
-// elfHeader is how every IOS image starts: an ELF file, 32-bit, big
-// endian, version 1 (what gns3-server checks before a start).
-var elfHeader = []byte("\x7fELF\x01\x02\x01")
-
-// checkImage refuses a file that cannot be an IOS image, naming it.
+// checkImage refuses a file that cannot be an IOS image, naming it:
+// what app.IOSImages accepts (GNS3 checks the same before a start).
 func checkImage(name, path string) error {
 	if path == "" {
 		return app.Errorf(app.ECONFLICT, "%s has no IOS image: choose one in its image property (the IOS images folder lists those nodedesk finds), then start it again", name)
@@ -131,8 +127,9 @@ func checkImage(name, path string) error {
 		return app.Errorf(app.ECONFLICT, "IOS image %q of %s cannot be read: %v", path, name, errors.Unwrap(err))
 	}
 	defer f.Close()
-	head := make([]byte, len(elfHeader))
-	if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head, elfHeader) {
+	head := make([]byte, app.ImageHeaderLen)
+	n, _ := io.ReadFull(f, head)
+	if !app.IOSImages.Accepts(head[:n]) {
 		return app.Errorf(app.ECONFLICT, "%q is not a valid IOS image (not a 32-bit big-endian ELF file): give %s an uncompressed IOS image, then start it again", path, name)
 	}
 	return nil
