@@ -167,7 +167,7 @@ func createCommands(s settings, in instance) []string {
 	set(!s.MMap, "vm set_ram_mmap %s %d", name, bit(s.MMap))
 	set(s.Sparsemem != pf.Sparsemem, "vm set_sparse_mem %s %d", name, bit(s.Sparsemem))
 	set(s.ClockDivisor != pf.ClockDivisor, "vm set_clock_divisor %s %d", name, s.ClockDivisor)
-	set(s.IdlePC != "", "vm set_idle_pc %s %s", name, s.IdlePC)
+	set(s.IdlePC != "", "vm set_idle_pc %s %s", name, hypervisorIdlePC(s.Platform, s.IdlePC))
 	set(s.ExecArea != 64, "vm set_exec_area %s %d", name, s.ExecArea)
 	set(s.MACAddr != "", "%s set_mac_addr %s %s", s.Platform, name, s.MACAddr)
 	set(s.SystemID != "" && s.SystemID != "FTX0945W0MY", "%s set_system_id %s %s", s.Platform, name, s.SystemID)

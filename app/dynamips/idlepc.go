@@ -1,6 +1,7 @@
 package dynamips
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,11 +17,40 @@ import (
 // the most frequent; the automatic search tries each for a few seconds
 // and keeps the first that brings the router's CPU use under 70%.
 
-// idlePCValue is the address part of a proposal. gns3-server tries only
-// 8-digit values; nodedesk takes Dynamips' 16-digit sign-extended ones
-// too (a router running from kseg0, as the stand-in image does, has
-// 0xffffffff8xxxxxxx), which Dynamips matches just the same.
-var idlePCValue = regexp.MustCompile(`^0x([0-9a-f]{8}|[0-9a-f]{16})$`)
+// idlePCValue is the address part of a proposal that can be kept: an
+// 8-digit value once shownIdlePC has dropped a sign extension, as
+// gns3-server tries (and the GNS3 GUI's idle-PC fields take) only those.
+var idlePCValue = regexp.MustCompile(`^0x[0-9a-f]{8}$`)
+
+// Idle-PC values as users keep them and as Dynamips compares them: GNS3
+// keeps 32-bit addresses of 8 digits. Dynamips' MIPS routers compare the
+// 64-bit, sign-extended PC, so an address at or above 0x80000000 (kseg0,
+// where the stand-in image idles) reaches it as 0xffffffff8…, and comes
+// back from it so in proposals; the PowerPC routers (c1700, c2600) are
+// 32-bit.
+
+// hypervisorIdlePC is the kept value v as Dynamips compares it on a
+// router of platform.
+func hypervisorIdlePC(platform, v string) string {
+	if platform == "c1700" || platform == "c2600" {
+		return v
+	}
+	a, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(v), "0x"), 16, 64)
+	if err != nil || len(v) != 10 || a < 0x80000000 {
+		return v
+	}
+	return fmt.Sprintf("0x%016x", a|0xffffffff00000000)
+}
+
+// shownIdlePC is a PC Dynamips gives as users keep it: a sign-extended
+// 32-bit address in its 8 digits.
+func shownIdlePC(v string) string {
+	l := strings.ToLower(v)
+	if len(l) == 18 && strings.HasPrefix(l, "0xffffffff") && l[10] >= '8' {
+		return "0x" + l[10:]
+	}
+	return v
+}
 
 // probeTime is how long each proposal is tried; gns3-server's 3 s.
 var probeTime = 3 * time.Second
@@ -42,10 +72,12 @@ func (r *Runner) IdlePCProposals(nodeID string) ([]string, error) {
 	if err != nil {
 		return nil, app.Errorf(app.ECONFLICT, "Dynamips could not sample the idle PC of %s: %v", rt.p.Name, err)
 	}
-	if props == nil {
-		props = []string{}
+	shown := make([]string, 0, len(props))
+	for _, prop := range props {
+		v, hits, _ := strings.Cut(prop, " ")
+		shown = append(shown, strings.TrimSpace(shownIdlePC(v)+" "+hits))
 	}
-	return props, nil
+	return shown, nil
 }
 
 // AutoIdlePC finds an idle-PC value for a running router and leaves it
@@ -69,7 +101,7 @@ func (r *Runner) AutoIdlePC(nodeID string) (string, error) {
 		if !idlePCValue.MatchString(v) {
 			continue
 		}
-		if _, err := rt.hv.send(10*time.Second, "vm set_idle_pc_online %s 0 %s", name, v); err != nil {
+		if _, err := rt.hv.send(10*time.Second, "vm set_idle_pc_online %s 0 %s", name, hypervisorIdlePC(rt.s.Platform, v)); err != nil {
 			return "", app.Errorf(app.ECONFLICT, "The idle PC of %s could not be set: %v", rt.p.Name, err)
 		}
 		before, err := cpuTicks(rt.cmd.Process.Pid)

@@ -30,7 +30,7 @@ func TestDynamips_ImageIdlePC(t *testing.T) {
 	}
 
 	got := l.Do("POST", "/v2/computes/local/auto_idlepc", map[string]any{"platform": "c7200", "image": "c7200-wizard.image", "ram": 256}).Want(t, 200).JSON(t)
-	if v, _ := got["idlepc"].(string); !strings.EqualFold(v, "0x80008040") && !strings.EqualFold(v, "0xffffffff80008040") {
+	if got["idlepc"] != fakeIdlePC {
 		t.Errorf("idlepc %v, want the stand-in image's idle loop, 0x80008040", got["idlepc"])
 	}
 	for _, p := range l.Do("GET", "/v2/projects", nil).Want(t, 200).List(t) {

@@ -18,9 +18,10 @@ import (
 // ../shared/fake-ios: a banner and a Router> prompt on the console, and,
 // on a c7200's Fa0/0, ARP and ping answers at 192.0.2.1.
 
-// fakeIdlePC is the stand-in image's idle loop, sign-extended as
-// Dynamips compares it (its README).
-const fakeIdlePC = "0xffffffff80008040"
+// fakeIdlePC is the stand-in image's idle loop as users keep it (8
+// digits, as the GNS3 GUI takes them); nodedesk gives Dynamips the
+// sign-extended 0xffffffff80008040 its MIPS CPU compares.
+const fakeIdlePC = "0x80008040"
 
 // iosImage puts a stand-in image in nodedesk's IOS images folder under
 // name.
