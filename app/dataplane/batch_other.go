@@ -7,7 +7,51 @@ import (
 	"errors"
 	"net"
 	"syscall"
+
+	"nodedesk/app"
 )
+
+// blockingReads is false: each UDP endpoint is read by a goroutine that
+// waits in the netpoller.
+const blockingReads = false
+
+// sock is one UDP endpoint of the fabric: a connected net.UDPConn.
+type sock struct {
+	conn *net.UDPConn
+}
+
+// openSock opens p's socket: bound to p.bind:p.local, connected to
+// p.remote.
+func openSock(p udpPeer) (*sock, error) {
+	raddr, err := net.ResolveUDPAddr("udp", p.remote)
+	if err != nil {
+		return nil, app.Errorf(app.EINVALID, "UDP peer %s cannot be reached: %v", p.remote, err)
+	}
+	conn, err := net.DialUDP("udp", &net.UDPAddr{IP: net.ParseIP(p.bind), Port: p.local}, raddr)
+	if err != nil {
+		return nil, app.Errorf(app.ECONFLICT, "UDP port %d is taken by another program: %v", p.local, err)
+	}
+	_ = conn.SetReadBuffer(1 << 20)
+	_ = conn.SetWriteBuffer(1 << 20)
+	return &sock{conn: conn}, nil
+}
+
+func (s *sock) close() { _ = s.conn.Close() }
+
+// dedicate does nothing: reads wait in the netpoller.
+func dedicate() {}
+
+// newSockBatch returns a batch of n buffers of size bytes each on s.
+func newSockBatch(s *sock, n, size int) *batch {
+	b, _ := newBatch(s.conn, n, size)
+	return b
+}
+
+// send writes frames to s.
+func (s *sock) send(tx *sender, frames [][]byte) error { return tx.send(s.conn, nil, frames) }
+
+// errShut is not returned where reads wait in the netpoller.
+var errShut = errors.New("dataplane: socket shut down")
 
 // batch reads datagrams from one connected UDP socket, one per system call
 // where recvmmsg is missing.

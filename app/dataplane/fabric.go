@@ -10,10 +10,10 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"nodedesk/app"
@@ -506,69 +506,65 @@ func (f *Fabric) Close() {
 // dropped.
 type udpPort struct {
 	at   end
-	conn *net.UDPConn
-	rc   syscall.RawConn // conn's, for batched writes
+	sock *sock
 	peer udpPeer
-	done chan struct{}
+	done chan struct{} // closed by close
+	gone chan struct{} // closed by read when it returns
 	once sync.Once
 }
 
+// openUDP opens the endpoint of port at and starts reading it: on a thread
+// of its own where the platform allows (decision 0050).
 func (f *Fabric) openUDP(at end, p udpPeer) (*udpPort, error) {
-	raddr, err := net.ResolveUDPAddr("udp", p.remote)
+	s, err := openSock(p)
 	if err != nil {
-		return nil, app.Errorf(app.EINVALID, "UDP peer %s cannot be reached: %v", p.remote, err)
-	}
-	laddr := &net.UDPAddr{IP: net.ParseIP(p.bind), Port: p.local}
-	conn, err := net.DialUDP("udp", laddr, raddr) // connected: the kernel drops other senders
-	if err != nil {
-		return nil, app.Errorf(app.ECONFLICT, "UDP port %d is taken by another program: %v", p.local, err)
-	}
-	_ = conn.SetReadBuffer(1 << 20)
-	_ = conn.SetWriteBuffer(1 << 20)
-	rc, err := conn.SyscallConn()
-	if err != nil {
-		_ = conn.Close()
 		return nil, err
 	}
-	rx, err := newBatch(conn, batchSize, MaxFrame+1)
-	if err != nil {
-		_ = conn.Close()
-		return nil, err
-	}
-	u := &udpPort{at: at, conn: conn, rc: rc, peer: p, done: make(chan struct{})}
-	go f.read(u, rx)
+	u := &udpPort{at: at, sock: s, peer: p, done: make(chan struct{}), gone: make(chan struct{})}
+	go f.read(u, newSockBatch(s, batchSize, MaxFrame+1))
 	return u, nil
 }
 
+// close stops u and returns once its reading thread has ended (it wakes,
+// sees done and returns: it never waits for the fabric's lock, which the
+// caller may hold).
 func (u *udpPort) close() {
 	u.once.Do(func() {
-		_ = u.conn.Close()
 		close(u.done)
+		u.sock.close()
+		<-u.gone
 	})
 }
 
 // read carries what one UDP endpoint receives, until it is closed: all the
 // datagrams that have queued, read with one system call, then their
-// frames written together (worker.flush). A datagram larger than MaxFrame
-// (a giant) is dropped; the kernel refuses other senders of a connected
-// socket.
+// frames carried through the lab and written together (worker.flush), on
+// the reading thread. A datagram larger than MaxFrame (a giant) is
+// dropped; the kernel refuses other senders of a connected socket.
 func (f *Fabric) read(u *udpPort, rx *batch) {
+	defer close(u.gone)
+	dedicate()
 	w := f.workers.Get().(*worker)
 	defer f.workers.Put(w)
+	yielded := time.Now()
 	for {
 		n, err := rx.recv()
 		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
 			select {
 			case <-u.done:
 				return
 			default:
-				continue // ICMP port unreachable from a peer that is not up yet
 			}
+			if errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrClosed) {
+				return
+			}
+			continue // ICMP port unreachable from a peer that is not up yet
 		}
 		w.now = time.Now()
+		if blockingReads && w.now.Sub(yielded) > yieldEvery {
+			yield()
+			yielded = w.now
+		}
 		for i := range n {
 			if frame := rx.frame(i); len(frame) > 0 && len(frame) <= MaxFrame {
 				w.input(u.at, frame)
@@ -576,6 +572,22 @@ func (f *Fabric) read(u *udpPort, rx *batch) {
 		}
 		w.flush()
 	}
+}
+
+// yieldEvery is how often a reading thread passes through Go's scheduler
+// while frames keep it busy: the runtime takes the processor of a goroutine
+// that has not for 10 ms (a signal and a hand-off, and its monitor thread
+// then wakes every 20 µs for a while), which costs more than yielding.
+const yieldEvery = 8 * time.Millisecond
+
+// yield passes through the scheduler without giving up the thread: a
+// goroutine locked to its thread that yields makes the runtime hand its
+// processor to another thread and back (two wake-ups); unlocked for the
+// moment, it runs on at once, most often on the same thread.
+func yield() {
+	runtime.UnlockOSThread()
+	runtime.Gosched()
+	dedicate()
 }
 
 // worker carries input frames through the lab, without allocating: one
@@ -649,7 +661,7 @@ func (w *worker) flush() {
 				rest = append(rest, q)
 			}
 		}
-		_ = w.sender.send(u.conn, u.rc, w.txSend)
+		_ = u.sock.send(&w.sender, w.txSend)
 		clear(w.txq[len(rest):])
 		w.txq = rest
 	}
