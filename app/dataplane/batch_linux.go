@@ -209,7 +209,7 @@ func (s *sender) send(_ *net.UDPConn, rc syscall.RawConn, frames [][]byte) error
 			}
 			first, n = cmp.Or(first, err), 1 // drop the refused frame
 		}
-		frames = frames[n:]
+		frames = frames[max(n, 1):] // a call that sent nothing drops one: the loop ends
 	}
 	return first
 }

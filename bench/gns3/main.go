@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command gns3 (make bench-gns3) measures nodedesk's data plane against
 // GNS3 2.2's own processes on this machine: ubridge and dynamips built
 // from source, wired as gns3-server 2.2.59 wires them, and nodedesk's

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package procstat reads what processes cost while a benchmark drives
 // them: CPU time and context switches of all their threads from /proc, and
 // system calls counted by perf(1) when it is installed. Linux only; the
