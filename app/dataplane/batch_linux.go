@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"os"
-	"runtime"
 	"syscall"
 	"unsafe"
 
@@ -29,21 +28,11 @@ type batch struct {
 	call mmsgCall
 }
 
-// The fabric's UDP endpoints (decision 0050). Each is a blocking socket
-// outside Go's netpoller, read by a goroutine locked to an OS thread of its
-// own: one recvmmsg that sleeps in the kernel until a datagram arrives,
-// and the frames are carried and written (sendmmsg) on that same thread.
-// A frame then costs what it costs ubridge's C threads: one wake-up of
-// the reading thread and one system call to read and one to write, where
-// the netpoller added an epoll_wait, a recvmmsg that finds nothing, and
-// hand-offs between threads. Closing shuts the socket down first, which
-// wakes the blocked recvmmsg (it returns nothing) and fails the sends of
-// other threads; the descriptor itself is closed when the last call on it
-// returns (os.File counts them).
-
-// blockingReads says that each UDP endpoint is read on a thread of its own
-// (fabric.go's read locks it).
-const blockingReads = true
+// The fabric's UDP endpoints (decision 0050) are blocking sockets outside
+// Go's netpoller, read by the fabric's poller threads (poller_linux.go).
+// Closing one shuts it down first, which fails other threads' sends; its
+// descriptor is closed when the last call on it returns (os.File counts
+// them).
 
 // sock is one UDP endpoint of the fabric: a socket bound and connected to
 // its peer, in blocking mode, never registered with the netpoller.
@@ -107,28 +96,30 @@ func openSock(p udpPeer) (*sock, error) {
 	return s, nil
 }
 
-// close wakes the thread blocked reading s and closes s once no call is
-// on it any more.
+// close shuts s down and closes it once no call is on it any more.
 func (s *sock) close() {
 	_ = s.rc.Control(s.shut)
 	_ = s.file.Close()
 }
 
-// dedicate gives the calling goroutine an OS thread of its own for as long
-// as it runs: the thread ends with it.
-func dedicate() { runtime.LockOSThread() }
-
-// newSockBatch returns a batch of n buffers of size bytes each that reads
-// s, blocking the calling thread.
-func newSockBatch(s *sock, n, size int) *batch {
-	b := &batch{bufs: make([][]byte, n), lens: make([]int, n), rc: s.rc}
+// newPollBatch returns a batch of n buffers of size bytes each that reads
+// whichever sock recvOn names, taking what has queued without waiting.
+func newPollBatch(n, size int) *batch {
+	b := &batch{bufs: make([][]byte, n), lens: make([]int, n)}
 	for i := range b.bufs {
 		b.bufs[i] = make([]byte, size)
 	}
 	b.initCall()
 	b.call.blocking = true
-	b.call.flags = unix.MSG_WAITFORONE // sleep for the first, take what else has queued
+	b.call.flags = unix.MSG_DONTWAIT
 	return b
+}
+
+// recvOn reads what has queued on the socket whose raw connection is rc;
+// errNothing when nothing has.
+func (b *batch) recvOn(rc syscall.RawConn) (int, error) {
+	b.rc = rc
+	return b.recv()
 }
 
 // send writes frames to s with the fabric's sender (blocking: a full
@@ -244,8 +235,8 @@ func (c *mmsgCall) init(trap uintptr, hdrs []mmsghdr) {
 	c.ctl = func(fd uintptr) { c.do(fd) }
 }
 
-// errShut is a blocking socket's read after close: it was shut down.
-var errShut = errors.New("dataplane: socket shut down")
+// errNothing is a read without waiting that found nothing queued.
+var errNothing = errors.New("dataplane: nothing to read")
 
 // run makes the call on the first vlen headers, waiting in the netpoller
 // until the socket is ready; it returns how many datagrams moved.
@@ -259,7 +250,7 @@ func (c *mmsgCall) run(rc syscall.RawConn, vlen int) (int, error) {
 			return 0, c.errno
 		}
 		if c.n == 0 && c.trap == unix.SYS_RECVMMSG {
-			return 0, errShut
+			return 0, errNothing
 		}
 		return c.n, nil
 	}

@@ -7,13 +7,10 @@ import (
 	"errors"
 	"net"
 	"syscall"
+	"time"
 
 	"nodedesk/app"
 )
-
-// blockingReads is false: each UDP endpoint is read by a goroutine that
-// waits in the netpoller.
-const blockingReads = false
 
 // sock is one UDP endpoint of the fabric: a connected net.UDPConn.
 type sock struct {
@@ -38,9 +35,6 @@ func openSock(p udpPeer) (*sock, error) {
 
 func (s *sock) close() { _ = s.conn.Close() }
 
-// dedicate does nothing: reads wait in the netpoller.
-func dedicate() {}
-
 // newSockBatch returns a batch of n buffers of size bytes each on s.
 func newSockBatch(s *sock, n, size int) *batch {
 	b, _ := newBatch(s.conn, n, size)
@@ -50,8 +44,45 @@ func newSockBatch(s *sock, n, size int) *batch {
 // send writes frames to s.
 func (s *sock) send(tx *sender, frames [][]byte) error { return tx.send(s.conn, nil, frames) }
 
-// errShut is not returned where reads wait in the netpoller.
-var errShut = errors.New("dataplane: socket shut down")
+// readers is nothing here: each endpoint has its goroutine.
+type readers struct{}
+
+// reading is one endpoint's reading goroutine.
+type reading struct {
+	done chan struct{} // closed by stopReading
+}
+
+// startReading reads u on a goroutine of its own, which waits in the
+// netpoller.
+func (f *Fabric) startReading(u *udpPort) error {
+	u.rd.done = make(chan struct{})
+	rx := newSockBatch(u.sock, batchSize, MaxFrame+1)
+	go func() {
+		w := f.workers.Get().(*worker)
+		defer f.workers.Put(w)
+		for {
+			n, err := rx.recv()
+			if err != nil {
+				if errors.Is(err, net.ErrClosed) {
+					return
+				}
+				select {
+				case <-u.rd.done:
+					return
+				default:
+					continue // ICMP port unreachable from a peer that is not up yet
+				}
+			}
+			w.now = time.Now()
+			w.carry(u, rx, n)
+			w.flush()
+		}
+	}()
+	return nil
+}
+
+// stopReading makes u's goroutine return once its socket is closed.
+func (u *udpPort) stopReading() { close(u.rd.done) }
 
 // batch reads datagrams from one connected UDP socket, one per system call
 // where recvmmsg is missing.

@@ -3,14 +3,12 @@ package dataplane
 import (
 	"cmp"
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"maps"
 	"net"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -86,6 +84,7 @@ type Fabric struct {
 	linkRecs    map[string]*app.Link      // link id -> the link as last applied; under mu
 
 	workers sync.Pool
+	readers readers // what reads the UDP endpoints; under mu
 }
 
 // topology is one immutable snapshot of what is wired to what.
@@ -508,86 +507,43 @@ type udpPort struct {
 	at   end
 	sock *sock
 	peer udpPeer
-	done chan struct{} // closed by close
-	gone chan struct{} // closed by read when it returns
+	rd   reading // how it is read (poller_linux.go, batch_other.go)
 	once sync.Once
 }
 
-// openUDP opens the endpoint of port at and starts reading it: on a thread
-// of its own where the platform allows (decision 0050).
+// openUDP opens the endpoint of port at and starts reading it (on Linux,
+// on one of the fabric's poller threads: decision 0050). It runs under mu.
 func (f *Fabric) openUDP(at end, p udpPeer) (*udpPort, error) {
 	s, err := openSock(p)
 	if err != nil {
 		return nil, err
 	}
-	u := &udpPort{at: at, sock: s, peer: p, done: make(chan struct{}), gone: make(chan struct{})}
-	go f.read(u, newSockBatch(s, batchSize, MaxFrame+1))
+	u := &udpPort{at: at, sock: s, peer: p}
+	if err := f.startReading(u); err != nil {
+		s.close()
+		return nil, err
+	}
 	return u, nil
 }
 
-// close stops u and returns once its reading thread has ended (it wakes,
-// sees done and returns: it never waits for the fabric's lock, which the
-// caller may hold).
+// close stops reading u and closes its socket. It runs under mu; it never
+// waits for a frame's journey, which never takes mu.
 func (u *udpPort) close() {
 	u.once.Do(func() {
-		close(u.done)
+		u.stopReading()
 		u.sock.close()
-		<-u.gone
 	})
 }
 
-// read carries what one UDP endpoint receives, until it is closed: all the
-// datagrams that have queued, read with one system call, then their
-// frames carried through the lab and written together (worker.flush), on
-// the reading thread. A datagram larger than MaxFrame (a giant) is
-// dropped; the kernel refuses other senders of a connected socket.
-func (f *Fabric) read(u *udpPort, rx *batch) {
-	defer close(u.gone)
-	dedicate()
-	w := f.workers.Get().(*worker)
-	defer f.workers.Put(w)
-	yielded := time.Now()
-	for {
-		n, err := rx.recv()
-		if err != nil {
-			select {
-			case <-u.done:
-				return
-			default:
-			}
-			if errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrClosed) {
-				return
-			}
-			continue // ICMP port unreachable from a peer that is not up yet
+// carry takes n datagrams read from u into the lab with w; a datagram
+// larger than MaxFrame (a giant) is dropped; the kernel refuses other
+// senders of a connected socket.
+func (w *worker) carry(u *udpPort, rx *batch, n int) {
+	for i := range n {
+		if frame := rx.frame(i); len(frame) > 0 && len(frame) <= MaxFrame {
+			w.input(u.at, frame)
 		}
-		w.now = time.Now()
-		if blockingReads && w.now.Sub(yielded) > yieldEvery {
-			yield()
-			yielded = w.now
-		}
-		for i := range n {
-			if frame := rx.frame(i); len(frame) > 0 && len(frame) <= MaxFrame {
-				w.input(u.at, frame)
-			}
-		}
-		w.flush()
 	}
-}
-
-// yieldEvery is how often a reading thread passes through Go's scheduler
-// while frames keep it busy: the runtime takes the processor of a goroutine
-// that has not for 10 ms (a signal and a hand-off, and its monitor thread
-// then wakes every 20 µs for a while), which costs more than yielding.
-const yieldEvery = 8 * time.Millisecond
-
-// yield passes through the scheduler without giving up the thread: a
-// goroutine locked to its thread that yields makes the runtime hand its
-// processor to another thread and back (two wake-ups); unlocked for the
-// moment, it runs on at once, most often on the same thread.
-func yield() {
-	runtime.UnlockOSThread()
-	runtime.Gosched()
-	dedicate()
 }
 
 // worker carries input frames through the lab, without allocating: one
