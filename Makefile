@@ -19,7 +19,7 @@ APT_TEST  := xvfb xauth imagemagick chromium xdotool iproute2 docker.io
 FUZZTIME ?= 60s
 CRASH_KILLS ?= 200
 
-.PHONY: run test build server frontend deps deps-apt deps-apt-test deps-go deps-npm vet fmt-check fuzz crash bench bench-dataplane bench-gns3
+.PHONY: run test build server frontend deps deps-apt deps-apt-test deps-go deps-npm vet fmt-check fuzz crash bench bench-dataplane bench-gns3 bench-projects
 
 run: build
 	./$(BIN) --listen $(LISTEN)
@@ -96,7 +96,7 @@ bench: deps deps-apt-test server
 	NODEDESK_BENCH=1 NODEDESK_BENCH_BIG=$(BENCH_BIG) $(GO) test -count=1 -run '^TestLoadTable$$' -v -timeout 30m .
 	cd frontend && NODEDESK_BIN=$(CURDIR)/$(SERVER) npm run perf
 	cd frontend && NODEDESK_BIN=$(CURDIR)/$(SERVER) node e2e/import.perf.mjs
-	$(MAKE) bench-gns3
+	$(MAKE) bench-projects
 	$(MAKE) bench-qemu
 	$(MAKE) bench-dataplane
 
@@ -104,7 +104,7 @@ bench: deps deps-apt-test server
 # 200-node, 300-link .gns3project (and POST /load of it as a .gns3 on
 # disk), each followed by GET of its nodes and links; GET /export of it.
 # Target: well under 1 s an op.
-bench-gns3: deps-go
+bench-projects: deps-go
 	$(GO) test -count=1 -run '^$$' -bench '^BenchmarkProject(Import|Load|Export)$$' ./api
 
 # The data-plane benchmark: CPU per frame, frames/s at <1% loss and round
@@ -114,6 +114,28 @@ bench-gns3: deps-go
 bench-dataplane: deps-go
 	$(GO) test -count=1 -run '^$$' -bench '^BenchmarkFabricInput$$' -benchtime 20000x ./app/dataplane
 	NODEDESK_BENCH=1 $(GO) test -count=1 -run '^TestRelayTable$$' -v -timeout 20m ./app/dataplane
+
+# nodedesk's data plane against GNS3 2.2's own processes (bench/gns3): a
+# UDP↔UDP hop (ubridge) and a host–switch–host lab (ubridge, dynamips'
+# Ethernet switch, ubridge), built from UBRIDGE_SRC and DYNAMIPS_SRC
+# (archives or source folders; built once in build/bench-gns3), against
+# NODEDESK_SIDES (nodedesk server binaries, PATH or NAME=PATH,...; default
+# this tree's, built there). A developer's target, not part of make test
+# or make bench; it runs under the lab lock (BENCH_LOCK= if you hold it).
+# BENCH_GNS3_ARGS passes -rate, -seconds, -rounds, -labs, -sizes.
+UBRIDGE_SRC  ?= /work/shared/third_party/ubridge-0.9.19.tar.gz
+DYNAMIPS_SRC ?= /work/shared/third_party/dynamips-0.2.24.tar.gz
+BENCH_GNS3   := build/bench-gns3
+NODEDESK_SIDES ?= nodedesk=$(BENCH_GNS3)/nodedesk-server
+BENCH_GNS3_ARGS ?=
+BENCH_LOCK ?= flock /tmp/nodedesk-lab.lock
+APT_BENCH_GNS3 := build-essential cmake libpcap-dev libelf-dev linux-perf
+bench-gns3: deps-go
+	@for p in $(APT_BENCH_GNS3); do dpkg -s $$p >/dev/null 2>&1 || { $(SUDO) apt-get update && $(SUDO) apt-get install -y $(APT_BENCH_GNS3); break; }; done
+	scripts/build-gns3-tools.sh $(UBRIDGE_SRC) $(DYNAMIPS_SRC) $(BENCH_GNS3)
+	$(GO) build -o $(BENCH_GNS3)/nodedesk-server .
+	$(GO) build -o $(BENCH_GNS3)/bench-gns3 ./bench/gns3
+	$(BENCH_LOCK) $(BENCH_GNS3)/bench-gns3 -ubridge $(BENCH_GNS3)/ubridge -dynamips $(BENCH_GNS3)/dynamips -nodedesk $(NODEDESK_SIDES) $(BENCH_GNS3_ARGS)
 
 # The QEMU test guest (scripts/build-guest.sh): the Debian kernel package,
 # fetched with apt-get download, a busybox initramfs and a bootable qcow2

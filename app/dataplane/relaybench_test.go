@@ -47,7 +47,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -61,6 +60,7 @@ import (
 
 	"nodedesk/app"
 	"nodedesk/app/labtest/kit"
+	"nodedesk/bench/procstat"
 )
 
 const (
@@ -293,22 +293,10 @@ func (p *relayProc) sink() {
 
 // cpu is the child's CPU time so far: the sum of its threads' run time
 // (schedstat, in nanoseconds).
-func (p *relayProc) cpu() time.Duration {
-	dir := fmt.Sprintf("/proc/%d/task", p.cmd.Process.Pid)
-	tasks, _ := os.ReadDir(dir)
-	var sum int64
-	for _, task := range tasks {
-		b, err := os.ReadFile(filepath.Join(dir, task.Name(), "schedstat"))
-		if err != nil {
-			continue
-		}
-		if f := strings.Fields(string(b)); len(f) > 0 {
-			ns, _ := strconv.ParseInt(f[0], 10, 64)
-			sum += ns
-		}
-	}
-	return time.Duration(sum)
-}
+func (p *relayProc) cpu() time.Duration { return p.stat().CPU }
+
+// stat is the child's CPU time and context switches so far.
+func (p *relayProc) stat() procstat.Sample { return procstat.Read(p.cmd.Process.Pid) }
 
 // ping sends frame from VPCS 1 and waits for its echo.
 func (p *relayProc) ping(frame []byte, timeout time.Duration) (time.Duration, bool) {
@@ -367,6 +355,9 @@ func (p *relayProc) offer(size int, rate float64, d time.Duration) (sent, got ui
 type relayCell struct {
 	cpu      time.Duration // the relay's CPU time in the fixed-rate windows
 	frames   uint64        // frames delivered in them
+	switches uint64        // the relay's context switches in them
+	syscalls uint64        // the relay's system calls in the perf windows
+	scFrames uint64        // frames delivered in those
 	offered  float64       // the lowest fixed rate delivered in a round (frames/s)
 	pingCPU  time.Duration // the relay's CPU time during the round trips
 	pings    int
@@ -381,6 +372,14 @@ func (c *relayCell) cpuPerFrame() float64 {
 		return math.NaN()
 	}
 	return float64(c.cpu) / float64(c.frames) / 1e3
+}
+
+// perFrame is n ÷ frames, or NaN without frames.
+func perFrame(n, frames uint64) float64 {
+	if frames == 0 {
+		return math.NaN()
+	}
+	return float64(n) / float64(frames)
 }
 
 func (c *relayCell) pingCPUPerFrame() float64 {
@@ -430,11 +429,24 @@ func pingRound(modes []string, procs map[string]*relayProc, cells map[string]*re
 
 // measure adds one round of size's load measurements to c.
 func (p *relayProc) measure(c *relayCell, size int, rate float64, window time.Duration) {
-	// CPU per frame at a fixed rate.
-	before := p.cpu()
+	// CPU per frame and wake-ups at a fixed rate.
+	before := p.stat()
 	_, got := p.offer(size, rate, window)
-	c.cpu += p.cpu() - before
+	d := p.stat().Sub(before)
+	c.cpu += d.CPU
+	c.switches += d.Switches
 	c.frames += got
+	// System calls at the same rate, counted by perf in a window of their
+	// own (perf slows each call).
+	if havePerf {
+		n, err := procstat.Syscalls([]int{p.cmd.Process.Pid}, func() {
+			_, got := p.offer(size, rate, window/2)
+			c.scFrames += got
+		})
+		if err == nil {
+			c.syscalls += n
+		}
+	}
 	if r := float64(got) / window.Seconds(); c.offered == 0 || r < c.offered {
 		c.offered = r // the lowest rate delivered in a round
 	}
@@ -464,6 +476,7 @@ func TestRelayTable(t *testing.T) {
 		t.Skip("the data-plane benchmark runs with NODEDESK_BENCH=1 (make bench)")
 	}
 	rate := float64(benchEnv(t, "NODEDESK_BENCH_RELAY_RATE", 20000))
+	havePerf = procstat.HavePerf()
 	window := time.Duration(benchEnv(t, "NODEDESK_BENCH_RELAY_SECONDS", 1)) * time.Second
 	modes := append([]string{"bare"}, benchModesFrom(t, os.Getenv("NODEDESK_BENCH_RELAY_MODES"))...)
 	procs := map[string]*relayProc{}
@@ -492,6 +505,10 @@ func TestRelayTable(t *testing.T) {
 		t.Error("target missed: " + m)
 	}
 }
+
+// havePerf says whether perf counts system calls here (TestRelayTable
+// sets it).
+var havePerf bool
 
 // benchModesFrom reads NODEDESK_BENCH_RELAY_MODES: a comma-separated list
 // of benchModes, or all of them when empty.
@@ -532,9 +549,9 @@ func relayTable(modes []string, cells map[string]*relayCell, rate float64) (stri
 	var b strings.Builder
 	var missed []string
 	fmt.Fprintf(&b, "\ndata plane: CPU per frame at %.0f frames/s, frames/s at <1%% loss, round trip (one frame at a time)\n", rate)
-	line := "%-10s %5s %9s %8s %11s %8s %9s %8s %8s %8s %10s %8s\n"
-	fmt.Fprintf(&b, line, "path", "bytes", "CPU µs/f", "×bare", "frames/s", "×bare", "rtt p50", "p99", "×bare", "lost", "ping µs/f", "×bare")
-	fmt.Fprintln(&b, strings.Repeat("-", 111))
+	line := "%-10s %5s %9s %8s %7s %7s %11s %8s %9s %8s %8s %8s %10s %8s\n"
+	fmt.Fprintf(&b, line, "path", "bytes", "CPU µs/f", "×bare", "sys/f", "wake/f", "frames/s", "×bare", "rtt p50", "p99", "×bare", "lost", "ping µs/f", "×bare")
+	fmt.Fprintln(&b, strings.Repeat("-", 127))
 	for _, size := range relaySizes {
 		bare := cells["bare/"+strconv.Itoa(size)]
 		for _, m := range modes {
@@ -545,6 +562,7 @@ func relayTable(modes []string, cells map[string]*relayCell, rate float64) (stri
 			pingR := c.pingCPUPerFrame() / bare.pingCPUPerFrame()
 			fmt.Fprintf(&b, line, m, strconv.Itoa(size),
 				fmt.Sprintf("%.1f", c.cpuPerFrame()), ratio(m, cpuR),
+				fmt.Sprintf("%.2f", perFrame(c.syscalls, c.scFrames)), fmt.Sprintf("%.2f", perFrame(c.switches, c.frames)),
 				fmt.Sprintf("%.0f", c.tput), ratio(m, tputR),
 				fmt.Sprintf("%.1fµs", float64(c.rtt(0.5))/1e3), fmt.Sprintf("%.1fµs", float64(c.rtt(0.99))/1e3), ratio(m, rttR),
 				strconv.Itoa(c.lost), fmt.Sprintf("%.1f", c.pingCPUPerFrame()), ratio(m, pingR))
@@ -581,6 +599,7 @@ func relayTable(modes []string, cells map[string]*relayCell, rate float64) (stri
 		}
 	}
 	fmt.Fprintln(&b, "CPU µs/f: the relay process's CPU time (all threads, /proc schedstat) ÷ frames delivered, load paced every 50µs.")
+	fmt.Fprintln(&b, "sys/f: the relay's system calls ÷ frames delivered (perf stat, a window of its own; NaN without perf); wake/f: its context switches ÷ frames.")
 	fmt.Fprintln(&b, "frames/s: the highest delivered rate with <1% loss (offered rate raised ×1.5, then bisected; 300 ms trials).")
 	fmt.Fprintln(&b, "rtt: VPCS 1 → relay → VPCS 2 (echo) → relay → VPCS 1, one frame at a time; ping µs/f: the relay's CPU per crossing then.")
 	fmt.Fprintln(&b, "nio-switch: the switch lab with each link two NIOs pointing at each other on 127.0.0.1, as a GNS3 controller links nodes.")

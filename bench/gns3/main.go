@@ -1,0 +1,889 @@
+//go:build linux
+
+// Command gns3 (make bench-gns3) measures nodedesk's data plane against
+// GNS3 2.2's own processes on this machine: ubridge and dynamips built
+// from source, wired as gns3-server 2.2.59 wires them, and nodedesk's
+// server wired over its REST API, on two labs:
+//
+//	hop  one UDP↔UDP relay: a ubridge bridge with two UDP NIOs (bridge
+//	     create, two bridge add_nio_udp, bridge start), against two
+//	     nodedesk clouds whose UDP tunnels meet in a two-port Ethernet
+//	     hub (nodedesk links no cloud to a cloud): one datagram read and
+//	     one written per frame on both sides
+//	lab  host–switch–host: dynamips' Ethernet switch (ethsw) with two UDP
+//	     NIOs on access ports, each linked to a host's UDP tunnel through
+//	     a ubridge of its own (three processes), against nodedesk's two
+//	     clouds and Ethernet switch, created and linked over REST
+//
+// One paced UDP endpoint program (this one) plays both hosts of every lab
+// and prints, for 64-, 512- and 1500-byte frames: CPU per frame (all
+// threads of all relaying processes, from /proc), system calls (perf, when
+// installed) and context switches per frame at a fixed rate, frames/s
+// delivered at under 1% loss, and round trip p50/p99, one frame at a time.
+// The sides of one cell alternate, round after round, so that load on the
+// machine hits all of them. Everything binds 127.0.0.1; every process it
+// starts is killed with its process group when it ends, even on failure.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"nodedesk/bench/procstat"
+)
+
+// Bounds: every loop of the benchmark ends.
+const (
+	pings     = 1000                   // round trips per cell and round
+	trial     = 300 * time.Millisecond // one offered rate of the loss search
+	tick      = 50 * time.Microsecond  // the load's pacing
+	maxRate   = 1_000_000              // the loss search's ceiling
+	batchSize = 32
+)
+
+var opts struct {
+	ubridge, dynamips, nodedesk string
+	rate, seconds, rounds       int
+	labs, sizes                 string
+}
+
+func main() {
+	flag.StringVar(&opts.ubridge, "ubridge", "build/bench-gns3/ubridge", "the ubridge binary")
+	flag.StringVar(&opts.dynamips, "dynamips", "build/bench-gns3/dynamips", "the dynamips binary")
+	flag.StringVar(&opts.nodedesk, "nodedesk", "build/bench-gns3/nodedesk-server", "nodedesk server binaries: PATH or NAME=PATH,NAME=PATH (each one a side)")
+	flag.IntVar(&opts.rate, "rate", 10000, "frames/s of the CPU, system call and wake-up measurement")
+	flag.IntVar(&opts.seconds, "seconds", 1, "seconds of that measurement per cell and round")
+	flag.IntVar(&opts.rounds, "rounds", 2, "rounds per cell (the sides alternate which goes first)")
+	flag.StringVar(&opts.labs, "labs", "hop,lab", "labs to measure: hop, lab")
+	flag.StringVar(&opts.sizes, "sizes", "64,512,1500", "frame sizes in bytes")
+	flag.Parse()
+	code := run()
+	killAll()
+	os.Exit(code)
+}
+
+// children are the process groups started, killed at the end.
+var children struct {
+	sync.Mutex
+	pgids []int
+	ended []chan struct{} // closed when the process is reaped
+	tmp   []string
+}
+
+// killAll kills every process group started and reaps the processes
+// (bounded), then removes the temporary folders.
+func killAll() {
+	children.Lock()
+	defer children.Unlock()
+	for _, pg := range children.pgids {
+		_ = syscall.Kill(-pg, syscall.SIGKILL)
+	}
+	limit := time.After(5 * time.Second)
+	for _, e := range children.ended {
+		select {
+		case <-e:
+		case <-limit:
+		}
+	}
+	children.ended = nil
+	for _, d := range children.tmp {
+		_ = os.RemoveAll(d)
+	}
+	children.pgids, children.tmp = nil, nil
+}
+
+// start runs a process in a process group of its own, in dir.
+func start(dir, name string, args ...string) (*exec.Cmd, error) {
+	if abs, err := filepath.Abs(name); err == nil {
+		name = abs
+	}
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	ended := make(chan struct{})
+	children.Lock()
+	children.pgids = append(children.pgids, cmd.Process.Pid)
+	children.ended = append(children.ended, ended)
+	children.Unlock()
+	go func() { _ = cmd.Wait(); close(ended) }()
+	return cmd, nil
+}
+
+func run() int {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() { <-sig; killAll(); os.Exit(2) }()
+	runtime.LockOSThread() // the load's thread (main): its sleeps end on time
+	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+	havePerf = procstat.HavePerf()
+	var sizes []int
+	for s := range strings.SplitSeq(opts.sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 26 || n > 9000 {
+			fmt.Fprintf(os.Stderr, "-sizes: %q is not a frame size (26–9000)\n", s)
+			return 2
+		}
+		sizes = append(sizes, n)
+	}
+	nds := map[string]string{}
+	var ndNames []string
+	for s := range strings.SplitSeq(opts.nodedesk, ",") {
+		name, path, ok := strings.Cut(s, "=")
+		if !ok {
+			name, path = "nodedesk", s
+		}
+		nds[name] = path
+		ndNames = append(ndNames, name)
+	}
+	for _, b := range append(slices.Collect(mapValues(nds)), opts.ubridge, opts.dynamips) {
+		if _, err := os.Stat(b); err != nil {
+			fmt.Fprintf(os.Stderr, "%v (make bench-gns3 builds them)\n", err)
+			return 2
+		}
+	}
+	var out strings.Builder
+	for lab := range strings.SplitSeq(opts.labs, ",") {
+		var sides []*side
+		for _, n := range ndNames {
+			s, err := nodedeskSide(lab, n, nds[n])
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s %s: %v\n", n, lab, err)
+				return 1
+			}
+			sides = append(sides, s)
+		}
+		g, err := gns3Side(lab)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "gns3 %s: %v\n", lab, err)
+			return 1
+		}
+		sides = append(sides, g)
+		for _, s := range sides {
+			if err := s.warm(); err != nil {
+				fmt.Fprintf(os.Stderr, "%s %s: %v\n", s.name, lab, err)
+				return 1
+			}
+		}
+		cells := map[string]*cell{}
+		for _, size := range sizes {
+			for round := range opts.rounds {
+				for i := range sides {
+					s := sides[(i+round)%len(sides)]
+					c := cells[s.name+"/"+strconv.Itoa(size)]
+					if c == nil {
+						c = &cell{}
+						cells[s.name+"/"+strconv.Itoa(size)] = c
+					}
+					s.measure(c, size)
+				}
+				pingRound(sides, cells, size)
+			}
+			fmt.Fprintf(os.Stderr, "%s: %d-byte frames measured\n", lab, size)
+		}
+		out.WriteString(table(lab, sides, cells, sizes))
+		for _, s := range sides {
+			s.close()
+		}
+		killAll()
+	}
+	fmt.Print(out.String())
+	fmt.Println("CPU µs/f: CPU time of all threads of the relaying processes (/proc schedstat) ÷ frames delivered, at the fixed rate, paced every 50 µs.")
+	fmt.Println("sys/f: their system calls ÷ frames (perf stat, a window of its own; NaN without perf); wake/f: their context switches ÷ frames.")
+	fmt.Println("frames/s: highest delivered rate at <1% loss (×1.5 then bisected, 300 ms trials); rtt: host 1 → lab → host 2 (echo) → lab → host 1.")
+	fmt.Println("gns3: ubridge 0.9.19 (hop); ubridge + dynamips 0.2.24 ethsw + ubridge (lab), wired as gns3-server 2.2.59 does.")
+	return 0
+}
+
+func mapValues(m map[string]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for _, v := range m {
+			if !yield(v) {
+				return
+			}
+		}
+	}
+}
+
+// side is one implementation of one lab: its processes and the two host
+// sockets around it.
+type side struct {
+	name   string
+	pids   []int
+	h1, h2 *host
+	close  func()
+}
+
+// freePort returns a UDP port free on 127.0.0.1 now.
+func freePort() int {
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.UDPAddr).Port
+}
+
+func freeTCP() int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// newSide makes a side's two hosts: host n sends to lab port ln.
+func newSide(name string, l1, l2 int) (*side, error) {
+	h1, err := newHost(l1, 1, 2)
+	if err != nil {
+		return nil, err
+	}
+	h2, err := newHost(l2, 2, 1)
+	if err != nil {
+		return nil, err
+	}
+	return &side{name: name, h1: h1, h2: h2, close: func() {}}, nil
+}
+
+// hypervisor is a connection to a ubridge or dynamips hypervisor.
+type hypervisor struct {
+	c  net.Conn
+	rd *bufio.Reader
+}
+
+func dialHypervisor(port int) (*hypervisor, error) {
+	var err error
+	for range 100 {
+		var c net.Conn
+		if c, err = net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			return &hypervisor{c: c, rd: bufio.NewReader(c)}, nil
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+	return nil, err
+}
+
+// send runs one command: the reply's last line is "NNN-text", 100 for
+// success.
+func (h *hypervisor) send(format string, args ...any) error {
+	cmd := fmt.Sprintf(format, args...)
+	_ = h.c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := fmt.Fprintf(h.c, "%s\n", cmd); err != nil {
+		return err
+	}
+	for range 1000 {
+		line, err := h.rd.ReadString('\n')
+		if err != nil {
+			return fmt.Errorf("%s: %v", cmd, err)
+		}
+		if len(line) >= 4 && line[3] == '-' {
+			if line[0] != '1' {
+				return fmt.Errorf("%s: %s", cmd, strings.TrimSpace(line))
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: no end to the reply", cmd)
+}
+
+// startUbridge runs one ubridge hypervisor.
+func startUbridge() (*exec.Cmd, *hypervisor, error) {
+	port := freeTCP()
+	cmd, err := start("", opts.ubridge, "-H", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := dialHypervisor(port)
+	return cmd, h, err
+}
+
+// bridge wires two UDP NIOs together in ubridge, as gns3-server's
+// add_ubridge_udp_connection does.
+func (h *hypervisor) bridge(name string, l1, r1, l2, r2 int) error {
+	for _, c := range []string{
+		"bridge create " + name,
+		fmt.Sprintf("bridge add_nio_udp %s %d 127.0.0.1 %d", name, l1, r1),
+		fmt.Sprintf("bridge add_nio_udp %s %d 127.0.0.1 %d", name, l2, r2),
+		"bridge start " + name,
+	} {
+		if err := h.send("%s", c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// gns3Side builds lab with GNS3's processes.
+func gns3Side(lab string) (*side, error) {
+	l1, l2 := freePort(), freePort() // the lab's ends the hosts send to
+	s, err := newSide("gns3", l1, l2)
+	if err != nil {
+		return nil, err
+	}
+	switch lab {
+	case "hop":
+		cmd, h, err := startUbridge()
+		if err != nil {
+			return nil, err
+		}
+		s.pids = []int{cmd.Process.Pid}
+		return s, h.bridge("br0", l1, s.h1.port, l2, s.h2.port)
+	case "lab":
+		dport := freeTCP()
+		dir, err := os.MkdirTemp("", "bench-gns3-dynamips-")
+		if err != nil {
+			return nil, err
+		}
+		children.Lock()
+		children.tmp = append(children.tmp, dir)
+		children.Unlock()
+		dyn, err := start(dir, opts.dynamips, "-H", fmt.Sprintf("127.0.0.1:%d", dport))
+		if err != nil {
+			return nil, err
+		}
+		d, err := dialHypervisor(dport)
+		if err != nil {
+			return nil, err
+		}
+		if err := d.send("hypervisor working_dir %q", dir); err != nil {
+			return nil, err
+		}
+		if err := d.send(`ethsw create "sw"`); err != nil {
+			return nil, err
+		}
+		s.pids = []int{dyn.Process.Pid}
+		for i, l := range []int{l1, l2} { // host i ↔ ubridge i ↔ switch port i
+			h := []*host{s.h1, s.h2}[i]
+			ub, hv, err := startUbridge()
+			if err != nil {
+				return nil, err
+			}
+			s.pids = append(s.pids, ub.Process.Pid)
+			swPort, ubPort := freePort(), freePort()
+			nio := fmt.Sprintf("nio_udp%d", i)
+			if err := d.send("nio create_udp %s %d 127.0.0.1 %d", nio, swPort, ubPort); err != nil {
+				return nil, err
+			}
+			if err := d.send(`ethsw add_nio "sw" %s`, nio); err != nil {
+				return nil, err
+			}
+			if err := d.send(`ethsw set_access_port "sw" %s 1`, nio); err != nil {
+				return nil, err
+			}
+			if err := hv.bridge("br0", l, h.port, ubPort, swPort); err != nil {
+				return nil, err
+			}
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("no lab %q (hop, lab)", lab)
+}
+
+// nodedeskSide builds lab on a nodedesk server of its own, over REST.
+func nodedeskSide(lab, name, bin string) (*side, error) {
+	l1, l2 := freePort(), freePort()
+	s, err := newSide(name, l1, l2)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "bench-gns3-nodedesk-")
+	if err != nil {
+		return nil, err
+	}
+	children.Lock()
+	children.tmp = append(children.tmp, dir)
+	children.Unlock()
+	port := freeTCP()
+	if err := os.WriteFile(filepath.Join(dir, "none.conf"), nil, 0o644); err != nil {
+		return nil, err
+	}
+	cmd, err := start(dir, bin, "--headless", "--listen", fmt.Sprintf("127.0.0.1:%d", port),
+		"--db", filepath.Join(dir, "nodedesk.db"), "--config", filepath.Join(dir, "none.conf"))
+	if err != nil {
+		return nil, err
+	}
+	s.pids = []int{cmd.Process.Pid}
+	base := fmt.Sprintf("http://127.0.0.1:%d/v2", port)
+	call := func(method, path string, body any) (map[string]any, error) {
+		b, _ := json.Marshal(body)
+		req, _ := http.NewRequest(method, base+path, bytes.NewReader(b))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		rb, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		if resp.StatusCode >= 300 {
+			return nil, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, rb)
+		}
+		var m map[string]any
+		_ = json.Unmarshal(rb, &m)
+		return m, nil
+	}
+	var p map[string]any
+	for range 200 { // the server starts
+		if p, err = call("POST", "/projects", map[string]any{"name": "bench-" + lab}); err == nil {
+			break
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+	if err != nil {
+		return nil, err
+	}
+	pid := p["project_id"].(string)
+	cloud := func(n string, lport, rport int) (string, error) {
+		m, err := call("POST", "/projects/"+pid+"/nodes", map[string]any{"name": n, "node_type": "cloud", "compute_id": "local",
+			"properties": map[string]any{"ports_mapping": []any{map[string]any{"name": "udp0", "port_number": 0, "type": "udp", "lport": lport, "rhost": "127.0.0.1", "rport": rport}}}})
+		if err != nil {
+			return "", err
+		}
+		return m["node_id"].(string), nil
+	}
+	link := func(a string, pa int, b string, pb int) error {
+		_, err := call("POST", "/projects/"+pid+"/links", map[string]any{"nodes": []any{
+			map[string]any{"node_id": a, "adapter_number": 0, "port_number": pa},
+			map[string]any{"node_id": b, "adapter_number": 0, "port_number": pb}}})
+		return err
+	}
+	c1, err := cloud("host1", l1, s.h1.port)
+	if err != nil {
+		return nil, err
+	}
+	c2, err := cloud("host2", l2, s.h2.port)
+	if err != nil {
+		return nil, err
+	}
+	// nodedesk links no cloud to a cloud: the hop's two tunnels meet in a
+	// two-port hub (one read and one write per frame, as a ubridge bridge).
+	body := map[string]any{"name": "hub", "node_type": "ethernet_hub", "compute_id": "local", "properties": map[string]any{"ports_mapping": []any{
+		map[string]any{"name": "Ethernet0", "port_number": 0}, map[string]any{"name": "Ethernet1", "port_number": 1}}}}
+	switch lab {
+	case "hop":
+	case "lab":
+		body = map[string]any{"name": "sw", "node_type": "ethernet_switch", "compute_id": "local"}
+	default:
+		return nil, fmt.Errorf("no lab %q (hop, lab)", lab)
+	}
+	mid, err := call("POST", "/projects/"+pid+"/nodes", body)
+	if err != nil {
+		return nil, err
+	}
+	id := mid["node_id"].(string)
+	if err = link(c1, 0, id, 0); err == nil {
+		err = link(id, 1, c2, 0)
+	}
+	if err != nil {
+		return nil, err
+	}
+	_, _ = call("POST", "/projects/"+pid+"/nodes/start", map[string]any{})
+	return s, nil
+}
+
+// host is one end of a lab: a socket on 127.0.0.1 connected to the lab's
+// port, that sends, counts, or echoes frames back.
+type host struct {
+	conn     *net.UDPConn
+	rc       syscall.RawConn
+	port     int // its own port
+	src, dst byte
+	trial    atomic.Uint32
+	got      atomic.Uint64
+	echo     atomic.Bool
+	pong     chan uint64 // seqs of echoed frames back at host 1
+	tx       mmsg
+}
+
+func newHost(lab int, src, dst byte) (*host, error) {
+	c, err := net.DialUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)}, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: lab})
+	if err != nil {
+		return nil, err
+	}
+	_ = c.SetReadBuffer(8 << 20)
+	_ = c.SetWriteBuffer(8 << 20)
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	h := &host{conn: c, rc: rc, port: c.LocalAddr().(*net.UDPAddr).Port, src: src, dst: dst, pong: make(chan uint64, 64)}
+	h.tx.init(unix.SYS_SENDMMSG, 0)
+	go h.sink()
+	return h, nil
+}
+
+func mac(n byte) []byte { return []byte{0x02, 0x00, 0x5e, 0x10, 0x00, n} }
+
+// frame is an Ethernet frame of size bytes from host src to dst (ethertype
+// 0x88B5, local experimental) stamped with trial and seq.
+func frame(size int, src, dst byte, trial uint32, seq uint64) []byte {
+	f := make([]byte, size)
+	copy(f, mac(dst))
+	copy(f[6:], mac(src))
+	binary.BigEndian.PutUint16(f[12:], 0x88B5)
+	stamp(f, trial, seq)
+	return f
+}
+
+func stamp(f []byte, trial uint32, seq uint64) {
+	binary.BigEndian.PutUint32(f[14:], trial)
+	binary.BigEndian.PutUint64(f[18:], seq)
+}
+
+func stampOf(f []byte) (uint32, uint64, bool) {
+	if len(f) < 26 {
+		return 0, 0, false
+	}
+	return binary.BigEndian.Uint32(f[14:]), binary.BigEndian.Uint64(f[18:]), true
+}
+
+// sink reads what reaches h: echoes it back (with the MACs swapped) while
+// echo is set, hands ping replies to pong, and counts frames of the
+// current trial.
+func (h *host) sink() {
+	rx := &mmsg{}
+	rx.init(unix.SYS_RECVMMSG, 9300)
+	for {
+		n, err := rx.run(h.rc, batchSize)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			continue
+		}
+		tr := h.trial.Load()
+		for i := range n {
+			f := rx.frame(i)
+			t, seq, ok := stampOf(f)
+			if !ok {
+				continue
+			}
+			switch {
+			case h.echo.Load():
+				copy(f, mac(h.dst))
+				copy(f[6:], mac(h.src))
+				_, _ = h.conn.Write(f)
+			case t == 0:
+				select {
+				case h.pong <- seq:
+				default:
+				}
+			case t == tr:
+				h.got.Add(1)
+			}
+		}
+	}
+}
+
+// offer sends size-byte frames from s.h1 to s.h2 at rate for d, paced
+// every tick, and returns how many were sent and how many arrived.
+func (s *side) offer(size int, rate float64, d time.Duration) (sent, got uint64) {
+	tr := s.h2.trial.Add(1)
+	s.h2.got.Store(0)
+	frames := make([][]byte, batchSize)
+	for i := range frames {
+		frames[i] = frame(size, 1, 2, tr, 0)
+	}
+	total := uint64(rate * d.Seconds())
+	t0 := time.Now()
+	for sent < total {
+		due := min(uint64(rate*time.Since(t0).Seconds()), total)
+		for sent < due {
+			k := min(due-sent, batchSize)
+			for i := range k {
+				stamp(frames[i], tr, sent+i)
+			}
+			if err := s.h1.tx.send(s.h1.rc, frames[:k]); err != nil {
+				break
+			}
+			sent += k
+		}
+		ts := unix.NsecToTimespec(int64(tick))
+		_ = unix.Nanosleep(&ts, nil)
+	}
+	time.Sleep(30 * time.Millisecond) // what is in flight arrives
+	return sent, s.h2.got.Load()
+}
+
+// ping sends one frame from host 1 and waits for host 2's echo of it.
+func (s *side) ping(f []byte, seq uint64) (time.Duration, bool) {
+	stamp(f, 0, seq)
+	t0 := time.Now()
+	if _, err := s.h1.conn.Write(f); err != nil {
+		return 0, false
+	}
+	limit := time.NewTimer(50 * time.Millisecond)
+	defer limit.Stop()
+	for {
+		select {
+		case got := <-s.h1.pong:
+			if got == seq {
+				return time.Since(t0), true
+			}
+		case <-limit.C:
+			return 0, false
+		}
+	}
+}
+
+// warm sends frames both ways until one crosses (a switch learns both
+// hosts), or fails after 5 s.
+func (s *side) warm() error {
+	s.h2.echo.Store(true)
+	defer s.h2.echo.Store(false)
+	f := frame(64, 1, 2, 0, 0)
+	for i := range 100 {
+		if _, ok := s.ping(f, uint64(i+1)); ok {
+			time.Sleep(20 * time.Millisecond)
+			return nil
+		}
+	}
+	return errors.New("no frame crosses the lab")
+}
+
+// cell is what one side did with one frame size.
+type cell struct {
+	cpu      time.Duration
+	switches uint64
+	frames   uint64
+	syscalls uint64
+	scFrames uint64
+	tput     float64
+	rtts     []time.Duration
+	lost     int
+}
+
+var havePerf bool
+
+// measure adds one round of measurements of size to c.
+func (s *side) measure(c *cell, size int) {
+	rate := float64(opts.rate)
+	window := time.Duration(opts.seconds) * time.Second
+	before := procstat.Read(s.pids...)
+	_, got := s.offer(size, rate, window)
+	d := procstat.Read(s.pids...).Sub(before)
+	c.cpu += d.CPU
+	c.switches += d.Switches
+	c.frames += got
+	if havePerf {
+		n, err := procstat.Syscalls(s.pids, func() {
+			_, got := s.offer(size, rate, window/2)
+			c.scFrames += got
+		})
+		if err == nil {
+			c.syscalls += n
+		}
+	}
+	ok := func(r float64) bool {
+		for range 2 {
+			sent, got := s.offer(size, r, trial)
+			if loss := 1 - float64(got)/float64(max(sent, 1)); loss < 0.01 {
+				c.tput = max(c.tput, float64(got)/trial.Seconds())
+				return true
+			}
+		}
+		return false
+	}
+	lo, hi := 0.0, 0.0
+	for r := 10_000.0; r <= maxRate; r *= 1.5 {
+		if !ok(r) {
+			hi = r
+			break
+		}
+		lo = r
+	}
+	for i := 0; i < 5 && hi > 0 && lo > 0 && hi/lo > 1.05; i++ {
+		mid := (lo + hi) / 2
+		if ok(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+}
+
+// pingRound measures round trips of size-byte frames through every side,
+// taking the sides in turn frame by frame.
+func pingRound(sides []*side, cells map[string]*cell, size int) {
+	f := frame(size, 1, 2, 0, 0)
+	for _, s := range sides {
+		s.h2.echo.Store(true)
+	}
+	for i := range pings {
+		for _, s := range sides {
+			c := cells[s.name+"/"+strconv.Itoa(size)]
+			if d, ok := s.ping(f, uint64(1_000_000+i)); ok {
+				c.rtts = append(c.rtts, d)
+			} else {
+				c.lost++
+			}
+		}
+	}
+	for _, s := range sides {
+		s.h2.echo.Store(false)
+	}
+	time.Sleep(20 * time.Millisecond)
+}
+
+func (c *cell) rtt(q float64) time.Duration {
+	if len(c.rtts) == 0 {
+		return 0
+	}
+	s := slices.Clone(c.rtts)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(q*float64(len(s))))]
+}
+
+func per(n, frames uint64) float64 {
+	if frames == 0 {
+		return math.NaN()
+	}
+	return float64(n) / float64(frames)
+}
+
+// table formats one lab's cells, each nodedesk side with its ratios to
+// gns3's.
+func table(lab string, sides []*side, cells map[string]*cell, sizes []int) string {
+	var b strings.Builder
+	what := map[string]string{"hop": "one UDP↔UDP hop", "lab": "host–switch–host"}[lab]
+	fmt.Fprintf(&b, "\n%s (%s): CPU and wake-ups at %d frames/s, frames/s at <1%% loss, round trip\n", lab, what, opts.rate)
+	line := "%-16s %5s %9s %7s %7s %7s %11s %7s %9s %9s %7s %5s\n"
+	fmt.Fprintf(&b, line, "side", "bytes", "CPU µs/f", "×gns3", "sys/f", "wake/f", "frames/s", "×gns3", "rtt p50", "p99", "×gns3", "lost")
+	fmt.Fprintln(&b, strings.Repeat("-", 112))
+	for _, size := range sizes {
+		g := cells["gns3/"+strconv.Itoa(size)]
+		for _, s := range sides {
+			c := cells[s.name+"/"+strconv.Itoa(size)]
+			r := func(x float64) string {
+				if s.name == "gns3" {
+					return ""
+				}
+				return fmt.Sprintf("%.2f×", x)
+			}
+			cpu := float64(c.cpu) / float64(max(c.frames, 1)) / 1e3
+			gcpu := float64(g.cpu) / float64(max(g.frames, 1)) / 1e3
+			fmt.Fprintf(&b, line, s.name, strconv.Itoa(size),
+				fmt.Sprintf("%.1f", cpu), r(cpu/gcpu),
+				fmt.Sprintf("%.2f", per(c.syscalls, c.scFrames)), fmt.Sprintf("%.2f", per(c.switches, c.frames)),
+				fmt.Sprintf("%.0f", c.tput), r(c.tput/g.tput),
+				fmt.Sprintf("%.1fµs", float64(c.rtt(0.5))/1e3), fmt.Sprintf("%.1fµs", float64(c.rtt(0.99))/1e3),
+				r(float64(c.rtt(0.5))/float64(g.rtt(0.5))), strconv.Itoa(c.lost))
+		}
+	}
+	return b.String()
+}
+
+// mmsg is one recvmmsg or sendmmsg call on a net.UDPConn, waiting in the
+// netpoller, without allocating.
+type mmsg struct {
+	trap  uintptr
+	hdrs  []mmsghdr
+	iovs  []unix.Iovec
+	bufs  [][]byte
+	vlen  int
+	n     int
+	errno syscall.Errno
+	fn    func(fd uintptr) bool
+}
+
+// mmsghdr is struct mmsghdr of recvmmsg(2).
+type mmsghdr struct {
+	hdr unix.Msghdr
+	len uint32
+	_   [4]byte
+}
+
+// init prepares batchSize headers; bufSize > 0 gives each its own receive
+// buffer.
+func (m *mmsg) init(trap uintptr, bufSize int) {
+	m.trap, m.hdrs, m.iovs = trap, make([]mmsghdr, batchSize), make([]unix.Iovec, batchSize)
+	for i := range m.hdrs {
+		if bufSize > 0 {
+			m.bufs = append(m.bufs, make([]byte, bufSize))
+			m.iovs[i].Base = &m.bufs[i][0]
+			m.iovs[i].SetLen(bufSize)
+		}
+		m.hdrs[i].hdr.Iov = &m.iovs[i]
+		m.hdrs[i].hdr.SetIovlen(1)
+	}
+	m.fn = func(fd uintptr) bool {
+		for {
+			n, _, e := unix.Syscall6(m.trap, fd, uintptr(unsafe.Pointer(&m.hdrs[0])), uintptr(m.vlen), 0, 0, 0)
+			switch e {
+			case 0:
+				m.n = int(n)
+			case unix.EINTR:
+				continue
+			case unix.EAGAIN:
+				return false
+			default:
+				m.errno = e
+			}
+			return true
+		}
+	}
+}
+
+func (m *mmsg) run(rc syscall.RawConn, vlen int) (int, error) {
+	m.vlen, m.n, m.errno = vlen, 0, 0
+	wait := rc.Read
+	if m.trap == unix.SYS_SENDMMSG {
+		wait = rc.Write
+	}
+	if err := wait(m.fn); err != nil {
+		return 0, err
+	}
+	if m.errno != 0 {
+		return 0, m.errno
+	}
+	return m.n, nil
+}
+
+func (m *mmsg) frame(i int) []byte { return m.bufs[i][:m.hdrs[i].len] }
+
+// send writes frames in order; a refused one is skipped.
+func (m *mmsg) send(rc syscall.RawConn, frames [][]byte) error {
+	for len(frames) > 0 {
+		k := min(len(frames), batchSize)
+		for i, f := range frames[:k] {
+			m.iovs[i].Base = unsafe.SliceData(f)
+			m.iovs[i].SetLen(len(f))
+		}
+		n, err := m.run(rc, k)
+		if err != nil {
+			if _, refused := err.(syscall.Errno); !refused {
+				return err
+			}
+			n = 1
+		}
+		frames = frames[n:]
+	}
+	return nil
+}
