@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"nodedesk/app"
+	"nodedesk/app/procrecord"
 )
 
 // Idle-PC: the address of the loop IOS runs when it has nothing to do.
@@ -128,7 +129,7 @@ const clockTicks = 100
 
 // cpuTicks is the CPU time (user + system) a process has used, in ticks.
 func cpuTicks(pid int) (uint64, error) {
-	f, err := statFields(pid)
+	f, err := procrecord.StatFields(pid)
 	if err != nil || len(f) < 13 {
 		return 0, err
 	}

@@ -294,7 +294,7 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	r.mu.Lock()
 	r.routers[p.NodeID] = rt
 	r.mu.Unlock()
-	if err := r.keep(p.NodeID, p.Name, cmd.Process.Pid); err != nil {
+	if err := r.records().Keep(p.NodeID, p.Name, cmd.Process.Pid); err != nil {
 		r.c.Logger.Error("a running router could not be recorded", "node", p.Name, "err", err)
 	}
 	go r.wait(rt)
@@ -411,7 +411,7 @@ func (r *Runner) wait(rt *router) {
 	}
 	onExit := r.onExit
 	r.mu.Unlock()
-	r.forget(rt.p.NodeID)
+	r.records().Forget(rt.p.NodeID)
 	if rt.stopping.Load() {
 		return
 	}

@@ -217,7 +217,7 @@ func (r *Runner) launch(p app.Process, s settings, bin string, args []string) (s
 	r.guests[p.NodeID] = g
 	r.mu.Unlock()
 	theirs.Close()
-	if err := r.keep(p.NodeID, p.Name, g.Pid()); err != nil {
+	if err := r.records().Keep(p.NodeID, p.Name, g.Pid()); err != nil {
 		r.c.Logger.Error("a running guest could not be recorded", "node", p.Name, "err", err)
 	}
 	setPriority(g.Pid(), s.ProcessPriority)
@@ -424,7 +424,7 @@ func (r *Runner) drop(g *guest) {
 		delete(r.guests, g.p.NodeID)
 	}
 	r.mu.Unlock()
-	r.forget(g.p.NodeID)
+	r.records().Forget(g.p.NodeID)
 }
 
 // ResetConsole disconnects every telnet client of a node's console (the

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"nodedesk/app"
+	"nodedesk/app/procrecord"
 )
 
 // These tests run real qemu-system-x86_64 processes with no guest at all
@@ -62,7 +63,7 @@ func status(t *testing.T, r *Runner, nodeID string) string {
 }
 
 func alive(pid int) bool {
-	st, err := procState(pid)
+	st, err := procrecord.State(pid)
 	return err == nil && st != "Z"
 }
 
@@ -86,7 +87,7 @@ func TestRunner_Lifecycle(t *testing.T) {
 	}
 	g, _ := r.get(p.NodeID)
 	pid := g.Pid()
-	if _, err := os.Stat(r.recordPath(p.NodeID)); err != nil {
+	if _, err := os.Stat(r.records().Path(p.NodeID)); err != nil {
 		t.Errorf("no record of the running guest: %v", err)
 	}
 	if got := status(t, r, p.NodeID); got != "running" {
@@ -113,7 +114,7 @@ func TestRunner_Lifecycle(t *testing.T) {
 	if alive(pid) {
 		t.Errorf("process %d still there after stop", pid)
 	}
-	if _, err := os.Stat(r.recordPath(p.NodeID)); !os.IsNotExist(err) {
+	if _, err := os.Stat(r.records().Path(p.NodeID)); !os.IsNotExist(err) {
 		t.Errorf("the record outlived the guest: %v", err)
 	}
 	if err := r.Suspend(p.NodeID); app.ErrorCode(err) != app.ECONFLICT {
@@ -178,10 +179,10 @@ func TestRunner_ReapOrphans(t *testing.T) {
 	defer func() { _ = bystander.Process.Kill(); _, _ = bystander.Process.Wait() }()
 
 	old := New(Config{RunDir: dir})
-	if err := old.keep("n1", "R1", orphan.Process.Pid); err != nil {
+	if err := old.records().Keep("n1", "R1", orphan.Process.Pid); err != nil {
 		t.Fatal(err)
 	}
-	stale, _ := json.Marshal(record{PID: bystander.Process.Pid, Started: 1, NodeID: "n2", Name: "R2"})
+	stale, _ := json.Marshal(map[string]any{"pid": bystander.Process.Pid, "started": 1, "node_id": "n2", "name": "R2"}) // a PID reused since
 	if err := os.WriteFile(filepath.Join(dir, "n2.json"), stale, 0o600); err != nil {
 		t.Fatal(err)
 	}
