@@ -59,7 +59,9 @@ var probeTime = 3 * time.Second
 // IdlePCProposals returns the idle-PC proposals of a running router,
 // best first, as Dynamips gives them ("0x<address> [<hits>]"). As
 // gns3-server does, the router's idle PC is cleared first, so that the
-// sampling sees its busy loop.
+// sampling sees its busy loop; unlike it, the router then gets back the
+// value it ran with (the GNS3 GUI sends none when the user keeps it, and
+// the router would spin a core).
 func (r *Runner) IdlePCProposals(nodeID string) ([]string, error) {
 	rt, err := r.get(nodeID)
 	if err != nil {
@@ -70,6 +72,9 @@ func (r *Runner) IdlePCProposals(nodeID string) ([]string, error) {
 		return nil, app.Errorf(app.ECONFLICT, "The idle PC of %s could not be cleared: %v", rt.p.Name, err)
 	}
 	props, err := rt.hv.send(60*time.Second, "vm get_idle_pc_prop %s 0", name)
+	if rt.s.IdlePC != "" { // the router idles again with the value it runs with
+		_, _ = rt.hv.send(10*time.Second, "vm set_idle_pc_online %s 0 %s", name, hypervisorIdlePC(rt.s.Platform, rt.s.IdlePC))
+	}
 	if err != nil {
 		return nil, app.Errorf(app.ECONFLICT, "Dynamips could not sample the idle PC of %s: %v", rt.p.Name, err)
 	}
@@ -82,8 +87,11 @@ func (r *Runner) IdlePCProposals(nodeID string) ([]string, error) {
 }
 
 // AutoIdlePC finds an idle-PC value for a running router and leaves it
-// running with it: each proposal is set and the router's CPU use
-// measured over probeTime; the first under 70% is the answer.
+// running with it: the router's CPU use is measured over probeTime
+// without an idle PC, then with each proposal; the first that brings it
+// under 70% of a core, as gns3-server asks, and under half of what the
+// router used without one (so that a machine too busy to give the router
+// a core does not pass any value) is the answer.
 func (r *Runner) AutoIdlePC(nodeID string) (string, error) {
 	props, err := r.IdlePCProposals(nodeID)
 	if err != nil {
@@ -97,6 +105,10 @@ func (r *Runner) AutoIdlePC(nodeID string) (string, error) {
 		return "", app.Errorf(app.ECONFLICT, "Dynamips found no idle-PC values for %s; let IOS boot fully (the prompt shown), then try again", rt.p.Name)
 	}
 	name := quote(rt.p.Name)
+	busy, err := cpuShare(rt.cmd.Process.Pid, probeTime)
+	if err != nil {
+		return "", app.Errorf(app.ECONFLICT, "%s is no longer running", rt.p.Name)
+	}
 	for _, prop := range props {
 		v, _, _ := strings.Cut(prop, " ")
 		if !idlePCValue.MatchString(v) {
@@ -105,22 +117,32 @@ func (r *Runner) AutoIdlePC(nodeID string) (string, error) {
 		if _, err := rt.hv.send(10*time.Second, "vm set_idle_pc_online %s 0 %s", name, hypervisorIdlePC(rt.s.Platform, v)); err != nil {
 			return "", app.Errorf(app.ECONFLICT, "The idle PC of %s could not be set: %v", rt.p.Name, err)
 		}
-		before, err := cpuTicks(rt.cmd.Process.Pid)
+		use, err := cpuShare(rt.cmd.Process.Pid, probeTime)
 		if err != nil {
 			return "", app.Errorf(app.ECONFLICT, "%s is no longer running", rt.p.Name)
 		}
-		start := time.Now()
-		time.Sleep(probeTime)
-		after, err := cpuTicks(rt.cmd.Process.Pid)
-		if err != nil {
-			return "", app.Errorf(app.ECONFLICT, "%s is no longer running", rt.p.Name)
-		}
-		if usage := float64(after-before) / clockTicks / time.Since(start).Seconds() * 100; usage < 70 {
+		if use < 0.7 && use < busy/2 {
+			rt.s.IdlePC = v // what it runs with now (the Service keeps it too)
 			return v, nil
 		}
 	}
 	_, _ = rt.hv.send(10*time.Second, "vm set_idle_pc_online %s 0 0x0", name)
-	return "", app.Errorf(app.ECONFLICT, "None of the %d idle-PC values Dynamips proposed brings the CPU use of %s under 70%%; try again once IOS is idle at its prompt", len(props), rt.p.Name)
+	return "", app.Errorf(app.ECONFLICT, "None of the %d idle-PC values Dynamips proposed brings the CPU use of %s down; try again once IOS is idle at its prompt", len(props), rt.p.Name)
+}
+
+// cpuShare is the share of one core process pid uses over d.
+func cpuShare(pid int, d time.Duration) (float64, error) {
+	before, err := cpuTicks(pid)
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	time.Sleep(d)
+	after, err := cpuTicks(pid)
+	if err != nil {
+		return 0, err
+	}
+	return float64(after-before) / clockTicks / time.Since(start).Seconds(), nil
 }
 
 // clockTicks is the kernel's USER_HZ, the unit of /proc/<pid>/stat's
