@@ -36,7 +36,7 @@ frontend: deps-npm
 
 test: deps deps-apt-test fmt-check vet frontend server
 	# -p 1: packages that run real VPCS share this host's console and UDP ports.
-	$(GO) test -race -p 1 -count=1 -timeout 10m ./...
+	$(GO) test -race -p 1 -count=1 -timeout 20m ./...
 	cd frontend && npm run check && npm test
 	cd frontend && NODEDESK_BIN=$(CURDIR)/$(SERVER) npm run e2e
 	$(GO) test -count=1 -tags desktoptest -run '^TestDesktop$$' -v -timeout 5m .
