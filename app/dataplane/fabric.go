@@ -82,7 +82,7 @@ type Fabric struct {
 	hostWant    map[string]map[end]hostIf // node id -> its host ports (hostif.go); under mu
 	nios        map[string]*app.NIO       // NIO wire id -> the NIO; under mu (nio.go)
 	linkRecs    map[string]*app.Link      // link id -> the link as last applied; under mu
-	nodeProject map[string]string         // node id -> its project, for the nodes carried; under mu (projects.go)
+	carriedNodes map[string]carriedNode   // node id -> its project and name, for the nodes carried; under mu (projects.go)
 	closed      map[string]bool           // project id -> closed: its frames are not carried; under mu
 	svc         *app.Service              // what Attach follows: an opened project is loaded from it
 
@@ -356,7 +356,7 @@ func (f *Fabric) ResetConsole(nodeID string) {
 }
 
 func (f *Fabric) dropNode(d *draft, id string) {
-	delete(f.nodeProject, id)
+	delete(f.carriedNodes, id)
 	f.dropNodeNIOs(d, id)
 	if c := f.consoles[id]; c != nil {
 		c.srv.close()
