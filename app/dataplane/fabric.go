@@ -79,14 +79,14 @@ type Fabric struct {
 	// ConsoleHost is the address the consoles nodedesk serves itself (the
 	// Ethernet switch's) listen on; empty means the Service's console host
 	// (Attach sets it), or host without a Service.
-	ConsoleHost string
-	consoles    map[string]*nodeConsole   // node id -> its console; under mu
-	hostWant    map[string]map[end]hostIf // node id -> its host ports (hostif.go); under mu
-	nios        map[string]*app.NIO       // NIO wire id -> the NIO; under mu (nio.go)
-	linkRecs    map[string]*app.Link      // link id -> the link as last applied; under mu
-	nodeProject map[string]string         // node id -> its project, for the nodes carried; under mu (projects.go)
-	closed      map[string]bool           // project id -> closed: its frames are not carried; under mu
-	svc         *app.Service              // what Attach follows: an opened project is loaded from it
+	ConsoleHost  string
+	consoles     map[string]*nodeConsole   // node id -> its console; under mu
+	hostWant     map[string]map[end]hostIf // node id -> its host ports (hostif.go); under mu
+	nios         map[string]*app.NIO       // NIO wire id -> the NIO; under mu (nio.go)
+	linkRecs     map[string]*app.Link      // link id -> the link as last applied; under mu
+	carriedNodes map[string]carriedNode    // node id -> its project and name, for the nodes carried; under mu (projects.go)
+	closed       map[string]bool           // project id -> closed: its frames are not carried; under mu
+	svc          *app.Service              // what Attach follows: an opened project is loaded from it
 
 	workers sync.Pool
 }
@@ -357,7 +357,7 @@ func (f *Fabric) ResetConsole(nodeID string) {
 }
 
 func (f *Fabric) dropNode(d *draft, id string) {
-	delete(f.nodeProject, id)
+	delete(f.carriedNodes, id)
 	f.dropNodeNIOs(d, id)
 	if c := f.consoles[id]; c != nil {
 		c.srv.close()

@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"fmt"
 	"os"
 	"sync"
 	"syscall"
@@ -79,6 +80,7 @@ func hostEndpoints(n *app.Node) map[end]hostIf {
 type hostPort struct {
 	at   end
 	spec hostIf
+	tell func(msg func(node string) string) // warns the node's project (tellProject)
 
 	mu     sync.Mutex      // guards what follows; one write at a time: workers share the port
 	file   *os.File        // the open socket or TAP; nil while there is none
@@ -233,7 +235,7 @@ func (f *Fabric) syncHostPortsAt(d *draft, ends ...end) {
 // as soon as its link is announced gets through) and starts its reader,
 // which retries if that failed.
 func (f *Fabric) openHostPort(at end, spec hostIf) *hostPort {
-	h := &hostPort{at: at, spec: spec, done: make(chan struct{}), gone: make(chan struct{})}
+	h := &hostPort{at: at, spec: spec, tell: f.tellProject(at.node), done: make(chan struct{}), gone: make(chan struct{})}
 	h.wr.init()
 	file, rc, err := h.open()
 	go f.runHost(h, file, rc, err)
@@ -294,6 +296,9 @@ func (f *Fabric) runHost(h *hostPort, file *os.File, rc syscall.RawConn, err err
 			since = time.Now()
 		} else if !logged && time.Since(since) >= hostQuiet {
 			f.log.Warn("dataplane: a host port cannot carry frames; retrying every second", "port", h.spec.name, "type", h.spec.kind, "interface", h.spec.iface, "err", err)
+			h.tell(func(node string) string {
+				return fmt.Sprintf("Port %s of %s carries no frames: %s interface %s cannot be used (%v). nodedesk retries every second; check that the interface exists and is up, or bind the port to another one", h.spec.name, node, h.spec.kind, h.spec.iface, err)
+			})
 			logged = true
 		}
 		pause = min(max(2*pause, hostRetryMin), hostRetryMax)

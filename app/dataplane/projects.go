@@ -12,12 +12,30 @@ import (
 // GNS3 releases them when it closes a project — and come back when it is
 // opened again.
 
-// noteNodeProject records the project of a node the fabric carries; under mu.
+// carriedNode is what the fabric knows of a node it carries besides its
+// engine and ports: its project, and its name for what users are told.
+type carriedNode struct{ project, name string }
+
+// noteNodeProject records the project and name of a node the fabric
+// carries; under mu.
 func (f *Fabric) noteNodeProject(n *app.Node) {
-	if f.nodeProject == nil {
-		f.nodeProject = map[string]string{}
+	if f.carriedNodes == nil {
+		f.carriedNodes = map[string]carriedNode{}
 	}
-	f.nodeProject[n.ID] = n.ProjectID
+	f.carriedNodes[n.ID] = carriedNode{project: n.ProjectID, name: n.Name}
+}
+
+// tellProject is a function that tells the users of node id's project a
+// warning about it (on the project's notification stream, as GNS3 tells
+// its compute's warnings); it does nothing without a Service. Call with
+// mu held; the function it returns may be called from any goroutine.
+func (f *Fabric) tellProject(id string) func(msg func(node string) string) {
+	n, svc := f.carriedNodes[id], f.svc
+	return func(msg func(node string) string) {
+		if svc != nil && n.project != "" {
+			svc.OnProcessNote(n.project, id, msg(n.name))
+		}
+	}
 }
 
 // carried reports whether the fabric carries the frames of project id:
@@ -53,10 +71,9 @@ func (f *Fabric) dropProject(d *draft, id string) {
 			f.dropLink(d, linkID)
 		}
 	}
-	for nodeID, pid := range f.nodeProject {
-		if pid == id {
+	for nodeID, n := range f.carriedNodes {
+		if n.project == id {
 			f.dropNode(d, nodeID)
-			delete(f.nodeProject, nodeID)
 		}
 	}
 }

@@ -285,3 +285,33 @@ func TestCloudEthernetPort_FromFileWaits(t *testing.T) {
 		t.Fatalf("pc1 cannot ping 10.97.0.2 through the agreed port %s:\n%s", hostIf, kit.Printable(pc.Con.Seen.String()))
 	}
 }
+
+// TestCloudEthernetPort_InterfaceGone: when the host interface of a
+// linked cloud port goes away, the project's users are told which port of
+// which cloud carries nothing and what to do, not only the server's log.
+func TestCloudEthernetPort_InterfaceGone(t *testing.T) {
+	kit.MustBeNetAdmin(t)
+	ns := kit.Netns(t)
+	hostIf := kit.VethInto(t, ns, "10.99.1.2/24")
+	ts := Start(t, Options{DataPlane: true})
+	pid := ts.MustCreateProject("lab")
+	cloud := ts.CloudPort(t, pid, "ethernet", hostIf)
+	ts.Do("PUT", "/v2/projects/"+pid+"/nodes/"+cloud, map[string]any{"name": "Uplink"}).Want(t, 200)
+	sw := ts.MustCreateSwitch(t, pid, nil)
+	ts.Link(t, pid, sw, 0, cloud, 0)
+	next, _ := ts.WSListenAll(t, "/v2/projects/"+pid+"/notifications/ws", "ping")
+	kit.Sh(t, "ip", "link", "del", hostIf)
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		e := next()
+		if e.Action != "log.warning" {
+			continue
+		}
+		msg, _ := e.Event["message"].(string)
+		if !strings.Contains(msg, "Uplink") || !strings.Contains(msg, hostIf) || !strings.Contains(msg, "check that the interface exists") {
+			t.Fatalf("the project was told %q; want the cloud, its interface and what to do", msg)
+		}
+		return
+	}
+	t.Fatal("the project was not told that the cloud's port carries nothing")
+}
