@@ -97,20 +97,6 @@ func TestGhostFile(t *testing.T) {
 	}
 }
 
-// TestStripper: telnet commands from Dynamips' vtty are taken out, across
-// reads; data, CR LF and a doubled 0xFF are kept.
-func TestStripper(t *testing.T) {
-	var s stripper
-	in := [][]byte{{255, 251, 1, 255, 251, 3, 'R', 'o'}, {'u', 't', 255}, {255, 'e', 'r', '>', '\r', '\n', 255, 250, 24}, {1, 255, 240, '!'}}
-	var got []byte
-	for _, b := range in {
-		got = append(got, s.data(b)...)
-	}
-	if want := "Rout\xffer>\r\n!"; string(got) != want {
-		t.Errorf("%q, want %q", got, want)
-	}
-}
-
 // TestCheckImage: a file that is not a 32-bit big-endian ELF is refused,
 // named.
 func TestCheckImage(t *testing.T) {

@@ -1,12 +1,12 @@
 package dynamips
 
 import (
-	"bytes"
 	"net"
 	"strconv"
 	"sync"
 	"time"
 
+	"nodedesk/app/telnet"
 	"nodedesk/app/termproc"
 )
 
@@ -33,7 +33,7 @@ func (l *line) Write(b []byte) (int, error) {
 	if up == nil {
 		return len(b), nil // the router is not there yet: a key lost, as on a real line
 	}
-	if _, err := up.Write(bytes.ReplaceAll(b, []byte{iac}, []byte{iac, iac})); err != nil {
+	if _, err := up.Write(telnet.EscapeIAC(b)); err != nil {
 		return 0, err
 	}
 	return len(b), nil
@@ -69,11 +69,11 @@ func (l *line) connect(port int, wait time.Duration, alive func() bool) error {
 // pump passes the line's output, telnet's commands taken out, to the
 // console's clients until the connection ends.
 func (l *line) pump(conn net.Conn) {
-	var f stripper
+	f := telnet.Filter{KeepLineEnds: true}
 	buf := make([]byte, 4096)
 	for {
 		n, err := conn.Read(buf)
-		if out := f.data(buf[:n]); len(out) > 0 {
+		if out := f.Data(nil, buf[:n]); len(out) > 0 {
 			l.con.Output(out)
 		}
 		if err != nil {
@@ -90,63 +90,4 @@ func (l *line) close() {
 	}
 	l.mu.Unlock()
 	l.con.Close()
-}
-
-// The telnet bytes a server sends.
-const (
-	iac = 255
-	sb  = 250
-	se  = 240
-	opt = 251 // WILL, WONT (252), DO (253), DONT (254)
-)
-
-// stripper takes telnet's commands out of a server's output, keeping its
-// data as it is (CR LF included); it keeps its state across reads.
-type stripper struct{ state int }
-
-const (
-	stData = iota
-	stIAC
-	stOption
-	stSub
-	stSubIAC
-)
-
-func (s *stripper) data(in []byte) []byte {
-	out := in[:0:0]
-	for _, b := range in {
-		switch s.state {
-		case stData:
-			if b == iac {
-				s.state = stIAC
-			} else {
-				out = append(out, b)
-			}
-		case stIAC:
-			switch {
-			case b == iac:
-				out = append(out, iac)
-				s.state = stData
-			case b >= opt:
-				s.state = stOption
-			case b == sb:
-				s.state = stSub
-			default:
-				s.state = stData
-			}
-		case stOption:
-			s.state = stData
-		case stSub:
-			if b == iac {
-				s.state = stSubIAC
-			}
-		case stSubIAC:
-			if b == se {
-				s.state = stData
-			} else {
-				s.state = stSub
-			}
-		}
-	}
-	return out
 }

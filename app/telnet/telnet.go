@@ -44,8 +44,11 @@ func EscapeIAC(b []byte) []byte {
 // turns line ends into CR. Its zero value is ready; it keeps its state
 // from one call to the next, as a command may span two reads.
 type Filter struct {
-	state int  // parser state, below
-	cr    bool // the last data byte was CR
+	// KeepLineEnds keeps CR LF and CR NUL as they are: for a server's
+	// output read by nodedesk as a client (Dynamips' consoles).
+	KeepLineEnds bool
+	state        int  // parser state, below
+	cr           bool // the last data byte was CR
 }
 
 // Parser states.
@@ -66,7 +69,7 @@ func (f *Filter) Data(out, in []byte) []byte {
 			switch {
 			case b == iac:
 				f.state = stIAC
-			case f.cr && (b == 0 || b == '\n'):
+			case f.cr && !f.KeepLineEnds && (b == 0 || b == '\n'):
 				f.cr = false // CR NUL / CR LF: the CR was taken already
 			default:
 				f.cr = b == '\r'

@@ -37,3 +37,18 @@ func TestFilter(t *testing.T) {
 		t.Errorf("EscapeIAC = %v", got)
 	}
 }
+
+// TestFilter_KeepLineEnds: read as a client of a server's console
+// (Dynamips' vtty), telnet commands are taken out across reads; data,
+// CR LF and a doubled 0xFF are kept.
+func TestFilter_KeepLineEnds(t *testing.T) {
+	f := Filter{KeepLineEnds: true}
+	in := [][]byte{{255, 251, 1, 255, 251, 3, 'R', 'o'}, {'u', 't', 255}, {255, 'e', 'r', '>', '\r', '\n', 255, 250, 24}, {1, 255, 240, '!'}}
+	var got []byte
+	for _, b := range in {
+		got = f.Data(got, b)
+	}
+	if want := "Rout\xffer>\r\n!"; string(got) != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
