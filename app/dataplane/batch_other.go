@@ -122,3 +122,8 @@ func (s *sender) send(conn *net.UDPConn, _ syscall.RawConn, frames [][]byte) err
 	}
 	return first
 }
+
+// ringer is Linux's io_uring poller; nothing here.
+type ringer struct{}
+
+func (*ringer) flushNow(*worker) {}

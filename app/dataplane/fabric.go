@@ -88,6 +88,7 @@ type Fabric struct {
 
 	workers sync.Pool
 	readers readers // what reads the UDP endpoints; under mu
+	noRing  bool    // read them with epoll even where io_uring works (tests)
 }
 
 // topology is one immutable snapshot of what is wired to what.
@@ -525,6 +526,9 @@ type udpPort struct {
 	peer udpPeer
 	rd   reading // how it is read (poller_linux.go, batch_other.go)
 	once sync.Once
+	// closing is set before the pollers let go of the socket: from then
+	// on none of them takes a new hold on it (uring_linux.go).
+	closing atomic.Bool
 }
 
 // openUDP opens the endpoint of port at and starts reading it (on Linux,
@@ -578,6 +582,7 @@ type worker struct {
 	txq    []txFrame // the frames queued, in order
 	txSend [][]byte  // flush's frames for one endpoint
 	sender sender    // writes them
+	ring   *ringer   // when set, flush hands the frames to this io_uring poller
 }
 
 // txFrame is one frame queued for a UDP endpoint.
@@ -623,6 +628,10 @@ func (w *worker) queue(u *udpPort, frame []byte) {
 // with as few system calls as it takes. Errors are those of a datagram
 // lost on the way (the peer is not up): ignored, as the network would.
 func (w *worker) flush() {
+	if w.ring != nil {
+		w.ring.flushNow(w)
+		return
+	}
 	for len(w.txq) > 0 {
 		u, rest := w.txq[0].u, w.txq[:0]
 		w.txSend = w.txSend[:0]
@@ -637,6 +646,13 @@ func (w *worker) flush() {
 		clear(w.txq[len(rest):])
 		w.txq = rest
 	}
+	w.txUsed = 0
+}
+
+// resetTx forgets the queued frames once they are sent.
+func (w *worker) resetTx() {
+	clear(w.txq)
+	w.txq = w.txq[:0]
 	w.txUsed = 0
 }
 

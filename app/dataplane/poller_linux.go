@@ -34,9 +34,11 @@ type reading struct {
 	id int32
 }
 
-// poller is one thread reading its endpoints.
+// poller is one thread reading its endpoints: with io_uring where the
+// kernel lets us (ring, uring_linux.go), else with epoll.
 type poller struct {
 	f     *Fabric
+	ring  *ringer // nil: the epoll poller below
 	epfd  int
 	evfd  int                                // written to stop the thread
 	ports atomic.Pointer[map[int32]*udpPort] // id -> endpoint; replaced whole under mu
@@ -76,6 +78,15 @@ func (f *Fabric) startReading(u *udpPort) error {
 			}
 		}
 	}
+	if p.ring != nil {
+		if err := p.ring.call(ringMsg{op: ringAdd, u: u}); err != nil {
+			p.release()
+			return app.Errorf(app.EINTERNAL, "a UDP endpoint cannot be watched: %v", err)
+		}
+		p.n++
+		u.rd = reading{p: p}
+		return nil
+	}
 	id := portIDs.Add(1)
 	for id <= 0 { // wrapped
 		portIDs.CompareAndSwap(id, 0)
@@ -114,10 +125,18 @@ func (u *udpPort) stopReading() {
 	if p == nil {
 		return
 	}
-	_ = u.sock.rc.Control(func(fd uintptr) { _ = unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, int(fd), nil) })
-	m := maps.Clone(*p.ports.Load())
-	delete(m, u.rd.id)
-	p.ports.Store(&m)
+	u.closing.Store(true)
+	for _, q := range p.f.readers.pollers { // an io_uring poller holds each socket it sends to
+		if q.ring != nil {
+			_ = q.ring.call(ringMsg{op: ringForget, u: u})
+		}
+	}
+	if p.ring == nil {
+		_ = u.sock.rc.Control(func(fd uintptr) { _ = unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, int(fd), nil) })
+		m := maps.Clone(*p.ports.Load())
+		delete(m, u.rd.id)
+		p.ports.Store(&m)
+	}
 	p.n--
 	u.rd.p = nil
 	p.release()
@@ -136,6 +155,11 @@ func (p *poller) release() {
 			break
 		}
 	}
+	if p.ring != nil {
+		p.ring.post(ringMsg{op: ringStop})
+		<-p.gone
+		return
+	}
 	p.stop.Store(true)
 	one := [8]byte{1}
 	_, _ = unix.Write(p.evfd, one[:])
@@ -144,7 +168,20 @@ func (p *poller) release() {
 	_ = unix.Close(p.evfd)
 }
 
+// newPoller starts a poller on io_uring where the kernel has what it needs
+// (decided once, at the first: ringWorks), else on epoll.
 func newPoller(f *Fabric) (*poller, error) {
+	if !f.noRing && ringWorks() {
+		p, err := newRingPoller(f)
+		if err == nil {
+			return p, nil
+		}
+		f.log.Warn("dataplane: no io_uring poller, reading with epoll", "err", err)
+	}
+	return newEpollPoller(f)
+}
+
+func newEpollPoller(f *Fabric) (*poller, error) {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, app.Errorf(app.EINTERNAL, "no epoll instance for the data plane: %v", err)

@@ -27,6 +27,12 @@ func udpCloud(lports []int, rport int) *app.Node {
 // with its share; closing the endpoints ends the pollers and their
 // threads and releases the ports at once.
 func TestFabric_ClosedEndpointsEndTheirPollers(t *testing.T) {
+	for _, k := range pollerKinds {
+		t.Run(k.name, func(t *testing.T) { closedEndpointsEndTheirPollers(t, k.noRing) })
+	}
+}
+
+func closedEndpointsEndTheirPollers(t *testing.T, noRing bool) {
 	const ports = 16
 	peer := listenLoopback(t)
 	lports := make([]int, ports)
@@ -35,6 +41,7 @@ func TestFabric_ClosedEndpointsEndTheirPollers(t *testing.T) {
 	}
 	for round := range 2 { // the ports are free again after a close
 		fab := NewFabric("127.0.0.1", slog.New(slog.NewTextHandler(io.Discard, nil)))
+		fab.noRing = noRing
 		fab.Load([]*app.Node{udpCloud(lports, peer.LocalAddr().(*net.UDPAddr).Port)}, nil)
 		if got := len(fab.topo.Load().udp); got != ports {
 			t.Fatalf("round %d: %d UDP endpoints open, want %d (the ports of the last round were not released)", round, got, ports)
