@@ -2,18 +2,23 @@ package dataplane
 
 import (
 	"cmp"
+	"errors"
 	"net"
+	"os"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"nodedesk/app"
 )
 
 // batch reads datagrams from one connected UDP socket several at a time,
 // with recvmmsg, without allocating: one system call for all the datagrams
-// that have queued, where net.UDPConn takes one each. It waits in Go's
-// netpoller as net.UDPConn does. A batch is used by one goroutine at a
-// time.
+// that have queued, where net.UDPConn takes one each. On a net.UDPConn
+// (newBatch) it waits in Go's netpoller as net.UDPConn does; on a sock
+// (newSockBatch) it blocks in the kernel, on the calling thread. A batch
+// is used by one goroutine at a time.
 type batch struct {
 	conn *net.UDPConn
 	bufs [][]byte // receive buffers
@@ -21,6 +26,107 @@ type batch struct {
 
 	rc   syscall.RawConn
 	call mmsgCall
+}
+
+// The fabric's UDP endpoints (decision 0050) are blocking sockets outside
+// Go's netpoller, read by the fabric's poller threads (poller_linux.go).
+// Closing one shuts it down first, which fails other threads' sends; its
+// descriptor is closed when the last call on it returns (os.File counts
+// them).
+
+// sock is one UDP endpoint of the fabric: a socket bound and connected to
+// its peer, in blocking mode, never registered with the netpoller.
+type sock struct {
+	file *os.File
+	rc   syscall.RawConn
+	shut func(fd uintptr)
+}
+
+// openSock opens p's socket: bound to p.bind:p.local, connected to
+// p.remote (so the kernel drops datagrams from anyone else).
+func openSock(p udpPeer) (*sock, error) {
+	raddr, err := net.ResolveUDPAddr("udp", p.remote)
+	if err != nil {
+		return nil, app.Errorf(app.EINVALID, "UDP peer %s cannot be reached: %v", p.remote, err)
+	}
+	family, rsa := unix.AF_INET, unix.Sockaddr(nil)
+	var lsa unix.Sockaddr
+	lip := net.ParseIP(p.bind)
+	if ip4 := raddr.IP.To4(); ip4 != nil {
+		r := &unix.SockaddrInet4{Port: raddr.Port}
+		copy(r.Addr[:], ip4)
+		l := &unix.SockaddrInet4{Port: p.local}
+		if lip != nil {
+			if lip.To4() == nil {
+				return nil, app.Errorf(app.EINVALID, "UDP peer %s is IPv4 but the local address %s is not", p.remote, p.bind)
+			}
+			copy(l.Addr[:], lip.To4())
+		}
+		rsa, lsa = r, l
+	} else {
+		family = unix.AF_INET6
+		r := &unix.SockaddrInet6{Port: raddr.Port}
+		copy(r.Addr[:], raddr.IP.To16())
+		l := &unix.SockaddrInet6{Port: p.local}
+		if lip != nil {
+			copy(l.Addr[:], lip.To16())
+		}
+		rsa, lsa = r, l
+	}
+	fd, err := unix.Socket(family, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.IPPROTO_UDP)
+	if err != nil {
+		return nil, app.Errorf(app.EINTERNAL, "no UDP socket for %s: %v", p.remote, err)
+	}
+	_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, 1<<20)
+	_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_SNDBUF, 1<<20)
+	if err := unix.Bind(fd, lsa); err != nil {
+		_ = unix.Close(fd)
+		return nil, app.Errorf(app.ECONFLICT, "UDP port %d is taken by another program: %v", p.local, err)
+	}
+	if err := unix.Connect(fd, rsa); err != nil {
+		_ = unix.Close(fd)
+		return nil, app.Errorf(app.EINVALID, "UDP peer %s cannot be reached: %v", p.remote, err)
+	}
+	s := &sock{file: os.NewFile(uintptr(fd), "udp "+p.remote)}
+	if s.rc, err = s.file.SyscallConn(); err != nil {
+		_ = s.file.Close()
+		return nil, err
+	}
+	s.shut = func(fd uintptr) { _ = unix.Shutdown(int(fd), unix.SHUT_RDWR) }
+	return s, nil
+}
+
+// close shuts s down and closes it once no call is on it any more.
+func (s *sock) close() {
+	_ = s.rc.Control(s.shut)
+	_ = s.file.Close()
+}
+
+// newPollBatch returns a batch of n buffers of size bytes each that reads
+// whichever sock recvOn names, taking what has queued without waiting.
+func newPollBatch(n, size int) *batch {
+	b := &batch{bufs: make([][]byte, n), lens: make([]int, n)}
+	for i := range b.bufs {
+		b.bufs[i] = make([]byte, size)
+	}
+	b.initCall()
+	b.call.blocking = true
+	b.call.flags = unix.MSG_DONTWAIT
+	return b
+}
+
+// recvOn reads what has queued on the socket whose raw connection is rc;
+// errNothing when nothing has.
+func (b *batch) recvOn(rc syscall.RawConn) (int, error) {
+	b.rc = rc
+	return b.recv()
+}
+
+// send writes frames to s with the fabric's sender (blocking: a full
+// socket buffer makes the thread wait in the kernel).
+func (s *sock) send(tx *sender, frames [][]byte) error {
+	tx.blocking = true
+	return tx.send(nil, s.rc, frames)
 }
 
 // mmsghdr is struct mmsghdr of recvmmsg(2).
@@ -36,6 +142,11 @@ func (b *batch) init() error {
 		return err
 	}
 	b.rc = rc
+	b.initCall()
+	return nil
+}
+
+func (b *batch) initCall() {
 	hdrs, iovs := make([]mmsghdr, len(b.bufs)), make([]unix.Iovec, len(b.bufs))
 	for i := range hdrs {
 		iovs[i].Base = &b.bufs[i][0]
@@ -44,7 +155,6 @@ func (b *batch) init() error {
 		hdrs[i].hdr.SetIovlen(1)
 	}
 	b.call.init(unix.SYS_RECVMMSG, hdrs)
-	return nil
 }
 
 // recv waits for at least one datagram and reads all that have queued, up
@@ -62,8 +172,9 @@ func (b *batch) recv() (int, error) {
 // sendmmsg, without allocating. It is used by one goroutine at a time, but
 // may write to any socket.
 type sender struct {
-	iovs []unix.Iovec
-	call mmsgCall
+	iovs     []unix.Iovec
+	call     mmsgCall
+	blocking bool // the sockets are a sock's: the kernel waits, not the netpoller
 }
 
 // send writes frames in order to conn (whose raw connection is rc),
@@ -84,12 +195,12 @@ func (s *sender) send(_ *net.UDPConn, rc syscall.RawConn, frames [][]byte) error
 		}
 		n, err := s.call.run(rc, k)
 		if err != nil {
-			if _, refused := err.(syscall.Errno); !refused {
-				return err // the socket is closed
+			if errno, refused := err.(syscall.Errno); !refused || errno == unix.EPIPE {
+				return err // the socket is closed, or shut down to be
 			}
 			first, n = cmp.Or(first, err), 1 // drop the refused frame
 		}
-		frames = frames[n:]
+		frames = frames[max(n, 1):] // a call that sent nothing drops one: the loop ends
 	}
 	return first
 }
@@ -102,27 +213,47 @@ func (s *sender) init() {
 		hdrs[i].hdr.SetIovlen(1)
 	}
 	s.call.init(unix.SYS_SENDMMSG, hdrs)
+	s.call.blocking = s.blocking
 }
 
 // mmsgCall is one recvmmsg or sendmmsg system call through a RawConn, with
 // the callback bound once so that running it does not allocate.
 type mmsgCall struct {
-	trap  uintptr
-	hdrs  []mmsghdr
-	vlen  int
-	n     int
-	errno syscall.Errno
-	fn    func(fd uintptr) bool
+	trap     uintptr
+	flags    uintptr
+	blocking bool // the socket blocks: call it under Control, never wait in the netpoller
+	hdrs     []mmsghdr
+	vlen     int
+	n        int
+	errno    syscall.Errno
+	fn       func(fd uintptr) bool
+	ctl      func(fd uintptr)
 }
 
 func (c *mmsgCall) init(trap uintptr, hdrs []mmsghdr) {
 	c.trap, c.hdrs, c.fn = trap, hdrs, c.do
+	c.ctl = func(fd uintptr) { c.do(fd) }
 }
+
+// errNothing is a read without waiting that found nothing queued.
+var errNothing = errors.New("dataplane: nothing to read")
 
 // run makes the call on the first vlen headers, waiting in the netpoller
 // until the socket is ready; it returns how many datagrams moved.
 func (c *mmsgCall) run(rc syscall.RawConn, vlen int) (int, error) {
 	c.vlen, c.n, c.errno = vlen, 0, 0
+	if c.blocking {
+		if err := rc.Control(c.ctl); err != nil {
+			return 0, err
+		}
+		if c.errno != 0 {
+			return 0, c.errno
+		}
+		if c.n == 0 && c.trap == unix.SYS_RECVMMSG {
+			return 0, errNothing
+		}
+		return c.n, nil
+	}
 	wait := rc.Read
 	if c.trap == unix.SYS_SENDMMSG {
 		wait = rc.Write
@@ -140,7 +271,7 @@ func (c *mmsgCall) run(rc syscall.RawConn, vlen int) (int, error) {
 // ready.
 func (c *mmsgCall) do(fd uintptr) bool {
 	for {
-		n, _, e := unix.Syscall6(c.trap, fd, uintptr(unsafe.Pointer(&c.hdrs[0])), uintptr(c.vlen), 0, 0, 0)
+		n, _, e := unix.Syscall6(c.trap, fd, uintptr(unsafe.Pointer(&c.hdrs[0])), uintptr(c.vlen), c.flags, 0, 0)
 		switch e {
 		case 0:
 			c.n = int(n)

@@ -7,7 +7,82 @@ import (
 	"errors"
 	"net"
 	"syscall"
+	"time"
+
+	"nodedesk/app"
 )
+
+// sock is one UDP endpoint of the fabric: a connected net.UDPConn.
+type sock struct {
+	conn *net.UDPConn
+}
+
+// openSock opens p's socket: bound to p.bind:p.local, connected to
+// p.remote.
+func openSock(p udpPeer) (*sock, error) {
+	raddr, err := net.ResolveUDPAddr("udp", p.remote)
+	if err != nil {
+		return nil, app.Errorf(app.EINVALID, "UDP peer %s cannot be reached: %v", p.remote, err)
+	}
+	conn, err := net.DialUDP("udp", &net.UDPAddr{IP: net.ParseIP(p.bind), Port: p.local}, raddr)
+	if err != nil {
+		return nil, app.Errorf(app.ECONFLICT, "UDP port %d is taken by another program: %v", p.local, err)
+	}
+	_ = conn.SetReadBuffer(1 << 20)
+	_ = conn.SetWriteBuffer(1 << 20)
+	return &sock{conn: conn}, nil
+}
+
+func (s *sock) close() { _ = s.conn.Close() }
+
+// newSockBatch returns a batch of n buffers of size bytes each on s.
+func newSockBatch(s *sock, n, size int) *batch {
+	b, _ := newBatch(s.conn, n, size)
+	return b
+}
+
+// send writes frames to s.
+func (s *sock) send(tx *sender, frames [][]byte) error { return tx.send(s.conn, nil, frames) }
+
+// readers is nothing here: each endpoint has its goroutine.
+type readers struct{}
+
+// reading is one endpoint's reading goroutine.
+type reading struct {
+	done chan struct{} // closed by stopReading
+}
+
+// startReading reads u on a goroutine of its own, which waits in the
+// netpoller.
+func (f *Fabric) startReading(u *udpPort) error {
+	u.rd.done = make(chan struct{})
+	rx := newSockBatch(u.sock, batchSize, MaxFrame+1)
+	go func() {
+		w := f.workers.Get().(*worker)
+		defer f.workers.Put(w)
+		for {
+			n, err := rx.recv()
+			if err != nil {
+				if errors.Is(err, net.ErrClosed) {
+					return
+				}
+				select {
+				case <-u.rd.done:
+					return
+				default:
+					continue // ICMP port unreachable from a peer that is not up yet
+				}
+			}
+			w.now = time.Now()
+			w.carry(u, rx, n)
+			w.flush()
+		}
+	}()
+	return nil
+}
+
+// stopReading makes u's goroutine return once its socket is closed.
+func (u *udpPort) stopReading() { close(u.rd.done) }
 
 // batch reads datagrams from one connected UDP socket, one per system call
 // where recvmmsg is missing.
@@ -47,3 +122,8 @@ func (s *sender) send(conn *net.UDPConn, _ syscall.RawConn, frames [][]byte) err
 	}
 	return first
 }
+
+// ringer is Linux's io_uring poller; nothing here.
+type ringer struct{}
+
+func (*ringer) flushNow(*worker) {}

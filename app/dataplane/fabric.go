@@ -3,7 +3,6 @@ package dataplane
 import (
 	"cmp"
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"maps"
@@ -13,7 +12,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"nodedesk/app"
@@ -89,6 +87,8 @@ type Fabric struct {
 	svc          *app.Service              // what Attach follows: an opened project is loaded from it
 
 	workers sync.Pool
+	readers readers // what reads the UDP endpoints; under mu
+	noRing  bool    // read them with epoll even where io_uring works (tests)
 }
 
 // topology is one immutable snapshot of what is wired to what.
@@ -522,75 +522,47 @@ func (f *Fabric) Close() {
 // dropped.
 type udpPort struct {
 	at   end
-	conn *net.UDPConn
-	rc   syscall.RawConn // conn's, for batched writes
+	sock *sock
 	peer udpPeer
-	done chan struct{}
+	rd   reading // how it is read (poller_linux.go, batch_other.go)
 	once sync.Once
+	// closing is set before the pollers let go of the socket: from then
+	// on none of them takes a new hold on it (uring_linux.go).
+	closing atomic.Bool
 }
 
+// openUDP opens the endpoint of port at and starts reading it (on Linux,
+// on one of the fabric's poller threads: decision 0050). It runs under mu.
 func (f *Fabric) openUDP(at end, p udpPeer) (*udpPort, error) {
-	raddr, err := net.ResolveUDPAddr("udp", p.remote)
+	s, err := openSock(p)
 	if err != nil {
-		return nil, app.Errorf(app.EINVALID, "UDP peer %s cannot be reached: %v", p.remote, err)
-	}
-	laddr := &net.UDPAddr{IP: net.ParseIP(p.bind), Port: p.local}
-	conn, err := net.DialUDP("udp", laddr, raddr) // connected: the kernel drops other senders
-	if err != nil {
-		return nil, app.Errorf(app.ECONFLICT, "UDP port %d is taken by another program: %v", p.local, err)
-	}
-	_ = conn.SetReadBuffer(1 << 20)
-	_ = conn.SetWriteBuffer(1 << 20)
-	rc, err := conn.SyscallConn()
-	if err != nil {
-		_ = conn.Close()
 		return nil, err
 	}
-	rx, err := newBatch(conn, batchSize, MaxFrame+1)
-	if err != nil {
-		_ = conn.Close()
+	u := &udpPort{at: at, sock: s, peer: p}
+	if err := f.startReading(u); err != nil {
+		s.close()
 		return nil, err
 	}
-	u := &udpPort{at: at, conn: conn, rc: rc, peer: p, done: make(chan struct{})}
-	go f.read(u, rx)
 	return u, nil
 }
 
+// close stops reading u and closes its socket. It runs under mu; it never
+// waits for a frame's journey, which never takes mu.
 func (u *udpPort) close() {
 	u.once.Do(func() {
-		_ = u.conn.Close()
-		close(u.done)
+		u.stopReading()
+		u.sock.close()
 	})
 }
 
-// read carries what one UDP endpoint receives, until it is closed: all the
-// datagrams that have queued, read with one system call, then their
-// frames written together (worker.flush). A datagram larger than MaxFrame
-// (a giant) is dropped; the kernel refuses other senders of a connected
-// socket.
-func (f *Fabric) read(u *udpPort, rx *batch) {
-	w := f.workers.Get().(*worker)
-	defer f.workers.Put(w)
-	for {
-		n, err := rx.recv()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			select {
-			case <-u.done:
-				return
-			default:
-				continue // ICMP port unreachable from a peer that is not up yet
-			}
+// carry takes n datagrams read from u into the lab with w; a datagram
+// larger than MaxFrame (a giant) is dropped; the kernel refuses other
+// senders of a connected socket.
+func (w *worker) carry(u *udpPort, rx *batch, n int) {
+	for i := range n {
+		if frame := rx.frame(i); len(frame) > 0 && len(frame) <= MaxFrame {
+			w.input(u.at, frame)
 		}
-		w.now = time.Now()
-		for i := range n {
-			if frame := rx.frame(i); len(frame) > 0 && len(frame) <= MaxFrame {
-				w.input(u.at, frame)
-			}
-		}
-		w.flush()
 	}
 }
 
@@ -610,6 +582,7 @@ type worker struct {
 	txq    []txFrame // the frames queued, in order
 	txSend [][]byte  // flush's frames for one endpoint
 	sender sender    // writes them
+	ring   *ringer   // when set, flush hands the frames to this io_uring poller
 }
 
 // txFrame is one frame queued for a UDP endpoint.
@@ -655,6 +628,10 @@ func (w *worker) queue(u *udpPort, frame []byte) {
 // with as few system calls as it takes. Errors are those of a datagram
 // lost on the way (the peer is not up): ignored, as the network would.
 func (w *worker) flush() {
+	if w.ring != nil {
+		w.ring.flushNow(w)
+		return
+	}
 	for len(w.txq) > 0 {
 		u, rest := w.txq[0].u, w.txq[:0]
 		w.txSend = w.txSend[:0]
@@ -665,10 +642,17 @@ func (w *worker) flush() {
 				rest = append(rest, q)
 			}
 		}
-		_ = w.sender.send(u.conn, u.rc, w.txSend)
+		_ = u.sock.send(&w.sender, w.txSend)
 		clear(w.txq[len(rest):])
 		w.txq = rest
 	}
+	w.txUsed = 0
+}
+
+// resetTx forgets the queued frames once they are sent.
+func (w *worker) resetTx() {
+	clear(w.txq)
+	w.txq = w.txq[:0]
 	w.txUsed = 0
 }
 
