@@ -159,7 +159,8 @@ func TestNAT_UDPAndDNS(t *testing.T) {
 	con.Drain()
 	from := con.Log.Len()
 	if !con.Run(fmt.Sprintf("ping 192.168.122.1 -P 17 -p %d -c 2", port), "192.168.122.1 udp_seq=1 ttl=", 20*time.Second) {
-		t.Fatalf("no answer from the host's UDP service 127.0.0.1:%d through the gateway:\n%s", port, kit.Printable(con.Log.String()))
+		t.Fatalf("no answer from the host's UDP service 127.0.0.1:%d through the gateway (the service answered %d datagrams):\n%s",
+			port, answered.Load(), kit.Printable(con.Log.String()))
 	}
 	con.Expect("pc1>", false, 10*time.Second)
 	if answered.Load() == 0 {
