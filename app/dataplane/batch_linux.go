@@ -17,7 +17,7 @@ import (
 // with recvmmsg, without allocating: one system call for all the datagrams
 // that have queued, where net.UDPConn takes one each. On a net.UDPConn
 // (newBatch) it waits in Go's netpoller as net.UDPConn does; on a sock
-// (newSockBatch) it blocks in the kernel, on the calling thread. A batch
+// (newPollBatch) it blocks in the kernel, on the calling thread. A batch
 // is used by one goroutine at a time.
 type batch struct {
 	conn *net.UDPConn

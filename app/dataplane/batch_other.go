@@ -35,12 +35,6 @@ func openSock(p udpPeer) (*sock, error) {
 
 func (s *sock) close() { _ = s.conn.Close() }
 
-// newSockBatch returns a batch of n buffers of size bytes each on s.
-func newSockBatch(s *sock, n, size int) *batch {
-	b, _ := newBatch(s.conn, n, size)
-	return b
-}
-
 // send writes frames to s.
 func (s *sock) send(tx *sender, frames [][]byte) error { return tx.send(s.conn, nil, frames) }
 
@@ -55,8 +49,11 @@ type reading struct {
 // startReading reads u on a goroutine of its own, which waits in the
 // netpoller.
 func (f *Fabric) startReading(u *udpPort) error {
+	rx, err := newBatch(u.sock.conn, batchSize, MaxFrame+1)
+	if err != nil {
+		return err
+	}
 	u.rd.done = make(chan struct{})
-	rx := newSockBatch(u.sock, batchSize, MaxFrame+1)
 	go func() {
 		w := f.workers.Get().(*worker)
 		defer f.workers.Put(w)

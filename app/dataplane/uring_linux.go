@@ -343,8 +343,6 @@ type ringer struct {
 	rearm  []*ringFile            // receives to arm again
 	cancel []*ringFile            // receives to cancel (no room in the queue before)
 	waking bool                   // the eventfd is polled
-	lastU  *udpPort               // the last files lookup
-	lastFD int32
 	stop   bool
 }
 
@@ -357,7 +355,6 @@ type ringFile struct {
 	armed  bool       // a receive is in the kernel
 	dead   bool       // its receive failed for good
 	forget chan error // answered once its receive has ended
-	logged bool
 }
 
 // ringMsg is a request to an io_uring poller's thread.
@@ -380,7 +377,7 @@ func newRingPoller(f *Fabric) (*poller, error) {
 		return nil, err
 	}
 	p := &poller{f: f, gone: make(chan struct{})}
-	rp := &ringer{p: p, evfd: evfd, files: map[*udpPort]*ringFile{}, lastFD: -1}
+	rp := &ringer{p: p, evfd: evfd, files: map[*udpPort]*ringFile{}}
 	p.ring = rp
 	ready := make(chan error, 1)
 	go rp.run(ready)
@@ -488,11 +485,8 @@ func (rp *ringer) received(w *worker, c *uringCQE) {
 		rp.release(rf)
 	case c.res == -int32(unix.EINVAL) || c.res == -int32(unix.EBADF) || c.res == -int32(unix.ENOTSOCK) ||
 		c.res == -int32(unix.EOPNOTSUPP) || c.res == -int32(unix.EFAULT):
-		rf.dead = true // arming it again would fail the same way
-		if !rf.logged {
-			rf.logged = true
-			rp.p.f.log.Error("dataplane: a UDP endpoint cannot be read", "err", unix.Errno(-c.res))
-		}
+		rf.dead = true // never armed again: it fails, and is told, once
+		rp.p.f.log.Error("dataplane: a UDP endpoint cannot be read", "err", unix.Errno(-c.res))
 	default: // buffers ran out, a peer refused a frame, a datagram of 0 bytes…
 		rp.rearm = append(rp.rearm, rf)
 	}
@@ -576,9 +570,6 @@ func (rp *ringer) add(u *udpPort) error {
 // forget lets go of u: its receive is cancelled and done answered when it
 // has ended; then the duplicate is closed.
 func (rp *ringer) forget(u *udpPort, done chan error) {
-	if rp.lastU == u {
-		rp.lastU, rp.lastFD = nil, -1
-	}
 	rf := rp.files[u]
 	if rf == nil {
 		done <- nil
@@ -646,20 +637,15 @@ func (rp *ringer) armReceives() {
 func (rp *ringer) queueSends(w *worker) {
 	for i := range w.txq {
 		q := &w.txq[i]
-		fd := rp.lastFD
-		if q.u != rp.lastU {
-			rf := rp.file(q.u)
-			if rf == nil {
-				continue // closing: the frame is dropped
-			}
-			rp.lastU, rp.lastFD = q.u, int32(rf.fd)
-			fd = rp.lastFD
+		rf := rp.file(q.u)
+		if rf == nil {
+			continue // closing: the frame is dropped
 		}
 		e := rp.r.sqe()
 		if e == nil {
 			continue // the kernel took nothing from a full queue: dropped
 		}
-		e.opcode, e.flags, e.fd = uringOpSend, uringSQECQESkipSuccess, fd
+		e.opcode, e.flags, e.fd = uringOpSend, uringSQECQESkipSuccess, int32(rf.fd)
 		e.addr, e.len = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(q.frame)))), uint32(len(q.frame))
 		e.opFlags, e.userData = unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL, udSend
 	}

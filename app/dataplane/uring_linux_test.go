@@ -32,6 +32,14 @@ func kindFabric(t *testing.T, noRing bool) *Fabric {
 	return f
 }
 
+// eachPollerKind runs test on a fabric of each kind of poller, as a
+// subtest named for it.
+func eachPollerKind(t *testing.T, test func(t *testing.T, f *Fabric)) {
+	for _, k := range pollerKinds {
+		t.Run(k.name, func(t *testing.T) { test(t, kindFabric(t, k.noRing)) })
+	}
+}
+
 // checkKind fails the test unless every poller of f is of the kind asked.
 func checkKind(t *testing.T, f *Fabric) {
 	t.Helper()
@@ -85,162 +93,150 @@ func arrives(t *testing.T, c *net.UDPConn, port int, dst *net.UDPConn, frame []b
 // ways, in order and unchanged, on either kind of poller; a giant is
 // dropped and the endpoint goes on.
 func TestPoller_HopBothWays(t *testing.T) {
-	for _, k := range pollerKinds {
-		t.Run(k.name, func(t *testing.T) {
-			f := kindFabric(t, k.noRing)
-			h1, h2 := listenLoopback(t), listenLoopback(t)
-			r1, r2 := freeUDPPort(t), freeUDPPort(t)
-			f.Load(relayTopology("relay", udpPortOf(h1), r1, udpPortOf(h2), r2))
-			checkKind(t, f)
-			if !arrives(t, h1, r1, h2, relayFrame(64, 1, 2, 0, 0)) {
-				t.Fatal("no frame crossed the hop")
-			}
-			sendTo(t, h1, r1, make([]byte, MaxFrame+100)) // a giant: dropped
-			buf := make([]byte, MaxFrame+1)
-			for i, size := range []int{64, 512, 1500, MaxFrame, 60, 1500} {
-				for dir, c := range [][2]*net.UDPConn{{h1, h2}, {h2, h1}} {
-					src, dst, port := c[0], c[1], r1
-					if dir == 1 {
-						port = r2
+	eachPollerKind(t, func(t *testing.T, f *Fabric) {
+		h1, h2 := listenLoopback(t), listenLoopback(t)
+		r1, r2 := freeUDPPort(t), freeUDPPort(t)
+		f.Load(relayTopology("relay", udpPortOf(h1), r1, udpPortOf(h2), r2))
+		checkKind(t, f)
+		if !arrives(t, h1, r1, h2, relayFrame(64, 1, 2, 0, 0)) {
+			t.Fatal("no frame crossed the hop")
+		}
+		sendTo(t, h1, r1, make([]byte, MaxFrame+100)) // a giant: dropped
+		buf := make([]byte, MaxFrame+1)
+		for i, size := range []int{64, 512, 1500, MaxFrame, 60, 1500} {
+			for dir, c := range [][2]*net.UDPConn{{h1, h2}, {h2, h1}} {
+				src, dst, port := c[0], c[1], r1
+				if dir == 1 {
+					port = r2
+				}
+				frames := make([][]byte, 40) // more than a batch, sent at once
+				if size > 1500 {
+					frames = frames[:8] // what the test's socket buffer holds
+				}
+				for j := range frames {
+					frames[j] = relayFrame(size, 1, 2, uint32(i), uint64(j))
+					sendTo(t, src, port, frames[j])
+				}
+				_ = dst.SetReadDeadline(time.Now().Add(5 * time.Second))
+				for j := range frames {
+					n, err := dst.Read(buf)
+					if err != nil {
+						t.Fatalf("%d bytes, direction %d: frame %d of %d missing: %v", size, dir, j, len(frames), err)
 					}
-					frames := make([][]byte, 40) // more than a batch, sent at once
-					if size > 1500 {
-						frames = frames[:8] // what the test's socket buffer holds
-					}
-					for j := range frames {
-						frames[j] = relayFrame(size, 1, 2, uint32(i), uint64(j))
-						sendTo(t, src, port, frames[j])
-					}
-					_ = dst.SetReadDeadline(time.Now().Add(5 * time.Second))
-					for j := range frames {
-						n, err := dst.Read(buf)
-						if err != nil {
-							t.Fatalf("%d bytes, direction %d: frame %d of %d missing: %v", size, dir, j, len(frames), err)
-						}
-						if !bytes.Equal(buf[:n], frames[j]) {
-							t.Fatalf("%d bytes, direction %d: frame %d arrived as %d bytes, or out of order", size, dir, j, n)
-						}
+					if !bytes.Equal(buf[:n], frames[j]) {
+						t.Fatalf("%d bytes, direction %d: frame %d arrived as %d bytes, or out of order", size, dir, j, n)
 					}
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 // A NIO pair: two UDP endpoints of one cloud that talk to each other, so
 // that a poller sends to its own socket and reads what it sent. A frame
 // from n1 crosses n1's link, the pair, and n2's link.
 func TestPoller_NIOPairToItself(t *testing.T) {
-	for _, k := range pollerKinds {
-		t.Run(k.name, func(t *testing.T) {
-			f := kindFabric(t, k.noRing)
-			h1, h2 := listenLoopback(t), listenLoopback(t)
-			r1, r2, a, b := freeUDPPort(t), freeUDPPort(t), freeUDPPort(t), freeUDPPort(t)
-			nodes, _ := relayTopology("relay", udpPortOf(h1), r1, udpPortOf(h2), r2)
-			cloud := &app.Node{ID: "c", Type: app.Cloud, Properties: app.Properties{CloudPorts: []app.CloudPort{
-				{Name: "a", PortNumber: 0, Type: "udp", LPort: a, RHost: "127.0.0.1", RPort: b},
-				{Name: "b", PortNumber: 1, Type: "udp", LPort: b, RHost: "127.0.0.1", RPort: a},
-			}}}
-			link := func(id, x string, xp int, y string, yp int) *app.Link {
-				return &app.Link{ID: id, Nodes: []app.LinkEnd{{NodeID: x, PortNumber: xp}, {NodeID: y, PortNumber: yp}}}
-			}
-			f.Load(append(nodes, cloud), []*app.Link{link("l1", "n1", 0, "c", 0), link("l2", "c", 1, "n2", 0)})
-			checkKind(t, f)
-			if !arrives(t, h1, r1, h2, relayFrame(64, 1, 2, 1, 1)) {
-				t.Fatal("no frame crossed n1 → pair → n2")
-			}
-			if !arrives(t, h2, r2, h1, relayFrame(1500, 2, 1, 1, 2)) {
-				t.Fatal("no frame crossed n2 → pair → n1")
-			}
-		})
-	}
+	eachPollerKind(t, func(t *testing.T, f *Fabric) {
+		h1, h2 := listenLoopback(t), listenLoopback(t)
+		r1, r2, a, b := freeUDPPort(t), freeUDPPort(t), freeUDPPort(t), freeUDPPort(t)
+		nodes, _ := relayTopology("relay", udpPortOf(h1), r1, udpPortOf(h2), r2)
+		cloud := &app.Node{ID: "c", Type: app.Cloud, Properties: app.Properties{CloudPorts: []app.CloudPort{
+			{Name: "a", PortNumber: 0, Type: "udp", LPort: a, RHost: "127.0.0.1", RPort: b},
+			{Name: "b", PortNumber: 1, Type: "udp", LPort: b, RHost: "127.0.0.1", RPort: a},
+		}}}
+		link := func(id, x string, xp int, y string, yp int) *app.Link {
+			return &app.Link{ID: id, Nodes: []app.LinkEnd{{NodeID: x, PortNumber: xp}, {NodeID: y, PortNumber: yp}}}
+		}
+		f.Load(append(nodes, cloud), []*app.Link{link("l1", "n1", 0, "c", 0), link("l2", "c", 1, "n2", 0)})
+		checkKind(t, f)
+		if !arrives(t, h1, r1, h2, relayFrame(64, 1, 2, 1, 1)) {
+			t.Fatal("no frame crossed n1 → pair → n2")
+		}
+		if !arrives(t, h2, r2, h1, relayFrame(1500, 2, 1, 1, 2)) {
+			t.Fatal("no frame crossed n2 → pair → n1")
+		}
+	})
 }
 
 // Endpoints closed and opened again while frames pour in on every one of
 // them: nothing hangs, the ports are released, and the endpoints opened
 // afterwards carry frames.
 func TestPoller_CloseDuringTraffic(t *testing.T) {
-	for _, k := range pollerKinds {
-		t.Run(k.name, func(t *testing.T) {
-			f := kindFabric(t, k.noRing)
-			h1, h2 := listenLoopback(t), listenLoopback(t)
-			r1, r2 := freeUDPPort(t), freeUDPPort(t)
-			nodes, links := relayTopology("relay", udpPortOf(h1), r1, udpPortOf(h2), r2)
-			f.Load(nodes, links)
-			checkKind(t, f)
-			var stop atomic.Bool
-			var wg sync.WaitGroup
-			for _, c := range [][2]any{{h1, r1}, {h2, r2}} {
-				wg.Add(1)
-				go func(src *net.UDPConn, port int) {
-					defer wg.Done()
-					frame := relayFrame(512, 1, 2, 9, 9)
-					for !stop.Load() {
-						_, _ = src.WriteToUDP(frame, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
-					}
-				}(c[0].(*net.UDPConn), c[1].(int))
-			}
-			for range 30 { // n2 stops and starts: its endpoint closes and opens on the same port
-				stopped := *nodes[1]
-				stopped.Status = app.Stopped
-				f.Apply(app.Event{Action: app.EventNodeUpdated, Payload: &stopped})
-				f.Apply(app.Event{Action: app.EventNodeUpdated, Payload: nodes[1]})
-				if f.topo.Load().udp[end{"n2", 0, 0}] == nil {
-					t.Fatal("n2's endpoint did not open again on its port: the last one was not released")
+	eachPollerKind(t, func(t *testing.T, f *Fabric) {
+		h1, h2 := listenLoopback(t), listenLoopback(t)
+		r1, r2 := freeUDPPort(t), freeUDPPort(t)
+		nodes, links := relayTopology("relay", udpPortOf(h1), r1, udpPortOf(h2), r2)
+		f.Load(nodes, links)
+		checkKind(t, f)
+		var stop atomic.Bool
+		var wg sync.WaitGroup
+		for _, c := range [][2]any{{h1, r1}, {h2, r2}} {
+			wg.Add(1)
+			go func(src *net.UDPConn, port int) {
+				defer wg.Done()
+				frame := relayFrame(512, 1, 2, 9, 9)
+				for !stop.Load() {
+					_, _ = src.WriteToUDP(frame, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
 				}
+			}(c[0].(*net.UDPConn), c[1].(int))
+		}
+		for range 30 { // n2 stops and starts: its endpoint closes and opens on the same port
+			stopped := *nodes[1]
+			stopped.Status = app.Stopped
+			f.Apply(app.Event{Action: app.EventNodeUpdated, Payload: &stopped})
+			f.Apply(app.Event{Action: app.EventNodeUpdated, Payload: nodes[1]})
+			if f.topo.Load().udp[end{"n2", 0, 0}] == nil {
+				t.Fatal("n2's endpoint did not open again on its port: the last one was not released")
 			}
-			f.Close() // with traffic on both sockets
-			f.Load(nodes, links)
-			if len(f.topo.Load().udp) != 2 {
-				t.Fatal("the endpoints did not open again after Close: their ports were not released")
-			}
-			stop.Store(true)
-			wg.Wait()
-			if !arrives(t, h1, r1, h2, relayFrame(64, 1, 2, 3, 3)) {
-				t.Fatal("no frame crossed the hop after the endpoints opened again")
-			}
-		})
-	}
+		}
+		f.Close() // with traffic on both sockets
+		f.Load(nodes, links)
+		if len(f.topo.Load().udp) != 2 {
+			t.Fatal("the endpoints did not open again after Close: their ports were not released")
+		}
+		stop.Store(true)
+		wg.Wait()
+		if !arrives(t, h1, r1, h2, relayFrame(64, 1, 2, 3, 3)) {
+			t.Fatal("no frame crossed the hop after the endpoints opened again")
+		}
+	})
 }
 
 // A frame sent to a port nobody listens on is refused (ICMP port
 // unreachable): that frame is lost, but the endpoint that sent it, and
 // the others, go on; once its peer listens, frames reach it.
 func TestPoller_RefusedSendBreaksNothing(t *testing.T) {
-	for _, k := range pollerKinds {
-		t.Run(k.name, func(t *testing.T) {
-			f := kindFabric(t, k.noRing)
-			h1, h3, h4 := listenLoopback(t), listenLoopback(t), listenLoopback(t)
-			deaf := freeUDPPort(t) // n2's process is not up
-			r1, r2, r3, r4 := freeUDPPort(t), freeUDPPort(t), freeUDPPort(t), freeUDPPort(t)
-			nodes, links := relayTopology("relay", udpPortOf(h1), r1, deaf, r2)
-			more, more2 := relayTopology("relay", udpPortOf(h3), r3, udpPortOf(h4), r4)
-			more[0].ID, more[1].ID = "n3", "n4"
-			more2[0].ID, more2[0].Nodes[0].NodeID, more2[0].Nodes[1].NodeID = "l2", "n3", "n4"
-			f.Load(append(nodes, more...), append(links, more2...))
-			checkKind(t, f)
-			for i := range 200 { // refused again and again
-				sendTo(t, h1, r1, relayFrame(64, 1, 2, 4, uint64(i)))
-			}
-			if !arrives(t, h3, r3, h4, relayFrame(64, 3, 4, 4, 1)) {
-				t.Fatal("another link stopped carrying frames after refused sends")
-			}
-			if !arrives(t, h4, r4, h3, relayFrame(64, 4, 3, 4, 2)) {
-				t.Fatal("another link stopped carrying frames back after refused sends")
-			}
-			h2, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: deaf})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer h2.Close()
-			if !arrives(t, h1, r1, h2, relayFrame(64, 1, 2, 4, 3)) {
-				t.Fatal("n1's frames no longer reach n2 once it listens")
-			}
-			if !arrives(t, h2, r2, h1, relayFrame(64, 2, 1, 4, 4)) {
-				t.Fatal("n2's endpoint, whose sends were refused, no longer reads")
-			}
-		})
-	}
+	eachPollerKind(t, func(t *testing.T, f *Fabric) {
+		h1, h3, h4 := listenLoopback(t), listenLoopback(t), listenLoopback(t)
+		deaf := freeUDPPort(t) // n2's process is not up
+		r1, r2, r3, r4 := freeUDPPort(t), freeUDPPort(t), freeUDPPort(t), freeUDPPort(t)
+		nodes, links := relayTopology("relay", udpPortOf(h1), r1, deaf, r2)
+		more, more2 := relayTopology("relay", udpPortOf(h3), r3, udpPortOf(h4), r4)
+		more[0].ID, more[1].ID = "n3", "n4"
+		more2[0].ID, more2[0].Nodes[0].NodeID, more2[0].Nodes[1].NodeID = "l2", "n3", "n4"
+		f.Load(append(nodes, more...), append(links, more2...))
+		checkKind(t, f)
+		for i := range 200 { // refused again and again
+			sendTo(t, h1, r1, relayFrame(64, 1, 2, 4, uint64(i)))
+		}
+		if !arrives(t, h3, r3, h4, relayFrame(64, 3, 4, 4, 1)) {
+			t.Fatal("another link stopped carrying frames after refused sends")
+		}
+		if !arrives(t, h4, r4, h3, relayFrame(64, 4, 3, 4, 2)) {
+			t.Fatal("another link stopped carrying frames back after refused sends")
+		}
+		h2, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: deaf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h2.Close()
+		if !arrives(t, h1, r1, h2, relayFrame(64, 1, 2, 4, 3)) {
+			t.Fatal("n1's frames no longer reach n2 once it listens")
+		}
+		if !arrives(t, h2, r2, h1, relayFrame(64, 2, 1, 4, 4)) {
+			t.Fatal("n2's endpoint, whose sends were refused, no longer reads")
+		}
+	})
 }
 
 // The io_uring poller's thread allocates nothing per frame: frames sent
