@@ -118,11 +118,12 @@ bench-dataplane: deps-go
 # nodedesk's data plane against GNS3 2.2's own processes (bench/gns3): a
 # UDP↔UDP hop (ubridge) and a host–switch–host lab (ubridge, dynamips'
 # Ethernet switch, ubridge), built from UBRIDGE_SRC and DYNAMIPS_SRC
-# (archives or source folders; built once in build/bench-gns3), against
+# (archives or source folders; built once in build/bench-gns3), and on the
+# hop a bare Go relay (the least Go spends per frame: decision 0054), against
 # NODEDESK_SIDES (nodedesk server binaries, PATH or NAME=PATH,...; default
 # this tree's, built there). A developer's target, not part of make test
 # or make bench; it runs under the lab lock (BENCH_LOCK= if you hold it).
-# BENCH_GNS3_ARGS passes -rate, -seconds, -rounds, -labs, -sizes.
+# BENCH_GNS3_ARGS passes -rate, -seconds, -rounds, -labs, -sizes, -go=false.
 UBRIDGE_SRC  ?= /work/shared/third_party/ubridge-0.9.19.tar.gz
 DYNAMIPS_SRC ?= /work/shared/third_party/dynamips-0.2.24.tar.gz
 BENCH_GNS3   := build/bench-gns3

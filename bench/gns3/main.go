@@ -15,6 +15,12 @@
 //	     a ubridge of its own (three processes), against nodedesk's two
 //	     clouds and Ethernet switch, created and linked over REST
 //
+// On the hop it also measures go: the least a Go program spends on a hop,
+// ubridge's own design written in Go (this program, re-run as a relay: a
+// thread per direction, a blocking recvfrom and a sendto per frame). Its
+// ratio to gns3 is what Go's runtime costs over C on this machine; the
+// nodedesk sides' ratio to it is what nodedesk adds to that.
+//
 // One paced UDP endpoint program (this one) plays both hosts of every lab
 // and prints, for 64-, 512- and 1500-byte frames: CPU per frame (all
 // threads of all relaying processes, from /proc), system calls (perf, when
@@ -69,9 +75,17 @@ var opts struct {
 	ubridge, dynamips, nodedesk string
 	rate, seconds, rounds       int
 	labs, sizes                 string
+	goSide                      bool
 }
 
+// relayArg runs this program as the go side's relay (goRelay) instead.
+const relayArg = "-go-relay"
+
 func main() {
+	if len(os.Args) == 6 && os.Args[1] == relayArg {
+		goRelay(os.Args[2:])
+		return
+	}
 	flag.StringVar(&opts.ubridge, "ubridge", "build/bench-gns3/ubridge", "the ubridge binary")
 	flag.StringVar(&opts.dynamips, "dynamips", "build/bench-gns3/dynamips", "the dynamips binary")
 	flag.StringVar(&opts.nodedesk, "nodedesk", "build/bench-gns3/nodedesk-server", "nodedesk server binaries: PATH or NAME=PATH,NAME=PATH (each one a side)")
@@ -80,6 +94,7 @@ func main() {
 	flag.IntVar(&opts.rounds, "rounds", 2, "rounds per cell (the sides alternate which goes first)")
 	flag.StringVar(&opts.labs, "labs", "hop,lab", "labs to measure: hop, lab")
 	flag.StringVar(&opts.sizes, "sizes", "64,512,1500", "frame sizes in bytes")
+	flag.BoolVar(&opts.goSide, "go", true, "on the hop, also measure a bare Go relay (the go side)")
 	flag.Parse()
 	code := run()
 	killAll()
@@ -186,6 +201,14 @@ func run() int {
 			return 1
 		}
 		sides = append(sides, g)
+		if lab == "hop" && opts.goSide {
+			gs, err := goSide()
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "go %s: %v\n", lab, err)
+				return 1
+			}
+			sides = append(sides, gs)
+		}
 		for _, s := range sides {
 			if err := s.warm(); err != nil {
 				fmt.Fprintf(os.Stderr, "%s %s: %v\n", s.name, lab, err)
@@ -219,6 +242,9 @@ func run() int {
 	fmt.Println("sys/f: their system calls ÷ frames (perf stat, a window of its own; NaN without perf); wake/f: their context switches ÷ frames.")
 	fmt.Println("frames/s: highest delivered rate at <1% loss (×1.5 then bisected, 300 ms trials); rtt: host 1 → lab → host 2 (echo) → lab → host 1.")
 	fmt.Println("gns3: ubridge 0.9.19 (hop); ubridge + dynamips 0.2.24 ethsw + ubridge (lab), wired as gns3-server 2.2.59 does.")
+	if opts.goSide && strings.Contains(opts.labs, "hop") {
+		fmt.Println("go (hop): ubridge's design in Go, a locked thread per direction with a blocking recvfrom and a sendto per frame: the least a Go program spends on a hop.")
+	}
 	return 0
 }
 
@@ -405,6 +431,76 @@ func gns3Side(lab string) (*side, error) {
 		return s, nil
 	}
 	return nil, fmt.Errorf("no lab %q (hop, lab)", lab)
+}
+
+// goSide is the hop as a bare Go relay: this program re-run as goRelay.
+func goSide() (*side, error) {
+	l1, l2 := freePort(), freePort()
+	s, err := newSide("go", l1, l2)
+	if err != nil {
+		return nil, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd, err := start("", self, relayArg, strconv.Itoa(l1), strconv.Itoa(s.h1.port), strconv.Itoa(l2), strconv.Itoa(s.h2.port))
+	if err != nil {
+		return nil, err
+	}
+	s.pids = []int{cmd.Process.Pid}
+	return s, nil
+}
+
+// goRelay is the go side's process: ports l1 r1 l2 r2 (UDP on 127.0.0.1),
+// what arrives at l1 is sent to r2 and what arrives at l2 to r1, as a
+// ubridge bridge does, until it is killed. Each direction has a thread of
+// its own that blocks in recvfrom, then sends; it passes through Go's
+// scheduler every 8 ms, as nodedesk's pollers do, or the runtime would
+// take its processor away every 10 ms at a far higher cost.
+func goRelay(args []string) {
+	var p [4]int
+	for i, a := range args {
+		n, err := strconv.Atoi(a)
+		if err != nil {
+			os.Exit(2)
+		}
+		p[i] = n
+	}
+	sock := func(local, remote int) int {
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+		if err == nil {
+			_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, 1<<20)
+			_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_SNDBUF, 1<<20)
+			err = unix.Bind(fd, &unix.SockaddrInet4{Port: local, Addr: [4]byte{127, 0, 0, 1}})
+		}
+		if err == nil {
+			err = unix.Connect(fd, &unix.SockaddrInet4{Port: remote, Addr: [4]byte{127, 0, 0, 1}})
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return fd
+	}
+	a, b := sock(p[0], p[1]), sock(p[2], p[3])
+	relay := func(src, dst int) {
+		runtime.LockOSThread()
+		buf := make([]byte, 65536)
+		yielded := time.Now()
+		for {
+			n, _, e := unix.Syscall6(unix.SYS_RECVFROM, uintptr(src), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), 0, 0, 0)
+			if e == 0 {
+				_, _, _ = unix.Syscall6(unix.SYS_SENDTO, uintptr(dst), uintptr(unsafe.Pointer(&buf[0])), n, unix.MSG_DONTWAIT, 0, 0)
+			}
+			if now := time.Now(); now.Sub(yielded) > 8*time.Millisecond {
+				runtime.Gosched()
+				yielded = now
+			}
+		}
+	}
+	go relay(a, b)
+	relay(b, a)
 }
 
 // nodedeskSide builds lab on a nodedesk server of its own, over REST.
@@ -796,6 +892,20 @@ func table(lab string, sides []*side, cells map[string]*cell, sizes []int) strin
 				fmt.Sprintf("%.1fµs", float64(c.rtt(0.5))/1e3), fmt.Sprintf("%.1fµs", float64(c.rtt(0.99))/1e3),
 				r(float64(c.rtt(0.5))/float64(g.rtt(0.5))), strconv.Itoa(c.lost))
 		}
+	}
+	cpu := func(name string, size int) float64 {
+		c := cells[name+"/"+strconv.Itoa(size)]
+		return float64(c.cpu) / float64(max(c.frames, 1))
+	}
+	for _, s := range sides {
+		if cells["go/"+strconv.Itoa(sizes[0])] == nil || s.name == "gns3" || s.name == "go" {
+			continue
+		}
+		fmt.Fprintf(&b, "%s CPU per frame ÷ go's:", s.name)
+		for _, size := range sizes {
+			fmt.Fprintf(&b, " %.2f× (%d B)", cpu(s.name, size)/cpu("go", size), size)
+		}
+		fmt.Fprintln(&b)
 	}
 	return b.String()
 }
