@@ -23,6 +23,15 @@ import (
 // firstHost and lastHost bound the addresses leased: .2–.254.
 const firstHost, lastHost = 2, 254
 
+// leasable says whether host n of Subnet may be leased: one of .2–.254
+// but .224–.239. VPCS 0.5b2 (Debian's vpcs package, which nodedesk runs)
+// drops every UDP datagram sent to it when its own address ends in
+// 224–239: it tests the address for multicast in network byte order
+// (upv4, src/packets.c), so its UDP pings through the gateway would all
+// time out. GNS3's later VPCS builds test it right; no lab loses anything
+// by the 16 addresses skipped.
+func leasable(n int) bool { return n >= firstHost && n <= lastHost && (n < 224 || n > 239) }
+
 // leaseNet is the network part of Subnet (a /24), whose hosts are leased.
 var leaseNet = func() net.IP {
 	_, n, err := net.ParseCIDR(Subnet)
@@ -69,7 +78,7 @@ func reserveLease(pool *tap.IPPool, f []byte) {
 	}
 	free := func(n int) bool {
 		_, taken := leases[hostAddr(n).String()]
-		return n >= firstHost && n <= lastHost && !taken
+		return leasable(n) && !taken
 	}
 	if req := m.RequestedIPAddress().To4(); req != nil && req.Mask(net.CIDRMask(24, 32)).Equal(leaseNet) && free(int(req[3])) {
 		pool.Reserve(req, mac)

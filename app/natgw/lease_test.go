@@ -75,3 +75,21 @@ func TestGateway_LeasesSurviveARestart(t *testing.T) {
 		t.Fatalf("%s got %s, %s's", d, got, a)
 	}
 }
+
+// No host is offered an address ending in 224–239 (leasable), where VPCS
+// 0.5b2 drops UDP: not by its MAC's hash (this MAC's lands on .236), nor
+// when it asks for one.
+func TestGateway_LeasesNoAddressVPCSDropsUDPAt(t *testing.T) {
+	l := newLab(t, Config{NodeID: "n1"})
+	for _, c := range []struct {
+		mac  net.HardwareAddr
+		want net.IP
+	}{
+		{net.HardwareAddr{0x00, 0x50, 0x79, 0x66, 0x68, 0x0c}, nil},
+		{net.HardwareAddr{0x00, 0x50, 0x79, 0x66, 0x68, 0x0d}, net.IPv4(192, 168, 122, 230)},
+	} {
+		if got := offer(t, l, c.mac, c.want); got[3] >= 224 && got[3] <= 239 {
+			t.Errorf("%s (asking for %v) was offered %s, whose UDP VPCS 0.5b2 drops", c.mac, c.want, got)
+		}
+	}
+}
