@@ -2,11 +2,11 @@
 // lab's Ethernet segment and the host's network, on gVisor's netstack as
 // containers/gvisor-tap-vsock assembles it (no root, no libvirt, no TAP).
 // On 192.168.122.0/24, libvirt's default network that GNS3 users expect,
-// the gateway 192.168.122.1 answers ARP and ping, leases .2–.254 by DHCP
-// (one hour; a host gets the same address after a restart, see
-// reserveLease), answers DNS by the host's resolver, and carries the lab's
-// TCP, UDP and pings to the host's network from host sockets of this
-// process (pings: see pinger);
+// the gateway 192.168.122.1 answers ARP and ping, leases .2–.254 but
+// .224–.239 by DHCP (leasable; one hour; a host gets the same address
+// after a restart, see reserveLease), answers DNS by the host's
+// resolver, and carries the lab's TCP, UDP and pings to the host's network
+// from host sockets of this process (pings: see pinger);
 // TCP and UDP to the gateway's own address reach the host's services that
 // listen on its network addresses, never a loopback-only one unless the
 // owner allows the host's loopback (see hostTarget), and never the ports
