@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"nodedesk/app/hostnet"
 )
 
 // The ids of the lab labFile writes.
@@ -667,6 +670,29 @@ func TestProjectImportQuirks(t *testing.T) {
 				diffStates(t, a, b)
 			}
 		})
+	}
+}
+
+// A console port the file gives that another program of this machine
+// holds is replaced by a free one on import, as gns3-server does, so that
+// the node starts instead of answering 409.
+func TestProjectImport_ConsolePortHeldElsewhere(t *testing.T) {
+	ts := mustOpenServerWith(t, testOptions{portFree: hostnet.PortFree("127.0.0.1")})
+	var held net.Listener
+	for p := 5000; held == nil && p < 5100; p++ {
+		held, _ = net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+	}
+	if held == nil {
+		t.Fatal("no port of 5000–5099 to hold")
+	}
+	defer held.Close()
+	port := held.Addr().(*net.TCPAddr).Port
+	g := newGNS3Project("held", 9)
+	g.node(uuidN("00000006", 1), "vpcs", "PC1", 0, 0, map[string]any{}, map[string]any{"console": port, "console_type": "telnet"})
+	pid := uuidN("0000000e", 1)
+	ts.importArchive(pid, g.json(t), "").Want(t, 201)
+	if c := byName(ts.state(t, pid).nodes)["PC1"]["console"]; c == nil || c == float64(port) {
+		t.Errorf("PC1's console is %v; another program holds %d, so it should have a free one", c, port)
 	}
 }
 

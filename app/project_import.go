@@ -69,8 +69,9 @@ type ImportFile struct {
 // its settings, nodes, links and drawings under the same rules as the
 // API's creations (names, console ports, properties, labels, ports), all
 // published as events once committed; process-run nodes are stopped. A
-// console port the file gives that another node owns is replaced by a
-// free one, as DuplicateProject does; a console type the node's type does
+// console port the file gives that another node owns, or that another
+// program of this machine holds, is replaced by a free one (fitConsole);
+// a console type the node's type does
 // not allow in nodedesk becomes the type's default (a VPCS always has a
 // telnet console).
 //
@@ -248,7 +249,7 @@ func (s *Service) importIn(tx Tx, emit emitFunc, id string, imp ProjectImport, i
 func (s *Service) importNodeIn(tx Tx, emit emitFunc, pid string, c NodeCreate, ids map[string]string, files map[string]string, env newNodeEnv) error {
 	given := c.ID
 	c.ID = newID(ids, "node", given)
-	if err := fitConsole(tx, &c); err != nil {
+	if err := s.fitConsole(tx, &c); err != nil {
 		return err
 	}
 	nodeEnv := newNodeEnv{}
@@ -305,8 +306,10 @@ func (s *Service) importLinkIn(tx Tx, emit emitFunc, pid string, l LinkImport, i
 // fitConsole adapts the console settings a file gives a node to the rules
 // of its type here: a console type the type does not allow becomes the
 // type's default, a port is dropped when the node has no console, and a
-// port another node owns is left for allocation (a free one).
-func fitConsole(tx Tx, c *NodeCreate) error {
+// port another node owns or another program of this machine holds is left
+// for allocation (a free one), as gns3-server 2.2.59's reserve_tcp_port
+// replaces a port in use (compute/port_manager.py).
+func (s *Service) fitConsole(tx Tx, c *NodeCreate) error {
 	ct := c.Type.kind().consoles[0]
 	if c.ConsoleType.Set {
 		want := ConsoleNone
@@ -322,7 +325,7 @@ func fitConsole(tx Tx, c *NodeCreate) error {
 		c.Console = Field[int]{}
 		return nil
 	}
-	if _, taken, err := tx.ConsoleOwner(c.Console.Value); err != nil || taken {
+	if _, taken, err := tx.ConsoleOwner(c.Console.Value); err != nil || taken || !s.c.PortFree("tcp", c.Console.Value) {
 		c.Console = Field[int]{}
 		return err
 	}
