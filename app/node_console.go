@@ -111,18 +111,31 @@ func ownerWhere(tx Tx, owner NodeKey, projectID string) string {
 	return name + " of another project"
 }
 
-// freeConsolePort returns the lowest console port of the range that no
-// node owns and no other program of this machine holds (a port taken
-// later still fails the node's start with a conflict that says so), but
-// those in taken (the node's other console, not yet stored).
+// consolePortFree is the one test of a console port being free for a new
+// node: no node owns it and no other program of this machine holds it.
+func (s *Service) consolePortFree(tx Tx, port int) (bool, error) {
+	_, owned, err := tx.ConsoleOwner(port)
+	if err != nil || owned {
+		return false, err
+	}
+	return s.c.PortFree("tcp", port), nil
+}
+
+// freeConsolePort returns the lowest console port of the range that is
+// free (consolePortFree; a port taken later still fails the node's start
+// with a conflict that says so), but those in taken (the node's other
+// console, not yet stored).
 func (s *Service) freeConsolePort(tx Tx, ct ConsoleType, taken ...int) (int, error) {
 	lo, hi := consoleRange(ct)
 	for p := lo; p <= hi; p++ {
-		_, ok, err := tx.ConsoleOwner(p)
+		if slices.Contains(taken, p) {
+			continue
+		}
+		free, err := s.consolePortFree(tx, p)
 		if err != nil {
 			return 0, err
 		}
-		if !ok && !slices.Contains(taken, p) && s.c.PortFree("tcp", p) {
+		if free {
 			return p, nil
 		}
 	}

@@ -306,8 +306,8 @@ func (s *Service) importLinkIn(tx Tx, emit emitFunc, pid string, l LinkImport, i
 // fitConsole adapts the console settings a file gives a node to the rules
 // of its type here: a console type the type does not allow becomes the
 // type's default, a port is dropped when the node has no console, and a
-// port another node owns or another program of this machine holds is left
-// for allocation (a free one), as gns3-server 2.2.59's reserve_tcp_port
+// port that is not free (consolePortFree) is left for allocation (a free
+// one), as gns3-server 2.2.59's reserve_tcp_port
 // replaces a port in use (compute/port_manager.py).
 func (s *Service) fitConsole(tx Tx, c *NodeCreate) error {
 	ct := c.Type.kind().consoles[0]
@@ -325,11 +325,11 @@ func (s *Service) fitConsole(tx Tx, c *NodeCreate) error {
 		c.Console = Field[int]{}
 		return nil
 	}
-	if _, taken, err := tx.ConsoleOwner(c.Console.Value); err != nil || taken || !s.c.PortFree("tcp", c.Console.Value) {
+	free, err := s.consolePortFree(tx, c.Console.Value)
+	if !free {
 		c.Console = Field[int]{}
-		return err
 	}
-	return nil
+	return err
 }
 
 // keepNulls puts back the properties a file gives as null: an update
