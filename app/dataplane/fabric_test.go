@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -74,15 +75,38 @@ func relayTopology(mode string, a1, r1, a2, r2 int) ([]*app.Node, []*app.Link) {
 	return nodes, []*app.Link{link("l1", "n1", 0, "sw", 0), link("l2", "n2", 0, "sw", 1)}
 }
 
-// freeUDPPort returns a loopback UDP port that was free a moment ago.
+// givenUDPPorts are the ports freeUDPPort returned in this process.
+var givenUDPPorts struct {
+	sync.Mutex
+	m map[int]bool
+}
+
+// freeUDPPort returns a loopback UDP port that was free a moment ago and
+// that it never returned before in this process: the kernel may hand out
+// a port it just released again, and two endpoints of one test on the
+// same port would fail to open (TestFabric_ClosedEndpointsEndTheirPollers
+// draws 16).
 func freeUDPPort(tb testing.TB) int {
 	tb.Helper()
-	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		tb.Fatal(err)
+	givenUDPPorts.Lock()
+	defer givenUDPPorts.Unlock()
+	if givenUDPPorts.m == nil {
+		givenUDPPorts.m = map[int]bool{}
 	}
-	defer c.Close()
-	return c.LocalAddr().(*net.UDPAddr).Port
+	for range 1000 { // bounded: the ephemeral range has ~28k ports
+		c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		port := c.LocalAddr().(*net.UDPAddr).Port
+		_ = c.Close()
+		if !givenUDPPorts.m[port] {
+			givenUDPPorts.m[port] = true
+			return port
+		}
+	}
+	tb.Fatal("no UDP port that was not given before")
+	return 0
 }
 
 // listenLoopback binds a UDP socket on a free loopback port.
