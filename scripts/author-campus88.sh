@@ -35,7 +35,8 @@
 # two IOU switches nodedesk keeps but does not run. 88 nodes, 86 links, 12
 # drawings, about 4,400 × 2,300 px: at 1440×900 with the side panels shown it
 # fits only below zoom 0.2. Positions are jittered a little, as a hand
-# places them.
+# places them, and each node but the IOU ones gets the update gns3-gui sends
+# when a node is moved (its label placed and styled).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -138,13 +139,24 @@ P = "/projects/" + pid
 rnd = random.Random(88)  # the same jitter every run
 counts = {"nodes": 0, "links": 0, "drawings": 0}
 
-def node(node_type, name, x, y, properties=None, **extra):
+LABEL_STYLE = "font-family: TypeWriter;font-size: 10.0;font-weight: bold;fill: #000000;fill-opacity: 1.0;"
+
+def node(node_type, name, x, y, properties=None, placed=True, **extra):
     body = {"name": name, "node_type": node_type, "compute_id": "local",
             "x": round(x + rnd.uniform(-12, 12)), "y": round(y + rnd.uniform(-8, 8)),
             "properties": properties or {}}
     body.update(extra)
     counts["nodes"] += 1
-    return must("POST", P + "/nodes", body)["node_id"]
+    n = must("POST", P + "/nodes", body)
+    if placed:
+        # What gns3-gui sends when a node is dropped where the user wants it
+        # (gns3/node.py setGraphics): the position and the label as drawn,
+        # centred above the symbol in its default font.
+        must("PUT", P + "/nodes/" + n["node_id"], {
+            "x": n["x"], "y": n["y"], "z": n["z"], "symbol": n["symbol"], "locked": False,
+            "label": {"text": name, "x": round(n["width"] / 2 - len(name) * 3.8), "y": -25, "rotation": 0,
+                      "style": LABEL_STYLE}})
+    return n["node_id"]
 
 def end(node_id, adapter, port):
     return {"node_id": node_id, "adapter_number": adapter, "port_number": port}
@@ -211,7 +223,8 @@ link(end(R[0], 1, 2), end(cloud, 0, 0))
 link(end(R[1], 1, 2), end(nat, 0, 0))
 for i, x in enumerate([cx - 120, cx + 60]):
     node("iou", "IOU-L2-%d" % (i + 1), x, cy + 300,
-         {"path": "iou-l2-stand-in.bin", "ethernet_adapters": 2, "serial_adapters": 0, "ram": 256, "nvram": 128})
+         {"path": "iou-l2-stand-in.bin", "ethernet_adapters": 2, "serial_adapters": 0, "ram": 256, "nvram": 128},
+         placed=False)  # never moved: GNS3 keeps their labels unplaced
 drawing(note("Campus lab: 4 sites, 88 nodes", 28), 0, -80, 1)
 drawing('<svg height="4" width="600"><line stroke="#5d6778" stroke-width="3" x1="0" x2="600" y1="2" y2="2" /></svg>',
         0, -30, 0)
