@@ -80,3 +80,39 @@ func TestDynamipsTemplate_AsGNS3(t *testing.T) {
 		t.Errorf("node's ports %v; want %v", names, want)
 	}
 }
+
+// TestDynamipsTemplate_NodeStartsWithGNS3BaseConfig: a router made from an
+// IOS router template does not keep the template's base config file
+// names, as GNS3's node does not, and "Edit config" shows the config it
+// will start with before its first start — GNS3's base config with its
+// name — as gns3-server wrote it at creation (controller/node.py sends
+// the file's content, configs/ios_base_startup-config.txt). What the user
+// saves there is what it then holds.
+func TestDynamipsTemplate_NodeStartsWithGNS3BaseConfig(t *testing.T) {
+	ts := mustOpenServer(t)
+	tpl := ts.Do("POST", "/v2/templates", map[string]any{"name": "c7200", "template_type": "dynamips", "platform": "c7200",
+		"image": "c7200.image", "compute_id": "local"}).Want(t, 201).JSON(t)
+	if tpl["startup_config"] != "ios_base_startup-config.txt" {
+		t.Errorf("template's startup_config = %v; want GNS3's ios_base_startup-config.txt", tpl["startup_config"])
+	}
+	pid := ts.MustCreateProject("lab")
+	n := ts.Do("POST", "/v2/projects/"+pid+"/templates/"+tpl["template_id"].(string), map[string]any{"x": 0, "y": 0}).Want(t, 201).JSON(t)
+	props := n["properties"].(map[string]any)
+	for _, k := range []string{"startup_config", "private_config"} {
+		if v, ok := props[k]; ok {
+			t.Errorf("the node keeps the template's %s (%v); GNS3's node has no such property", k, v)
+		}
+	}
+	file := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string) + "/files/configs/i1_startup-config.cfg"
+	got := string(ts.Do("GET", file, nil).Want(t, 200).Body)
+	for _, line := range []string{"hostname R1\n", "no ip domain-lookup\n", "line con 0\n privilege level 15\n no login\n exec-timeout 0 0\n", "line aux 0\n"} {
+		if !strings.Contains(got, line) {
+			t.Errorf("Edit config of a new router shows\n%s\nwithout %q", got, line)
+		}
+	}
+	ts.Do("POST", file, "!\nhostname Edge\nend\n").Want(t, 201)
+	if got := string(ts.Do("GET", file, nil).Want(t, 200).Body); got != "!\nhostname Edge\nend\n" {
+		t.Errorf("after saving, Edit config shows %q; want what was saved", got)
+	}
+	ts.Do("GET", "/v2/projects/"+pid+"/nodes/"+n["node_id"].(string)+"/files/configs/i1_private-config.cfg", nil).Want(t, 404)
+}

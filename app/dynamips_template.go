@@ -18,6 +18,10 @@ var dynamipsTemplate = templateKind{nameFormat: "R{0}", category: "router",
 		"console_auto_start": false,
 	},
 	required: []string{"platform", "image"},
+	// The names of GNS3's base config files stay with the template: a
+	// router made from it starts with app.DynamipsFirstConfig, as GNS3's
+	// starts with ios_base_startup-config.txt.
+	templateOnly: []string{"startup_config", "private_config"},
 	variant: func(given map[string]json.RawMessage) templateKind {
 		var platform string
 		if json.Unmarshal(given["platform"], &platform) != nil {

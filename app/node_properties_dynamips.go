@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"encoding/json"
 	"maps"
 	"regexp"
@@ -112,6 +113,63 @@ func DynamipsStartupConfig(dynamipsID int) string {
 // DynamipsPrivateConfig: see DynamipsStartupConfig.
 func DynamipsPrivateConfig(dynamipsID int) string {
 	return "configs/i" + strconv.Itoa(dynamipsID) + "_private-config.cfg"
+}
+
+// iosBaseConfig is the config a new router starts with: what GNS3 2.2's
+// IOS router templates give one (their startup_config,
+// ios_base_startup-config.txt), in nodedesk's words. The router is named
+// after its node; its console and aux lines open at privilege 15 with no
+// login and never time out; a mistyped command is not looked up in DNS;
+// traceroutes are not rate-limited; logs carry milliseconds. %h is the
+// router's name.
+const iosBaseConfig = `!
+hostname %h
+!
+no ip domain-lookup
+ip cef
+no ip icmp rate-limit unreachable
+ip tcp synwait 5
+no cdp log mismatch duplex
+no service password-encryption
+service timestamps log datetime msec
+service timestamps debug datetime msec
+!
+line con 0
+ privilege level 15
+ no login
+ exec-timeout 0 0
+ logging synchronous
+line aux 0
+ privilege level 15
+ no login
+ exec-timeout 0 0
+ logging synchronous
+!
+end
+`
+
+// DynamipsConfigText is a config of router name as gns3-server writes one
+// it was given: a first "!" line, no CR, %h replaced by the name.
+func DynamipsConfigText(content, name string) string {
+	return "!\n" + strings.ReplaceAll(strings.ReplaceAll(content, "\r", ""), "%h", name)
+}
+
+// DynamipsFirstConfig is the startup config of router name while its
+// folder has none: what it starts with, and what "Edit config" shows
+// until then. It is the startup_config_content a GNS3 controller gave
+// (given), else the base config GNS3's IOS router templates give
+// (iosBaseConfig).
+func DynamipsFirstConfig(name, given string) string {
+	return DynamipsConfigText(cmp.Or(given, iosBaseConfig), name)
+}
+
+// dynamipsFirstFile is the startup config of router n while its folder
+// has none (nodeKind.firstFile).
+func dynamipsFirstFile(n *Node, name string) (string, bool) {
+	if name != DynamipsStartupConfig(n.DynamipsID()) {
+		return "", false
+	}
+	return DynamipsFirstConfig(n.Name, n.extraString("startup_config_content")), true
 }
 
 // dynamipsSettings are the properties GNS3 2.2.59's compute keeps for a

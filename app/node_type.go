@@ -77,6 +77,11 @@ type nodeKind struct {
 	// node (node_files.go): the store keeps them, and every view of the
 	// folder (node files, project files, export, import) shows them.
 	files []nodeFile
+	// firstFile, when set, is what a file of the node's folder that its
+	// runner writes at the first start holds until then (a router's
+	// startup config): reading it shows that, not "not found". ok is
+	// false for any other file.
+	firstFile func(n *Node, name string) (content string, ok bool)
 	// cloudPorts types have their ports in Properties.CloudPorts: host
 	// interfaces and TAP devices the data plane opens, and UDP tunnels
 	// bound on this machine (cloud_hostports.go, cloud_tunnels.go).
@@ -143,7 +148,7 @@ var kinds = []struct {
 		traffic:  "Its frames cross its links while it runs: each port is a UDP tunnel of its Dynamips process to nodedesk.",
 		consoles: []ConsoleType{ConsoleTelnet, ConsoleNone}, lifecycle: ProcessRun,
 		folder: "dynamips", props: dynamipsProps, images: []string{"image"}, imageKind: IOSImages, aux: true,
-		computeView: dynamipsComputeView}},
+		computeView: dynamipsComputeView, firstFile: dynamipsFirstFile}},
 	{VPCS, nodeKind{nameFormat: "PC{0}", symbol: ":/symbols/vpcs_guest.svg",
 		traffic:  "Its frames cross its link while it runs.",
 		consoles: []ConsoleType{ConsoleTelnet}, lifecycle: ProcessRun,

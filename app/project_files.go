@@ -123,7 +123,8 @@ func typesWithFolder() []string {
 
 // ReadNodeFile returns the content of a file of a node's folder. A file
 // the node's type owns (a VPCS node's startup.vpc) is its property (not
-// found when it has none). Codes: EINVALID, EFORBIDDEN (a path leaving
+// found when it has none); one its runner writes at the first start (a
+// router's startup config) shows what it will hold until then. Codes: EINVALID, EFORBIDDEN (a path leaving
 // the folder), ENOTFOUND (project, node, or file).
 func (s *Service) ReadNodeFile(ctx context.Context, ref NodeRef, name string) ([]byte, error) {
 	t, err := s.nodeFolder(ctx, ref, name)
@@ -140,7 +141,13 @@ func (s *Service) ReadNodeFile(ctx context.Context, ref NodeRef, name string) ([
 		}
 		return []byte(*v), nil
 	}
-	return folderFile{owner: t.n.Name, folder: nodeFolderName, dir: t.dir, path: t.path, name: name}.read()
+	b, err := folderFile{owner: t.n.Name, folder: nodeFolderName, dir: t.dir, path: t.path, name: name}.read()
+	if first := t.n.Type.kind().firstFile; ErrorCode(err) == ENOTFOUND && first != nil {
+		if content, ok := first(t.n, t.path); ok {
+			return []byte(content), nil
+		}
+	}
+	return b, err
 }
 
 // WriteNodeFile writes a file of a node's folder, creating the folders of

@@ -67,6 +67,9 @@ type templateKind struct {
 	// required are the settings a new template must give, non-empty
 	// (a Docker template's image).
 	required []string
+	// templateOnly are settings a template shows and a node made from
+	// it does not get (a Dynamips template's base config file names).
+	templateOnly []string
 	// variant, when set, is the part of the kind that depends on the
 	// settings a template has (a Dynamips template's platform): its
 	// settings and required keys add to the kind's (of).
@@ -401,6 +404,9 @@ func (t *Template) nodeCreate(u TemplateUse) (NodeCreate, error) {
 	}
 	node, props := map[string]json.RawMessage{}, map[string]json.RawMessage{}
 	for k, v := range t.Settings {
+		if slices.Contains(t.Type.kind().props.template.templateOnly, k) {
+			continue
+		}
 		if f := t.Type.baseFile(k); f != nil {
 			// The base file's content becomes the node's property (a
 			// VPCS's base_script_file, its script), unless the template

@@ -135,19 +135,6 @@ func checkImage(name, path string) error {
 	return nil
 }
 
-// baseStartupConfig is the startup config of a router whose folder has
-// none and which was given none: its name, and a console that does not
-// time out.
-func baseStartupConfig(name string) string {
-	return "!\nhostname " + name + "\n!\nno ip domain lookup\n!\nline con 0\n exec-timeout 0 0\n logging synchronous\n!\nend\n"
-}
-
-// gns3Config is a config as gns3-server writes one it was given: "!" on
-// a first line, no CR, %h the router's name.
-func gns3Config(content, name string) string {
-	return "!\n" + strings.ReplaceAll(strings.ReplaceAll(content, "\r", ""), "%h", name)
-}
-
 // prepareConfigs makes the configs folder and a startup config if the
 // router has none yet; it reports whether a private config is there to
 // give Dynamips (a missing or empty one is not given, as gns3-server does).
@@ -159,17 +146,13 @@ func prepareConfigs(s settings, p app.Process) (bool, error) {
 	startup := filepath.Join(p.Dir, app.DynamipsStartupConfig(s.DynamipsID))
 	adoptConfigs(p.Dir, s.DynamipsID)
 	if _, err := os.Stat(startup); errors.Is(err, os.ErrNotExist) {
-		content := baseStartupConfig(p.Name)
-		if s.StartupConfigContent != "" {
-			content = gns3Config(s.StartupConfigContent, p.Name)
-		}
-		if err := os.WriteFile(startup, []byte(content), 0o644); err != nil {
+		if err := os.WriteFile(startup, []byte(app.DynamipsFirstConfig(p.Name, s.StartupConfigContent)), 0o644); err != nil {
 			return false, err
 		}
 	}
 	private := filepath.Join(p.Dir, app.DynamipsPrivateConfig(s.DynamipsID))
 	if _, err := os.Stat(private); errors.Is(err, os.ErrNotExist) && s.PrivateConfigContent != "" {
-		if err := os.WriteFile(private, []byte(gns3Config(s.PrivateConfigContent, p.Name)), 0o644); err != nil {
+		if err := os.WriteFile(private, []byte(app.DynamipsConfigText(s.PrivateConfigContent, p.Name)), 0o644); err != nil {
 			return false, err
 		}
 	}

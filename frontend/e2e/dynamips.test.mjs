@@ -2,9 +2,9 @@
 // dynamips in Debian's chromium: the "New IOS router template" dialog (an
 // IOS image uploaded, its platform read from its name, the template made
 // with the platform's defaults), a router's panel (its slot menus from the
-// server's catalogue, a slot changed), and a running router without an
-// idle-PC value: the warning, and "Find idle-PC" keeping a value that
-// works. The image is the free stand-in of ../shared/fake-ios (never a
+// server's catalogue, a slot changed), a running router without an
+// idle-PC value (the warning, and "Find idle-PC" keeping a value that
+// works), and a new router's startup config edited in its panel. The image is the free stand-in of ../shared/fake-ios (never a
 // real IOS image); dynamips is the one make builds (NODEDESK_DYNAMIPS).
 
 import { after, before, describe, test } from 'node:test';
@@ -117,6 +117,39 @@ describe('Dynamips routers in the UI', { timeout: 240_000 }, () => {
     assert.equal(await page.getByTestId('dynamips-idlepc').inputValue(), idlepc, 'the panel shows it');
     const stopped = await rest('POST', `/projects/${pid}/nodes/${nid}/stop`, {});
     assert.equal(stopped.status, 200, JSON.stringify(stopped.body));
+    assert.deepEqual(pageErrors, []);
+  });
+
+  test("a new router's panel shows the config it will start with, and saves an edit to it", async () => {
+    const tpl = (await rest('GET', '/templates')).body.find((t) => t.template_type === 'dynamips');
+    const r = await rest('POST', `/projects/${pid}/templates/${tpl.template_id}`, { x: 200, y: 0 });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const { node_id: nid, name } = r.body;
+    const file = `/projects/${pid}/nodes/${nid}/files/configs/i${r.body.properties.dynamips_id}_startup-config.cfg`;
+    await node(name).click();
+    await page.getByTestId('dynamips-config').locator('summary').click();
+    const text = page.getByTestId('dynamips-config-text');
+    await until(async () => (await text.inputValue()).includes(`hostname ${name}\n`), WAIT, "GNS3's base config, named after the router");
+    assert.match(await text.inputValue(), /line con 0\n privilege level 15\n no login\n exec-timeout 0 0\n/);
+    assert.equal(await page.getByTestId('dynamips-config-save').isEnabled(), false, 'nothing to save yet');
+
+    const edited = `!\nhostname ${name}\n!\ninterface FastEthernet0/0\n ip address 192.0.2.1 255.255.255.0\n no shutdown\n!\nend\n`;
+    await text.fill(edited);
+    await page.getByTestId('dynamips-config-save').click();
+    await page.getByTestId('toast-success').filter({ hasText: `${name}'s startup config is saved` }).waitFor();
+    const saved = await fetch(`${server.url}/v2${file}`);
+    assert.equal(saved.status, 200);
+    assert.equal(await saved.text(), edited, 'the file holds what was typed');
+    assert.equal(await page.getByTestId('dynamips-config-save').isEnabled(), false, 'saved: nothing left to save');
+
+    // While it runs, the text is its NVRAM's business: read-only, and said so.
+    assert.equal((await rest('POST', `/projects/${pid}/nodes/${nid}/start`, {})).status, 200);
+    await page.getByTestId('dynamips-config-running').waitFor();
+    assert.equal(await text.isDisabled(), true, 'read-only while it runs');
+    await screenshot(page, 'dynamips-config.png');
+    assert.equal((await rest('POST', `/projects/${pid}/nodes/${nid}/stop`, {})).status, 200);
+    await page.getByTestId('dynamips-config-running').waitFor({ state: 'detached' });
+    await until(async () => !(await text.isDisabled()), WAIT, 'editable again once stopped');
     assert.deepEqual(pageErrors, []);
   });
 });

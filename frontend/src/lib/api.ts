@@ -223,6 +223,19 @@ export const duplicateNode = async (pid: string, nid: string, body: NodeDuplicat
 /** nodeAction starts, stops, suspends or reloads one node. */
 export const nodeAction = async (pid: string, nid: string, action: NodeAction) =>
   asNode(await answer(client().POST(`/v2/projects/{project_id}/nodes/{node_id}/${action}`, { ...onNode(pid, nid), body: {} })));
+const onNodeFile = (project_id: string, node_id: string, path: string) => ({ params: { path: { project_id, node_id, path } } });
+/** readNodeFile reads a text file of a node's folder (a router's startup
+ * config: until its first start, the one it will start with). */
+export const readNodeFile = (pid: string, nid: string, path: string): Promise<string> =>
+  answer(client().GET('/v2/projects/{project_id}/nodes/{node_id}/files/{path}', { ...onNodeFile(pid, nid, path), parseAs: 'text' })) as Promise<string>;
+/** writeNodeFile writes a text file of a node's folder, as it is. */
+export const writeNodeFile = (pid: string, nid: string, path: string, text: string) =>
+  done(client().POST('/v2/projects/{project_id}/nodes/{node_id}/files/{path}', {
+    ...onNodeFile(pid, nid, path),
+    body: text,
+    bodySerializer: (b: unknown) => b,
+    headers: { 'Content-Type': 'application/octet-stream' },
+  }));
 /** projectAction starts, stops, suspends or reloads every node of a project. */
 export const projectAction = (pid: string, action: NodeAction) =>
   done(client().POST(`/v2/projects/{project_id}/nodes/${action}`, { ...inProject(pid), body: {} }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dynamipsNodeForm, dynamipsNodeUpdate, guessPlatform, iosTemplateBody, needsIdlePC, slotRows } from './dynamips';
+import { dynamipsNodeForm, dynamipsNodeUpdate, guessPlatform, iosTemplateBody, needsIdlePC, slotRows, startupConfigPath } from './dynamips';
 import type { DynamipsPlatformInfo } from './types';
 
 const c7200: DynamipsPlatformInfo = {
@@ -84,5 +84,14 @@ describe('iosTemplateBody', () => {
     expect(iosTemplateBody({ name: 'c3640', image: 'c3640.bin', platform: 'c3600', chassis: '3640', ram: '' })).toEqual({
       ok: true, body: { template_type: 'dynamips', name: 'c3640', compute_id: 'local', platform: 'c3600', chassis: '3640', image: 'c3640.bin' },
     });
+  });
+});
+
+describe('startupConfigPath', () => {
+  it("is the router's configs/i<dynamips_id>_startup-config.cfg, none before it has a number", () => {
+    expect(startupConfigPath({ properties: { dynamips_id: 3 } })).toBe('configs/i3_startup-config.cfg');
+    expect(startupConfigPath({ properties: {} })).toBeNull();
+    expect(startupConfigPath({ properties: { dynamips_id: 0 } })).toBeNull();
+    expect(startupConfigPath({ properties: { dynamips_id: '3' } })).toBeNull();
   });
 });

@@ -113,6 +113,14 @@ export function needsIdlePC(n: Pick<Node, 'node_type' | 'status' | 'properties'>
   return n.node_type === 'dynamips' && n.status === 'started' && str(n.properties?.idlepc) === '';
 }
 
+/** startupConfigPath is where a router's startup config is in its
+ * folder (app.DynamipsStartupConfig): configs/i<dynamips_id>_startup-config.cfg;
+ * null before the server gave it a number. */
+export function startupConfigPath(n: Pick<Node, 'properties'>): string | null {
+  const id = n.properties?.dynamips_id;
+  return typeof id === 'number' && Number.isInteger(id) && id > 0 ? `configs/i${id}_startup-config.cfg` : null;
+}
+
 // ---- The "New IOS router template" form ----
 
 /** guessPlatform reads the platform (and chassis) an IOS image is for

@@ -606,7 +606,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a file of the node's folder. A VPCS node's startup.vpc is its startup_script. */
+        /** Read a file of the node's folder. A VPCS node's startup.vpc is its startup_script; a Dynamips router's startup config shows, until its first start writes it, the config it will start with. */
         get: operations["getNodeFile"];
         put?: never;
         /** Write a file of the node's folder from the raw request body (at most 1 MiB). Writing a VPCS node's startup.vpc sets its startup_script. */
