@@ -8,21 +8,20 @@
 # nodes, labels, symbols, console ports, port names, drawings, link styles
 # and project-files are GNS3's, not ours.
 #
-# A developer's tool, not CI. It needs what record-gns3-dynamips.sh needs:
-#   - the gns3-server source: GNS3SERVER_SRC (a 2.2.59 tree) or GNS3SERVER_GIT
-#     (a mirror of its repository; v2.2.59 is archived from it);
-#   - Debian's python3-aiohttp python3-aiohttp-cors python3-aiofiles
-#     python3-jinja2 python3-platformdirs python3-psutil python3-jsonschema
-#     python3-distro, qemu-system-x86 (GNS3 looks the binary up for a QEMU
-#     node) and vpcs;
+# A developer's tool, not CI. It needs:
+#   - the gns3-server source and the Python packages scripts/gns3server.sh
+#     names: GNS3SERVER_SRC (a 2.2.59 tree) or GNS3SERVER_GIT (a mirror of
+#     its repository; v2.2.59 is archived from it);
+#   - qemu-system-x86 (GNS3 looks the binary up for a QEMU node) and vpcs;
 #   - a dynamips binary: DYNAMIPS=/path (default build/dynamips/dynamips,
 #     which `make dynamips` builds); GNS3's Ethernet switches run in it;
 #   - a ubridge binary (gns3-server 2.2 links every router through one):
 #     UBRIDGE=/path (default build/bench-gns3/ubridge, which
 #     `make bench-gns3` builds);
 #   - the stand-in images in FAKE_IOS (default ../shared/fake-ios);
-#   - root, for an empty bridge named virbr0 (as libvirt makes) while it runs when the
-#     machine has none: GNS3's NAT node refuses to exist without one.
+#   - root, for an empty bridge named virbr0 (as libvirt makes one) while
+#     it runs, when the machine has none: GNS3's NAT node refuses to exist
+#     without it.
 # Everything listens on 127.0.0.1; the script stops what it started and
 # removes the interface it added.
 #
@@ -48,29 +47,18 @@ FAKE_IOS=${FAKE_IOS:-$shared/fake-ios}
 dynamips=$(realpath "${DYNAMIPS:-$root/build/dynamips/dynamips}")
 ubridge=$(realpath "${UBRIDGE:-$root/build/bench-gns3/ubridge}")
 work=$(mktemp -d /tmp/author-campus88.XXXXXX)
+# shellcheck source=scripts/gns3server.sh
+. "$root/scripts/gns3server.sh"
 pids=()
 dummy=
 cleanup() {
-	local kids=()
-	for p in "${pids[@]}"; do kids+=($(pgrep -P "$p" || true)); done
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	for p in "${kids[@]}"; do kill "$p" 2>/dev/null || true; done
+	stop_started
 	[[ -n "$dummy" ]] && ip link del "$dummy" 2>/dev/null || true
 	echo "work files kept in $work" >&2
 }
 trap cleanup EXIT
 
-src=${GNS3SERVER_SRC:-}
-if [[ -z "$src" && -n "${GNS3SERVER_GIT:-}" ]]; then
-	src=$work/gns3-server
-	mkdir -p "$src"
-	git -C "$GNS3SERVER_GIT" archive v2.2.59 | tar -x -C "$src"
-fi
-if [[ -z "$src" || ! -d "$src/gns3server" ]]; then
-	echo "skipped: set GNS3SERVER_SRC (a gns3-server 2.2.59 tree) or GNS3SERVER_GIT (its repository)" >&2
-	exit 0
-fi
+gns3_source
 [[ -x "$dynamips" ]] || { echo "no dynamips at $dynamips: run make dynamips or set DYNAMIPS" >&2; exit 1; }
 [[ -x "$ubridge" ]] || { echo "no ubridge at $ubridge: run make bench-gns3 or set UBRIDGE" >&2; exit 1; }
 if ! ip link show virbr0 >/dev/null 2>&1; then
@@ -78,7 +66,7 @@ if ! ip link show virbr0 >/dev/null 2>&1; then
 	dummy=virbr0
 fi
 
-mkdir -p "$work/home" "$work/images/IOS" "$work/images/IOU" "$work/projects"
+mkdir -p "$work/images/IOS" "$work/images/IOU" "$work/projects"
 cp "$FAKE_IOS/fake-ios-c7200.image" "$work/images/IOS/"
 # IOU nodes only name their image until they start; a stand-in file will do.
 printf 'not an IOU image\n' >"$work/images/IOU/iou-l2-stand-in.bin"
@@ -97,41 +85,18 @@ ubridge_path = $ubridge
 [Dynamips]
 dynamips_path = $dynamips
 EOF
-(cd "$src" && HOME=$work/home LANG=C.UTF-8 exec /usr/bin/python3 -m gns3server --config "$work/gns3_server.conf" \
-	--host 127.0.0.1 --port "$GNS3_PORT" --local) >"$work/gns3.log" 2>&1 &
-pids+=($!)
+gns3_start "$work/home" "$work/gns3.log" --config "$work/gns3_server.conf" --port "$GNS3_PORT"
 
-OUT=$out WORK=$work /usr/bin/python3 - "$GNS3_PORT" <<'EOF'
-import json, os, random, sys, time, urllib.request, urllib.error
+SCRIPTS=$root/scripts OUT=$out WORK=$work /usr/bin/python3 - "$GNS3_PORT" <<'EOF'
+import os, random, sys
 
-G = "http://127.0.0.1:%s/v2" % sys.argv[1]
+sys.path.insert(0, os.environ["SCRIPTS"])
+from gns3api import Server, wait_up
+
 OUT, WORK = os.environ["OUT"], os.environ["WORK"]
-
-def call(method, path, body=None):
-    req = urllib.request.Request(G + path, method=method, data=None if body is None else json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=300) as r:
-            raw = r.read()
-            return r.status, (json.loads(raw) if raw and r.headers.get_content_type() == "application/json" else raw)
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
-
-def must(method, path, body=None):
-    st, res = call(method, path, body)
-    if st not in (200, 201, 204):
-        sys.exit("FAIL %s %s -> %s %s" % (method, path, st, res))
-    return res
-
-for _ in range(120):
-    try:
-        if call("GET", "/version")[0] == 200:
-            break
-    except OSError:
-        pass
-    time.sleep(0.5)
-else:
-    sys.exit("gns3-server did not answer; see %s/gns3.log" % WORK)
+gns3 = Server("http://127.0.0.1:%s/v2" % sys.argv[1])
+call, must = gns3.call, gns3.must
+wait_up(gns3, log=WORK + "/gns3.log")
 print("gns3-server", must("GET", "/version")["version"])
 
 pid = must("POST", "/projects", {"name": "campus88"})["project_id"]

@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # gns3-interop.sh — the real GNS3 2.2.59 server as controller, nodedesk as
 # its compute (issue 15, part 3). A developer's check, not CI: it needs the
-# gns3-server source and Debian's python3-aiohttp, python3-aiohttp-cors,
-# python3-aiofiles, python3-jinja2, python3-platformdirs (see
-# issue15-design C.7) and the vpcs simulator. Everything listens on
-# 127.0.0.1 only; the script stops what it started.
+# gns3-server source and the Python packages scripts/gns3server.sh names,
+# and the vpcs simulator. Everything listens on 127.0.0.1 only; the script
+# stops what it started.
 #
 #   GNS3SERVER_SRC=/path/to/gns3-server-2.2.59 scripts/gns3-interop.sh
 #
@@ -24,62 +23,34 @@ GNS3_PORT=${GNS3_PORT:-3180}
 ND_PORT=${ND_PORT:-3390}
 ND_UDP=${ND_UDP:-26000-27000}
 work=$(mktemp -d /tmp/gns3-interop.XXXXXX)
+# shellcheck source=scripts/gns3server.sh
+. "$(dirname "$0")/gns3server.sh"
 pids=()
 cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
+	stop_started
 	echo "logs kept in $work"
 }
 trap cleanup EXIT
 
-src=${GNS3SERVER_SRC:-}
-if [[ -z "$src" && -n "${GNS3SERVER_GIT:-}" ]]; then
-	src=$work/gns3-server
-	mkdir -p "$src"
-	git -C "$GNS3SERVER_GIT" archive v2.2.59 | tar -x -C "$src"
-fi
-if [[ -z "$src" || ! -d "$src/gns3server" ]]; then
-	echo "skipped: set GNS3SERVER_SRC (a gns3-server 2.2.59 tree) or GNS3SERVER_GIT (its repository)" >&2
-	exit 0
-fi
+gns3_source
 
 cd "$(dirname "$0")/.."
 go build -o "$work/nodedesk" .
-mkdir -p "$work/home"
-(cd "$src" && HOME=$work/home LANG=C.UTF-8 exec /usr/bin/python3 -m gns3server --host 127.0.0.1 --port "$GNS3_PORT" --local) >"$work/gns3.log" 2>&1 &
-pids+=($!)
+gns3_start "$work/home" "$work/gns3.log" --port "$GNS3_PORT"
 "$work/nodedesk" --headless --listen "127.0.0.1:$ND_PORT" --db "$work/nd.db" --udp-ports "$ND_UDP" >"$work/nodedesk.log" 2>&1 &
 pids+=($!)
 
-WORK=$work /usr/bin/python3 - "$GNS3_PORT" "$ND_PORT" <<'EOF'
-import json, re, socket, sys, time, urllib.request, urllib.error
+SCRIPTS=$PWD/scripts WORK=$work /usr/bin/python3 - "$GNS3_PORT" "$ND_PORT" <<'EOF'
+import os, re, socket, sys, time
 
-G = "http://127.0.0.1:%s/v2" % sys.argv[1]
+sys.path.insert(0, os.environ["SCRIPTS"])
+from gns3api import Server, wait_up
+
+gns3 = Server("http://127.0.0.1:%s/v2" % sys.argv[1], timeout=60)
 ND = int(sys.argv[2])
-
-def call(method, path, body=None, base=G):
-    req = urllib.request.Request(base + path, method=method, data=None if body is None else json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=60) as r:
-            raw = r.read()
-            return r.status, (json.loads(raw) if raw and r.headers.get_content_type() == "application/json" else raw)
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
-
-def must(method, path, body=None, want=(200, 201, 204)):
-    st, out = call(method, path, body)
-    if st not in want:
-        sys.exit("FAIL %s %s -> %s %s" % (method, path, st, out))
-    return out
-
-for _ in range(60):
-    try:
-        if call("GET", "/version")[0] == 200 and call("GET", "/version", base="http://127.0.0.1:%d/v2" % ND)[0] == 200:
-            break
-    except OSError:
-        pass
-    time.sleep(0.5)
+nd = Server("http://127.0.0.1:%d/v2" % ND, timeout=60)
+call, must = gns3.call, gns3.must
+wait_up(gns3, nd, seconds=30, log=os.environ["WORK"])
 
 comp = must("POST", "/computes", {"compute_id": "nd", "protocol": "http", "host": "127.0.0.1", "port": ND})
 print("compute nd: connected=%s version=%s" % (comp["connected"], comp["capabilities"].get("version")))
@@ -158,7 +129,7 @@ print("capture on compute %s" % cap.get("capture_compute_id"))
 # (raw.pcap.txt shows it).
 import subprocess, os
 work = os.environ["WORK"]
-url = "%s/projects/%s/links/%s/pcap" % (G, p, l1)
+url = "%s/projects/%s/links/%s/pcap" % (gns3.base, p, l1)
 follow = subprocess.Popen(["curl", "-s", "-N", "--max-time", "30", "-o", work + "/proxied.pcap", url])
 raw = subprocess.Popen(["curl", "-s", "-N", "--raw", "--max-time", "30", "-o", work + "/raw.pcap.txt", url])
 time.sleep(1)
@@ -184,7 +155,7 @@ print("export by the controller: %d, %d files, VPCS scripts from nodedesk: %d" %
 if len(scripts) != 2:
     sys.exit("FAIL: the export lacks the VPCS scripts")
 must("DELETE", "/projects/%s" % p)
-st, _ = call("GET", "/projects/%s" % p, base="http://127.0.0.1:%d/v2" % ND)
+st, _ = nd.call("GET", "/projects/%s" % p)
 print("project on nodedesk after DELETE: %d" % st)
 print("PASS")
 EOF

@@ -2,11 +2,9 @@
 # record-gns3-dynamips.sh — records the Dynamips hypervisor commands that the
 # real gns3-server 2.2.59 sends for a c7200 and a c3725 router (issue 24).
 # A developer's tool, not CI. It needs:
-#   - the gns3-server source: GNS3SERVER_SRC (a 2.2.59 tree) or GNS3SERVER_GIT
-#     (a mirror of its repository; v2.2.59 is archived from it);
-#   - Debian's python3-aiohttp python3-aiohttp-cors python3-aiofiles
-#     python3-jinja2 python3-platformdirs python3-psutil python3-jsonschema
-#     python3-distro;
+#   - the gns3-server source and the Python packages scripts/gns3server.sh
+#     names: GNS3SERVER_SRC (a 2.2.59 tree) or GNS3SERVER_GIT (a mirror of
+#     its repository; v2.2.59 is archived from it);
 #   - a dynamips binary: DYNAMIPS=/path, or it builds 0.2.24 from
 #     ../shared/third_party or THIRD_PARTY (needs cmake build-essential
 #     libelf-dev libpcap-dev);
@@ -35,29 +33,16 @@ shared=$root/../shared # beside the checkout, else the machine's
 FAKE_IOS=${FAKE_IOS:-$shared/fake-ios}
 THIRD_PARTY=${THIRD_PARTY:-$shared/third_party}
 work=$(mktemp -d /tmp/record-gns3-dynamips.XXXXXX)
+# shellcheck source=scripts/gns3server.sh
+. "$root/scripts/gns3server.sh"
 pids=()
 cleanup() {
-	# gns3-server's own children (dynamips, ubridge) go with it; any left
-	# (a failed run) are stopped by their ids.
-	local kids=()
-	for p in "${pids[@]}"; do kids+=($(pgrep -P "$p" || true)); done
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	for p in "${kids[@]}"; do kill "$p" 2>/dev/null || true; done
+	stop_started
 	echo "work files kept in $work" >&2
 }
 trap cleanup EXIT
 
-src=${GNS3SERVER_SRC:-}
-if [[ -z "$src" && -n "${GNS3SERVER_GIT:-}" ]]; then
-	src=$work/gns3-server
-	mkdir -p "$src"
-	git -C "$GNS3SERVER_GIT" archive v2.2.59 | tar -x -C "$src"
-fi
-if [[ -z "$src" || ! -d "$src/gns3server" ]]; then
-	echo "skipped: set GNS3SERVER_SRC (a gns3-server 2.2.59 tree) or GNS3SERVER_GIT (its repository)" >&2
-	exit 0
-fi
+gns3_source
 
 dynamips=${DYNAMIPS:-}
 if [[ -z "$dynamips" ]]; then
@@ -101,41 +86,18 @@ udp_end_port_range = 48500
 [Dynamips]
 dynamips_path = $dynamips
 EOF
-(cd "$src" && HOME=$home LANG=C.UTF-8 exec /usr/bin/python3 -m gns3server --config "$work/gns3_server.conf" \
-	--host 127.0.0.1 --port "$GNS3_PORT" --local --debug) >"$work/gns3.log" 2>&1 &
-pids+=($!)
+gns3_start "$home" "$work/gns3.log" --config "$work/gns3_server.conf" --port "$GNS3_PORT" --debug
 
-WORK=$work OUT=$out DYNAMIPS_BIN=$dynamips IDLEPC=${IDLEPC:-0} /usr/bin/python3 - "$GNS3_PORT" <<'EOF'
-import glob, json, os, re, sys, time, urllib.request, urllib.error
+SCRIPTS=$root/scripts WORK=$work OUT=$out DYNAMIPS_BIN=$dynamips IDLEPC=${IDLEPC:-0} /usr/bin/python3 - "$GNS3_PORT" <<'EOF'
+import glob, json, os, re, sys, time
 
-G = "http://127.0.0.1:%s/v2" % sys.argv[1]
+sys.path.insert(0, os.environ["SCRIPTS"])
+from gns3api import Server, wait_up
+
 WORK, OUT = os.environ["WORK"], os.environ["OUT"]
-
-def call(method, path, body=None, timeout=300):
-    req = urllib.request.Request(G + path, method=method, data=None if body is None else json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            raw = r.read()
-            return r.status, (json.loads(raw) if raw and r.headers.get_content_type() == "application/json" else raw)
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
-
-def must(method, path, body=None):
-    st, res = call(method, path, body)
-    if st not in (200, 201, 204):
-        sys.exit("FAIL %s %s -> %s %s" % (method, path, st, res))
-    return res
-
-for _ in range(120):
-    try:
-        if call("GET", "/version")[0] == 200:
-            break
-    except OSError:
-        pass
-    time.sleep(0.5)
-else:
-    sys.exit("gns3-server did not answer; see %s/gns3.log" % WORK)
+gns3 = Server("http://127.0.0.1:%s/v2" % sys.argv[1])
+call, must = gns3.call, gns3.must
+wait_up(gns3, log=WORK + "/gns3.log")
 version = must("GET", "/version")["version"]
 
 # What the GUI's IOS router wizard posts as a template (getSettings() of
