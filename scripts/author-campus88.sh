@@ -70,21 +70,7 @@ mkdir -p "$work/images/IOS" "$work/images/IOU" "$work/projects"
 cp "$FAKE_IOS/fake-ios-c7200.image" "$work/images/IOS/"
 # IOU nodes only name their image until they start; a stand-in file will do.
 printf 'not an IOU image\n' >"$work/images/IOU/iou-l2-stand-in.bin"
-cat >"$work/gns3_server.conf" <<EOF
-[Server]
-host = 127.0.0.1
-port = $GNS3_PORT
-images_path = $work/images
-projects_path = $work/projects
-configs_path = $work/configs
-appliances_path = $work/appliances
-symbols_path = $work/symbols
-report_errors = False
-ubridge_path = $ubridge
-
-[Dynamips]
-dynamips_path = $dynamips
-EOF
+gns3_config "$GNS3_PORT" "$ubridge" "$dynamips"
 gns3_start "$work/home" "$work/gns3.log" --config "$work/gns3_server.conf" --port "$GNS3_PORT"
 
 SCRIPTS=$root/scripts OUT=$out WORK=$work /usr/bin/python3 - "$GNS3_PORT" <<'EOF'

@@ -20,6 +20,22 @@ gns3_source() {
 	fi
 }
 
+# gns3_config PORT UBRIDGE DYNAMIPS [LINE...] writes $work/gns3_server.conf:
+# gns3-server on 127.0.0.1:PORT with its folders (images, projects, …)
+# under $work, no error reports, those ubridge and dynamips binaries, and
+# each LINE (key = value) added to its [Server] section.
+gns3_config() {
+	local port=$1 ubridge=$2 dynamips=$3
+	shift 3
+	{
+		printf '[Server]\nhost = 127.0.0.1\nport = %s\n' "$port"
+		for d in images projects configs appliances symbols; do printf '%s_path = %s\n' "$d" "$work/$d"; done
+		printf 'report_errors = False\nubridge_path = %s\n' "$ubridge"
+		if [[ $# -gt 0 ]]; then printf '%s\n' "$@"; fi
+		printf '\n[Dynamips]\ndynamips_path = %s\n' "$dynamips"
+	} >"$work/gns3_server.conf"
+}
+
 # gns3_start HOME LOG ARGS... starts gns3-server from $src on 127.0.0.1
 # with HOME as its home, its output in LOG, and ARGS (--port, --config…);
 # its pid joins pids, which the script's cleanup stops.

@@ -67,25 +67,8 @@ ubridge=$(realpath "$ubridge")
 home=$work/home
 mkdir -p "$home" "$work/images/IOS" "$work/projects" "$out"
 for p in c7200 c3725; do cp "$FAKE_IOS/fake-ios-$p.image" "$work/images/IOS/"; done
-cat >"$work/gns3_server.conf" <<EOF
-[Server]
-host = 127.0.0.1
-port = $GNS3_PORT
-images_path = $work/images
-projects_path = $work/projects
-configs_path = $work/configs
-appliances_path = $work/appliances
-symbols_path = $work/symbols
-report_errors = False
-ubridge_path = $ubridge
-console_start_port_range = 47000
-console_end_port_range = 47500
-udp_start_port_range = 47500
-udp_end_port_range = 48500
-
-[Dynamips]
-dynamips_path = $dynamips
-EOF
+gns3_config "$GNS3_PORT" "$ubridge" "$dynamips" "console_start_port_range = 47000" "console_end_port_range = 47500" \
+	"udp_start_port_range = 47500" "udp_end_port_range = 48500"
 gns3_start "$home" "$work/gns3.log" --config "$work/gns3_server.conf" --port "$GNS3_PORT" --debug
 
 SCRIPTS=$root/scripts WORK=$work OUT=$out DYNAMIPS_BIN=$dynamips IDLEPC=${IDLEPC:-0} /usr/bin/python3 - "$GNS3_PORT" <<'EOF'
