@@ -115,14 +115,14 @@ func DynamipsPrivateConfig(dynamipsID int) string {
 	return "configs/i" + strconv.Itoa(dynamipsID) + "_private-config.cfg"
 }
 
-// iosBaseConfig is the config a new router starts with: what GNS3 2.2's
+// IOSBaseConfig is the config a new router starts with: what GNS3 2.2's
 // IOS router templates give one (their startup_config,
 // ios_base_startup-config.txt), in nodedesk's words. The router is named
 // after its node; its console and aux lines open at privilege 15 with no
 // login and never time out; a mistyped command is not looked up in DNS;
 // traceroutes are not rate-limited; logs carry milliseconds. %h is the
 // router's name.
-const iosBaseConfig = `!
+const IOSBaseConfig = `!
 hostname %h
 !
 no ip domain-lookup
@@ -158,9 +158,9 @@ func DynamipsConfigText(content, name string) string {
 // folder has none: what it starts with, and what "Edit config" shows
 // until then. It is the startup_config_content a GNS3 controller gave
 // (given), else the base config GNS3's IOS router templates give
-// (iosBaseConfig).
+// (IOSBaseConfig).
 func DynamipsFirstConfig(name, given string) string {
-	return DynamipsConfigText(cmp.Or(given, iosBaseConfig), name)
+	return DynamipsConfigText(cmp.Or(given, IOSBaseConfig), name)
 }
 
 // dynamipsFirstFile is the startup config of router n while its folder

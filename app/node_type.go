@@ -82,6 +82,10 @@ type nodeKind struct {
 	// startup config): reading it shows that, not "not found". ok is
 	// false for any other file.
 	firstFile func(n *Node, name string) (content string, ok bool)
+	// computeCreate are properties a GNS3 compute is sent when a node of
+	// the type is made there without them, as GNS3's controller sends a
+	// template's base files (a router's base config, with %h for its name).
+	computeCreate map[string]any
 	// cloudPorts types have their ports in Properties.CloudPorts: host
 	// interfaces and TAP devices the data plane opens, and UDP tunnels
 	// bound on this machine (cloud_hostports.go, cloud_tunnels.go).
@@ -148,7 +152,8 @@ var kinds = []struct {
 		traffic:  "Its frames cross its links while it runs: each port is a UDP tunnel of its Dynamips process to nodedesk.",
 		consoles: []ConsoleType{ConsoleTelnet, ConsoleNone}, lifecycle: ProcessRun,
 		folder: "dynamips", props: dynamipsProps, images: []string{"image"}, imageKind: IOSImages, aux: true,
-		computeView: dynamipsComputeView, firstFile: dynamipsFirstFile}},
+		computeView: dynamipsComputeView, firstFile: dynamipsFirstFile,
+		computeCreate: map[string]any{"startup_config_content": IOSBaseConfig}}},
 	{VPCS, nodeKind{nameFormat: "PC{0}", symbol: ":/symbols/vpcs_guest.svg",
 		traffic:  "Its frames cross its link while it runs.",
 		consoles: []ConsoleType{ConsoleTelnet}, lifecycle: ProcessRun,
@@ -249,6 +254,11 @@ func (t NodeType) CarriesFilters() bool { return t.Valid() && !t.kind().noFilter
 // ComputeStartShowsNode reports whether a GNS3 compute answers the start
 // of a node of type t with the node (200) rather than no content (204).
 func (t NodeType) ComputeStartShowsNode() bool { return t.kind().startShowsNode }
+
+// ComputeCreateDefaults are the properties a GNS3 compute is sent when a
+// node of type t is made there without them (a router's base config);
+// nil: none.
+func (t NodeType) ComputeCreateDefaults() map[string]any { return t.kind().computeCreate }
 
 // ImageProperties lists the property keys of a node of type t that name
 // an image file (hda_disk_image, kernel_image, ...); nil: none.

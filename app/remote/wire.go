@@ -92,10 +92,18 @@ func (a nodeAnswer) node() app.NodeAnswer {
 	return app.NodeAnswer{Status: a.Status, Console: a.Console}
 }
 
-// CreateNode makes n on the compute (POST …/<type>/nodes).
+// CreateNode makes n on the compute (POST …/<type>/nodes), with the
+// type's defaults for a new node there that n lacks (a router's base
+// config, as GNS3's controller sends a template's base file).
 func (cl *Client) CreateNode(ctx context.Context, n *app.Node) (app.NodeAnswer, error) {
+	body := nodeBody(n)
+	for k, v := range n.Type.ComputeCreateDefaults() {
+		if _, given := body[k]; !given {
+			body[k] = v
+		}
+	}
 	var ans nodeAnswer
-	err := cl.call(ctx, "POST", nodesPath(n.ProjectID, n.Type), nodeBody(n), &ans)
+	err := cl.call(ctx, "POST", nodesPath(n.ProjectID, n.Type), body, &ans)
 	return ans.node(), err
 }
 

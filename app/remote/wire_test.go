@@ -195,6 +195,26 @@ func TestClient_NodeBody(t *testing.T) {
 	if body["console_type"] != "none" || rc.last(t).path != base+"/ethernet_switch/nodes" {
 		t.Errorf("switch without console: sent %v to %s; want console_type none", body, rc.last(t).path)
 	}
+	// A router given no config gets the base one, once, at creation, as
+	// GNS3's controller sends a template's ios_base_startup-config.txt.
+	r1 := &app.Node{ID: "r1", ProjectID: "p1", Type: app.Dynamips, Name: "R1", ConsoleType: app.ConsoleTelnet}
+	r1.Properties.Extra = map[string]json.RawMessage{"platform": json.RawMessage(`"c7200"`), "image": json.RawMessage(`"c7200.image"`)}
+	if _, err := cl.CreateNode(ctx, r1); err != nil {
+		t.Fatal(err)
+	}
+	body = nil
+	_ = json.Unmarshal(rc.last(t).body, &body)
+	if body["startup_config_content"] != app.IOSBaseConfig || rc.last(t).path != base+"/dynamips/nodes" {
+		t.Errorf("router: sent %v to %s; want the base config as startup_config_content", body, rc.last(t).path)
+	}
+	if _, err := cl.UpdateNode(ctx, r1); err != nil {
+		t.Fatal(err)
+	}
+	body = nil
+	_ = json.Unmarshal(rc.last(t).body, &body)
+	if _, sent := body["startup_config_content"]; sent {
+		t.Errorf("router update: sent a startup config again (%v); GNS3 sends it once", body)
+	}
 	hub := &app.Node{ID: "h1", ProjectID: "p1", Type: app.EthernetHub, Name: "Hub1"}
 	if _, err := cl.CreateNode(ctx, hub); err != nil {
 		t.Fatal(err)
