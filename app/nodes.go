@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -237,7 +238,26 @@ func (s *Service) updateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*N
 	if err != nil {
 		return nil, err
 	}
+	s.tune(after)
 	return after, nil
+}
+
+// tune gives a node that runs here the settings its runner takes while
+// it runs (Tuner); one it could not take is told to the project, and the
+// node keeps it for its next start.
+func (s *Service) tune(n *Node) {
+	if n.Status != Started || n.Remote() {
+		return
+	}
+	t, ok := s.runner(n.Type).(Tuner)
+	if !ok {
+		return
+	}
+	unlock := s.lockNode(n.ID) // not while it starts or stops
+	defer unlock()
+	if err := t.Tune(n.ID, propertiesJSON(n)); err != nil {
+		s.tell(EventLogWarning, n.ProjectID, fmt.Sprintf("%s keeps running with its former settings (they apply at its next start): %v", n.Name, err))
+	}
 }
 
 // changeNodeIn is UpdateNode's rule, inside tx: before may become after

@@ -85,6 +85,14 @@ type Reloader interface {
 	Reload(nodeID string) error
 }
 
+// Tuner is a Runner that gives a running node some changed settings at
+// once (a router's idle-PC values, as GNS3 sets them online); the others
+// wait for its next start. Tune is called after each change of a node it
+// runs, with the node's properties as GNS3 keys them.
+type Tuner interface {
+	Tune(nodeID string, properties map[string]json.RawMessage) error
+}
+
 // maxMACOffset bounds MAC offsets: VPCS varies one byte of its address.
 const maxMACOffset = 254
 

@@ -1,6 +1,7 @@
 package dynamips
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -128,6 +129,46 @@ func (r *Runner) AutoIdlePC(nodeID string) (string, error) {
 	}
 	_, _ = rt.hv.send(10*time.Second, "vm set_idle_pc_online %s 0 0x0", name)
 	return "", app.Errorf(app.ECONFLICT, "None of the %d idle-PC values Dynamips proposed brings the CPU use of %s down; try again once IOS is idle at its prompt", len(props), rt.p.Name)
+}
+
+// Tune gives a running router the idle-PC settings it was changed to,
+// as gns3-server does while a router runs (router.py: set_idle_pc_online,
+// set_idle_max, set_idle_sleep_time), so that a value typed in its panel
+// stops it spinning a core at once. Its other settings wait for its next
+// start. A router that does not run has nothing to tune.
+func (r *Runner) Tune(nodeID string, props map[string]json.RawMessage) error {
+	rt, err := r.get(nodeID)
+	if err != nil {
+		return nil
+	}
+	want, err := readSettings(props)
+	if err != nil {
+		return err
+	}
+	name := quote(rt.p.Name)
+	if want.IdlePC != rt.s.IdlePC {
+		v := "0x0" // none: the router spins again, as asked
+		if want.IdlePC != "" {
+			v = hypervisorIdlePC(rt.s.Platform, want.IdlePC)
+		}
+		if _, err := rt.hv.send(10*time.Second, "vm set_idle_pc_online %s 0 %s", name, v); err != nil {
+			return fmt.Errorf("Dynamips refused idle PC %s: %v", want.IdlePC, err)
+		}
+		rt.s.IdlePC = want.IdlePC
+	}
+	if want.IdleMax != rt.s.IdleMax {
+		if _, err := rt.hv.send(10*time.Second, "vm set_idle_max %s 0 %d", name, want.IdleMax); err != nil {
+			return fmt.Errorf("Dynamips refused idle max %d: %v", want.IdleMax, err)
+		}
+		rt.s.IdleMax = want.IdleMax
+	}
+	if want.IdleSleep != rt.s.IdleSleep {
+		if _, err := rt.hv.send(10*time.Second, "vm set_idle_sleep_time %s 0 %d", name, want.IdleSleep); err != nil {
+			return fmt.Errorf("Dynamips refused idle sleep %d ms: %v", want.IdleSleep, err)
+		}
+		rt.s.IdleSleep = want.IdleSleep
+	}
+	return nil
 }
 
 // cpuShare is the share of one core process pid uses over d.

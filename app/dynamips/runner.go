@@ -73,6 +73,7 @@ var (
 	_ app.Runner       = (*Runner)(nil)
 	_ app.Reloader     = (*Runner)(nil)
 	_ app.IdlePCFinder = (*Runner)(nil)
+	_ app.Tuner        = (*Runner)(nil)
 )
 
 // New returns a Runner.

@@ -210,7 +210,8 @@ func TestDynamips_DiesByItself(t *testing.T) {
 // Dynamips' proposals (the stand-in image's idle loop, or another PC of
 // the loop it runs when idle, which idles it as well), keeps it as the
 // router's idlepc, and the router then idles; a stopped router is
-// refused, saying to start it.
+// refused, saying to start it. Idle-PC values changed while it runs reach
+// it at once.
 func TestDynamips_IdlePC(t *testing.T) {
 	l := Start(t, Options{Dynamips: true})
 	iosImage(t, l, "c7200-fake.image", "c7200")
@@ -243,6 +244,41 @@ func TestDynamips_IdlePC(t *testing.T) {
 	l.Do("GET", path+"/dynamips/idlepc_proposals", nil).Want(t, 200)
 	if busy := cpuShare(t, pids[0], 2*time.Second); busy > 0.5 {
 		t.Errorf("the router uses %.0f%% of a core after its idle-PC proposals were listed", busy*100)
+	}
+
+	// Values typed in its panel while it runs take effect at once, as
+	// gns3-server gives them to a running router (router.py:
+	// set_idle_pc_online, set_idle_max, set_idle_sleep_time); Dynamips'
+	// own log of its commands says what it was sent.
+	log := filepath.Join(r["node_directory"].(string), "dynamips_i1_log.txt")
+	sent := func(cmd string) int {
+		b, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(string(b), "exec_cmd: "+cmd+" \n")
+	}
+	cleared, set := sent("vm set_idle_pc_online R1 0 0x0"), sent("vm set_idle_pc_online R1 0 0xffffffff80008040")
+	l.Do("PUT", path, map[string]any{"properties": map[string]any{"idlemax": 300, "idlesleep": 50}}).Want(t, 200)
+	for _, cmd := range []string{"vm set_idle_max R1 0 300", "vm set_idle_sleep_time R1 0 50"} {
+		if sent(cmd) != 1 {
+			t.Errorf("after idle max and sleep were changed, Dynamips was not sent %q", cmd)
+		}
+	}
+	l.Do("PUT", path, map[string]any{"properties": map[string]any{"idlepc": ""}}).Want(t, 200)
+	if sent("vm set_idle_pc_online R1 0 0x0") != cleared+1 {
+		t.Errorf("the idle PC cleared in the panel did not reach the running router")
+	}
+	l.Do("PUT", path, map[string]any{"properties": map[string]any{"idlepc": fakeIdlePC}}).Want(t, 200)
+	if sent("vm set_idle_pc_online R1 0 0xffffffff80008040") != set+1 {
+		t.Errorf("the idle PC typed in the panel did not reach the running router")
+	}
+	if busy := cpuShare(t, pids[0], 2*time.Second); busy > 0.5 {
+		t.Errorf("the router uses %.0f%% of a core once its idle PC was typed in while it ran", busy*100)
+	}
+	l.Do("PUT", path, map[string]any{"name": "R1b"}).Want(t, 200) // a change Dynamips is not sent
+	if sent("vm set_idle_max R1 0 300") != 1 {
+		t.Errorf("a rename sent the idle settings again")
 	}
 }
 
