@@ -124,8 +124,9 @@ func typesWithFolder() []string {
 // ReadNodeFile returns the content of a file of a node's folder. A file
 // the node's type owns (a VPCS node's startup.vpc) is its property (not
 // found when it has none); one its runner writes at the first start (a
-// router's startup config) shows what it will hold until then. Codes: EINVALID, EFORBIDDEN (a path leaving
-// the folder), ENOTFOUND (project, node, or file).
+// router's startup config) shows what it will hold until then. Codes:
+// EINVALID, EFORBIDDEN (a path leaving the folder), ENOTFOUND (project,
+// node, or file).
 func (s *Service) ReadNodeFile(ctx context.Context, ref NodeRef, name string) ([]byte, error) {
 	t, err := s.nodeFolder(ctx, ref, name)
 	if ErrorCode(err) == ECONFLICT { // a node without a folder has no file
