@@ -1,6 +1,7 @@
 // What this nodedesk has for Dynamips: its router platforms (what fits
 // each slot, asked once) and the IOS images of its images folders (the
-// template dialog's and the router panel's choices), with uploads.
+// template dialog's and the router panel's choices), with uploads; and a
+// router's idle-PC search and startup config.
 
 import { writable } from 'svelte/store';
 import * as api from '../api';
@@ -47,3 +48,11 @@ export function uploadIOSImage(file: File, progress: (fraction: number) => void)
 /** findIdlePC finds an idle-PC value for a running router; the server
  * keeps it as the router's idlepc (the node's update follows). */
 export const findIdlePC = (pid: string, nid: string): Promise<{ idlepc: string }> => api.autoIdlePC(pid, nid);
+
+/** readStartupConfig reads a router's startup config (at path, its
+ * startupConfigPath): until its first start, the one it will start with. */
+export const readStartupConfig = (pid: string, nid: string, path: string): Promise<string> => api.readNodeFile(pid, nid, path);
+
+/** saveStartupConfig writes a router's startup config as typed. */
+export const saveStartupConfig = (pid: string, nid: string, path: string, text: string): Promise<void> =>
+  api.writeNodeFile(pid, nid, path, text);
