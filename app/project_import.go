@@ -71,9 +71,8 @@ type ImportFile struct {
 // published as events once committed; process-run nodes are stopped. A
 // console port the file gives that another node owns, or that another
 // program of this machine holds, is replaced by a free one (fitConsole);
-// a console type the node's type does
-// not allow in nodedesk becomes the type's default (a VPCS always has a
-// telnet console).
+// a console type the node's type does not allow in nodedesk becomes the
+// type's default (a VPCS always has a telnet console).
 //
 // The files are written to a temporary folder inside the projects folder
 // and renamed to the project's folder before the transaction; a failed
@@ -307,8 +306,8 @@ func (s *Service) importLinkIn(tx Tx, emit emitFunc, pid string, l LinkImport, i
 // of its type here: a console type the type does not allow becomes the
 // type's default, a port is dropped when the node has no console, and a
 // port that is not free (consolePortFree) is left for allocation (a free
-// one), as gns3-server 2.2.59's reserve_tcp_port
-// replaces a port in use (compute/port_manager.py).
+// one), as gns3-server 2.2.59's reserve_tcp_port replaces a port in use
+// (compute/port_manager.py).
 func (s *Service) fitConsole(tx Tx, c *NodeCreate) error {
 	ct := c.Type.kind().consoles[0]
 	if c.ConsoleType.Set {

@@ -68,13 +68,12 @@ func (r *Runner) IdlePCProposals(nodeID string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := quote(rt.p.Name)
-	if _, err := rt.hv.send(10*time.Second, "vm set_idle_pc_online %s 0 0x0", name); err != nil {
+	if err := rt.idleOnline(""); err != nil {
 		return nil, app.Errorf(app.ECONFLICT, "The idle PC of %s could not be cleared: %v", rt.p.Name, err)
 	}
-	props, err := rt.hv.send(60*time.Second, "vm get_idle_pc_prop %s 0", name)
+	props, err := rt.hv.send(60*time.Second, "vm get_idle_pc_prop %s 0", quote(rt.p.Name))
 	if rt.s.IdlePC != "" { // the router idles again with the value it runs with
-		_, _ = rt.hv.send(10*time.Second, "vm set_idle_pc_online %s 0 %s", name, hypervisorIdlePC(rt.s.Platform, rt.s.IdlePC))
+		_ = rt.idleOnline(rt.s.IdlePC)
 	}
 	if err != nil {
 		return nil, app.Errorf(app.ECONFLICT, "Dynamips could not sample the idle PC of %s: %v", rt.p.Name, err)
@@ -105,7 +104,6 @@ func (r *Runner) AutoIdlePC(nodeID string) (string, error) {
 	if len(props) == 0 {
 		return "", app.Errorf(app.ECONFLICT, "Dynamips found no idle-PC values for %s; let IOS boot fully (the prompt shown), then try again", rt.p.Name)
 	}
-	name := quote(rt.p.Name)
 	busy, err := cpuShare(rt.cmd.Process.Pid, probeTime)
 	if err != nil {
 		return "", app.Errorf(app.ECONFLICT, "%s is no longer running", rt.p.Name)
@@ -115,7 +113,7 @@ func (r *Runner) AutoIdlePC(nodeID string) (string, error) {
 		if !idlePCValue.MatchString(v) {
 			continue
 		}
-		if _, err := rt.hv.send(10*time.Second, "vm set_idle_pc_online %s 0 %s", name, hypervisorIdlePC(rt.s.Platform, v)); err != nil {
+		if err := rt.idleOnline(v); err != nil {
 			return "", app.Errorf(app.ECONFLICT, "The idle PC of %s could not be set: %v", rt.p.Name, err)
 		}
 		use, err := cpuShare(rt.cmd.Process.Pid, probeTime)
@@ -127,7 +125,7 @@ func (r *Runner) AutoIdlePC(nodeID string) (string, error) {
 			return v, nil
 		}
 	}
-	_, _ = rt.hv.send(10*time.Second, "vm set_idle_pc_online %s 0 0x0", name)
+	_ = rt.idleOnline("")
 	return "", app.Errorf(app.ECONFLICT, "None of the %d idle-PC values Dynamips proposed brings the CPU use of %s down; try again once IOS is idle at its prompt", len(props), rt.p.Name)
 }
 
@@ -147,11 +145,7 @@ func (r *Runner) Tune(nodeID string, props map[string]json.RawMessage) error {
 	}
 	name := quote(rt.p.Name)
 	if want.IdlePC != rt.s.IdlePC {
-		v := "0x0" // none: the router spins again, as asked
-		if want.IdlePC != "" {
-			v = hypervisorIdlePC(rt.s.Platform, want.IdlePC)
-		}
-		if _, err := rt.hv.send(10*time.Second, "vm set_idle_pc_online %s 0 %s", name, v); err != nil {
+		if err := rt.idleOnline(want.IdlePC); err != nil {
 			return fmt.Errorf("Dynamips refused idle PC %s: %v", want.IdlePC, err)
 		}
 		rt.s.IdlePC = want.IdlePC
@@ -169,6 +163,17 @@ func (r *Runner) Tune(nodeID string, props map[string]json.RawMessage) error {
 		rt.s.IdleSleep = want.IdleSleep
 	}
 	return nil
+}
+
+// idleOnline gives the running router idle PC v (as users keep it; "":
+// none, and the router spins again).
+func (rt *router) idleOnline(v string) error {
+	hv := "0x0"
+	if v != "" {
+		hv = hypervisorIdlePC(rt.s.Platform, v)
+	}
+	_, err := rt.hv.send(10*time.Second, "vm set_idle_pc_online %s 0 %s", quote(rt.p.Name), hv)
+	return err
 }
 
 // cpuShare is the share of one core process pid uses over d.

@@ -215,17 +215,12 @@ func run() int {
 				return 1
 			}
 		}
-		cells := map[string]*cell{}
+		cells := labCells{}
 		for _, size := range sizes {
 			for round := range opts.rounds {
 				for i := range sides {
 					s := sides[(i+round)%len(sides)]
-					c := cells[s.name+"/"+strconv.Itoa(size)]
-					if c == nil {
-						c = &cell{}
-						cells[s.name+"/"+strconv.Itoa(size)] = c
-					}
-					s.measure(c, size)
+					s.measure(cells.at(s.name, size), size)
 				}
 				pingRound(sides, cells, size)
 			}
@@ -773,6 +768,18 @@ type cell struct {
 	lost     int
 }
 
+// labCells are a lab's measurements, one cell per side and frame size.
+type labCells map[string]*cell
+
+// at is side's cell for size, empty until measured.
+func (m labCells) at(side string, size int) *cell {
+	k := side + "/" + strconv.Itoa(size)
+	if m[k] == nil {
+		m[k] = &cell{}
+	}
+	return m[k]
+}
+
 var havePerf bool
 
 // cpuPerFrame is the side's CPU time per frame delivered, in µs.
@@ -827,14 +834,14 @@ func (s *side) measure(c *cell, size int) {
 
 // pingRound measures round trips of size-byte frames through every side,
 // taking the sides in turn frame by frame.
-func pingRound(sides []*side, cells map[string]*cell, size int) {
+func pingRound(sides []*side, cells labCells, size int) {
 	f := frame(size, 1, 2, 0, 0)
 	for _, s := range sides {
 		s.h2.echo.Store(true)
 	}
 	for i := range pings {
 		for _, s := range sides {
-			c := cells[s.name+"/"+strconv.Itoa(size)]
+			c := cells.at(s.name, size)
 			if d, ok := s.ping(f, uint64(1_000_000+i)); ok {
 				c.rtts = append(c.rtts, d)
 			} else {
@@ -866,7 +873,7 @@ func per(n, frames uint64) float64 {
 
 // table formats one lab's cells, each nodedesk side with its ratios to
 // gns3's.
-func table(lab string, sides []*side, cells map[string]*cell, sizes []int) string {
+func table(lab string, sides []*side, cells labCells, sizes []int) string {
 	var b strings.Builder
 	what := map[string]string{"hop": "one UDP↔UDP hop", "lab": "host–switch–host"}[lab]
 	fmt.Fprintf(&b, "\n%s (%s): CPU and wake-ups at %d frames/s, frames/s at <1%% loss, round trip\n", lab, what, opts.rate)
@@ -874,9 +881,9 @@ func table(lab string, sides []*side, cells map[string]*cell, sizes []int) strin
 	fmt.Fprintf(&b, line, "side", "bytes", "CPU µs/f", "×gns3", "sys/f", "wake/f", "frames/s", "×gns3", "rtt p50", "p99", "×gns3", "lost")
 	fmt.Fprintln(&b, strings.Repeat("-", 112))
 	for _, size := range sizes {
-		g := cells["gns3/"+strconv.Itoa(size)]
+		g := cells.at("gns3", size)
 		for _, s := range sides {
-			c := cells[s.name+"/"+strconv.Itoa(size)]
+			c := cells.at(s.name, size)
 			r := func(x float64) string {
 				if s.name == "gns3" {
 					return ""
@@ -892,10 +899,10 @@ func table(lab string, sides []*side, cells map[string]*cell, sizes []int) strin
 				r(float64(c.rtt(0.5))/float64(g.rtt(0.5))), strconv.Itoa(c.lost))
 		}
 	}
-	if cells["go/"+strconv.Itoa(sizes[0])] == nil {
+	if !slices.ContainsFunc(sides, func(s *side) bool { return s.name == "go" }) {
 		return b.String()
 	}
-	cpu := func(name string, size int) float64 { return cells[name+"/"+strconv.Itoa(size)].cpuPerFrame() }
+	cpu := func(name string, size int) float64 { return cells.at(name, size).cpuPerFrame() }
 	for _, s := range sides {
 		if s.name == "gns3" || s.name == "go" {
 			continue
