@@ -3,11 +3,14 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Nodes that run as processes. A Runner (package app/vpcs for VPCS) starts
@@ -91,6 +94,81 @@ type Reloader interface {
 // runs, with the node's properties as GNS3 keys them.
 type Tuner interface {
 	Tune(nodeID string, properties map[string]json.RawMessage) error
+}
+
+// Observer is told what a runner's nodes do on their own: a process that
+// ended by itself, a sentence for the user. The Service is the Observer
+// of every Supervised runner it is given.
+type Observer interface {
+	OnProcessExit(projectID, nodeID, detail string)
+	OnProcessNote(projectID, nodeID, message string)
+}
+
+// Supervised is the lifecycle half every runner of nodedesk shares
+// (package app/supervise writes it once): who is told of exits, what a
+// killed nodedesk left running, and stopping everything at the end.
+type Supervised interface {
+	// Observe sets who is told when a node's process ends by itself or
+	// has something to say. NewService calls it.
+	Observe(o Observer)
+	// Open readies the runner when nodedesk starts: it ends the processes
+	// a previous nodedesk that was killed left running (by the records
+	// the runner keeps) and may begin a slow probe in the background. It
+	// returns the names of the nodes whose leftovers it ended.
+	Open(ctx context.Context) (ended []string, err error)
+	// StopAll stops every process the runner runs: the last thing
+	// nodedesk does.
+	StopAll()
+}
+
+// RunnerEnv is what every runner is made with (package app/emulators
+// makes them all, for nodedesk and for the lab tests).
+type RunnerEnv struct {
+	// ConsoleHost is the host the REST API listens on: consoles listen
+	// there and on 127.0.0.1, and nowhere else.
+	ConsoleHost string
+	// RunDir is the folder of runners' records: each keeps its own in a
+	// sub-folder named after its node type; "" keeps none.
+	RunDir string
+	// Programs name, by node type, the program a runner runs (or the
+	// address of the engine it drives) instead of its default.
+	Programs map[NodeType]string
+	// StopGrace is how long a stop waits after asking a process to end
+	// before it is killed; zero is each runner's own default.
+	StopGrace time.Duration
+	Logger    *slog.Logger
+}
+
+// OpenRunners readies every Supervised runner at nodedesk's start (Open):
+// the leftovers of a killed nodedesk are ended, and said in the log.
+func (s *Service) OpenRunners(ctx context.Context) error {
+	var errs []error
+	for _, r := range s.c.Runners {
+		sv, ok := r.(Supervised)
+		if !ok {
+			continue
+		}
+		ended, err := sv.Open(ctx)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if len(ended) > 0 {
+			s.c.Logger.Warn("ended the nodes' processes a previous nodedesk left running", "nodes", ended)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// StopRunners stops every process of every Supervised runner: the last
+// thing nodedesk does, whatever happened before.
+func (s *Service) StopRunners() {
+	var wg sync.WaitGroup
+	for _, r := range s.c.Runners {
+		if sv, ok := r.(Supervised); ok {
+			wg.Go(sv.StopAll)
+		}
+	}
+	wg.Wait()
 }
 
 // maxMACOffset bounds MAC offsets: VPCS varies one byte of its address.

@@ -149,6 +149,9 @@ func NewService(c Config) *Service {
 		if cs, ok := r.(ConsoleServer); ok { // the runner serves its nodes' consoles
 			s.consoleServers = append(s.consoleServers, cs)
 		}
+		if sv, ok := r.(Supervised); ok { // it tells s of exits and notes
+			sv.Observe(s)
+		}
 	}
 	return s
 }
