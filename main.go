@@ -27,12 +27,9 @@ import (
 	"nodedesk/app"
 	"nodedesk/app/dataplane"
 	"nodedesk/app/desktop"
-	"nodedesk/app/docker"
-	"nodedesk/app/dynamips"
+	"nodedesk/app/emulators"
 	"nodedesk/app/hostnet"
-	"nodedesk/app/qemu"
 	"nodedesk/app/remote"
-	"nodedesk/app/vpcs"
 	"nodedesk/store"
 )
 
@@ -180,36 +177,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		host = "0.0.0.0" // all interfaces: clients use the address they reached us on
 	}
 	events := app.NewBroker()
-	runner := vpcs.New(vpcs.Config{ConsoleHost: host, Logger: logger})
-	defer runner.StopAll() // nothing is left running, whatever happened
-	guests := qemu.New(qemu.Config{ConsoleHost: host, RunDir: filepath.Join(filepath.Dir(o.db), "run", "qemu"), Logger: logger})
-	defer guests.StopAll()
-	guests.ProbeEarly(ctx) // the first guest's start need not wait for it
-	if ended, err := guests.ReapOrphans(); err != nil {
-		logger.Error("the guests a previous nodedesk left could not be looked for", "err", err)
-	} else if len(ended) > 0 {
-		logger.Warn("ended the QEMU guests a previous nodedesk left running", "nodes", ended)
-	}
-	containers := docker.New(docker.Config{ConsoleHost: host, RunDir: filepath.Join(filepath.Dir(o.db), "run", "docker"), Logger: logger})
-	defer containers.StopAll()
-	if ended, err := containers.ReapOrphans(ctx); err != nil {
-		logger.Error("the containers a previous nodedesk left could not be looked for", "err", err)
-	} else if len(ended) > 0 {
-		logger.Warn("removed the Docker containers a previous nodedesk left running", "nodes", ended)
-	}
-	routers := dynamips.New(dynamips.Config{ConsoleHost: host, RunDir: filepath.Join(filepath.Dir(o.db), "run", "dynamips"), Logger: logger})
-	defer routers.StopAll()
-	if ended, err := routers.ReapOrphans(); err != nil {
-		logger.Error("the Dynamips routers a previous nodedesk left could not be looked for", "err", err)
-	} else if len(ended) > 0 {
-		logger.Warn("ended the Dynamips routers a previous nodedesk left running", "nodes", ended)
-	}
+	// Every emulator's runner, made in one loop (app/emulators).
+	runners := emulators.New(app.RunnerEnv{ConsoleHost: host, RunDir: filepath.Join(filepath.Dir(o.db), "run"), Logger: logger})
 	svc := app.NewService(app.Config{
 		Store:       st,
 		Events:      events,
 		DataDir:     filepath.Dir(o.db),
 		ConsoleHost: host,
-		Runners:     []app.Runner{runner, guests, containers, routers},
+		Runners:     runners, // observed by the service from here on
 		// This machine's interfaces and free ports (app/hostnet).
 		HostInterfaces:    hostnet.Interfaces,
 		NetworkInterfaces: hostnet.NetworkInterfaces,
@@ -217,12 +192,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		Computes:          remote.Dial, // remote computes' clients (app/remote)
 		UDPPorts:          o.udpPorts,
 		Logger:            logger,
-		// Images: GNS3's folder after nodedesk's own; QEMU's programs (app/qemu).
+		// Images: GNS3's folder after nodedesk's own.
 		GNS3ImagesDir: gns3ImagesDir(),
-		QEMU:          qemu.NewTools(logger),
-		Docker:        containers, // the engine's images (app/docker)
 	})
 	defer svc.CloseComputes()
+	defer svc.StopRunners()                      // nothing is left running, whatever happened
+	if err := svc.OpenRunners(ctx); err != nil { // what a killed nodedesk left running
+		logger.Error("the processes a previous nodedesk left could not all be looked for", "err", err)
+	}
 	if done, err := svc.FinishRestores(ctx); err != nil { // what a crash kept of a restore's files from following its records
 		logger.Error("snapshot restores cut short could not all be finished", "err", err, "projects", done)
 	} else if len(done) > 0 {
@@ -233,12 +210,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 	} else if len(removed) > 0 {
 		logger.Warn("removed the leftovers of interrupted imports and uploads", "paths", removed)
 	}
-	runner.OnExit(svc.OnProcessExit)
-	guests.OnExit(svc.OnProcessExit)
-	guests.OnNote(svc.OnProcessNote)
-	containers.OnExit(svc.OnProcessExit)
-	containers.OnNote(svc.OnProcessNote)
-	routers.OnExit(svc.OnProcessExit)
 	if err := errors.Join(svc.ReconcileStatuses(ctx), svc.ReconcileCaptures(ctx)); err != nil {
 		return err
 	}

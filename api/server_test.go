@@ -80,9 +80,13 @@ func (ts *testServer) open() {
 	if ts.opts.portFree != nil {
 		portFree = ts.opts.portFree
 	}
+	var runners []app.Runner
+	if ts.opts.qemu != nil {
+		runners = append(runners, toolsRunner{ts.opts.qemu})
+	}
 	ts.svc = app.NewService(app.Config{
 		Store: appStore, Events: ts.events, DataDir: filepath.Dir(ts.dbPath), PortFree: portFree,
-		GNS3ImagesDir: ts.opts.gns3Images, QEMU: ts.opts.qemu, AutoCloseAfter: ts.opts.autoCloseAfter,
+		GNS3ImagesDir: ts.opts.gns3Images, Runners: runners, AutoCloseAfter: ts.opts.autoCloseAfter,
 		NetworkInterfaces: hostnet.NetworkInterfaces,
 		HostInterfaces: func() []app.HostInterface {
 			return []app.HostInterface{{Name: "eth0", Type: "ethernet"}, {Name: "lo", Special: true, Type: "ethernet"}}
@@ -140,3 +144,13 @@ func (ts *testServer) mustCreateLab() lab {
 	ts.Do("PUT", "/v2/projects/"+l.pid+"/nodes/"+l.frsw, map[string]any{"properties": map[string]any{"mappings": map[string]any{"1:101": "2:201"}}}).Want(ts.tb, 200)
 	return l
 }
+
+// toolsRunner is a runner that runs nothing but has QEMU's tools, as
+// QEMU's runner does.
+type toolsRunner struct{ app.QEMUTools }
+
+func (toolsRunner) Runs(app.NodeType) bool            { return false }
+func (toolsRunner) Start(app.Process) (string, error) { return "", nil }
+func (toolsRunner) Stop(string) error                 { return nil }
+func (toolsRunner) Suspend(string) error              { return nil }
+func (toolsRunner) Resume(string) error               { return nil }

@@ -4,9 +4,8 @@ import "context"
 
 // DockerEngine is what nodedesk asks of the Docker Engine of this machine
 // besides running containers (the Runner does that): which images it
-// holds, for GNS3's image list and the template dialog. Package
-// app/docker implements it; Config.Docker nil means Docker is not
-// available.
+// holds, for GNS3's image list and the template dialog. Docker's runner
+// (package app/docker) has it; without it Docker is not available.
 type DockerEngine interface {
 	// Images lists the engine's local images by repository and tag
 	// ("alpine:latest"), as GNS3 lists them; untagged images are left
@@ -24,10 +23,11 @@ type DockerImage struct {
 // DockerImages lists the local images of this machine's Docker Engine,
 // sorted; a conflict that says what to do when Docker is not available.
 func (s *Service) DockerImages(ctx context.Context) ([]DockerImage, error) {
-	if s.c.Docker == nil {
+	engine, ok := capability[DockerEngine](s)
+	if !ok {
 		return nil, Errorf(ECONFLICT, "Docker is not available to nodedesk: install Docker (sudo apt-get install docker.io) and restart nodedesk")
 	}
-	imgs, err := s.c.Docker.Images(ctx)
+	imgs, err := engine.Images(ctx)
 	if imgs == nil && err == nil {
 		imgs = []DockerImage{}
 	}

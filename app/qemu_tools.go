@@ -11,7 +11,7 @@ import (
 
 // QEMUTools is what nodedesk asks of the QEMU programs installed on this
 // machine: which there are, whether KVM works, and qemu-img's disk work.
-// Package app/qemu implements it; Config.QEMU nil means QEMU is not
+// QEMU's runner (package app/qemu) has it; without it QEMU is not
 // available.
 type QEMUTools interface {
 	// Binaries lists the qemu-system-* programs found, with their
@@ -153,29 +153,32 @@ func errNoQEMU() error {
 // archs when it is not empty (GNS3's GET /v2/compute/qemu/binaries); none
 // when QEMU is not available.
 func (s *Service) QEMUBinaries(ctx context.Context, archs []string) ([]QEMUBinary, error) {
-	if s.c.QEMU == nil {
+	tools, ok := capability[QEMUTools](s)
+	if !ok {
 		return []QEMUBinary{}, nil
 	}
-	return s.c.QEMU.Binaries(ctx, archs)
+	return tools.Binaries(ctx, archs)
 }
 
 // QEMUImgBinaries lists this machine's qemu-img programs; none when QEMU
 // is not available.
 func (s *Service) QEMUImgBinaries(ctx context.Context) ([]QEMUBinary, error) {
-	if s.c.QEMU == nil {
+	tools, ok := capability[QEMUTools](s)
+	if !ok {
 		return []QEMUBinary{}, nil
 	}
-	return s.c.QEMU.ImgBinaries(ctx)
+	return tools.ImgBinaries(ctx)
 }
 
 // QEMUCapabilities says which architectures KVM accelerates here, and
 // the acceleration QEMU nodes get.
 func (s *Service) QEMUCapabilities(ctx context.Context) QEMUCapabilities {
-	if s.c.QEMU == nil {
+	tools, ok := capability[QEMUTools](s)
+	if !ok {
 		return QEMUCapabilities{KVM: []string{}, Acceleration: AccelNone,
 			AccelerationNote: "QEMU is not available on this machine: QEMU nodes cannot run"}
 	}
-	c := s.c.QEMU.Capabilities(ctx)
+	c := tools.Capabilities(ctx)
 	if c.KVM == nil {
 		c.KVM = []string{}
 	}
@@ -186,10 +189,11 @@ func (s *Service) QEMUCapabilities(ctx context.Context) QEMUCapabilities {
 // ImgBinaries lists (nodedesk runs no other program a request names), or
 // the first of them when none is named.
 func (s *Service) qemuImg(ctx context.Context, name string) (string, error) {
-	if s.c.QEMU == nil {
+	tools, ok := capability[QEMUTools](s)
+	if !ok {
 		return "", errNoQEMU()
 	}
-	bins, err := s.c.QEMU.ImgBinaries(ctx)
+	bins, err := tools.ImgBinaries(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -264,7 +268,8 @@ func (s *Service) CreateQEMUImage(ctx context.Context, sp QEMUImageSpec) error {
 		return fmt.Errorf("creating the folder of %s: %w", p, err)
 	}
 	sp.Path = p
-	return s.c.QEMU.CreateImage(ctx, sp)
+	tools, _ := capability[QEMUTools](s) // qemuImg found it
+	return tools.CreateImage(ctx, sp)
 }
 
 // ResizeQEMUImage grows a disk image by spec.Extend MiB with qemu-img
@@ -296,5 +301,6 @@ func (s *Service) ResizeQEMUImage(ctx context.Context, r QEMUImageResize) error 
 		return nil
 	}
 	r.Path = p
-	return s.c.QEMU.ResizeImage(ctx, r)
+	tools, _ := capability[QEMUTools](s) // qemuImg found it
+	return tools.ResizeImage(ctx, r)
 }

@@ -17,6 +17,13 @@ type fakeQEMU struct {
 	resized    []app.QEMUImageResize
 }
 
+// fakeQEMU is a runner that runs nothing but has QEMU's tools, as QEMU's
+// runner does.
+func (f *fakeQEMU) Runs(app.NodeType) bool            { return false }
+func (f *fakeQEMU) Start(app.Process) (string, error) { return "", nil }
+func (f *fakeQEMU) Stop(string) error                 { return nil }
+func (f *fakeQEMU) Suspend(string) error              { return nil }
+func (f *fakeQEMU) Resume(string) error               { return nil }
 func (f *fakeQEMU) Binaries(ctx context.Context, archs []string) ([]app.QEMUBinary, error) {
 	return f.bins, nil
 }
@@ -36,7 +43,7 @@ func newQEMUService(tb testing.TB, tools *fakeQEMU) imageFolders {
 	tb.Helper()
 	f := newImageFolders(tb)
 	gns3 := filepath.Dir(f.gns3)
-	f.svc = app.NewService(app.Config{Store: kit.MustOpenStore(tb), DataDir: filepath.Dir(filepath.Dir(f.own)), GNS3ImagesDir: gns3, QEMU: tools})
+	f.svc = app.NewService(app.Config{Store: kit.MustOpenStore(tb), DataDir: filepath.Dir(filepath.Dir(f.own)), GNS3ImagesDir: gns3, Runners: []app.Runner{tools}})
 	return f
 }
 

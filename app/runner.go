@@ -362,6 +362,17 @@ func (s *Service) StopProcesses(ctx context.Context) error {
 	return nil
 }
 
+// capability is the first runner that can do what C says (an optional
+// interface such as QEMUTools or DockerEngine); ok is false when none can.
+func capability[C any](s *Service) (c C, ok bool) {
+	for _, r := range s.c.Runners {
+		if c, ok = r.(C); ok {
+			return c, true
+		}
+	}
+	return c, false
+}
+
 // runner is the Runner of type t's nodes; nil when nodedesk has none.
 func (s *Service) runner(t NodeType) Runner {
 	for _, r := range s.c.Runners {

@@ -42,7 +42,10 @@ type Config struct {
 	// NewID returns a fresh UUID string; nil means uuid.NewString.
 	NewID func() string
 	// Runners run process-backed nodes, one runner per emulator (package
-	// app/vpcs for VPCS); a type none of them Runs changes status alone.
+	// app/emulators makes them); a type none of them Runs changes status
+	// alone. What else a runner can do (QEMUTools, DockerEngine, Tuner,
+	// Reloader, IdlePCFinder, ConsoleServer, Supervised) is found by
+	// asking it (capability).
 	Runners []Runner
 	// PortFree reports whether a port of this machine is free for a node
 	// to take ("tcp" for console ports, "udp" for link ports), so that
@@ -65,13 +68,6 @@ type Config struct {
 	// <kind> subfolders are searched for images after nodedesk's own
 	// (images.go); "" searches none.
 	GNS3ImagesDir string
-	// QEMU finds and runs the QEMU programs of this machine (package
-	// app/qemu); nil: QEMU is not available.
-	QEMU QEMUTools
-	// Docker lists the images of this machine's Docker Engine (package
-	// app/docker); nil: Docker is not available.
-	Docker DockerEngine
-
 	// AutoCloseAfter is how long a project with auto_close stays open
 	// once its last notification listener has left
 	// (project_listeners.go); zero means DefaultAutoCloseAfter.

@@ -104,13 +104,11 @@ func Start(tb testing.TB, opts Options) *Lab {
 			StopGrace: time.Second, ShutdownWait: 30 * time.Second})
 		runners = append(runners, l.Guests)
 	}
-	var engine app.DockerEngine
 	if opts.Docker {
 		l.DockerHost = dockerHost
 		l.Containers = docker.New(docker.Config{ConsoleHost: "127.0.0.1", RunDir: filepath.Join(tb.TempDir(), "run"),
 			Host: l.DockerHost, StopGrace: time.Second})
 		runners = append(runners, l.Containers)
-		engine = l.Containers
 	}
 	if opts.Dynamips {
 		l.Routers = dynamips.New(dynamips.Config{ConsoleHost: "127.0.0.1", RunDir: filepath.Join(tb.TempDir(), "run-dynamips"),
@@ -126,7 +124,6 @@ func Start(tb testing.TB, opts Options) *Lab {
 	l.Service = app.NewService(app.Config{
 		Store: st, Events: l.Events, Runners: runners, DataDir: filepath.Dir(st.Path()), PortFree: portFree,
 		GNS3ImagesDir:     l.GNS3Images,
-		Docker:            engine,
 		IdlePCBoot:        time.Second, // the stand-in image boots in under 0.5 s
 		NetworkInterfaces: hostnet.NetworkInterfaces,
 		HostInterfaces: func() []app.HostInterface {
