@@ -258,13 +258,12 @@ func (s *Service) submit(w *write) error {
 // events and wakes their callers.
 func (s *Service) commit(batch []*write) {
 	err := s.c.Store.Update(func(tx Tx) error {
-		ctx := &countingTx{Tx: tx}
 		for _, w := range batch {
-			if err := s.run(w, ctx); err != nil {
+			if err := s.run(w, tx); err != nil {
 				return err // wrote, then failed: the batch is rolled back
 			}
 		}
-		if ctx.writes == 0 {
+		if tx.Writes() == 0 {
 			return errUnchanged // nothing to commit: no fsync, the file untouched
 		}
 		return nil
@@ -296,9 +295,9 @@ func (s *Service) commit(batch []*write) {
 // run runs one write inside tx, recording it in history when it succeeds.
 // A rejection that wrote nothing is kept as the write's own result; an
 // error after a write is returned, to roll back.
-func (s *Service) run(w *write, tx *countingTx) error {
+func (s *Service) run(w *write, tx Tx) error {
 	w.events, w.err = nil, nil
-	before := tx.writes
+	before := tx.Writes()
 	emit := func(action EventAction, projectID string, payload any) {
 		w.events = append(w.events, Event{Action: action, ProjectID: projectID, Payload: payload})
 	}
@@ -314,7 +313,7 @@ func (s *Service) run(w *write, tx *countingTx) error {
 	switch {
 	case err == nil:
 		return nil
-	case tx.writes > before:
+	case tx.Writes() > before:
 		return err
 	case errors.Is(err, errUnchanged):
 		w.events = nil
@@ -323,86 +322,6 @@ func (s *Service) run(w *write, tx *countingTx) error {
 		w.err, w.events = err, nil
 		return nil
 	}
-}
-
-// countingTx counts the writes made through it.
-type countingTx struct {
-	Tx
-	writes int
-}
-
-func (t *countingTx) PutProject(p *Project) error { t.writes++; return t.Tx.PutProject(p) }
-func (t *countingTx) DeleteProject(id string) error {
-	t.writes++
-	return t.Tx.DeleteProject(id)
-}
-func (t *countingTx) PutNode(n *Node) error { t.writes++; return t.Tx.PutNode(n) }
-func (t *countingTx) DeleteNode(projectID, nodeID string) error {
-	t.writes++
-	return t.Tx.DeleteNode(projectID, nodeID)
-}
-func (t *countingTx) PutLink(l *Link) error { t.writes++; return t.Tx.PutLink(l) }
-func (t *countingTx) DeleteLink(projectID, linkID string) error {
-	t.writes++
-	return t.Tx.DeleteLink(projectID, linkID)
-}
-func (t *countingTx) PutDrawing(d *Drawing) error { t.writes++; return t.Tx.PutDrawing(d) }
-func (t *countingTx) DeleteDrawing(projectID, drawingID string) error {
-	t.writes++
-	return t.Tx.DeleteDrawing(projectID, drawingID)
-}
-func (t *countingTx) PutSnapshot(s *Snapshot) error { t.writes++; return t.Tx.PutSnapshot(s) }
-func (t *countingTx) DeleteSnapshot(projectID, snapshotID string) error {
-	t.writes++
-	return t.Tx.DeleteSnapshot(projectID, snapshotID)
-}
-func (t *countingTx) PutTemplate(tp *Template) error { t.writes++; return t.Tx.PutTemplate(tp) }
-func (t *countingTx) DeleteTemplate(id string) error {
-	t.writes++
-	return t.Tx.DeleteTemplate(id)
-}
-func (t *countingTx) PutCompute(c *Compute) error { t.writes++; return t.Tx.PutCompute(c) }
-func (t *countingTx) DeleteCompute(id string) error {
-	t.writes++
-	return t.Tx.DeleteCompute(id)
-}
-func (t *countingTx) ReserveUDP(projectID string, port int) error {
-	t.writes++
-	return t.Tx.ReserveUDP(projectID, port)
-}
-func (t *countingTx) ReleaseUDPReservations(projectID string) error {
-	t.writes++
-	return t.Tx.ReleaseUDPReservations(projectID)
-}
-func (t *countingTx) ReleaseUDPReservation(projectID string, port int) error {
-	t.writes++
-	return t.Tx.ReleaseUDPReservation(projectID, port)
-}
-func (t *countingTx) PutNIO(n *NIO) error { t.writes++; return t.Tx.PutNIO(n) }
-func (t *countingTx) DeleteNIO(projectID, nodeID string, adapter, port int) error {
-	t.writes++
-	return t.Tx.DeleteNIO(projectID, nodeID, adapter, port)
-}
-func (t *countingTx) PutIOULicense(l *IOULicense) error { t.writes++; return t.Tx.PutIOULicense(l) }
-func (t *countingTx) PutRestoreIntent(projectID, tag string) error {
-	t.writes++
-	return t.Tx.PutRestoreIntent(projectID, tag)
-}
-func (t *countingTx) DeleteRestoreIntent(projectID string) error {
-	t.writes++
-	return t.Tx.DeleteRestoreIntent(projectID)
-}
-func (t *countingTx) PushHistory(st HistoryStack, e *HistoryEntry, keep int) error {
-	t.writes++
-	return t.Tx.PushHistory(st, e, keep)
-}
-func (t *countingTx) PopHistory(projectID string, st HistoryStack) error {
-	t.writes++
-	return t.Tx.PopHistory(projectID, st)
-}
-func (t *countingTx) ClearHistory(projectID string, st HistoryStack) error {
-	t.writes++
-	return t.Tx.ClearHistory(projectID, st)
 }
 
 // view runs fn in a read-only transaction.

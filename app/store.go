@@ -13,6 +13,12 @@ type Store interface {
 // Tx is one transaction. Lookups of a missing project or node return nil and
 // no error; the Service turns that into ENOTFOUND with its own wording.
 type Tx interface {
+	// Writes is how many writes the transaction has made so far: the
+	// Service rolls back a write that failed after writing, and commits
+	// nothing (no fsync) when a batch wrote nothing. The store counts
+	// them where they reach the file, so no write method can forget to.
+	Writes() int
+
 	// Project returns the project with the given id, or nil.
 	Project(id string) (*Project, error)
 	// HasProject reports whether a project exists, without reading it.

@@ -16,7 +16,7 @@ import (
 // newest keep entries are those above the top's place minus keep, and
 // bounding a stack reads no entry.
 
-func (t *tx) stack(st app.HistoryStack) *bolt.Bucket {
+func (t *tx) stack(st app.HistoryStack) bucket {
 	if st == app.RedoStack {
 		return t.bucket(bucketRedo)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 
 	"github.com/google/uuid"
-	bolt "go.etcd.io/bbolt"
 
 	"nodedesk/app"
 )
@@ -129,7 +128,7 @@ func (t *tx) UDPUse(port int) (app.UDPUse, bool, error) {
 }
 
 // udpUse decodes the index entry of port.
-func udpUse(b *bolt.Bucket, port int) (app.UDPUse, bool, error) {
+func udpUse(b bucket, port int) (app.UDPUse, bool, error) {
 	v := b.Get(u16Key(port))
 	switch len(v) {
 	case 16:

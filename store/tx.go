@@ -21,9 +21,33 @@ type tx struct {
 	// this transaction, so that PutNode need not decode the stored record
 	// again to move its index entries.
 	read map[string]*indexed
+	// writes counts what this transaction has written (Writes).
+	writes int
 }
 
-func (t *tx) bucket(name []byte) *bolt.Bucket { return t.b.Bucket(name) }
+// bucket is one of the file's buckets in this transaction. Every write
+// goes through its Put, Delete and NextSequence, which count it: a write
+// method of app.Tx is counted by being one (store/writes_test.go holds
+// every method to that).
+type bucket struct {
+	*bolt.Bucket
+	writes *int
+}
+
+// Put writes a key, counted.
+func (b bucket) Put(key, value []byte) error { *b.writes++; return b.Bucket.Put(key, value) }
+
+// Delete removes a key, counted.
+func (b bucket) Delete(key []byte) error { *b.writes++; return b.Bucket.Delete(key) }
+
+// NextSequence takes the bucket's next sequence number, counted (the
+// number is written with the transaction).
+func (b bucket) NextSequence() (uint64, error) { *b.writes++; return b.Bucket.NextSequence() }
+
+func (t *tx) bucket(name []byte) bucket { return bucket{t.b.Bucket(name), &t.writes} }
+
+// Writes is how many writes the transaction has made so far.
+func (t *tx) Writes() int { return t.writes }
 
 func decode[T any](raw []byte) (*T, error) {
 	if raw == nil {
@@ -95,7 +119,7 @@ func (t *tx) DeleteProject(id string) error {
 }
 
 // deletePrefix deletes every key of b that starts with prefix.
-func deletePrefix(b *bolt.Bucket, prefix []byte) error {
+func deletePrefix(b bucket, prefix []byte) error {
 	var keys [][]byte
 	c := b.Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
@@ -469,7 +493,7 @@ func (t *tx) UDPOwner(port int) (app.NodeKey, bool, error) {
 }
 
 // portOwner reads a port index (port -> project + node).
-func portOwner(b *bolt.Bucket, port int) (app.NodeKey, bool, error) {
+func portOwner(b bucket, port int) (app.NodeKey, bool, error) {
 	if port < 1 || port > 65535 {
 		return app.NodeKey{}, false, nil
 	}
@@ -514,7 +538,7 @@ func (t *tx) NodeIDByName(projectID, name string) (string, bool, error) {
 	return id.String(), true, nil
 }
 
-func put(b *bolt.Bucket, key []byte, v any) error {
+func put(b bucket, key []byte, v any) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -524,7 +548,7 @@ func put(b *bolt.Bucket, key []byte, v any) error {
 
 // projectRecords decodes the records of a project in b (keys prefixed by
 // its id), in the order seq gives them (key order when seq is nil).
-func projectRecords[T any](b *bolt.Bucket, projectID string, seq func(*T) uint64) ([]*T, error) {
+func projectRecords[T any](b bucket, projectID string, seq func(*T) uint64) ([]*T, error) {
 	prefix := uuidKey(projectID)
 	out := []*T{}
 	c := b.Cursor()
@@ -544,7 +568,7 @@ func projectRecords[T any](b *bolt.Bucket, projectID string, seq func(*T) uint64
 // keepSeq gives a record about to be written under key its sequence
 // number, when *seq is 0: the stored record's, or the bucket's next for a
 // new one.
-func keepSeq[T any](b *bolt.Bucket, key []byte, seq *uint64, stored func(*T) uint64) error {
+func keepSeq[T any](b bucket, key []byte, seq *uint64, stored func(*T) uint64) error {
 	if *seq != 0 {
 		return nil
 	}
