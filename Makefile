@@ -147,7 +147,7 @@ guest: deps-apt-test
 	scripts/build-guest.sh
 test: guest
 
-# The QEMU benchmark (app/labtest/qemu_bench_test.go), part of make bench:
+# The QEMU benchmark (api/labtest/qemu_bench_test.go), part of make bench:
 # the test guest's start to its first console byte through nodedesk
 # against its command line run by hand (target: nodedesk adds ≤ 100 ms),
 # the memory of a TCG guest with nodedesk's bounded translation cache
@@ -156,7 +156,7 @@ test: guest
 # start target is missed.
 .PHONY: bench-qemu
 bench-qemu: guest deps-go
-	NODEDESK_BENCH=1 $(GO) test -count=1 -run '^TestQEMUBench$$' -v -timeout 20m ./app/labtest
+	NODEDESK_BENCH=1 $(GO) test -count=1 -run '^TestQEMUBench$$' -v -timeout 20m ./api/labtest
 
 # Dynamips (app/dynamips): built from the unmodified Dynamips 0.2.24
 # source in THIRD_PARTY (GPL-2.0; run as a separate program, never
@@ -181,6 +181,6 @@ $(DYNAMIPS):
 	cp build/dynamips/src/build/stable/dynamips $@.tmp && mv $@.tmp $@
 	rm -rf build/dynamips/src
 test: dynamips
-# The tests' Dynamips and stand-in images (app/labtest/kit), for make test only.
+# The tests' Dynamips and stand-in images (app/dynamips/dynamipstest), for make test only.
 test: export NODEDESK_DYNAMIPS = $(CURDIR)/$(DYNAMIPS)
 test: export NODEDESK_FAKE_IOS = $(FAKE_IOS)

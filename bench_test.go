@@ -44,7 +44,7 @@ import (
 
 	"nodedesk/app"
 	"nodedesk/app/hostnet"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
 	"nodedesk/store"
 )
 

@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/docker/dockertest"
+	"nodedesk/app/kit"
 )
 
 // dockerLab is a nodedesk process on a private Docker Engine with one
@@ -24,7 +25,7 @@ type dockerLab struct {
 
 func newDockerLab(t *testing.T, n int, wrapper []string) (*dockerLab, *proc, string) {
 	t.Helper()
-	d := &dockerLab{host: kit.Dockerd(t), db: filepath.Join(t.TempDir(), "d.db")}
+	d := &dockerLab{host: dockertest.Dockerd(t), db: filepath.Join(t.TempDir(), "d.db")}
 	d.env = sandboxEnv(t, "DOCKER_HOST="+d.host)
 	p := startUnder(t, d.env, wrapper, d.args()...)
 	url := p.waitServing(t)
@@ -36,7 +37,7 @@ func newDockerLab(t *testing.T, n int, wrapper []string) (*dockerLab, *proc, str
 	d.pid = proj.ProjectID
 	for range n {
 		_, body = call(t, "POST", url+"/v2/projects/"+d.pid+"/nodes", map[string]any{"node_type": "docker",
-			"properties": map[string]any{"image": kit.DockerTestImage, "adapters": 2}})
+			"properties": map[string]any{"image": dockertest.TestImage, "adapters": 2}})
 		var node struct {
 			NodeID string `json:"node_id"`
 		}

@@ -8,15 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/dynamips/dynamipstest"
+	"nodedesk/app/kit"
 )
 
 // TestMain_DynamipsLeftBehind: after kill -9 of nodedesk with a router
 // running, the next nodedesk ends the Dynamips process it left, removes
 // its record and shows the router stopped.
 func TestMain_DynamipsLeftBehind(t *testing.T) {
-	bin := kit.Dynamips(t)
-	image, err := os.ReadFile(kit.FakeIOS(t, "c7200"))
+	bin := dynamipstest.Binary(t)
+	image, err := os.ReadFile(dynamipstest.FakeIOS(t, "c7200"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,20 +49,20 @@ func TestMain_DynamipsLeftBehind(t *testing.T) {
 	if code, body := call(t, "POST", nodePath+"/start", nil); code != 200 {
 		t.Fatalf("start: %d %s", code, body)
 	}
-	if pids := kit.DynamipsPIDs(node.Dir); len(pids) != 1 {
+	if pids := dynamipstest.PIDs(node.Dir); len(pids) != 1 {
 		t.Fatalf("dynamips processes %v after start; want one", pids)
 	}
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	<-p.done
-	if pids := kit.DynamipsPIDs(node.Dir); len(pids) != 1 {
+	if pids := dynamipstest.PIDs(node.Dir); len(pids) != 1 {
 		t.Fatalf("dynamips processes %v after the kill; the test needs the one left behind", pids)
 	}
 	p = start(t, env, args...)
 	url = p.waitServing(t)
-	if !kit.WaitFor(15*time.Second, func() bool { return len(kit.DynamipsPIDs(node.Dir)) == 0 }) {
-		t.Errorf("dynamips %v still runs after nodedesk was killed and started again", kit.DynamipsPIDs(node.Dir))
+	if !kit.WaitFor(15*time.Second, func() bool { return len(dynamipstest.PIDs(node.Dir)) == 0 }) {
+		t.Errorf("dynamips %v still runs after nodedesk was killed and started again", dynamipstest.PIDs(node.Dir))
 	}
 	_, body = call(t, "GET", url+"/v2/projects/"+proj.ProjectID+"/nodes/"+node.NodeID, nil)
 	var got struct{ Status string }

@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
+	"nodedesk/app/qemu/qemutest"
 )
 
 // qemuRunning reports whether a qemu-system process runs for a node.
-func qemuRunning(nodeID string) bool { return kit.QEMUPID(nodeID) != 0 }
+func qemuRunning(nodeID string) bool { return qemutest.PID(nodeID) != 0 }
 
 // waitQEMUGone waits (bounded) until no qemu runs for nodeID.
 func waitQEMUGone(t *testing.T, nodeID, after string) {
@@ -26,7 +27,7 @@ func waitQEMUGone(t *testing.T, nodeID, after string) {
 // of nodedesk with guests running, the next nodedesk finds no guest left
 // and shows the nodes stopped.
 func TestMain_QEMULeftBehind(t *testing.T) {
-	kit.QEMUBinary(t)
+	qemutest.Binary(t)
 	db := filepath.Join(t.TempDir(), "q.db")
 	env := sandboxEnv(t)
 	args := []string{"--headless", "--listen", "127.0.0.1:0", "--db", db}

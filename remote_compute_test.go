@@ -25,7 +25,8 @@ import (
 	"testing"
 	"time"
 
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
+	"nodedesk/app/vpcs/vpcstest"
 )
 
 // freePort returns a TCP port of 127.0.0.1 that was free a moment ago.
@@ -157,7 +158,7 @@ func nodeOf(m map[string]any) node {
 }
 
 func TestRemoteCompute_TwoProcesses(t *testing.T) {
-	kit.MustHaveVPCS(t)
+	vpcstest.MustHave(t)
 	dir := t.TempDir()
 	bPort := freePort(t)
 	bArgs := []string{"--headless", "--listen", "127.0.0.1:" + strconv.Itoa(bPort), "--db", filepath.Join(dir, "b", "b.db"), "--udp-ports", "31000-31499"}
@@ -271,7 +272,7 @@ func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	// project's stream on A (GNS3's controller passes it on).
 	events := followStream(t, A+"/v2/projects/"+pid+"/notifications")
 	pc2Dir := fmt.Sprint(mustJSON(t, 200, "GET", bNodes+"/vpcs/nodes/"+pc2.ID, nil)["node_directory"])
-	if vpid := kit.LiveVPCSPID(pc2Dir); vpid == 0 {
+	if vpid := vpcstest.LivePID(pc2Dir); vpid == 0 {
 		t.Errorf("no vpcs process of PC2 on B (in %s)", pc2Dir)
 	} else if err := syscall.Kill(vpid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)

@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
+	"nodedesk/app/vpcs/vpcstest"
 )
 
 // vpcsRunning reports whether a vpcs process works in dir.
-func vpcsRunning(dir string) bool { return kit.LiveVPCSPID(dir) != 0 }
+func vpcsRunning(dir string) bool { return vpcstest.LivePID(dir) != 0 }
 
 // waitGone waits (bounded) until no vpcs process works in dir.
 func waitGone(t *testing.T, dir, after string) {
@@ -26,7 +27,7 @@ func waitGone(t *testing.T, dir, after string) {
 // records them stopped; after a crash of nodedesk, the processes end with
 // it and the next start finds no stale "started".
 func TestMain_VPCSLeftBehind(t *testing.T) {
-	kit.MustHaveVPCS(t)
+	vpcstest.MustHave(t)
 	db := filepath.Join(t.TempDir(), "v.db")
 	env := sandboxEnv(t)
 	args := []string{"--headless", "--listen", "127.0.0.1:0", "--db", db}

@@ -15,7 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
 )
 
 // nodedesk as a GNS3 compute: the test plays a GNS3 2.2.59 controller and
@@ -24,7 +24,7 @@ import (
 // ports the controller reserves with ports/udp (kit.Controller plays
 // it). The compute websocket, duplicates and files are here; what runs
 // traffic through a compute (VPCS, the data plane, captures) is in
-// app/labtest.
+// api/labtest.
 
 func TestCompute_NotificationStream(t *testing.T) {
 	ts := mustOpenServer(t)

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
 )
 
 // TestConcurrentMix: 64 clients mix creates, PUTs, deletes and links on one

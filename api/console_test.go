@@ -5,7 +5,7 @@ import (
 )
 
 // TestConsoleTypeNone: "none", as the GNS3 desktop GUI sends it, is no
-// console. (Consoles that answer are app/labtest's.)
+// console. (Consoles that answer are api/labtest's.)
 func TestConsoleTypeNone(t *testing.T) {
 	ts := mustOpenServer(t)
 	pid := ts.MustCreateProject("lab")

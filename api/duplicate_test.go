@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
 )
 
 // TestProjectDuplicate is the GNS3 desktop GUI's "Save as": the copy has

@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
 )
 
 // dynamipsProjects are the real GNS3 projects with Dynamips routers in

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
 )
 
 // The fuzz targets' property: whatever a client sends, the server does not

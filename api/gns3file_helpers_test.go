@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
 )
 
 // Helpers to write GNS3 project files the way GNS3 writes them, and to

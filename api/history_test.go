@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
 )
 
 // histLab is a project for history tests: two VPCS, a switch, a hub and a

@@ -19,7 +19,7 @@ import (
 	"github.com/google/uuid"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
 )
 
 // fakeQEMU is a QEMUTools that records what it was asked.

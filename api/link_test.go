@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
 )
 
 func TestLinks(t *testing.T) {

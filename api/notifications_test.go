@@ -11,7 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
 )
 
 // controllerRaw opens the controller stream and returns its second message.

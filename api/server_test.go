@@ -10,13 +10,13 @@ import (
 
 	"nodedesk/app"
 	"nodedesk/app/hostnet"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
 	"nodedesk/store"
 )
 
 // testServer is the real API: a bbolt file in a temp folder, the service,
 // and the REST server on a 127.0.0.1 listener. Tests of a lab that runs
-// (VPCS processes, the data plane, consoles) are app/labtest's. Its
+// (VPCS processes, the data plane, consoles) are api/labtest's. Its
 // kit.API sends the test's requests, each answer checked by
 // Server.CheckResponse, as a labtest.Lab's are.
 type testServer struct {

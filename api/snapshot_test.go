@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
 )
 
 // projectState is what GET answers say of a project's records.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
 )
 
 // qemuProperties are the properties of a new QEMU node on the controller:

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
 )
 
 // TestUserTemplates creates, lists, changes, duplicates and deletes user

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/store/storetest"
 )
 
 // tunnel is a cloud port of type udp: a UDP tunnel from lport on this
@@ -47,7 +47,7 @@ func TestService_UpdateNode_CloudTunnels(t *testing.T) {
 	ctx := context.Background()
 	newSvc := func(t *testing.T) (*app.Service, *udpHeld, *app.Project, *app.Node) {
 		h := &udpHeld{}
-		svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+		svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
 			PortFree: h.free, Runners: []app.Runner{&fakeRunner{}}})
 		p := mustCreateProject(t, svc, "lab")
 		return svc, h, p, mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.Cloud})

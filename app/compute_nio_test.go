@@ -8,7 +8,7 @@ import (
 	"nodedesk/app"
 )
 
-// The NIO rules the HTTP test (api/compute_test.go, app/labtest/compute_test.go) does not reach:
+// The NIO rules the HTTP test (api/compute_test.go, api/labtest/compute_test.go) does not reach:
 // reservations per project, and a NIO nodedesk's own controller makes
 // for one of its links (LinkID).
 func TestService_NIORules(t *testing.T) {

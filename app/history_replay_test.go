@@ -11,7 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
+	"nodedesk/store/storetest"
 )
 
 // histLab is a project for history tests: two VPCS, a switch, a hub and a
@@ -245,7 +246,7 @@ func TestService_Undo_NewChangeDropsRedo(t *testing.T) {
 // once it is free, the same undo works.
 func TestService_Undo_Conflicts(t *testing.T) {
 	ctx := context.Background()
-	st := kit.MustOpenStore(t)
+	st := storetest.Open(t)
 	svc := app.NewService(app.Config{Store: st, DataDir: t.TempDir(), HostInterfaces: hostInterfaces, PortFree: everyPortFree})
 	l := mustCreateHistLab(t, svc, "lab")
 	other := mustCreateProject(t, svc, "other")

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/store/storetest"
 )
 
 // imageFolders is a Service whose data folder and GNS3 images folder are
@@ -30,7 +30,7 @@ func newImageFolders(tb testing.TB) imageFolders {
 	tb.Helper()
 	data, gns3 := tb.TempDir(), tb.TempDir()
 	b := app.NewBroker()
-	svc := app.NewService(app.Config{Store: kit.MustOpenStore(tb), Events: b, DataDir: data, GNS3ImagesDir: gns3})
+	svc := app.NewService(app.Config{Store: storetest.Open(tb), Events: b, DataDir: data, GNS3ImagesDir: gns3})
 	f := imageFolders{svc: svc, events: b, own: filepath.Join(data, "images", "QEMU"), gns3: filepath.Join(gns3, "QEMU")}
 	for _, d := range []string{f.own, f.gns3} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -113,7 +113,7 @@ func TestService_Images(t *testing.T) {
 		}
 	})
 	t.Run("NoGNS3Folder", func(t *testing.T) {
-		svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), GNS3ImagesDir: filepath.Join(t.TempDir(), "absent")})
+		svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), GNS3ImagesDir: filepath.Join(t.TempDir(), "absent")})
 		imgs, err := svc.Images(ctx, app.QEMUImages)
 		if err != nil || len(imgs) != 0 {
 			t.Fatalf("Images = %v, %v; want an empty list", imgs, err)

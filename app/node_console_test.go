@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/store/storetest"
 )
 
 func TestDialHost(t *testing.T) {
@@ -36,7 +36,7 @@ func TestDialHost(t *testing.T) {
 func TestService_ConsoleAddress(t *testing.T) {
 	ctx := context.Background()
 	newSvc := func(t *testing.T, consoleHost string) *app.Service {
-		return app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+		return app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
 			PortFree: everyPortFree, ConsoleHost: consoleHost})
 	}
 
@@ -162,7 +162,7 @@ func TestService_ConsolePorts(t *testing.T) {
 // range, a node that needs one is refused, and one that needs none is not.
 func TestService_CreateNode_ConsoleExhausted(t *testing.T) {
 	ctx := context.Background()
-	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+	svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
 		PortFree: func(network string, port int) bool { return network != "tcp" }})
 	p := mustCreateProject(t, svc, "lab")
 	_, err := svc.CreateNode(ctx, p.ID, app.NodeCreate{Type: app.VPCS})
@@ -269,7 +269,7 @@ type consoleRunner struct {
 func TestService_ResetConsole_Runner(t *testing.T) {
 	ctx := context.Background()
 	r := &consoleRunner{}
-	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+	svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
 		PortFree: everyPortFree, Runners: []app.Runner{r}})
 	pc := mustCreateVPCS(t, svc, mustCreateProject(t, svc, "lab").ID)
 	if err := svc.ResetConsole(ctx, ref(pc)); err != nil {

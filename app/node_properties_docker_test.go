@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/store/storetest"
 )
 
 // dockerRecorder runs Docker nodes and keeps what it was given.
@@ -38,7 +38,7 @@ func dockerProps(tb testing.TB, body string) app.PropertiesUpdate {
 func TestService_DockerNode(t *testing.T) {
 	ctx := context.Background()
 	d := &dockerRecorder{}
-	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+	svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
 		Runners: []app.Runner{d}, PortFree: everyPortFree})
 	pid := mustCreateProject(t, svc, "lab").ID
 	n := mustCreateNode(t, svc, pid, app.NodeCreate{Type: app.Docker, NodeUpdate: app.NodeUpdate{

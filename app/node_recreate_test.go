@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/store/storetest"
 )
 
 // TestService_UpdateRunningDocker: a started Docker node whose console
@@ -17,7 +17,7 @@ import (
 func TestService_UpdateRunningDocker(t *testing.T) {
 	ctx := context.Background()
 	d := &dockerRecorder{}
-	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+	svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
 		Runners: []app.Runner{d}, PortFree: everyPortFree})
 	pid := mustCreateProject(t, svc, "lab").ID
 	n := mustCreateNode(t, svc, pid, app.NodeCreate{Type: app.Docker, NodeUpdate: app.NodeUpdate{

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/store/storetest"
 )
 
 // fakeRunner records what the Service asks of it, and can be told to fail.
@@ -77,7 +77,7 @@ func TestService_NodeAction_Runner(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(string(tt.from)+"/"+string(tt.action), func(t *testing.T) {
 			r := &fakeRunner{}
-			svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces, Runners: []app.Runner{r}})
+			svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces, Runners: []app.Runner{r}})
 			n := mustCreateVPCS(t, svc, mustCreateProject(t, svc, "lab").ID)
 			for _, a := range reach[tt.from] {
 				if _, err := svc.NodeAction(ctx, ref(n), a); err != nil {
@@ -106,7 +106,7 @@ func TestService_NodeAction_Runner(t *testing.T) {
 			// The same action again, with its last step failing: the
 			// error reaches the caller and the status stays as it was.
 			r2 := &fakeRunner{}
-			svc2 := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces, Runners: []app.Runner{r2}})
+			svc2 := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces, Runners: []app.Runner{r2}})
 			n2 := mustCreateVPCS(t, svc2, mustCreateProject(t, svc2, "lab").ID)
 			for _, a := range reach[tt.from] {
 				if _, err := svc2.NodeAction(ctx, ref(n2), a); err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/store/storetest"
 )
 
 func TestService_CreateNode_Errors(t *testing.T) {
@@ -211,7 +211,7 @@ func TestService_DuplicateNode(t *testing.T) {
 	// leaves no folder.
 	t.Run("ErrRefusedLeavesNoFolder", func(t *testing.T) {
 		var full atomic.Bool
-		svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(),
+		svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(),
 			PortFree: func(network string, _ int) bool { return network != "tcp" || !full.Load() }})
 		p := mustCreateProject(t, svc, "lab")
 		n := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.QEMU})

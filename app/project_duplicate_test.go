@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/store/storetest"
 )
 
 func TestService_DuplicateProject(t *testing.T) {
@@ -147,7 +147,7 @@ func TestService_DuplicateProject(t *testing.T) {
 
 	t.Run("ResetMACAddresses", func(t *testing.T) {
 		// A MAC offset is given at a process's first start: run the node.
-		svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+		svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
 			PortFree: everyPortFree, Runners: []app.Runner{&fakeRunner{}}})
 		p := mustCreateProject(t, svc, "lab")
 		pc := mustCreateVPCS(t, svc, p.ID)

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/store/storetest"
 )
 
 // TestService_ListenProject_AutoClose: a project with auto_close is
@@ -17,7 +17,7 @@ func TestService_ListenProject_AutoClose(t *testing.T) {
 	ctx := context.Background()
 	b := app.NewBroker()
 	runner := &fakeRunner{}
-	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), Events: b, DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+	svc := app.NewService(app.Config{Store: storetest.Open(t), Events: b, DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
 		PortFree: everyPortFree, Runners: []app.Runner{runner}, AutoCloseAfter: time.Millisecond})
 	kept := mustCreateProject(t, svc, "kept")
 	if _, err := svc.UpdateProject(ctx, kept.ID, app.ProjectUpdate{AutoClose: app.Some(false)}); err != nil {

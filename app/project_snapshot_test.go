@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/store/storetest"
 )
 
 func mustCreateSnapshot(tb testing.TB, svc *app.Service, projectID, name string) *app.Snapshot {
@@ -262,7 +262,7 @@ func TestService_RestoreSnapshot(t *testing.T) {
 		// GNS3 closes the project, stopping its nodes, then restores
 		// (controller/snapshot.py:133-135).
 		runner := &fakeRunner{}
-		svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+		svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
 			PortFree: everyPortFree, Runners: []app.Runner{runner}})
 		p := mustCreateProject(t, svc, "lab")
 		pc := mustCreateVPCS(t, svc, p.ID)

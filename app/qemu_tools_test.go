@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/store/storetest"
 )
 
 // fakeQEMU is a QEMUTools that records what it was asked to run.
@@ -43,7 +43,7 @@ func newQEMUService(tb testing.TB, tools *fakeQEMU) imageFolders {
 	tb.Helper()
 	f := newImageFolders(tb)
 	gns3 := filepath.Dir(f.gns3)
-	f.svc = app.NewService(app.Config{Store: kit.MustOpenStore(tb), DataDir: filepath.Dir(filepath.Dir(f.own)), GNS3ImagesDir: gns3, Runners: []app.Runner{tools}})
+	f.svc = app.NewService(app.Config{Store: storetest.Open(tb), DataDir: filepath.Dir(filepath.Dir(f.own)), GNS3ImagesDir: gns3, Runners: []app.Runner{tools}})
 	return f
 }
 
@@ -119,7 +119,7 @@ func TestService_ResizeQEMUImage(t *testing.T) {
 
 func TestService_QEMUWithoutQEMU(t *testing.T) {
 	ctx := context.Background()
-	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir()})
+	svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir()})
 	if bins, err := svc.QEMUBinaries(ctx, nil); err != nil || bins == nil || len(bins) != 0 {
 		t.Fatalf("QEMUBinaries = %#v, %v; want an empty list", bins, err)
 	}

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
+	"nodedesk/store/storetest"
 )
 
 // fakeCall is one call the fake compute received, as values.
@@ -248,7 +249,7 @@ func newRemoteService(t *testing.T) (*app.Service, *app.Broker, *fakeRemote, str
 	f := &fakeRemote{}
 	b := app.NewBroker()
 	svc := app.NewService(app.Config{
-		Store: kit.MustOpenStore(t), Events: b, DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+		Store: storetest.Open(t), Events: b, DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
 		PortFree: everyPortFree, Computes: f.dial,
 	})
 	t.Cleanup(svc.CloseComputes)

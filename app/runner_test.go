@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/store/storetest"
 )
 
 // otherRunner is a runner of some other emulator: it runs no VPCS.
@@ -21,7 +21,7 @@ func (r *otherRunner) Runs(app.NodeType) bool { return false }
 func TestService_NodeAction_RunnerByType(t *testing.T) {
 	ctx := context.Background()
 	other, vpcs := &otherRunner{}, &fakeRunner{}
-	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+	svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
 		Runners: []app.Runner{other, vpcs}})
 	n := mustCreateVPCS(t, svc, mustCreateProject(t, svc, "lab").ID)
 	for _, a := range []app.Action{app.Start, app.Suspend, app.Start, app.Stop} {
@@ -55,7 +55,7 @@ func (r *qemuRecorder) Start(p app.Process) (string, error) {
 func TestService_StartQEMU_Resources(t *testing.T) {
 	ctx := context.Background()
 	q := &qemuRecorder{}
-	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+	svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
 		Runners: []app.Runner{q}})
 	pid := mustCreateProject(t, svc, "lab").ID
 	upd, err := app.DecodeProperties(app.QEMU, []byte(`{"adapters": 3}`))
@@ -98,7 +98,7 @@ func TestService_StartQEMU_PortsTakenSince(t *testing.T) {
 	ctx := context.Background()
 	q := &qemuRecorder{}
 	taken := map[int]bool{}
-	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+	svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
 		Runners: []app.Runner{q}, PortFree: func(_ string, p int) bool { return !taken[p] }})
 	n := mustCreateNode(t, svc, mustCreateProject(t, svc, "lab").ID, app.NodeCreate{Type: app.QEMU})
 	for _, a := range []app.Action{app.Start, app.Stop} {
@@ -138,7 +138,7 @@ func (r *failingRunner) Start(p app.Process) (string, error) {
 func TestService_ProjectAction_TellsEveryFailure(t *testing.T) {
 	ctx := context.Background()
 	events := app.NewBroker()
-	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+	svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
 		Runners: []app.Runner{&failingRunner{}}, Events: events})
 	p := mustCreateProject(t, svc, "lab")
 	pcs := []*app.Node{mustCreateVPCS(t, svc, p.ID), mustCreateVPCS(t, svc, p.ID), mustCreateVPCS(t, svc, p.ID)}
@@ -168,7 +168,7 @@ func TestService_ProjectAction_TellsEveryFailure(t *testing.T) {
 // node it cannot start).
 func TestService_ProjectAction_TellsSkipped(t *testing.T) {
 	events := app.NewBroker()
-	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces, Events: events})
+	svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces, Events: events})
 	p := mustCreateProject(t, svc, "lab")
 	pc := mustCreateVPCS(t, svc, p.ID)
 	r1 := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.VirtualBox})

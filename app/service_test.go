@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/store/storetest"
 )
 
 // hostInterfaces is the fixed machine every test service sees: one real
@@ -29,7 +29,7 @@ func newService(tb testing.TB) (*app.Service, *app.Broker) {
 	tb.Helper()
 	b := app.NewBroker()
 	svc := app.NewService(app.Config{
-		Store:          kit.MustOpenStore(tb),
+		Store:          storetest.Open(tb),
 		Events:         b,
 		DataDir:        tb.TempDir(),
 		HostInterfaces: hostInterfaces,
@@ -543,7 +543,7 @@ func TestService_UpdateNode(t *testing.T) {
 		var svc *app.Service
 		var seen []app.Event
 		svc = app.NewService(app.Config{
-			Store:   kit.MustOpenStore(t),
+			Store:   storetest.Open(t),
 			DataDir: t.TempDir(),
 			Events: publisherFunc(func(e app.Event) {
 				seen = append(seen, e)
@@ -877,7 +877,7 @@ func TestService_AllocationSkipsHostPorts(t *testing.T) {
 	ctx := context.Background()
 	busy := map[string]bool{"tcp/5000": true, "udp/20001": true}
 	svc := app.NewService(app.Config{
-		Store: kit.MustOpenStore(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces, Runners: []app.Runner{&fakeRunner{}},
+		Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces, Runners: []app.Runner{&fakeRunner{}},
 		PortFree: func(network string, port int) bool { return !busy[network+"/"+strconv.Itoa(port)] },
 	})
 	p := mustCreateProject(t, svc, "lab")

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/store/storetest"
 )
 
 func TestService_IOULicense(t *testing.T) {
@@ -42,7 +42,7 @@ func TestService_UpdateIOULicense(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := kit.MustOpenStore(t)
+			s := storetest.Open(t)
 			svc := app.NewService(app.Config{Store: s, DataDir: t.TempDir(), HostInterfaces: hostInterfaces, PortFree: everyPortFree})
 			var got *app.IOULicense
 			for i, u := range tt.steps {

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
 )
 
 // A cloud's ethernet port on one end of a veth pair the test makes (no

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
 )
 
 // A cloud's ethernet port that came from a project file (Unconfirmed)

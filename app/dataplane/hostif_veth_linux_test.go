@@ -18,7 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
 )
 
 // A running veth node (Docker) has the host end of one veth pair per

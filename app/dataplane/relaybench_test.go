@@ -59,7 +59,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
 	"nodedesk/bench/procstat"
 )
 

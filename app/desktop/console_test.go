@@ -16,7 +16,8 @@ import (
 	"nodedesk/app/dataplane"
 	"nodedesk/app/desktop"
 	"nodedesk/app/hostnet"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
+	"nodedesk/store/storetest"
 )
 
 // pageConsoles records the console events the page receives, per session.
@@ -343,7 +344,7 @@ func TestConsoleSlowPage(t *testing.T) {
 // window reaches an Ethernet switch's console and uses its shell.
 func TestConsoleSwitch(t *testing.T) {
 	events := app.NewBroker()
-	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), Events: events, DataDir: t.TempDir(), ConsoleHost: "127.0.0.1", PortFree: hostnet.PortFree("127.0.0.1")})
+	svc := app.NewService(app.Config{Store: storetest.Open(t), Events: events, DataDir: t.TempDir(), ConsoleHost: "127.0.0.1", PortFree: hostnet.PortFree("127.0.0.1")})
 	fabric := dataplane.NewFabric("127.0.0.1", quiet)
 	t.Cleanup(fabric.Close)
 	if err := fabric.Attach(context.Background(), svc, events); err != nil {

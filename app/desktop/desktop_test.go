@@ -20,7 +20,8 @@ import (
 	"nodedesk/app"
 	"nodedesk/app/desktop"
 	"nodedesk/app/hostnet"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/kit"
+	"nodedesk/store/storetest"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -285,7 +286,7 @@ func newDoor(t *testing.T) (*desktop.App, *emitted) {
 func newDoorEvents(t *testing.T) (*desktop.App, *emitted, *app.Broker) {
 	t.Helper()
 	events := app.NewBroker()
-	svc := app.NewService(app.Config{Store: kit.MustOpenStore(t), Events: events, DataDir: t.TempDir(), PortFree: hostnet.PortFree("127.0.0.1")})
+	svc := app.NewService(app.Config{Store: storetest.Open(t), Events: events, DataDir: t.TempDir(), PortFree: hostnet.PortFree("127.0.0.1")})
 	srv, err := api.NewServer(svc, events, quiet)
 	if err != nil {
 		t.Fatal(err)

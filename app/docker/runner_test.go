@@ -19,18 +19,19 @@ import (
 	"github.com/google/uuid"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
+	"nodedesk/app/docker/dockertest"
+	"nodedesk/app/kit"
 )
 
 // The runner's tests run real containers on a dockerd of their own
-// (kit.Dockerd), under the lab lock:
+// (dockertest.Dockerd), under the lab lock:
 //
 //	flock /tmp/nodedesk-lab.lock go test -race -count=1 ./app/docker/
 //
 // They share one engine: each subtest makes its nodes and leaves none.
 
 func TestRunner(t *testing.T) {
-	host := kit.Dockerd(t)
+	host := dockertest.Dockerd(t)
 	t.Run("Engine", func(t *testing.T) { testEngine(t, host) })
 	t.Run("StartStop", func(t *testing.T) { testStartStop(t, host) })
 	t.Run("FramesFlow", func(t *testing.T) { testFramesFlow(t, host) })
@@ -84,7 +85,7 @@ func process(t *testing.T, name string, adapters int, props map[string]any) app.
 	p := app.Process{ProjectID: uuid.NewString(), NodeID: id, Name: name,
 		Dir:        filepath.Join(t.TempDir(), "project-files", "docker", id),
 		Properties: map[string]json.RawMessage{}}
-	all := map[string]any{"image": kit.DockerTestImage, "adapters": adapters}
+	all := map[string]any{"image": dockertest.TestImage, "adapters": adapters}
 	for k, v := range props {
 		all[k] = v
 	}
@@ -175,8 +176,8 @@ func testEngine(t *testing.T, host string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(images, app.DockerImage{Image: kit.DockerTestImage}) {
-		t.Errorf("Images = %v, want %s among them", images, kit.DockerTestImage)
+	if !slices.Contains(images, app.DockerImage{Image: dockertest.TestImage}) {
+		t.Errorf("Images = %v, want %s among them", images, dockertest.TestImage)
 	}
 
 	t.Run("NoEngine", func(t *testing.T) {
@@ -397,7 +398,7 @@ func volumeImage(t *testing.T, r *Runner) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	id, err := r.eng.create(ctx, "", &containerConfig{Image: kit.DockerTestImage,
+	id, err := r.eng.create(ctx, "", &containerConfig{Image: dockertest.TestImage,
 		Cmd: []string{"sh", "-c", "mkdir -p /srv/data && echo seeded > /srv/data/seed"}, HostConfig: hostConfig{NetworkMode: "none"}})
 	if err != nil {
 		t.Fatal(err)
@@ -562,13 +563,13 @@ func testReapOrphans(t *testing.T, host string) {
 	// A container made after its record and before its id was written.
 	ctx := context.Background()
 	strayID := uuid.NewString()
-	if _, err := crashed.eng.create(ctx, "", &containerConfig{Image: kit.DockerTestImage, Cmd: []string{"sh"},
+	if _, err := crashed.eng.create(ctx, "", &containerConfig{Image: dockertest.TestImage, Cmd: []string{"sh"},
 		Labels: crashed.labels(strayID, p.ProjectID), HostConfig: hostConfig{NetworkMode: "none"}}); err != nil {
 		t.Fatal(err)
 	}
 	// Another nodedesk's container stays.
 	other := newRunner(t, host, t.TempDir())
-	otherID, err := other.eng.create(ctx, "", &containerConfig{Image: kit.DockerTestImage, Cmd: []string{"sh"},
+	otherID, err := other.eng.create(ctx, "", &containerConfig{Image: dockertest.TestImage, Cmd: []string{"sh"},
 		Labels: other.labels(uuid.NewString(), p.ProjectID), HostConfig: hostConfig{NetworkMode: "none"}})
 	if err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"nodedesk/app"
-	"nodedesk/app/labtest/kit"
 	"nodedesk/app/vpcs"
+	"nodedesk/app/vpcs/vpcstest"
 )
 
 // These tests run the real `vpcs` simulator (make test installs it).
@@ -77,7 +77,7 @@ func holdsUDP(t *testing.T, pid, port int) bool {
 // TestStart_HoldsLinkPort: a started VPCS has bound its -s port, where its
 // link's frames arrive.
 func TestStart_HoldsLinkPort(t *testing.T) {
-	kit.MustHaveVPCS(t)
+	vpcstest.MustHave(t)
 	r := vpcs.New(vpcs.Config{ConsoleHost: "127.0.0.1", StopGrace: time.Second})
 	t.Cleanup(r.StopAll)
 	port := freeUDP(t)
@@ -85,7 +85,7 @@ func TestStart_HoldsLinkPort(t *testing.T) {
 	if _, err := r.Start(p); err != nil {
 		t.Fatal(err)
 	}
-	pid := kit.VPCSPID(p.Dir)
+	pid := vpcstest.PID(p.Dir)
 	if pid == 0 || !holdsUDP(t, pid, port) {
 		t.Fatalf("vpcs (pid %d) does not hold its link port %d once started", pid, port)
 	}
@@ -96,7 +96,7 @@ func TestStart_HoldsLinkPort(t *testing.T) {
 // with a 409 that names the port and the program, and leaves nothing
 // running or held. VPCS itself would run on without its link.
 func TestStart_LinkPortTaken(t *testing.T) {
-	kit.MustHaveVPCS(t)
+	vpcstest.MustHave(t)
 	r := vpcs.New(vpcs.Config{ConsoleHost: "127.0.0.1", StopGrace: time.Second})
 	t.Cleanup(r.StopAll)
 	port := freeUDP(t)
@@ -116,7 +116,7 @@ func TestStart_LinkPortTaken(t *testing.T) {
 			t.Errorf("message %q does not name %q", msg, want)
 		}
 	}
-	if pid := kit.VPCSPID(p.Dir); pid != 0 {
+	if pid := vpcstest.PID(p.Dir); pid != 0 {
 		t.Errorf("vpcs %d still runs after the failed start", pid)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p.Console))
@@ -130,7 +130,7 @@ func TestStart_LinkPortTaken(t *testing.T) {
 	if _, err := r.Start(p); err != nil {
 		t.Fatalf("start after the port was freed: %v", err)
 	}
-	if pid := kit.VPCSPID(p.Dir); pid == 0 || !holdsUDP(t, pid, port) {
+	if pid := vpcstest.PID(p.Dir); pid == 0 || !holdsUDP(t, pid, port) {
 		t.Fatalf("vpcs (pid %d) does not hold port %d after the second start", pid, port)
 	}
 }
@@ -139,7 +139,7 @@ func TestStart_LinkPortTaken(t *testing.T) {
 // binds no relay socket at its -s port + 9 (a port nodedesk may give
 // another node); Debian's 0.5b2, which refuses -R, is started without it.
 func TestStart_RelayOff(t *testing.T) {
-	kit.MustHaveVPCS(t)
+	vpcstest.MustHave(t)
 	dir := t.TempDir()
 	// A VPCS that says it is 0.8.3, notes its arguments and runs the real
 	// one without -R.

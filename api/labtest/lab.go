@@ -1,0 +1,208 @@
+package labtest
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"nodedesk/api"
+	"nodedesk/app"
+	"nodedesk/app/dataplane"
+	"nodedesk/app/docker"
+	"nodedesk/app/docker/dockertest"
+	"nodedesk/app/dynamips"
+	"nodedesk/app/dynamips/dynamipstest"
+	"nodedesk/app/hostnet"
+	"nodedesk/app/kit"
+	"nodedesk/app/qemu"
+	"nodedesk/app/qemu/qemutest"
+	"nodedesk/app/vpcs"
+	"nodedesk/app/vpcs/vpcstest"
+	"nodedesk/store"
+	"nodedesk/store/storetest"
+)
+
+// Options choose what runs besides the API.
+type Options struct {
+	// VPCS runs VPCS nodes as real `vpcs` processes; the test fails if
+	// the simulator is not installed. The data plane carries their frames.
+	VPCS bool
+	// Runner is a VPCS runner of the test's own (one whose binary is
+	// missing, say), used instead of VPCS's; it too comes with the data
+	// plane.
+	Runner *vpcs.Runner
+	// DataPlane carries frames without VPCS: cloud tunnels, switches,
+	// hubs, NAT gateways.
+	DataPlane bool
+	// QEMU runs QEMU nodes as real qemu-system processes (with VPCS and
+	// the data plane); the test fails if QEMU is not installed.
+	QEMU bool
+	// Docker runs Docker nodes as real containers on a private Docker
+	// Engine the test starts (dockertest.Dockerd), with VPCS and the data plane.
+	Docker bool
+	// Dynamips runs Dynamips nodes as real dynamips processes (with
+	// VPCS and the data plane); the test fails if dynamips is not built.
+	Dynamips bool
+	// PortFree, when set, is asked instead of hostnet.PortFree whether a
+	// port is free (with processes or the data plane): a test can take a
+	// port right after nodedesk found it free.
+	PortFree func(network string, port int) bool
+}
+
+// Lab is the real stack of one test, closed when the test ends. Its
+// kit.API sends the test's requests, each answer checked by
+// Server.CheckResponse.
+type Lab struct {
+	*kit.API
+	runner *vpcs.Runner
+	Guests *qemu.Runner // nil without QEMU
+	// Containers runs Docker nodes on the engine at DockerHost; nil
+	// without Docker.
+	Containers *docker.Runner
+	DockerHost string
+	// Routers runs Dynamips nodes; nil without Dynamips.
+	Routers *dynamips.Runner
+	// GNS3Images stands for ~/GNS3/images: the GNS3 images folder the
+	// service looks in after its own (empty at start).
+	GNS3Images string
+	Store      *store.Store
+	Service    *app.Service
+	Events     *app.Broker
+	Server     *api.Server
+	Fabric     *dataplane.Fabric // nil without the data plane
+}
+
+// Start opens the store, the service, the data plane (with VPCS or
+// DataPlane) and the API server on 127.0.0.1:0.
+func Start(tb testing.TB, opts Options) *Lab {
+	tb.Helper()
+	if opts.QEMU || opts.Docker || opts.Dynamips {
+		opts.VPCS = true
+	}
+	dockerHost := ""
+	if opts.Docker {
+		dockerHost = dockertest.Dockerd(tb) // stopped after the lab's containers: cleanups run last first
+	}
+	if opts.VPCS && opts.Runner == nil {
+		vpcstest.MustHave(tb)
+		opts.Runner = vpcs.New(vpcs.Config{ConsoleHost: "127.0.0.1", StopGrace: time.Second})
+	}
+	st := storetest.Open(tb) // closed after the rest: cleanups run last first
+	l := &Lab{runner: opts.Runner, Store: st, GNS3Images: filepath.Join(tb.TempDir(), "GNS3", "images")}
+	tb.Cleanup(l.close)
+	l.Events = app.NewBroker()
+	var runners []app.Runner
+	// Without processes or a data plane, ports are allocated as if this
+	// machine ran nothing else (the tests name them); with them, ports
+	// other programs hold are skipped, as nodedesk does.
+	portFree := func(string, int) bool { return true }
+	fabric := opts.Runner != nil || opts.DataPlane
+	if opts.Runner != nil {
+		runners = append(runners, opts.Runner)
+	}
+	if opts.QEMU {
+		qemutest.Binary(tb)
+		l.Guests = qemu.New(qemu.Config{ConsoleHost: "127.0.0.1", RunDir: filepath.Join(tb.TempDir(), "run"),
+			StopGrace: time.Second, ShutdownWait: 30 * time.Second})
+		runners = append(runners, l.Guests)
+	}
+	if opts.Docker {
+		l.DockerHost = dockerHost
+		l.Containers = docker.New(docker.Config{ConsoleHost: "127.0.0.1", RunDir: filepath.Join(tb.TempDir(), "run"),
+			Host: l.DockerHost, StopGrace: time.Second})
+		runners = append(runners, l.Containers)
+	}
+	if opts.Dynamips {
+		l.Routers = dynamips.New(dynamips.Config{ConsoleHost: "127.0.0.1", RunDir: filepath.Join(tb.TempDir(), "run-dynamips"),
+			Binary: dynamipstest.Binary(tb), StopGrace: 2 * time.Second})
+		runners = append(runners, l.Routers)
+	}
+	if fabric {
+		portFree = hostnet.PortFree("127.0.0.1")
+		if opts.PortFree != nil {
+			portFree = opts.PortFree
+		}
+	}
+	l.Service = app.NewService(app.Config{
+		Store: st, Events: l.Events, Runners: runners, DataDir: filepath.Dir(st.Path()), PortFree: portFree,
+		GNS3ImagesDir:     l.GNS3Images,
+		IdlePCBoot:        time.Second, // the stand-in image boots in under 0.5 s
+		NetworkInterfaces: hostnet.NetworkInterfaces,
+		HostInterfaces: func() []app.HostInterface {
+			return []app.HostInterface{{Name: "eth0", Type: "ethernet"}, {Name: "lo", Special: true, Type: "ethernet"}}
+		},
+	})
+	if opts.Runner != nil {
+		opts.Runner.OnExit(l.Service.OnProcessExit)
+	}
+	if l.Guests != nil {
+		l.Guests.OnExit(l.Service.OnProcessExit)
+		l.Guests.OnNote(l.Service.OnProcessNote)
+	}
+	if l.Routers != nil {
+		l.Routers.OnExit(l.Service.OnProcessExit)
+	}
+	if l.Containers != nil {
+		l.Containers.OnExit(l.Service.OnProcessExit)
+		l.Containers.OnNote(l.Service.OnProcessNote)
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if fabric {
+		l.Fabric = dataplane.NewFabric("127.0.0.1", quiet)
+		if err := l.Fabric.Attach(context.Background(), l.Service, l.Events); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	var err error
+	l.Server, err = api.NewServer(l.Service, l.Events, quiet)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if l.Fabric != nil {
+		l.Server.FollowCapture = l.Fabric.FollowCapture
+	}
+	if err := l.Server.Open("127.0.0.1:0"); err != nil {
+		tb.Fatal(err)
+	}
+	l.API = kit.NewAPI(tb, l.Server.URL(), l.Server.CheckResponse)
+	if l.Fabric != nil {
+		l.Fabric.SetAPIPort(l.APIPort()) // NAT gateways refuse it, as main does
+	}
+	return l
+}
+
+// StartVPCS is Start with real VPCS processes and the data plane.
+func StartVPCS(tb testing.TB) *Lab {
+	tb.Helper()
+	return Start(tb, Options{VPCS: true})
+}
+
+func (l *Lab) close() {
+	if l.runner != nil {
+		l.runner.StopAll()
+	}
+	if l.Guests != nil {
+		l.Guests.StopAll()
+	}
+	if l.Containers != nil {
+		l.Containers.StopAll()
+	}
+	if l.Routers != nil {
+		l.Routers.StopAll()
+	}
+	if l.Fabric != nil {
+		l.Fabric.Close()
+	}
+	if l.API != nil {
+		// Unused connections would hold up Shutdown for 5 s.
+		l.Client.CloseIdleConnections()
+	}
+	if l.Server != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = l.Server.Close(ctx)
+	}
+}
