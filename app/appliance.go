@@ -10,14 +10,16 @@ import (
 )
 
 // A GNS3 appliance file (.gns3a, from the GNS3 marketplace, the
-// gns3-registry) describes a router or VM: how QEMU should run it, the
-// image files each of its versions needs (with their MD5 sums and where
-// to download them), and the versions. Registry versions 3 to 7 keep the
-// QEMU settings in a "qemu" object; version 8 in "settings", sets of
-// template properties a version picks by name. Importing one makes a QEMU
-// user template per version whose images are all in the images folders,
-// as the GNS3 GUI's appliance wizard does, and names the images the other
-// versions lack.
+// gns3-registry) describes a router or VM: how its emulator should run
+// it, the image files each of its versions needs (with their MD5 sums and
+// where to download them), and the versions. Registry versions 3 to 7 keep
+// the emulator's settings in an object named after it ("qemu"); version 8
+// in "settings", sets of template properties a version picks by name.
+// Importing one makes a user template per version whose images are all in
+// the images folders, as the GNS3 GUI's appliance wizard does, and names
+// the images the other versions lack. Which emulators' appliances import,
+// and how their settings become template properties, is the node-type
+// table's appliance column.
 
 // The registry versions of appliance files nodedesk reads.
 const (
@@ -34,7 +36,7 @@ type ApplianceImport struct {
 }
 
 // MissingImage is an image a version of an appliance needs that is in
-// none of the QEMU images folders (matched by MD5 sum, else by name when
+// none of the emulator's images folders (matched by MD5 sum, else by name when
 // the file gives no sum): what to fetch, and where from when the file says.
 type MissingImage struct {
 	Version           string `json:"version"`
@@ -52,21 +54,20 @@ type appliance struct {
 	RegistryVersion int    `json:"registry_version"`
 	Symbol          string `json:"symbol"`
 	Usage           string `json:"usage"`
-	// Registry versions 3 to 7: the emulator's settings.
-	QEMU     map[string]json.RawMessage `json:"qemu"`
-	Docker   json.RawMessage            `json:"docker"`
-	IOU      json.RawMessage            `json:"iou"`
-	Dynamips json.RawMessage            `json:"dynamips"`
 	// Registry version 8: sets of settings.
 	Settings []applianceSettings `json:"settings"`
 	Images   []applianceImage    `json:"images"`
 	Versions []applianceVersion  `json:"versions"`
 	// extras are applianceNodeKeys as the file writes them.
 	extras map[string]json.RawMessage
+	// t is the node type of its emulator; own are the emulator's settings
+	// of registry versions 3 to 7 (the object named after the type).
+	t   NodeType
+	own map[string]json.RawMessage
 }
 
 // applianceNodeKeys are the settings of a node an appliance file of
-// registry version 3 to 7 gives beside its "qemu" object.
+// registry version 3 to 7 gives beside its emulator's object.
 var applianceNodeKeys = []string{"first_port_name", "port_name_format", "port_segment_size", "custom_adapters", "linked_clone"}
 
 type applianceSettings struct {
@@ -96,19 +97,15 @@ type applianceVersion struct {
 	Usage    string            `json:"usage"`
 }
 
-// qemuImageKeys are the properties of a QEMU node that name an image.
-var qemuImageKeys = []string{"hda_disk_image", "hdb_disk_image", "hdc_disk_image", "hdd_disk_image",
-	"cdrom_image", "bios_image", "kernel_image", "initrd"}
-
 // applianceCategories maps an appliance's category to a template's, and
 // gives the builtin symbol a template of it gets when the file names none
-// nodedesk has.
+// nodedesk has ("": the emulator's own symbol).
 var applianceCategories = map[string]struct{ category, symbol string }{
 	"router":            {"router", ":/symbols/router.svg"},
 	"switch":            {"switch", ":/symbols/ethernet_switch.svg"},
 	"multilayer_switch": {"switch", ":/symbols/multilayer_switch.svg"},
 	"firewall":          {"firewall", ":/symbols/firewall.svg"},
-	"guest":             {"guest", ":/symbols/qemu_guest.svg"},
+	"guest":             {"guest", ""},
 }
 
 func notAppliance(format string, args ...any) error {
@@ -152,11 +149,8 @@ func parseAppliance(raw []byte) (*appliance, error) {
 	if _, ok := applianceCategories[a.Category]; !ok {
 		return nil, notAppliance("its category %q is none of router, switch, multilayer_switch, firewall, guest", a.Category)
 	}
-	if t := a.emulator(); t != string(QEMU) {
-		if t == "" {
-			return nil, notAppliance("%s has no settings for an emulator", a.Name)
-		}
-		return nil, Errorf(EINVALID, "%s is a %s appliance; nodedesk imports QEMU appliances only, for now", a.Name, t)
+	if err := a.findEmulator(top); err != nil {
+		return nil, err
 	}
 	if len(a.Versions) == 0 {
 		return nil, notAppliance("%s lists no versions, so there is nothing to make a template of", a.Name)
@@ -164,37 +158,50 @@ func parseAppliance(raw []byte) (*appliance, error) {
 	return a, nil
 }
 
-// emulator is the template type an appliance's settings are for ("" when
-// none).
-func (a *appliance) emulator() string {
+// findEmulator sets the node type an appliance's settings are for, from
+// its settings' template type (registry 8) or the object named after a
+// type (3 to 7), and refuses an emulator whose appliances do not import.
+func (a *appliance) findEmulator(top map[string]json.RawMessage) error {
 	if a.RegistryVersion >= 8 {
 		for _, s := range a.Settings {
 			if s.TemplateType != "" {
-				return s.TemplateType
+				a.t = NodeType(s.TemplateType)
+				break
 			}
 		}
-		return ""
+	} else {
+		for _, t := range NodeTypes {
+			if raw, ok := top[string(t)]; ok {
+				if err := json.Unmarshal(raw, &a.own); err != nil {
+					return notAppliance("its %s settings are not an object", t)
+				}
+				a.t = t
+				break
+			}
+		}
 	}
-	switch {
-	case a.QEMU != nil:
-		return string(QEMU)
-	case a.Docker != nil:
-		return "docker"
-	case a.IOU != nil:
-		return "iou"
-	case a.Dynamips != nil:
-		return "dynamips"
+	if a.t == "" {
+		return notAppliance("%s has no settings for an emulator", a.Name)
 	}
-	return ""
+	if a.t.kind().appliance == nil {
+		var can []string
+		for _, t := range NodeTypes {
+			if t.kind().appliance != nil {
+				can = append(can, strings.ToUpper(string(t)))
+			}
+		}
+		return Errorf(EINVALID, "%s is a %s appliance; nodedesk imports %s appliances only, for now", a.Name, a.t, strings.Join(can, " and "))
+	}
+	return nil
 }
 
-// properties are the template properties a version runs with: the qemu
-// object (registry 3 to 7), or the settings set the version names, else
+// properties are the template properties a version runs with: the
+// emulator's object (registry 3 to 7), or the settings set the version names, else
 // the default set, else the first (registry 8); a named set inherits the
 // default set's properties unless it says not to.
 func (a *appliance) properties(v applianceVersion) (map[string]json.RawMessage, error) {
 	if a.RegistryVersion < 8 {
-		return maps.Clone(a.QEMU), nil
+		return maps.Clone(a.own), nil
 	}
 	var def *applianceSettings
 	for i := range a.Settings {
@@ -208,8 +215,8 @@ func (a *appliance) properties(v applianceVersion) (map[string]json.RawMessage, 
 			if s.Name != v.Settings {
 				continue
 			}
-			if s.TemplateType != string(QEMU) {
-				return nil, Errorf(EINVALID, "Version %s of %s runs settings %q, which are for %s, not QEMU", v.Name, a.Name, s.Name, s.TemplateType)
+			if NodeType(s.TemplateType) != a.t {
+				return nil, Errorf(EINVALID, "Version %s of %s runs settings %q, which are for %s, not %s", v.Name, a.Name, s.Name, s.TemplateType, a.t)
 			}
 			props := map[string]json.RawMessage{}
 			if def != nil && def.TemplateType == s.TemplateType && (s.InheritDefaultProperties == nil || *s.InheritDefaultProperties) {
@@ -223,8 +230,8 @@ func (a *appliance) properties(v applianceVersion) (map[string]json.RawMessage, 
 	if def == nil && len(a.Settings) > 0 {
 		def = &a.Settings[0]
 	}
-	if def == nil || def.TemplateType != string(QEMU) {
-		return nil, notAppliance("%s has no QEMU settings for version %s", a.Name, v.Name)
+	if def == nil || NodeType(def.TemplateType) != a.t {
+		return nil, notAppliance("%s has no %s settings for version %s", a.Name, a.t, v.Name)
 	}
 	return maps.Clone(def.TemplateProperties), nil
 }
@@ -297,9 +304,9 @@ func builtinSymbol(sym string) string {
 }
 
 // template builds the settings of the template of one version, its
-// images found: the file's QEMU properties as GNS3 keys them (kvm, arch
-// and path become qemu_path, platform and options), the images, and the
-// template's name, category, symbol and usage.
+// images found: the file's settings as GNS3's template keys them (the
+// table's appliance column), the images, and the template's name,
+// category, symbol and usage.
 func (a *appliance) template(v applianceVersion, props map[string]json.RawMessage, images map[string]string) (TemplateSettings, error) {
 	ts := TemplateSettings{}
 	set := func(k string, v any) {
@@ -309,7 +316,7 @@ func (a *appliance) template(v applianceVersion, props map[string]json.RawMessag
 	if c, ok := applianceCategories[v.Category]; ok {
 		cat = c
 	}
-	symbol := cmp.Or(builtinSymbol(v.Symbol), builtinSymbol(a.Symbol), cat.symbol)
+	symbol := cmp.Or(builtinSymbol(v.Symbol), builtinSymbol(a.Symbol), cat.symbol, a.t.kind().symbol)
 	usage := cmp.Or(v.Usage, a.Usage)
 	set("name", a.Name+" "+v.Name)
 	set("category", cat.category)
@@ -320,64 +327,33 @@ func (a *appliance) template(v applianceVersion, props map[string]json.RawMessag
 	if a.RegistryVersion < 8 {
 		maps.Copy(ts, a.extras)
 	}
-	var kvm, arch, path, options string
-	for k, raw := range props {
-		switch k {
-		case "kvm", "arch", "platform", "path", "options":
-			var s string
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return nil, notAppliance("its QEMU setting %s is not a string", k)
-			}
-			switch k {
-			case "kvm":
-				kvm = s
-			case "arch", "platform":
-				arch = cmp.Or(arch, s)
-			case "path":
-				path = s
-			case "options":
-				options = s
-			}
-		default:
-			ts[k] = raw
-		}
-	}
-	if kvm == "disable" && !strings.Contains(options, "accel=tcg") {
-		options += " -machine accel=tcg" // as GNS3 writes a guest that must not run under KVM
-	}
-	if options = strings.TrimSpace(options); options != "" {
-		set("options", options)
-	}
-	if arch != "" {
-		set("platform", arch)
-		set("qemu_path", "qemu-system-"+arch)
-	}
-	if path != "" {
-		set("qemu_path", path)
+	if err := a.t.kind().appliance(props, ts); err != nil {
+		return nil, err
 	}
 	for k, p := range images {
 		set(k, p)
 	}
-	set("template_type", string(QEMU))
+	set("template_type", a.t)
 	set("compute_id", LocalCompute)
 	return ts, nil
 }
 
 // ImportAppliance imports a GNS3 appliance file (the JSON of a .gns3a,
-// registry version 3 to 8): a QEMU user template for each version whose
-// images are all in the QEMU images folders, matched by MD5 sum (by name
+// registry version 3 to 8): a user template for each version whose
+// images are all in its emulator's images folders, matched by MD5 sum (by name
 // when the file gives no sum), named "<appliance> <version>"; the images
 // the other versions lack are listed, with where to download them. Either
 // every template is made or none, each announced by a template.created.
 // Codes: EINVALID (not an appliance file,
-// an older or newer registry version, not a QEMU appliance, a broken file,
+// an older or newer registry version, an emulator whose appliances do not
+// import, a broken file,
 // settings a template refuses).
 func (s *Service) ImportAppliance(ctx context.Context, raw []byte) (*ApplianceImport, error) {
 	a, err := parseAppliance(raw)
 	if err != nil {
 		return nil, err
 	}
-	local, err := s.Images(ctx, QEMUImages)
+	local, err := s.Images(ctx, a.t.kind().imageKind)
 	if err != nil {
 		return nil, err
 	}
@@ -388,8 +364,8 @@ func (s *Service) ImportAppliance(ctx context.Context, raw []byte) (*ApplianceIm
 		var missing []MissingImage
 		for _, key := range slices.Sorted(maps.Keys(v.Images)) {
 			name := v.Images[key]
-			if !slices.Contains(qemuImageKeys, key) {
-				return nil, notAppliance("version %s of %s gives a %s, which a QEMU node does not take (it takes %s)", v.Name, a.Name, key, strings.Join(qemuImageKeys, ", "))
+			if keys := a.t.ImageProperties(); !slices.Contains(keys, key) {
+				return nil, notAppliance("version %s of %s gives a %s, which a %s node does not take (it takes %s)", v.Name, a.Name, key, a.t, strings.Join(keys, ", "))
 			}
 			im, ok := a.image(name)
 			if !ok {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"encoding/json"
 	"maps"
 	"reflect"
@@ -412,4 +413,47 @@ func describeRaw(raw json.RawMessage) string {
 		return string(s[:57]) + "..."
 	}
 	return string(s)
+}
+
+// qemuAppliance turns the QEMU settings of a GNS3 appliance file into
+// template properties as GNS3 keys them: kvm, arch and path become
+// qemu_path, platform and options; the rest is kept as the file gives it.
+func qemuAppliance(props map[string]json.RawMessage, ts TemplateSettings) error {
+	set := func(k string, v any) { ts[k], _ = json.Marshal(v) }
+	var kvm, arch, path, options string
+	for k, raw := range props {
+		switch k {
+		case "kvm", "arch", "platform", "path", "options":
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return notAppliance("its QEMU setting %s is not a string", k)
+			}
+			switch k {
+			case "kvm":
+				kvm = s
+			case "arch", "platform":
+				arch = cmp.Or(arch, s)
+			case "path":
+				path = s
+			case "options":
+				options = s
+			}
+		default:
+			ts[k] = raw
+		}
+	}
+	if kvm == "disable" && !strings.Contains(options, "accel=tcg") {
+		options += " -machine accel=tcg" // as GNS3 writes a guest that must not run under KVM
+	}
+	if options = strings.TrimSpace(options); options != "" {
+		set("options", options)
+	}
+	if arch != "" {
+		set("platform", arch)
+		set("qemu_path", "qemu-system-"+arch)
+	}
+	if path != "" {
+		set("qemu_path", path)
+	}
+	return nil
 }

@@ -94,6 +94,11 @@ type nodeKind struct {
 	// kernel): what a start finds in the image folders of imageKind.
 	images    []string
 	imageKind ImageKind
+	// appliance, for the types whose GNS3 appliance files (.gns3a)
+	// import as templates, turns the emulator's settings of an appliance
+	// into template properties (appliance.go); nil: such appliances are
+	// refused.
+	appliance func(settings map[string]json.RawMessage, template TemplateSettings) error
 	// macOffset types vary one byte of a fixed MAC address (VPCS): each
 	// running node gets an offset unique in its project (runner.go).
 	macOffset bool
@@ -179,7 +184,7 @@ var kinds = []struct {
 	{QEMU, nodeKind{nameFormat: "QEMU{0}", symbol: ":/symbols/qemu_guest.svg",
 		traffic:  "Its frames cross its links while it runs: each adapter is a UDP socket of its QEMU process to nodedesk.",
 		consoles: []ConsoleType{ConsoleTelnet, ConsoleVNC, ConsoleNone}, lifecycle: ProcessRun,
-		folder: "qemu", props: qemuProps, images: qemuImages, imageKind: QEMUImages, startShowsNode: true,
+		folder: "qemu", props: qemuProps, images: qemuImages, imageKind: QEMUImages, startShowsNode: true, appliance: qemuAppliance,
 		computeView: qemuComputeView}},
 }
 
