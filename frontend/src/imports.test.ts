@@ -12,7 +12,7 @@ type Sources = Record<string, string>;
 
 // The sources as text (Vite reads them when the test is loaded).
 const stores: Sources = import.meta.glob(['./lib/stores/*.ts', '!./lib/stores/*.test.ts'], { query: '?raw', import: 'default', eager: true });
-const components: Sources = import.meta.glob(['./components/*.svelte', './App.svelte'], { query: '?raw', import: 'default', eager: true });
+const components: Sources = import.meta.glob(['./components/**/*.svelte', './nodekinds/**/*.svelte', './App.svelte'], { query: '?raw', import: 'default', eager: true });
 
 /** The modules that talk to nodedesk, by their path from src. */
 const SERVER_DOORS = ['lib/api.ts', 'lib/transport.ts', 'lib/live.ts', 'lib/consolelink.ts'];

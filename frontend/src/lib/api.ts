@@ -9,7 +9,7 @@
 
 import { dialHost } from './address';
 import { openConsoleLink, type ConsoleHandlers, type ConsoleLink } from './consolelink';
-import { dockerImages, type DockerImage } from './docker';
+import { dockerImages, type DockerImage } from '../nodekinds/docker/model';
 import { AppError, errorFromAnswer, toAppError, unreachable } from './errors';
 import { currentGesture } from './gesture';
 import { subscribe as follow } from './live';

@@ -4,11 +4,11 @@
 // rule about the values is the server's, whose 400 names the field.
 
 import { assertNever } from './assert';
-import { DOCKER_NODE_FIELDS, dockerNodeForm, dockerNodeUpdate, noDockerForm, type DockerNodeForm } from './docker';
-import { DYNAMIPS_NODE_FIELDS, dynamipsNodeForm, dynamipsNodeUpdate, type DynamipsNodeForm } from './dynamips';
+import { DOCKER_NODE_FIELDS, dockerNodeForm, dockerNodeUpdate, noDockerForm, type DockerNodeForm } from '../nodekinds/docker/model';
+import { DYNAMIPS_NODE_FIELDS, dynamipsNodeForm, dynamipsNodeUpdate, type DynamipsNodeForm } from '../nodekinds/dynamips/model';
 import { consoleChoice, consoleValue, typeInfo, type ConsoleChoice } from './nodetypes';
 import { mappingsToRows, rowsToMappings, type FrRow } from './framerelay';
-import { QEMU_NODE_FIELDS, qemuNodeForm, qemuNodeUpdate, type QemuNodeForm } from './qemu';
+import { QEMU_NODE_FIELDS, qemuNodeForm, qemuNodeUpdate, type QemuNodeForm } from '../nodekinds/qemu/model';
 import { toWireSwitchPorts } from './switchports';
 import type { CloudPort, CustomAdapter, EthernetHubPort, EthernetSwitchPort, Node, NodeUpdate } from './types';
 

@@ -12,7 +12,7 @@ import { get, writable } from 'svelte/store';
 import * as api from '../api';
 import { initial, step, tabLabel, type NodeView, type TabEffect, type TabEvent, type TabKind, type TabMachine, type TabPhase } from '../consoletabs';
 import { WINDOW_NO_VNC } from '../vnclink';
-import { auxNodeView, webConsole } from '../docker';
+import { auxNodeView, webConsole } from '../../nodekinds/docker/model';
 import type { Node } from '../types';
 import { nodes } from './nodes';
 

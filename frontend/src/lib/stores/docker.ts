@@ -5,7 +5,7 @@
 
 import { writable } from 'svelte/store';
 import * as api from '../api';
-import type { DockerImage } from '../docker';
+import type { DockerImage } from '../../nodekinds/docker/model';
 
 export const dockerImages = writable<DockerImage[]>([]);
 /** Whether the images are known: loading, loaded, or why not. */

@@ -5,7 +5,7 @@
 
 import { writable } from 'svelte/store';
 import * as api from '../api';
-import type { QemuCapabilities, QemuImage } from '../qemu';
+import type { QemuCapabilities, QemuImage } from '../../nodekinds/qemu/model';
 
 export const images = writable<QemuImage[]>([]);
 /** Whether the images are known: loading, loaded, or why not. */

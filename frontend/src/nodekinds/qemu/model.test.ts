@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ADAPTER_TYPES, accelerationNote, adapterTypes, consoleDefault, emptyTemplateForm, formatSize, qemuFacts, qemuNodeForm,
+  qemuNodeUpdate, templateBody, templateField, wholeNumber, type TemplateForm,
+} from './model';
+import type { NodeTypeInfo } from '../../lib/types';
+
+const form = (over: Partial<TemplateForm>): TemplateForm => ({ ...emptyTemplateForm(), ...over });
+
+describe('the new QEMU template form', () => {
+  it('sends a disk template with only what was given: the server fills in the rest', () => {
+    expect(templateBody(form({ name: ' OpenWrt ', category: 'router', hda_disk_image: 'openwrt.qcow2' }))).toEqual({
+      ok: true,
+      body: { template_type: 'qemu', name: 'OpenWrt', category: 'router', compute_id: 'local', hda_disk_image: 'openwrt.qcow2' },
+    });
+  });
+
+  it('sends the numbers as numbers, and the adapter and console types chosen', () => {
+    const r = templateBody(form({ name: 'vm', hda_disk_image: 'a.img', ram: '512', cpus: ' 2 ', adapters: '4', adapter_type: 'virtio-net-pci', console_type: 'vnc' }));
+    expect(r).toMatchObject({ ok: true, body: { ram: 512, cpus: 2, adapters: 4, adapter_type: 'virtio-net-pci', console_type: 'vnc' } });
+  });
+
+  it('says by field what cannot be sent: no name, no image, numbers that are not whole', () => {
+    const r = templateBody(form({ name: '  ', ram: '512MB', cpus: '1.5', adapters: 'x' }));
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(Object.keys(r.errors).sort()).toEqual(['adapters', 'cpus', 'hda_disk_image', 'name', 'ram']);
+    expect(r.errors.ram).toMatch(/whole number of megabytes/);
+  });
+
+  it('boots a kernel instead of a disk when asked: the kernel is needed, the initrd and command line are not', () => {
+    expect(templateBody(form({ name: 'k', boot: 'kernel', hda_disk_image: 'ignored.img' }))).toMatchObject({ ok: false, errors: { kernel_image: expect.any(String) } });
+    const r = templateBody(form({ name: 'k', boot: 'kernel', kernel_image: 'vmlinuz', initrd: 'initrd.img', kernel_command_line: ' console=ttyS0 ', hda_disk_image: 'ignored.img' }));
+    expect(r).toEqual({
+      ok: true,
+      body: { template_type: 'qemu', name: 'k', category: 'guest', compute_id: 'local', kernel_image: 'vmlinuz', initrd: 'initrd.img', kernel_command_line: 'console=ttyS0' },
+    });
+  });
+
+  it("places the server's error by the field its path names", () => {
+    expect(templateField('ram')).toBe('ram');
+    expect(templateField('properties.adapter_type')).toBe('adapter_type');
+    expect(templateField('template_id')).toBeNull();
+    expect(templateField(null)).toBeNull();
+  });
+
+  it("offers the server's console default", () => {
+    const info = { node_type: 'qemu', console_types: ['telnet', 'vnc', null] } as NodeTypeInfo;
+    expect(consoleDefault(info)).toBe('telnet');
+    expect(consoleDefault(undefined)).toBeNull();
+  });
+});
+
+describe('a QEMU node in the panel', () => {
+  const props = {
+    hda_disk_image: 'alpine.qcow2', hda_disk_interface: 'virtio', hdb_disk_image: 'data.qcow2', hdb_disk_interface: 'ide', ram: 256, cpus: 1,
+    adapters: 2, adapter_type: 'e1000', on_close: 'power_off', options: '', kernel_image: '', initrd: '', cdrom_image: '', bios_image: '',
+    linked_clone: true, boot_priority: 'cd', platform: 'x86_64', mac_address: '0c:aa:bb:00:00:00',
+  };
+
+  it('sends only the properties changed, numbers as numbers', () => {
+    const f = qemuNodeForm(props);
+    expect(qemuNodeUpdate(props, f)).toEqual({ ok: true, properties: null });
+    expect(qemuNodeUpdate(props, { ...f, ram: '1024', adapter_type: 'virtio-net-pci', options: '-nographic' })).toEqual({
+      ok: true, properties: { ram: 1024, adapter_type: 'virtio-net-pci', options: '-nographic' },
+    });
+  });
+
+  it('refuses a number that is not whole, or emptied, naming its field', () => {
+    const f = qemuNodeForm(props);
+    expect(qemuNodeUpdate(props, { ...f, cpus: 'two' })).toMatchObject({ ok: false, field: 'cpus' });
+    expect(qemuNodeUpdate(props, { ...f, ram: '' })).toMatchObject({ ok: false, field: 'ram' });
+  });
+
+  it('tells the rest in words, only what the node has', () => {
+    expect(qemuFacts(props)).toEqual([
+      { key: 'hdb_disk_image', label: 'Disk hdb', value: 'data.qcow2 (ide)' },
+      { key: 'hda_disk_interface', label: 'Disk hda interface', value: 'virtio' },
+      { key: 'boot_priority', label: 'Boot from', value: 'disk, then CD/DVD' },
+      { key: 'platform', label: 'Platform', value: 'x86_64' },
+      { key: 'linked_clone', label: 'Linked clone', value: 'yes: its disks are copies-on-write of the images' },
+      { key: 'mac_address', label: 'MAC address', value: '0c:aa:bb:00:00:00' },
+    ]);
+    expect(qemuFacts({})).toEqual([]);
+    // GNS3's "none" interface is QEMU's default: nothing to say.
+    expect(qemuFacts({ hda_disk_image: 'a.qcow2', hda_disk_interface: 'none', hdb_disk_image: 'b.qcow2', hdb_disk_interface: 'none' }))
+      .toEqual([{ key: 'hdb_disk_image', label: 'Disk hdb', value: 'b.qcow2' }]);
+  });
+
+  it("says when guests run without acceleration: the node's note first, then the compute's", () => {
+    expect(accelerationNote({}, null)).toBeNull();
+    expect(accelerationNote({}, { acceleration: 'kvm', kvm: ['x86_64'] })).toBeNull();
+    expect(accelerationNote({}, { kvm: [], acceleration: 'tcg', acceleration_note: 'running without hardware acceleration: slower' }))
+      .toBe('running without hardware acceleration: slower');
+    expect(accelerationNote({}, { kvm: [], acceleration: 'tcg' })).toMatch(/without hardware acceleration/);
+    expect(accelerationNote({ acceleration_note: 'TCG, 64 MB cache' }, { kvm: ['x86_64'], acceleration: 'kvm' })).toBe('TCG, 64 MB cache');
+  });
+});
+
+describe('QEMU helpers', () => {
+  it('sizes for people', () => {
+    expect([formatSize(512), formatSize(2048), formatSize(5.5 * 1024 * 1024), formatSize(300 * 1024 ** 3)]).toEqual(['512 B', '2.0 KB', '5.5 MB', '300 GB']);
+  });
+
+  it("reads numbers as typed, and keeps an adapter type GNS3's list lacks", () => {
+    expect([wholeNumber(''), wholeNumber(' 12 '), wholeNumber('1e3'), wholeNumber('-1')]).toEqual([undefined, 12, null, -1]);
+    expect(adapterTypes('e1000')).toEqual([...ADAPTER_TYPES]);
+    expect(adapterTypes('virtio-net-pci-non-transitional')[0]).toBe('virtio-net-pci-non-transitional');
+  });
+});
