@@ -159,7 +159,7 @@ func TestStart_NoDynamips(t *testing.T) {
 	if app.ErrorCode(err) != app.ECONFLICT || !strings.Contains(app.ErrorMessage(err), "Install Dynamips") {
 		t.Errorf("start without dynamips: %v", err)
 	}
-	if len(r.routers) != 0 {
-		t.Errorf("%d routers recorded", len(r.routers))
+	if r.routers.Len() != 0 {
+		t.Errorf("%d routers recorded", r.routers.Len())
 	}
 }

@@ -10,6 +10,8 @@ func (r *Runner) records() procrecord.Records {
 }
 
 // ReapOrphans ends every process a previous nodedesk left running, by its
-// records, and removes the records: what nodedesk does at start-up. It
-// returns the names of the nodes whose process it ended.
+// records, and removes the records. It returns the names of the nodes
+// whose process it ended.
+//
+// Deprecated: Open does it.
 func (r *Runner) ReapOrphans() ([]string, error) { return r.records().ReapOrphans() }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"nodedesk/app"
+	"nodedesk/app/supervise"
 	"nodedesk/app/termproc"
 )
 
@@ -44,10 +45,9 @@ type Config struct {
 // Runner runs Dynamips nodes. It is safe for concurrent use; the Service
 // also serialises the calls for one node.
 type Runner struct {
-	c       Config
-	mu      sync.Mutex
-	routers map[string]*router // by node id
-	onExit  func(projectID, nodeID, detail string)
+	supervise.Lifecycle // Observe, Open, StopAll, ResetConsole
+	c                   Config
+	routers             *supervise.Table[*router]
 	// ghostMu serialises the making of ghost RAM images; ghosts are
 	// those made since this runner started (gns3-server makes each once
 	// a run, then routers share it).
@@ -70,11 +70,21 @@ type router struct {
 }
 
 var (
-	_ app.Runner       = (*Runner)(nil)
-	_ app.Reloader     = (*Runner)(nil)
-	_ app.IdlePCFinder = (*Runner)(nil)
-	_ app.Tuner        = (*Runner)(nil)
+	_ app.Runner        = (*Runner)(nil)
+	_ app.Reloader      = (*Runner)(nil)
+	_ app.IdlePCFinder  = (*Runner)(nil)
+	_ app.Tuner         = (*Runner)(nil)
+	_ app.Supervised    = (*Runner)(nil)
+	_ app.ConsoleServer = (*Runner)(nil)
 )
+
+// NewRunner is the Dynamips runner of nodedesk (app/emulators): env's
+// program for Dynamips, if any, is the dynamips binary, and its records
+// are in env's folder for Dynamips.
+func NewRunner(env app.RunnerEnv) app.Runner {
+	return New(Config{ConsoleHost: env.ConsoleHost, RunDir: supervise.RunDir(env, app.Dynamips), Binary: env.Programs[app.Dynamips],
+		StopGrace: env.StopGrace, Logger: env.Logger})
+}
 
 // New returns a Runner.
 func New(c Config) *Runner {
@@ -87,15 +97,11 @@ func New(c Config) *Runner {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Runner{c: c, routers: map[string]*router{}, ghosts: map[string]bool{}}
-}
-
-// OnExit sets what is told when a router's process ends by itself (not by
-// Stop): in nodedesk, the Service, which records the node as stopped.
-func (r *Runner) OnExit(f func(projectID, nodeID, detail string)) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.onExit = f
+	r := &Runner{c: c, ghosts: map[string]bool{}}
+	r.routers = supervise.New(supervise.Config[*router]{What: "Dynamips routers", Records: r.records(),
+		Stop: r.Stop, Reset: (*router).resetLines, Logger: c.Logger})
+	r.Lifecycle = r.routers.Lifecycle()
+	return r
 }
 
 // Runs reports whether t is Dynamips.
@@ -225,22 +231,41 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	if err := checkImage(p.Name, p.Images["image"]); err != nil {
 		return "", err
 	}
-	r.mu.Lock()
-	if old, ok := r.routers[p.NodeID]; ok {
-		r.mu.Unlock()
+	if old, ok := r.routers.Get(p.NodeID); ok {
 		return old.cmdline, nil
 	}
-	r.mu.Unlock()
+	rt, hvPort, err := r.prepare(p, s)
+	if err != nil {
+		return "", err
+	}
+	if err := r.launch(rt, bin, hvPort); err != nil {
+		return "", err
+	}
+	if err := r.boot(rt, hvPort); err != nil {
+		rt.stopping.Store(true)
+		r.kill(rt)
+		if ae := (*app.Error)(nil); errors.As(err, &ae) {
+			return "", err
+		}
+		return "", app.Errorf(app.ECONFLICT, "%s could not start: %v%s", p.Name, err, rt.lastWords())
+	}
+	return rt.cmdline, nil
+}
+
+// prepare readies what a router needs before its process runs: its
+// folder and configs, Dynamips' own ports (the hypervisor's is returned),
+// its NIOs, and the node's console and aux ports, served already.
+func (r *Runner) prepare(p app.Process, s settings) (rt *router, hvPort int, err error) {
 	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
-		return "", app.Errorf(app.EINTERNAL, "The working folder of %s could not be made (%v); check free disk space and permissions", p.Name, err)
+		return nil, 0, app.Errorf(app.EINTERNAL, "The working folder of %s could not be made (%v); check free disk space and permissions", p.Name, err)
 	}
 	private, err := prepareConfigs(s, p)
 	if err != nil {
-		return "", app.Errorf(app.EINTERNAL, "The configs of %s could not be written (%v); check free disk space and permissions", p.Name, err)
+		return nil, 0, app.Errorf(app.EINTERNAL, "The configs of %s could not be written (%v); check free disk space and permissions", p.Name, err)
 	}
 	ports, err := freePorts(3)
 	if err != nil {
-		return "", app.Errorf(app.EINTERNAL, "No TCP port is free on 127.0.0.1 for %s's Dynamips: %v", p.Name, err)
+		return nil, 0, app.Errorf(app.EINTERNAL, "No TCP port is free on 127.0.0.1 for %s's Dynamips: %v", p.Name, err)
 	}
 	in := instance{name: p.Name, image: p.Images["image"], moduleDir: filepath.Dir(p.Dir), nodeDir: p.Dir, privateConfig: private}
 	for i, pair := range p.Ports {
@@ -249,84 +274,95 @@ func (r *Runner) Start(p app.Process) (string, error) {
 				name: nioName(p.NodeID, i), local: pair.Local, remote: pair.Remote})
 		}
 	}
-	rt := &router{p: p, s: s, in: in, out: &tail{}, done: make(chan struct{})}
+	rt = &router{p: p, s: s, out: &tail{}, done: make(chan struct{})}
 	if p.ConsoleType == app.ConsoleTelnet && p.Console != 0 {
 		in.console = ports[1]
 		if rt.con, err = r.serveLine(p, p.Console, "console"); err != nil {
-			return "", err
+			return nil, 0, err
 		}
 	}
 	if p.Aux != 0 {
 		in.aux = ports[2]
 		if rt.aux, err = r.serveLine(p, p.Aux, "aux"); err != nil {
 			rt.closeLines()
-			return "", err
+			return nil, 0, err
 		}
 	}
 	rt.in = in
-	args := []string{"-N1", "-l", logFile(s.DynamipsID), "-H", "127.0.0.1:" + strconv.Itoa(ports[0]), "--console-binding-addr", "127.0.0.1"}
+	return rt, ports[0], nil
+}
+
+// launch runs a router's Dynamips process, its hypervisor on hvPort, and
+// records it.
+func (r *Runner) launch(rt *router, bin string, hvPort int) error {
+	args := []string{"-N1", "-l", logFile(rt.s.DynamipsID), "-H", "127.0.0.1:" + strconv.Itoa(hvPort), "--console-binding-addr", "127.0.0.1"}
 	rt.cmdline = strings.Join(append([]string{bin}, args...), " ")
 	cmd := exec.Command(bin, args...)
-	cmd.Dir = p.Dir
+	cmd.Dir = rt.p.Dir
 	cmd.Stdout, cmd.Stderr = rt.out, rt.out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	rt.cmd = cmd
 	if err := cmd.Start(); err != nil {
 		rt.closeLines()
-		return "", app.Errorf(app.ECONFLICT, "Dynamips could not start for %s: %v", p.Name, err)
+		return app.Errorf(app.ECONFLICT, "Dynamips could not start for %s: %v", rt.p.Name, err)
 	}
-	r.mu.Lock()
-	r.routers[p.NodeID] = rt
-	r.mu.Unlock()
-	if err := r.records().Keep(p.NodeID, p.Name, cmd.Process.Pid); err != nil {
-		r.c.Logger.Error("a running router could not be recorded", "node", p.Name, "err", err)
-	}
+	r.routers.Put(rt.p.NodeID, rt)
+	r.routers.Keep(rt.p.NodeID, rt.p.Name, cmd.Process.Pid)
 	go r.wait(rt)
+	return nil
+}
 
-	fail := func(err error) (string, error) {
-		rt.stopping.Store(true)
-		r.kill(rt)
-		if ae := (*app.Error)(nil); errors.As(err, &ae) {
-			return "", err
-		}
-		return "", app.Errorf(app.ECONFLICT, "%s could not start: %v%s", p.Name, err, rt.lastWords())
+// boot sends a new process the commands that make and start the router,
+// as gns3-server sends them, and connects its lines to the node's ports.
+func (r *Runner) boot(rt *router, hvPort int) error {
+	var err error
+	if rt.hv, err = dialHypervisor("127.0.0.1:"+strconv.Itoa(hvPort), r.c.UpWait, rt.alive); err != nil {
+		return fmt.Errorf("Dynamips' hypervisor did not answer: %v", err)
 	}
-	alive := func() bool {
-		select {
-		case <-rt.done:
-			return false
-		default:
-			return true
-		}
-	}
-	if rt.hv, err = dialHypervisor("127.0.0.1:"+strconv.Itoa(ports[0]), r.c.UpWait, alive); err != nil {
-		return fail(fmt.Errorf("Dynamips' hypervisor did not answer: %v", err))
-	}
-	for _, c := range createCommands(s, in) {
+	for _, c := range createCommands(rt.s, rt.in) {
 		if _, err := rt.hv.send(30*time.Second, "%s", c); err != nil {
-			return fail(err)
+			return err
 		}
 	}
 	if err := r.ghost(rt); err != nil {
-		return fail(err)
+		return err
 	}
-	for _, c := range append(startCommands(s, rt.in), runningCommands(s, rt.in)...) {
+	for _, c := range append(startCommands(rt.s, rt.in), runningCommands(rt.s, rt.in)...) {
 		if _, err := rt.hv.send(30*time.Second, "%s", c); err != nil {
-			return fail(err)
+			return err
 		}
 	}
+	if l, err := r.connectLines(rt, rt.alive); err != nil {
+		return fmt.Errorf("the router's %s line did not answer: %v", l.what, err)
+	}
+	return nil
+}
+
+// connectLines connects the node's console and aux ports to the router's
+// lines in Dynamips; it returns the line that did not answer, if any.
+func (r *Runner) connectLines(rt *router, alive func() bool) (*line, error) {
 	for _, l := range []*line{rt.con, rt.aux} {
 		if l != nil {
-			port := in.console
+			port := rt.in.console
 			if l == rt.aux {
-				port = in.aux
+				port = rt.in.aux
 			}
 			if err := l.connect(port, r.c.UpWait, alive); err != nil {
-				return fail(fmt.Errorf("the router's %s line did not answer: %v", l.what, err))
+				return l, err
 			}
 		}
 	}
-	return rt.cmdline, nil
+	return nil, nil
+}
+
+// alive reports whether the router's process still runs.
+func (rt *router) alive() bool {
+	select {
+	case <-rt.done:
+		return false
+	default:
+		return true
+	}
 }
 
 // ghost gives the router its ghost RAM image, made first if this runner
@@ -389,25 +425,15 @@ func (r *Runner) wait(rt *router) {
 	err := rt.cmd.Wait()
 	close(rt.done)
 	rt.closeLines()
-	r.mu.Lock()
-	if r.routers[rt.p.NodeID] == rt {
-		delete(r.routers, rt.p.NodeID)
-	}
-	onExit := r.onExit
-	r.mu.Unlock()
-	r.records().Forget(rt.p.NodeID)
-	if rt.stopping.Load() {
-		return
-	}
-	detail := "Dynamips ended"
-	if err != nil {
-		detail = "Dynamips ended (" + err.Error() + ")"
-	}
-	detail += rt.lastWords()
-	r.c.Logger.Warn("a Dynamips router stopped by itself", "node", rt.p.Name, "detail", detail)
-	if onExit != nil {
-		onExit(rt.p.ProjectID, rt.p.NodeID, detail)
-	}
+	r.routers.Ended(app.NodeRef{ProjectID: rt.p.ProjectID, NodeID: rt.p.NodeID}, rt, rt.stopping.Load(), func() string {
+		detail := "Dynamips ended"
+		if err != nil {
+			detail = "Dynamips ended (" + err.Error() + ")"
+		}
+		detail += rt.lastWords()
+		r.c.Logger.Warn("a Dynamips router stopped by itself", "node", rt.p.Name, "detail", detail)
+		return detail
+	})
 }
 
 // lastWords are the last lines the process printed and the router's log
@@ -441,9 +467,7 @@ func lastLines(s string, n int) string {
 
 // get returns the running router of a node.
 func (r *Runner) get(nodeID string) (*router, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	rt, ok := r.routers[nodeID]
+	rt, ok := r.routers.Get(nodeID)
 	if !ok {
 		return nil, app.Errorf(app.ECONFLICT, "The router is not running")
 	}
@@ -454,9 +478,7 @@ func (r *Runner) get(nodeID string) (*router, error) {
 // read back from NVRAM into its folder), then ends its process
 // (vm delete, hypervisor stop; killed if it lingers).
 func (r *Runner) Stop(nodeID string) error {
-	r.mu.Lock()
-	rt, ok := r.routers[nodeID]
-	r.mu.Unlock()
+	rt, ok := r.routers.Get(nodeID)
 	if !ok {
 		return nil
 	}
@@ -473,6 +495,7 @@ func (r *Runner) Stop(nodeID string) error {
 	case <-time.After(r.c.StopGrace):
 		r.kill(rt)
 	}
+	r.routers.Forget(nodeID, rt) // now, not when the exit is reported: a start may follow at once
 	return nil
 }
 
@@ -563,46 +586,19 @@ func (r *Runner) Reload(nodeID string) error {
 			return app.Errorf(app.ECONFLICT, "%s could not start again: %v", rt.p.Name, err)
 		}
 	}
-	alive := func() bool { return true }
-	for _, l := range []*line{rt.con, rt.aux} {
-		if l != nil {
-			port := rt.in.console
-			if l == rt.aux {
-				port = rt.in.aux
-			}
-			if err := l.connect(port, r.c.UpWait, alive); err != nil {
-				return app.Errorf(app.ECONFLICT, "The %s line of %s did not answer after its reload: %v", l.what, rt.p.Name, err)
-			}
-		}
+	if l, err := r.connectLines(rt, func() bool { return true }); err != nil {
+		return app.Errorf(app.ECONFLICT, "The %s line of %s did not answer after its reload: %v", l.what, rt.p.Name, err)
 	}
 	return nil
 }
 
-// ResetConsole disconnects every client of a router's consoles.
-func (r *Runner) ResetConsole(nodeID string) {
-	if rt, err := r.get(nodeID); err == nil {
-		for _, l := range []*line{rt.con, rt.aux} {
-			if l != nil {
-				l.con.ResetClients()
-			}
+// resetLines disconnects every client of a router's consoles.
+func (rt *router) resetLines() {
+	for _, l := range []*line{rt.con, rt.aux} {
+		if l != nil {
+			l.con.ResetClients()
 		}
 	}
-}
-
-// StopAll stops every router: what quitting nodedesk does last.
-func (r *Runner) StopAll() {
-	r.mu.Lock()
-	ids := make([]string, 0, len(r.routers))
-	for id := range r.routers {
-		ids = append(ids, id)
-	}
-	r.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, id := range ids {
-		wg.Add(1)
-		go func() { defer wg.Done(); _ = r.Stop(id) }()
-	}
-	wg.Wait()
 }
 
 func (rt *router) closeLines() {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"nodedesk/app"
+	"nodedesk/app/supervise"
 	"nodedesk/app/termproc"
 )
 
@@ -48,12 +49,11 @@ type Config struct {
 // Runner runs QEMU nodes. It is safe for concurrent use; the Service also
 // serialises the calls for one node.
 type Runner struct {
-	c      Config
-	mu     sync.Mutex
-	guests map[string]*guest // by node id
-	onExit func(projectID, nodeID, detail string)
-	onNote func(projectID, nodeID, message string)
-	noted  map[string]bool // projects told that guests run without KVM
+	supervise.Lifecycle // Observe, Open, StopAll, ResetConsole
+	app.QEMUTools       // a *Tools: qemu-img, the binaries, the KVM probe
+	c                   Config
+	guests              *supervise.Table[*guest]
+	mu                  sync.Mutex // guards each guest's mon
 }
 
 // guest is one running QEMU.
@@ -66,10 +66,19 @@ type guest struct {
 }
 
 var (
-	_ app.Runner      = (*Runner)(nil)
-	_ app.Reloader    = (*Runner)(nil)
-	_ app.DiskResizer = (*Runner)(nil)
+	_ app.Runner        = (*Runner)(nil)
+	_ app.Reloader      = (*Runner)(nil)
+	_ app.DiskResizer   = (*Runner)(nil)
+	_ app.Supervised    = (*Runner)(nil)
+	_ app.ConsoleServer = (*Runner)(nil)
+	_ app.QEMUTools     = (*Runner)(nil)
 )
+
+// NewRunner is the QEMU runner of nodedesk (app/emulators), with its
+// records in env's folder for QEMU.
+func NewRunner(env app.RunnerEnv) app.Runner {
+	return New(Config{ConsoleHost: env.ConsoleHost, RunDir: supervise.RunDir(env, app.QEMU), StopGrace: env.StopGrace, Logger: env.Logger})
+}
 
 // New returns a Runner.
 func New(c Config) *Runner {
@@ -91,23 +100,11 @@ func New(c Config) *Runner {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Runner{c: c, guests: map[string]*guest{}, noted: map[string]bool{}}
-}
-
-// OnExit sets what is told when a guest's process ends by itself (not by
-// Stop): in nodedesk, the Service, which records the node as stopped.
-func (r *Runner) OnExit(f func(projectID, nodeID, detail string)) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.onExit = f
-}
-
-// OnNote sets what is told of a node that runs (a project warning): that
-// it runs without hardware acceleration.
-func (r *Runner) OnNote(f func(projectID, nodeID, message string)) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.onNote = f
+	r := &Runner{c: c, QEMUTools: NewTools(c.Logger)}
+	r.guests = supervise.New(supervise.Config[*guest]{What: "QEMU guests", Records: r.records(),
+		Probe: r.probeEarly, Stop: r.Stop, Reset: func(g *guest) { g.ResetClients() }, Logger: c.Logger})
+	r.Lifecycle = r.guests.Lifecycle()
+	return r
 }
 
 // Runs reports whether t is QEMU.
@@ -129,12 +126,9 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	if err != nil {
 		return "", app.Errorf(app.ECONFLICT, "QEMU is not installed (no %q program found). Install it with `sudo apt-get install qemu-system-x86` (or set the node's qemu_path), then start %s again", s.binary(), p.Name)
 	}
-	r.mu.Lock()
-	if old, ok := r.guests[p.NodeID]; ok {
-		r.mu.Unlock()
+	if old, ok := r.guests.Get(p.NodeID); ok {
 		return old.cmdline, nil
 	}
-	r.mu.Unlock()
 
 	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
 		return "", app.Errorf(app.EINTERNAL, "The working folder of %s could not be made (%v); check free disk space and permissions", p.Name, err)
@@ -164,13 +158,9 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	if !choosesAccel(l.options) {
 		ok, why := r.c.ProbeKVM(ctx, bin)
 		l.kvm = ok
-		r.mu.Lock()
-		note := r.onNote
-		first := !r.noted[p.ProjectID] // once a project: each guest's panel says it too
-		r.noted[p.ProjectID] = true
-		r.mu.Unlock()
-		if !ok && note != nil && first {
-			note(p.ProjectID, p.NodeID, p.Name+" is "+NoKVMNote+" ("+why+")")
+		// Once a project: each guest's panel says it too.
+		if first := r.guests.FirstInProject(p.ProjectID); !ok && first {
+			r.guests.Note(ref(p), p.Name+" is "+NoKVMNote+" ("+why+")")
 		}
 	}
 	args, err := l.args()
@@ -205,21 +195,18 @@ func (r *Runner) launch(p app.Process, s settings, bin string, args []string) (s
 	cmd.Dir = p.Dir
 	cmd.ExtraFiles = []*os.File{theirs} // fd 3, the QMP socket (args)
 	g := &guest{p: p, s: s, cmdline: commandLine(bin, args)}
-	r.mu.Lock() // held until g is recorded: an exit at once finds it
-	g.Proc, err = termproc.Start(cmd, lns, termproc.Options{Program: "QEMU", Node: p.Name, Logger: r.c.Logger,
-		OnExit: func(_ *termproc.Proc, stopped bool) { r.ended(g, stopped) }})
+	_, err = r.guests.Start(p.NodeID, func() (*guest, error) {
+		g.Proc, err = termproc.Start(cmd, lns, termproc.Options{Program: "QEMU", Node: p.Name, Logger: r.c.Logger,
+			OnExit: func(_ *termproc.Proc, stopped bool) { r.ended(g, stopped) }})
+		return g, err
+	})
 	if err != nil {
-		r.mu.Unlock()
 		termproc.CloseAll(lns)
 		conn.Close()
 		return "", app.Errorf(app.ECONFLICT, "QEMU could not start for %s: %v", p.Name, err)
 	}
-	r.guests[p.NodeID] = g
-	r.mu.Unlock()
 	theirs.Close()
-	if err := r.records().Keep(p.NodeID, p.Name, g.Pid()); err != nil {
-		r.c.Logger.Error("a running guest could not be recorded", "node", p.Name, "err", err)
-	}
+	r.guests.Keep(p.NodeID, p.Name, g.Pid())
 	setPriority(g.Pid(), s.ProcessPriority)
 
 	mon, err := dialQMP(conn, r.c.UpWait)
@@ -272,14 +259,20 @@ func (r *Runner) ResizeDisk(p app.Process, drive string, extendMB int) error {
 	return nil
 }
 
-// ProbeEarly asks, in the background, whether KVM works with the default
-// qemu-system binary, so that the first guest's start does not wait the
-// probe's few seconds (it waits for what is left of it, if anything).
-func (r *Runner) ProbeEarly(ctx context.Context) {
+// probeEarly asks whether KVM works with the default qemu-system binary
+// (Open begins it in the background), so that the first guest's start
+// does not wait the probe's few seconds (it waits for what is left of it,
+// if anything).
+func (r *Runner) probeEarly(ctx context.Context) {
 	if bin, err := exec.LookPath(settings{}.binary()); err == nil {
-		go r.c.ProbeKVM(ctx, bin)
+		r.c.ProbeKVM(ctx, bin)
 	}
 }
+
+// ProbeEarly begins probeEarly in the background.
+//
+// Deprecated: Open begins it.
+func (r *Runner) ProbeEarly(ctx context.Context) { go r.probeEarly(ctx) }
 
 // choosesAccel reports whether a node's own options choose how it is
 // accelerated (-accel, -enable-kvm, -machine accel=…, as GNS3 appliances
@@ -338,9 +331,9 @@ func setPriority(pid int, priority string) {
 }
 
 func (r *Runner) get(nodeID string) (*guest, error) {
+	g, ok := r.guests.Get(nodeID)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	g, ok := r.guests[nodeID]
 	if !ok || g.mon == nil {
 		return nil, app.Errorf(app.ECONFLICT, "The node's QEMU is not running; start the node first")
 	}
@@ -379,9 +372,7 @@ func (r *Runner) Reload(nodeID string) error {
 // in its disk for the next start. Whatever the guest does, the process is
 // gone when Stop returns. A node that does not run is already stopped.
 func (r *Runner) Stop(nodeID string) error {
-	r.mu.Lock()
-	g, ok := r.guests[nodeID]
-	r.mu.Unlock()
+	g, ok := r.guests.Get(nodeID)
 	if !ok {
 		return nil
 	}
@@ -413,60 +404,21 @@ func (r *Runner) Stop(nodeID string) error {
 		}
 	}
 	g.Stop(r.c.StopGrace)
-	r.drop(g) // now, not when the exit is reported: a start may follow at once
+	r.guests.Forget(nodeID, g) // now, not when the exit is reported: a start may follow at once
 	return saveErr
-}
-
-// drop forgets a guest that has ended, and its record.
-func (r *Runner) drop(g *guest) {
-	r.mu.Lock()
-	if r.guests[g.p.NodeID] == g {
-		delete(r.guests, g.p.NodeID)
-	}
-	r.mu.Unlock()
-	r.records().Forget(g.p.NodeID)
-}
-
-// ResetConsole disconnects every telnet client of a node's console (the
-// guest and its listeners stay).
-func (r *Runner) ResetConsole(nodeID string) {
-	r.mu.Lock()
-	g, ok := r.guests[nodeID]
-	r.mu.Unlock()
-	if ok {
-		g.ResetClients()
-	}
-}
-
-// StopAll stops every guest, each as its on_close says: the last thing
-// nodedesk does.
-func (r *Runner) StopAll() {
-	r.mu.Lock()
-	gs := make([]*guest, 0, len(r.guests))
-	for _, g := range r.guests {
-		gs = append(gs, g)
-	}
-	r.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, g := range gs {
-		wg.Add(1)
-		go func() { defer wg.Done(); _ = r.Stop(g.p.NodeID) }()
-	}
-	wg.Wait()
 }
 
 // ended forgets a guest whose process has exited and, if nobody stopped
 // it, reports the exit.
 func (r *Runner) ended(g *guest, stopped bool) {
-	r.drop(g)
 	r.mu.Lock()
-	onExit := r.onExit
 	mon := g.mon
 	r.mu.Unlock()
 	if mon != nil {
 		mon.close()
 	}
-	if !stopped && onExit != nil {
-		onExit(g.p.ProjectID, g.p.NodeID, g.ExitDetail())
-	}
+	r.guests.Ended(ref(g.p), g, stopped, g.ExitDetail)
 }
+
+// ref names a node for the observer.
+func ref(p app.Process) app.NodeRef { return app.NodeRef{ProjectID: p.ProjectID, NodeID: p.NodeID} }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"nodedesk/app"
+	"nodedesk/app/supervise"
 	"nodedesk/app/termproc"
 )
 
@@ -34,23 +35,25 @@ type Config struct {
 // Runner runs VPCS nodes. It is safe for concurrent use; the Service also
 // serialises the calls for one node.
 type Runner struct {
-	c     Config
-	mu    sync.Mutex
-	procs map[string]*proc // by node id
+	supervise.Lifecycle // Observe, Open, StopAll, ResetConsole
+	c                   Config
+	procs               *supervise.Table[*proc]
+	mu                  sync.Mutex
 	// relayOff caches, by binary, whether it takes -R (canTurnOffRelay).
 	relayOff map[string]bool
-	onExit   func(projectID, nodeID, detail string)
 }
 
-// OnExit sets what is told when a process ends by itself (not by Stop):
-// in nodedesk, the Service, which records the node as stopped.
-func (r *Runner) OnExit(f func(projectID, nodeID, detail string)) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.onExit = f
-}
+var (
+	_ app.Runner        = (*Runner)(nil)
+	_ app.Supervised    = (*Runner)(nil)
+	_ app.ConsoleServer = (*Runner)(nil)
+)
 
-var _ app.Runner = (*Runner)(nil)
+// NewRunner is the VPCS runner of nodedesk (app/emulators): env's
+// program for VPCS, if any, is the simulator.
+func NewRunner(env app.RunnerEnv) app.Runner {
+	return New(Config{ConsoleHost: env.ConsoleHost, Binary: env.Programs[app.VPCS], StopGrace: env.StopGrace, Logger: env.Logger})
+}
 
 // New returns a Runner.
 func New(c Config) *Runner {
@@ -63,7 +66,11 @@ func New(c Config) *Runner {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Runner{c: c, procs: map[string]*proc{}, relayOff: map[string]bool{}}
+	r := &Runner{c: c, relayOff: map[string]bool{}}
+	r.procs = supervise.New(supervise.Config[*proc]{What: "VPCS processes", Stop: r.Stop,
+		Reset: func(p *proc) { p.ResetClients() }, Logger: c.Logger})
+	r.Lifecycle = r.procs.Lifecycle()
+	return r
 }
 
 // Runs reports whether t is VPCS.
@@ -80,12 +87,9 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	if err != nil {
 		return "", app.Errorf(app.ECONFLICT, "VPCS is not installed (no %q program found). Install it with `sudo apt-get install vpcs`, then start %s again", r.c.Binary, p.Name)
 	}
-	r.mu.Lock()
-	if old, ok := r.procs[p.NodeID]; ok {
-		r.mu.Unlock()
+	if old, ok := r.procs.Get(p.NodeID); ok {
 		return old.cmdline, nil
 	}
-	r.mu.Unlock()
 
 	lns, err := termproc.Listen(r.c.ConsoleHost, p.Console)
 	if err != nil {
@@ -108,16 +112,15 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = p.Dir
 	pr := &proc{p: p, cmdline: strings.Join(append([]string{bin}, args...), " ")}
-	r.mu.Lock() // held until pr is recorded: an exit at once finds it
-	pr.Proc, err = termproc.Start(cmd, lns, termproc.Options{Program: "VPCS", Node: p.Name, Logger: r.c.Logger,
-		OnExit: func(_ *termproc.Proc, stopped bool) { r.ended(pr, stopped) }})
+	_, err = r.procs.Start(p.NodeID, func() (*proc, error) {
+		pr.Proc, err = termproc.Start(cmd, lns, termproc.Options{Program: "VPCS", Node: p.Name, Logger: r.c.Logger,
+			OnExit: func(_ *termproc.Proc, stopped bool) { r.ended(pr, stopped) }})
+		return pr, err
+	})
 	if err != nil {
-		r.mu.Unlock()
 		termproc.CloseAll(lns)
 		return "", app.Errorf(app.ECONFLICT, "VPCS could not start for %s: %v", p.Name, err)
 	}
-	r.procs[p.NodeID] = pr
-	r.mu.Unlock()
 	select {
 	case <-pr.Up():
 		if err := r.awaitLinkPort(pr); err != nil {
@@ -195,9 +198,7 @@ func writeScript(p app.Process) error {
 }
 
 func (r *Runner) get(nodeID string) (*proc, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	p, ok := r.procs[nodeID]
+	p, ok := r.procs.Get(nodeID)
 	if !ok {
 		return nil, app.Errorf(app.ECONFLICT, "The node's VPCS process is not running; start the node first")
 	}
@@ -208,28 +209,13 @@ func (r *Runner) get(nodeID string) (*proc, error) {
 // period. Its console listeners close with it. A node that does not run is
 // already stopped.
 func (r *Runner) Stop(nodeID string) error {
-	r.mu.Lock()
-	p, ok := r.procs[nodeID]
-	r.mu.Unlock()
+	p, ok := r.procs.Get(nodeID)
 	if !ok {
 		return nil
 	}
 	p.Stop(r.c.StopGrace)
-	r.mu.Lock() // now, not when the exit is reported: a start may follow at once
-	if r.procs[nodeID] == p {
-		delete(r.procs, nodeID)
-	}
-	r.mu.Unlock()
+	r.procs.Forget(nodeID, p) // now, not when the exit is reported: a start may follow at once
 	return nil
-}
-
-// ResetConsole disconnects every telnet client of a node's console (the
-// process and its listeners stay): a stuck session starts afresh. A node
-// that does not run has no client.
-func (r *Runner) ResetConsole(nodeID string) {
-	if p, err := r.get(nodeID); err == nil {
-		p.ResetClients()
-	}
 }
 
 // Suspend pauses a node's process (SIGSTOP).
@@ -249,32 +235,8 @@ func (r *Runner) signal(nodeID string, sig syscall.Signal) error {
 	return nil
 }
 
-// StopAll stops every process: the last thing nodedesk does.
-func (r *Runner) StopAll() {
-	r.mu.Lock()
-	ps := make([]*proc, 0, len(r.procs))
-	for _, p := range r.procs {
-		ps = append(ps, p)
-	}
-	r.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, p := range ps {
-		wg.Add(1)
-		go func() { defer wg.Done(); p.Stop(r.c.StopGrace) }()
-	}
-	wg.Wait()
-}
-
 // ended forgets a process that has exited and, if nobody stopped it,
 // reports the exit.
 func (r *Runner) ended(p *proc, stopped bool) {
-	r.mu.Lock()
-	if r.procs[p.p.NodeID] == p {
-		delete(r.procs, p.p.NodeID)
-	}
-	onExit := r.onExit
-	r.mu.Unlock()
-	if !stopped && onExit != nil {
-		onExit(p.p.ProjectID, p.p.NodeID, p.ExitDetail())
-	}
+	r.procs.Ended(app.NodeRef{ProjectID: p.p.ProjectID, NodeID: p.p.NodeID}, p, stopped, p.ExitDetail)
 }
