@@ -4,6 +4,8 @@ import { AppError, backoff, toAppError, useEnv, type Env } from './api';
 import type { Bindings } from './transport';
 import type { LiveEvent } from './types';
 import { compute, link, project, vpcs } from './testdata';
+import { listDockerImages } from '../nodekinds/docker';
+import { qemuCapabilities } from '../nodekinds/qemu';
 
 type FetchCall = { url: string; method: string; body: unknown; contentType: string | null };
 
@@ -444,8 +446,8 @@ describe('QEMU images, templates and appliances', () => {
     const tpl = { template_id: 't1', name: 'Alpine', template_type: 'qemu', category: 'guest', compute_id: 'local', default_name_format: '{name}-{0}', symbol: ':/symbols/qemu_guest.svg', builtin: false };
     const { fetch, calls } = fakeFetch(json([img]), json(caps), json(tpl, 201));
     useEnv({ fetch, location: LOCATION });
-    expect(await api.listImages()).toEqual([img]);
-    expect(await api.qemuCapabilities()).toEqual(caps);
+    expect(await api.listImages('qemu')).toEqual([img]);
+    expect(await qemuCapabilities()).toEqual(caps);
     expect(await api.createTemplate({ template_type: 'qemu', name: 'Alpine', compute_id: 'local', hda_disk_image: 'alpine.qcow2', ram: 256 })).toEqual(tpl);
     expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual([
       'GET /v2/computes/local/qemu/images', 'GET /v2/computes/local/qemu/capabilities', 'POST /v2/templates',
@@ -466,7 +468,7 @@ describe('QEMU images, templates and appliances', () => {
     useEnv({ fetch: fakeFetch().fetch, location: LOCATION, XMLHttpRequest: FakeXhr });
     const file = new Blob([new Uint8Array(1000)]);
     const seen: [number, number][] = [];
-    const u = api.uploadImage(file, 'my disk.qcow2', (sent, total) => seen.push([sent, total]));
+    const u = api.uploadImage('qemu', file, 'my disk.qcow2', (sent, total) => seen.push([sent, total]));
     const x = FakeXhr.last!;
     expect([x.method, x.url, x.body]).toEqual(['POST', 'http://127.0.0.1:3080/v2/computes/local/qemu/images/my%20disk.qcow2', file]);
     expect(x.headers).toEqual({ 'Content-Type': 'application/octet-stream', 'X-Nodedesk-Origin': 'browser' });
@@ -478,13 +480,13 @@ describe('QEMU images, templates and appliances', () => {
 
   it("rejects an upload with the server's error, a cut-off one as unreachable, and a cancelled one", async () => {
     useEnv({ fetch: fakeFetch().fetch, location: LOCATION, XMLHttpRequest: FakeXhr });
-    const refused = api.uploadImage(new Blob(['x']), 'a.img');
+    const refused = api.uploadImage('qemu', new Blob(['x']), 'a.img');
     FakeXhr.last!.answer(409, JSON.stringify({ message: 'a.img exists in the images folder with another md5', status: 409, code: 'conflict' }));
     await expect(refused.done).rejects.toMatchObject({ status: 409, code: 'conflict', message: 'a.img exists in the images folder with another md5' });
-    const cut = api.uploadImage(new Blob(['x']), 'a.img');
+    const cut = api.uploadImage('qemu', new Blob(['x']), 'a.img');
     FakeXhr.last!.onerror?.();
     await expect(cut.done).rejects.toMatchObject({ code: 'unreachable' });
-    const cancelled = api.uploadImage(new Blob(['x']), 'a.img');
+    const cancelled = api.uploadImage('qemu', new Blob(['x']), 'a.img');
     cancelled.abort();
     await expect(cancelled.done).rejects.toMatchObject({ message: 'The upload of a.img was cancelled' });
   });
@@ -492,7 +494,7 @@ describe('QEMU images, templates and appliances', () => {
   it('says the window cannot upload, and imports an appliance through Call', async () => {
     const w = fakeWindow({ 'POST /v2/appliances/import': ok({ templates: [], missing: [] }, 201) });
     useEnv(w.env);
-    await expect(api.uploadImage(new Blob(['x']), 'a.img').done).rejects.toMatchObject({ message: expect.stringMatching(/window cannot upload/) });
+    await expect(api.uploadImage('qemu', new Blob(['x']), 'a.img').done).rejects.toMatchObject({ message: expect.stringMatching(/window cannot upload/) });
     expect(await api.importAppliance({ name: 'x' })).toEqual({ templates: [], missing: [] });
     expect(w.call.mock.calls).toEqual([['POST', '/v2/appliances/import', '{"name":"x"}']]);
   });
@@ -502,7 +504,7 @@ describe('Docker images and web consoles', () => {
   it("lists the Docker Engine's images on the compute's docker route, each once", async () => {
     const { fetch, calls } = fakeFetch(json([{ image: 'alpine:latest' }, { image: 'nodedesk-test/busybox:latest' }, { image: 'alpine:latest' }, { other: 1 }]));
     useEnv({ fetch, location: LOCATION });
-    expect(await api.listDockerImages()).toEqual([{ image: 'alpine:latest' }, { image: 'nodedesk-test/busybox:latest' }]);
+    expect(await listDockerImages()).toEqual([{ image: 'alpine:latest' }, { image: 'nodedesk-test/busybox:latest' }]);
     expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual(['GET /v2/computes/local/docker/images']);
   });
 
@@ -510,7 +512,7 @@ describe('Docker images and web consoles', () => {
     const why = 'Docker is not running at unix:///var/run/docker.sock: start it (systemctl start docker)';
     const { fetch } = fakeFetch(json({ message: why, status: 409, code: 'conflict' }, 409));
     useEnv({ fetch, location: LOCATION });
-    await expect(api.listDockerImages()).rejects.toMatchObject({ status: 409, code: 'conflict', message: why });
+    await expect(listDockerImages()).rejects.toMatchObject({ status: 409, code: 'conflict', message: why });
   });
 
   it("opens a web console in the system's browser from the window, and leaves a browser's link alone", () => {

@@ -9,18 +9,19 @@
 
 import { dialHost } from './address';
 import { openConsoleLink, type ConsoleHandlers, type ConsoleLink } from './consolelink';
-import { dockerImages, type DockerImage } from '../nodekinds/docker/model';
 import { AppError, errorFromAnswer, toAppError, unreachable } from './errors';
 import { currentGesture } from './gesture';
 import { subscribe as follow } from './live';
 import { exportQuery, newProjectId, type ExportOptions } from './projectfile';
 import { ORIGIN_HEADER, connect, type Bindings, type Connection, type Env, type Transport } from './transport';
+import type { Client } from 'openapi-fetch';
+import type { paths } from './openapi';
 import { openVncLink, type VncHandlers, type VncLink } from './vnclink';
 import type {
   ApplianceFile, ApplianceImport, ComputeCreate, ComputeUpdate,
   Drawing, DrawingCreate, DrawingUpdate, Link, LinkCaptureStart, LinkCreate, LinkUpdate, LiveEvent, LiveState, Node, NodeAction, NodeCreate, NodeDuplicate, NodeUpdate, ProjectCreate,
   HistoryEntry,
-  Project, ProjectDuplicate, ProjectUpdate, QEMUCapabilities, Image, Template, TemplateCreate, TemplateNodeCreate,
+  Project, ProjectDuplicate, ProjectUpdate, Image, Template, TemplateCreate, TemplateNodeCreate,
 } from './types';
 
 export { AppError, toAppError } from './errors';
@@ -78,6 +79,11 @@ async function answer<T>(call: Promise<Answer<T>>): Promise<T> {
   if (!r.response.ok) throw errorFromAnswer(r.response.status, r.response.statusText, r.error);
   return r.data as T;
 }
+
+/** call makes one request of the contract's client and answers its data:
+ * for the routes of one node type, which its entry in src/nodekinds/
+ * names (a request made in a gesture is the gesture's). */
+export const call = <T>(request: (c: Client<paths>) => Promise<Answer<T>>): Promise<T> => answer(request(client()));
 
 /** done is answer for the operations that answer no body. */
 async function done(call: Promise<Answer<unknown>>): Promise<void> {
@@ -327,20 +333,10 @@ export const listTemplates = () => answer(client().GET('/v2/templates'));
 /** createTemplate adds a user template (400 by field, as the server says). */
 export const createTemplate = (body: TemplateCreate): Promise<Template> => answer(client().POST('/v2/templates', { body }));
 
-/** listImages lists the QEMU images on a compute: for local, the images
- * folder of this nodedesk (and GNS3's own, when it exists). */
-export const listImages = (compute = 'local'): Promise<Image[]> =>
-  answer(client().GET('/v2/computes/{compute_id}/qemu/images', onCompute(compute)));
-/** qemuCapabilities says how a compute runs QEMU guests (KVM or TCG, and a
- * note to show when it is slower). */
-export const qemuCapabilities = (compute = 'local'): Promise<QEMUCapabilities> =>
-  answer(client().GET('/v2/computes/{compute_id}/qemu/capabilities', onCompute(compute)));
-
-/** listDockerImages lists the images of a compute's Docker Engine, each
- * once ([{image: "alpine:latest"}, …]); 409, saying why and what to do,
- * when Docker cannot be reached there. */
-export const listDockerImages = async (compute = 'local'): Promise<DockerImage[]> =>
-  dockerImages(await answer(client().GET('/v2/computes/{compute_id}/docker/images', onCompute(compute))));
+/** listImages lists an emulator's images on a compute: for local, the
+ * images folders of this nodedesk (and GNS3's own, when they exist). */
+export const listImages = (emulator: string, compute = 'local'): Promise<Image[]> =>
+  answer(client().GET('/v2/computes/{compute_id}/{emulator}/images', { params: { path: { compute_id: compute, emulator } } })) as Promise<Image[]>;
 
 /** openExternal opens url (a node's web console) in the user's browser
  * when the page is the window's, whose own links would open inside it,
@@ -374,7 +370,7 @@ export interface Upload {
  * nodedesk (POST …/computes/local/{emulator}/images/{filename}, the raw
  * file as the body), telling progress(sent, total) as it goes. A browser
  * only: the window's requests carry text, not files. */
-export function uploadImage(file: Blob, filename: string, progress?: (sent: number, total: number) => void, emulator = 'qemu'): Upload {
+export function uploadImage(emulator: string, file: Blob, filename: string, progress?: (sent: number, total: number) => void): Upload {
   const c = conn();
   const fail = (err: AppError): Upload => ({ done: Promise.reject(err), abort: () => {} });
   if (c.transport === 'window') {
@@ -449,8 +445,8 @@ export async function openConsole(pid: string, nid: string): Promise<ConsoleResu
  * browser, the door's console session in the window. */
 export const consoleLink = (pid: string, nid: string, h: ConsoleHandlers): Promise<ConsoleLink> => openConsoleLink(conn(), pid, nid, h);
 
-/** auxLink connects to a node's aux console (a shell in a Docker node's
- * container), through the same door as consoleLink. */
+/** auxLink connects to a node's aux console (a shell in a container),
+ * through the same door as consoleLink. */
 export const auxLink = (pid: string, nid: string, h: ConsoleHandlers): Promise<ConsoleLink> => openConsoleLink(conn(), pid, nid, h, 'aux');
 
 /** vncLink shows a node's VNC console (its screen) in target, through the
@@ -462,15 +458,3 @@ export const vncLink = (pid: string, nid: string, target: HTMLElement, h: VncHan
  * missed. Returns the function that stops following. */
 export const subscribe = (pid: string | null, handler: (e: LiveEvent) => void, onState?: (s: LiveState) => void) =>
   follow(conn(), pid, handler, onState);
-
-/** dynamipsPlatforms describes the router platforms of Dynamips nodes:
- * each chassis, the adapters that fit each slot, the WICs, the c7200's
- * NPEs and midplanes (the server's matrix: the UI repeats none of it). */
-export const dynamipsPlatforms = () => answer(client().GET('/v2/dynamips/platforms'));
-/** listIOSImages lists the IOS images of a compute's images folders. */
-export const listIOSImages = (compute = 'local'): Promise<Image[]> =>
-  answer(client().GET('/v2/computes/{compute_id}/{emulator}/images', { params: { path: { compute_id: compute, emulator: 'dynamips' } } })) as Promise<Image[]>;
-/** autoIdlePC finds an idle-PC value for a running router and keeps it as
- * the router's idlepc (it takes a while: the router is sampled). */
-export const autoIdlePC = (pid: string, nid: string): Promise<{ idlepc: string }> =>
-  answer(client().GET('/v2/projects/{project_id}/nodes/{node_id}/dynamips/auto_idlepc', { params: { path: { project_id: pid, node_id: nid } } })) as Promise<{ idlepc: string }>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { initial, moveTab, step, tabLabel, type NodeView, type TabEvent, type TabMachine } from './consoletabs';
-import { auxNodeView } from '../nodekinds/docker/model';
+import { auxNodeView } from './sideconsoles';
 import { backoff } from './live';
 
 const started: NodeView = { status: 'started', console: 'telnet' };

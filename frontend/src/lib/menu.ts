@@ -4,7 +4,7 @@
 // the entries from it.
 
 import { runnable } from './nodetypes';
-import { webConsole } from '../nodekinds/docker/model';
+import { webConsole } from './sideconsoles';
 import type { Link, Node, NodeTypeInfo } from './types';
 import type { XY } from './layout';
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { buildUpdate, formFields, formFromNode, NAT_LOOPBACK_LABEL } from './nodeform';
+import { buildUpdate, formFields, formFromNode } from './nodeform';
+import type { FrRow } from './framerelay';
+import type { EthernetSwitchPort } from './types';
+import type { DockerNodeForm } from '../nodekinds/docker/model';
+import { NAT_LOOPBACK_LABEL } from '../nodekinds/nat/model';
+import type { QemuNodeForm } from '../nodekinds/qemu/model';
 import { bulkEdit } from './switchports';
 import { ethSwitch, frSwitch, vpcs } from './testdata';
 
@@ -40,15 +45,15 @@ describe('node form', () => {
 
   it('saves the VPCS startup script in properties', () => {
     const n = vpcs();
-    expect(buildUpdate(n, { ...formFromNode(n), startup_script: 'ip 10.0.0.1/24\n' })).toMatchObject({
+    expect(buildUpdate(n, { ...formFromNode(n), own: 'ip 10.0.0.1/24\n' })).toMatchObject({
       ok: true, body: { properties: { startup_script: 'ip 10.0.0.1/24\n' } },
     });
   });
 
   it('saves the whole switch port table after a bulk edit', () => {
     const n = ethSwitch();
-    const f = formFromNode(n);
-    f.switchPorts = bulkEdit(f.switchPorts, new Set([0, 1]), { type: 'dot1q', vlan: 20 });
+    const f = formFromNode<EthernetSwitchPort[]>(n);
+    f.own = bulkEdit(f.own, new Set([0, 1]), { type: 'dot1q', vlan: 20 });
     const r = buildUpdate(n, f);
     expect(r.ok).toBe(true);
     if (r.ok) {
@@ -60,12 +65,12 @@ describe('node form', () => {
 
   it('saves Frame Relay rows as mappings, as typed, and names a row the wire form cannot hold', () => {
     const n = frSwitch();
-    const f = formFromNode(n);
-    f.frRows = [...f.frRows, { srcPort: '1', srcDlci: '102', dstPort: '3', dstDlci: '301' }];
+    const f = formFromNode<FrRow[]>(n);
+    f.own = [...f.own, { srcPort: '1', srcDlci: '102', dstPort: '3', dstDlci: '301' }];
     expect(buildUpdate(n, f)).toMatchObject({ ok: true, body: { properties: { mappings: { '1:101': '2:201', '1:102': '3:301' } } } });
-    f.frRows[1].dstDlci = 'x'; // the server's 400 says what is wrong
+    f.own[1].dstDlci = 'x'; // the server's 400 says what is wrong
     expect(buildUpdate(n, f)).toMatchObject({ ok: true, body: { properties: { mappings: { '1:101': '2:201', '1:102': '3:x' } } } });
-    f.frRows[1].srcDlci = '101';
+    f.own[1].srcDlci = '101';
     expect(buildUpdate(n, f)).toMatchObject({ ok: false, field: 'mappings', row: 1 });
   });
 
@@ -81,12 +86,12 @@ import { isDirty, rebase } from './nodeform';
 describe('live updates while editing', () => {
   it('take new values for untouched fields and keep the user\'s edits', () => {
     const base = vpcs('pc1', { x: 10 });
-    const form = { ...formFromNode(base), startup_script: 'ip dhcp' };
+    const form = { ...formFromNode<string>(base), own: 'ip dhcp' };
     const next = { ...base, x: 99, name: 'PC-renamed' };
     const out = rebase(base, form, next);
     expect(out.x).toBe(99);
     expect(out.name).toBe('PC-renamed');
-    expect(out.startup_script).toBe('ip dhcp');
+    expect(out.own).toBe('ip dhcp');
     expect(buildUpdate(next, out)).toMatchObject({ ok: true, body: { properties: { startup_script: 'ip dhcp' } } });
   });
 
@@ -110,26 +115,26 @@ describe('the form of a QEMU node', () => {
 
   it('sends the changed VM properties, and nothing when none changed', () => {
     const n = vm();
-    expect(buildUpdate(n, formFromNode(n))).toEqual({ ok: true, body: {}, changed: false });
-    const f = formFromNode(n);
-    expect(buildUpdate(n, { ...f, qemu: { ...f.qemu, ram: '1024', hda_disk_image: 'openwrt.img' } })).toEqual({
+    expect(buildUpdate(n, formFromNode<QemuNodeForm>(n))).toEqual({ ok: true, body: {}, changed: false });
+    const f = formFromNode<QemuNodeForm>(n);
+    expect(buildUpdate(n, { ...f, own: { ...f.own, ram: '1024', hda_disk_image: 'openwrt.img' } })).toEqual({
       ok: true, changed: true, body: { properties: { hda_disk_image: 'openwrt.img', ram: 1024 } },
     });
   });
 
   it('shows an error about a VM property by its field', () => {
     const n = vm();
-    const f = formFromNode(n);
-    expect(buildUpdate(n, { ...f, qemu: { ...f.qemu, adapters: 'four' } })).toMatchObject({ ok: false, field: 'adapters', row: null });
+    const f = formFromNode<QemuNodeForm>(n);
+    expect(buildUpdate(n, { ...f, own: { ...f.own, adapters: 'four' } })).toMatchObject({ ok: false, field: 'adapters', row: null });
     expect(formFields(n)).toEqual(expect.arrayContaining(['ram', 'cpus', 'adapters', 'adapter_type', 'on_close', 'hda_disk_image', 'options']));
   });
 
   it('keeps the VM fields the user edits when the node changes meanwhile, and takes the others', () => {
     const base = vm();
-    const f = formFromNode(base);
-    const out = rebase(base, { ...f, qemu: { ...f.qemu, ram: '2048' } }, vm({ cpus: 4, ram: 512 }));
-    expect(out.qemu.ram).toBe('2048');
-    expect(out.qemu.cpus).toBe('4');
+    const f = formFromNode<QemuNodeForm>(base);
+    const out = rebase(base, { ...f, own: { ...f.own, ram: '2048' } }, vm({ cpus: 4, ram: 512 }));
+    expect(out.own.ram).toBe('2048');
+    expect(out.own.cpus).toBe('4');
   });
 });
 
@@ -144,37 +149,37 @@ describe('the form of a Docker node', () => {
   it('sends the changed container properties, custom adapters beside them, and nothing when none changed', () => {
     const n = ct();
     expect(buildUpdate(n, formFromNode(n))).toEqual({ ok: true, body: {}, changed: false });
-    const f = formFromNode(n);
-    const rows = f.docker.custom_adapters.map((r) => ({ ...r, port_name: 'lan' }));
-    expect(buildUpdate(n, { ...f, docker: { ...f.docker, adapters: '2', start_command: 'sh', custom_adapters: rows } })).toEqual({
+    const f = formFromNode<DockerNodeForm>(n);
+    const rows = f.own.custom_adapters.map((r) => ({ ...r, port_name: 'lan' }));
+    expect(buildUpdate(n, { ...f, own: { ...f.own, adapters: '2', start_command: 'sh', custom_adapters: rows } })).toEqual({
       ok: true, changed: true, body: { properties: { adapters: 2, start_command: 'sh' }, custom_adapters: [{ adapter_number: 0, port_name: 'lan' }] },
     });
   });
 
   it('shows an error about a container property by its field', () => {
     const n = ct();
-    const f = formFromNode(n);
-    expect(buildUpdate(n, { ...f, docker: { ...f.docker, adapters: 'many' } })).toMatchObject({ ok: false, field: 'adapters', row: null });
+    const f = formFromNode<DockerNodeForm>(n);
+    expect(buildUpdate(n, { ...f, own: { ...f.own, adapters: 'many' } })).toMatchObject({ ok: false, field: 'adapters', row: null });
     expect(formFields(n)).toEqual(expect.arrayContaining(['image', 'adapters', 'environment', 'extra_volumes', 'mac_address', 'custom_adapters']));
   });
 
   it('keeps the container fields the user edits when the node changes meanwhile, and takes the others', () => {
     const base = ct();
-    const f = formFromNode(base);
-    const out = rebase(base, { ...f, docker: { ...f.docker, environment: 'TZ=UTC' } }, ct({ start_command: 'sh -l', environment: 'X=1' }));
-    expect(out.docker.environment).toBe('TZ=UTC');
-    expect(out.docker.start_command).toBe('sh -l');
+    const f = formFromNode<DockerNodeForm>(base);
+    const out = rebase(base, { ...f, own: { ...f.own, environment: 'TZ=UTC' } }, ct({ start_command: 'sh -l', environment: 'X=1' }));
+    expect(out.own.environment).toBe('TZ=UTC');
+    expect(out.own.start_command).toBe('sh -l');
   });
 
   it("turns a NAT node's host loopback on and off, off when absent", () => {
     const nat = vpcs('n1', { node_type: 'nat', console: null, console_type: null, properties: { ports_mapping: [] } });
-    const f = formFromNode(nat);
-    expect(f.hostLoopback).toBe(false);
+    const f = formFromNode<boolean>(nat);
+    expect(f.own).toBe(false);
     expect(buildUpdate(nat, f)).toEqual({ ok: true, body: {}, changed: false });
-    expect(buildUpdate(nat, { ...f, hostLoopback: true })).toEqual({ ok: true, changed: true, body: { properties: { allow_host_loopback: true } } });
+    expect(buildUpdate(nat, { ...f, own: true })).toEqual({ ok: true, changed: true, body: { properties: { allow_host_loopback: true } } });
     const on = vpcs('n1', { node_type: 'nat', console: null, console_type: null, properties: { ports_mapping: [], allow_host_loopback: true } });
-    expect(formFromNode(on).hostLoopback).toBe(true);
-    expect(buildUpdate(on, { ...formFromNode(on), hostLoopback: false })).toEqual({ ok: true, changed: true, body: { properties: { allow_host_loopback: false } } });
+    expect(formFromNode(on).own).toBe(true);
+    expect(buildUpdate(on, { ...formFromNode(on), own: false })).toEqual({ ok: true, changed: true, body: { properties: { allow_host_loopback: false } } });
     expect(formFields(nat)).toContain('allow_host_loopback');
     expect(NAT_LOOPBACK_LABEL).toBe('Let the lab reach services that listen only on this computer (127.0.0.1)');
   });

@@ -3,16 +3,14 @@
 // what was typed can be sent (a number where the body wants one); every
 // rule about the values is the server's, whose 400 names the field.
 
-import { assertNever } from './assert';
-import { DOCKER_NODE_FIELDS, dockerNodeForm, dockerNodeUpdate, noDockerForm, type DockerNodeForm } from '../nodekinds/docker/model';
-import { DYNAMIPS_NODE_FIELDS, dynamipsNodeForm, dynamipsNodeUpdate, type DynamipsNodeForm } from '../nodekinds/dynamips/model';
-import { consoleChoice, consoleValue, typeInfo, type ConsoleChoice } from './nodetypes';
-import { mappingsToRows, rowsToMappings, type FrRow } from './framerelay';
-import { QEMU_NODE_FIELDS, qemuNodeForm, qemuNodeUpdate, type QemuNodeForm } from '../nodekinds/qemu/model';
-import { toWireSwitchPorts } from './switchports';
-import type { CloudPort, CustomAdapter, EthernetHubPort, EthernetSwitchPort, Node, NodeUpdate } from './types';
+import { consoleChoice, consoleValue, type ConsoleChoice } from './nodetypes';
+import { findKind } from '../nodekinds';
+import type { PartUpdate } from '../nodekinds/kind';
+import type { Node, NodeUpdate } from './types';
 
-export interface NodeForm {
+/** The panel's form: the general fields of every node, and its type's
+ * own part (own), read and sent by its entry in the registry. */
+export interface NodeForm<P = unknown> {
   name: string;
   /** Console TCP port; null leaves the choice to nodedesk. */
   console: number | null;
@@ -22,34 +20,15 @@ export interface NodeForm {
   x: number | null;
   y: number | null;
   z: number | null;
-  startup_script: string;
-  switchPorts: EthernetSwitchPort[];
-  hubPorts: EthernetHubPort[];
-  frRows: FrRow[];
-  cloudPorts: CloudPort[];
-  /** A NAT node's allow_host_loopback: the lab reaches services that
-   * listen only on the host's 127.0.0.1 (off unless the node says true). */
-  hostLoopback: boolean;
-  /** A QEMU node's common properties (qemu.ts). */
-  qemu: QemuNodeForm;
-  /** A Docker node's properties and custom adapters (docker.ts). */
-  docker: DockerNodeForm;
-  /** A Dynamips router's properties (dynamips.ts). */
-  dynamips: DynamipsNodeForm;
+  /** The type's part (its entry's form.read); null for a type with none. */
+  own: P;
 }
 
-/** The NAT panel's words for allow_host_loopback: what the box lets the
- * lab do, and what it does not without it. */
-export const NAT_LOOPBACK_LABEL = 'Let the lab reach services that listen only on this computer (127.0.0.1)';
-export const NAT_LOOPBACK_HINT =
-  'Off, the lab reaches this computer at 192.168.122.1 only where a service listens on its network addresses, as in GNS3. nodedesk\'s own API stays out of reach either way.';
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v ?? null)) as T;
-
-export function formFromNode(n: Node): NodeForm {
-  const p = n.properties ?? {};
-  const editor = typeInfo(n.node_type).editor;
-  const mapping = Array.isArray(p.ports_mapping) ? p.ports_mapping : [];
+/** formFromNode is the form of a node as it is (P: its type's part). */
+export function formFromNode<P = unknown>(n: Node): NodeForm<P> {
+  const part = findKind(n.node_type)?.form;
   return {
     name: n.name,
     console: n.console,
@@ -59,15 +38,7 @@ export function formFromNode(n: Node): NodeForm {
     x: n.x,
     y: n.y,
     z: n.z,
-    startup_script: typeof p.startup_script === 'string' ? p.startup_script : '',
-    switchPorts: editor === 'switch' ? clone(mapping as EthernetSwitchPort[]).map((sp) => ({ ...sp, ethertype: sp.ethertype || null })) : [],
-    hubPorts: editor === 'hub' ? clone(mapping as EthernetHubPort[]) : [],
-    frRows: editor === 'frame_relay' ? mappingsToRows(p.mappings) : [],
-    cloudPorts: editor === 'cloud' ? clone(mapping as CloudPort[]) : [],
-    hostLoopback: editor === 'nat' && p.allow_host_loopback === true,
-    qemu: qemuNodeForm(editor === 'qemu' ? p : {}),
-    docker: editor === 'docker' ? dockerNodeForm(n) : noDockerForm(),
-    dynamips: dynamipsNodeForm(editor === 'dynamips' ? p : {}),
+    own: (part ? part.read(n) : null) as P,
   };
 }
 
@@ -76,11 +47,10 @@ export type BuildResult =
   | { ok: false; field: string; row: number | null; message: string };
 
 const isInt = (v: number | null): v is number => typeof v === 'number' && Number.isInteger(v);
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** buildUpdate makes the PUT body of what differs between node and form,
  * or says which field cannot be sent as typed. */
-export function buildUpdate(n: Node, f: NodeForm): BuildResult {
+export function buildUpdate<P>(n: Node, f: NodeForm<P>): BuildResult {
   const body: NodeUpdate = {};
   if (f.name !== n.name) body.name = f.name;
 
@@ -112,103 +82,34 @@ export function buildUpdate(n: Node, f: NodeForm): BuildResult {
   return { ok: true, body, changed: Object.keys(body).length > 0 };
 }
 
-type PropsResult =
-  | { ok: true; properties: Record<string, unknown> | null; custom_adapters?: CustomAdapter[] | null }
-  | { ok: false; field: string; row: number | null; message: string };
-
-function propertiesUpdate(n: Node, f: NodeForm): PropsResult {
-  const p = n.properties ?? {};
-  const editor = typeInfo(n.node_type).editor;
-  switch (editor) {
-    case 'vpcs': {
-      const before = typeof p.startup_script === 'string' ? p.startup_script : '';
-      return { ok: true, properties: f.startup_script === before ? null : { startup_script: f.startup_script } };
-    }
-    case 'switch': {
-      for (let i = 0; i < f.switchPorts.length; i++) {
-        const sp = f.switchPorts[i];
-        if (!Number.isInteger(Number(sp.port_number)) || String(sp.port_number) === '') {
-          return { ok: false, field: 'ports_mapping', row: i, message: `Row ${i + 1}: the port number must be a whole number` };
-        }
-        if (sp.vlan !== undefined && sp.vlan !== null && !Number.isInteger(Number(sp.vlan))) {
-          return { ok: false, field: 'ports_mapping', row: i, message: `Row ${i + 1}: the VLAN must be a whole number` };
-        }
-      }
-      const after = toWireSwitchPorts(f.switchPorts);
-      const before = toWireSwitchPorts((p.ports_mapping ?? []) as EthernetSwitchPort[]);
-      return { ok: true, properties: same(after, before) ? null : { ports_mapping: after } };
-    }
-    case 'hub': {
-      const wire = (rows: readonly EthernetHubPort[]) => rows.map((h) => ({ name: h.name, port_number: Number(h.port_number) }));
-      const after = wire(f.hubPorts);
-      return { ok: true, properties: same(after, wire((p.ports_mapping ?? []) as EthernetHubPort[])) ? null : { ports_mapping: after } };
-    }
-    case 'frame_relay': {
-      const r = rowsToMappings(f.frRows);
-      if (!r.ok) return { ok: false, field: 'mappings', row: r.row, message: r.message };
-      const before = rowsToMappings(mappingsToRows(p.mappings));
-      return { ok: true, properties: before.ok && same(r.mappings, before.mappings) ? null : { mappings: r.mappings } };
-    }
-    case 'cloud': {
-      const after = f.cloudPorts.map((c) => ({ ...c, port_number: Number(c.port_number) }));
-      return { ok: true, properties: same(after, p.ports_mapping ?? []) ? null : { ports_mapping: after } };
-    }
-    case 'nat': {
-      const before = p.allow_host_loopback === true;
-      return { ok: true, properties: f.hostLoopback === before ? null : { allow_host_loopback: f.hostLoopback } };
-    }
-    case 'qemu': {
-      const r = qemuNodeUpdate(p, f.qemu);
-      return r.ok ? r : { ok: false, field: r.field, row: null, message: r.message };
-    }
-    case 'docker': {
-      const r = dockerNodeUpdate(n, f.docker);
-      return r.ok ? r : { ok: false, field: r.field, row: null, message: r.message };
-    }
-    case 'dynamips': {
-      const r = dynamipsNodeUpdate(p, f.dynamips);
-      return r.ok ? r : { ok: false, field: r.field, row: null, message: r.message };
-    }
-    case 'none':
-      return { ok: true, properties: null };
-    default:
-      return assertNever(editor, 'editor');
-  }
+function propertiesUpdate(n: Node, f: NodeForm): PartUpdate {
+  const part = findKind(n.node_type)?.form;
+  return part ? part.update(n, f.own) : { ok: true, properties: null };
 }
 
 /** The fields the form of a node shows: where a server error about one of
  * them is shown (fieldpath.ts). */
 export function formFields(n: Node): string[] {
   const fields = ['name', 'console', 'console_type', 'symbol', 'label', 'x', 'y', 'z'];
-  const editor = typeInfo(n.node_type).editor;
-  switch (editor) {
-    case 'vpcs': return [...fields, 'startup_script'];
-    case 'switch': case 'hub': return [...fields, 'ports_mapping'];
-    case 'frame_relay': return [...fields, 'mappings'];
-    case 'cloud': return [...fields, 'ports_mapping', 'interfaces'];
-    case 'nat': return [...fields, 'allow_host_loopback'];
-    case 'qemu': return [...fields, ...QEMU_NODE_FIELDS];
-    case 'docker': return [...fields, ...DOCKER_NODE_FIELDS];
-    case 'dynamips': return [...fields, ...DYNAMIPS_NODE_FIELDS];
-    case 'none': return fields;
-    default: return assertNever(editor, 'editor');
-  }
+  return [...fields, ...(findKind(n.node_type)?.form?.fields ?? [])];
 }
 
 /** rebase moves a form onto a newer version of its node (a live update):
  * fields the user has not touched take the new values, edited ones stay. */
-export function rebase(base: Node, form: NodeForm, next: Node): NodeForm {
-  const was = formFromNode(base);
-  const now = formFromNode(next);
+export function rebase<P>(base: Node, form: NodeForm<P>, next: Node): NodeForm<P> {
+  const was = formFromNode<P>(base);
+  const now = formFromNode<P>(next);
   const out = { ...form } as Record<keyof NodeForm, unknown>;
   for (const k of Object.keys(now) as (keyof NodeForm)[]) {
     if (same(form[k], was[k])) out[k] = now[k];
-    else if (k === 'qemu') out[k] = rebaseFields(form.qemu, was.qemu, now.qemu);
-    else if (k === 'docker') out[k] = rebaseFields(form.docker, was.docker, now.docker);
-    else if (k === 'dynamips') out[k] = rebaseFields(form.dynamips, was.dynamips, now.dynamips);
+    else if (k === 'own' && isFields(form.own) && isFields(was.own) && isFields(now.own)) out[k] = rebaseFields(form.own, was.own, now.own);
   }
-  return out as unknown as NodeForm;
+  return out as unknown as NodeForm<P>;
 }
+
+/** isFields says whether a type's part is a group of fields (an object),
+ * rebased field by field, rather than one value (a table, a text). */
+const isFields = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** rebaseFields is rebase for a group of fields: each one the user has
  * not touched takes its new value. */
@@ -221,7 +122,7 @@ function rebaseFields<T extends object>(form: T, was: T, now: T): T {
 }
 
 /** isDirty says whether the form holds edits not saved yet. */
-export function isDirty(base: Node, form: NodeForm): boolean {
+export function isDirty<P>(base: Node, form: NodeForm<P>): boolean {
   const r = buildUpdate(base, form);
   return !r.ok || r.changed;
 }

@@ -1,42 +1,9 @@
-// What differs between node types in the UI. Presentation — a type's
-// name and property editor — is the page's own (a node's picture is its
-// symbol's, lib/symbols.ts); what the server decides — which console
-// types a type accepts, whether start and stop mean something — comes
-// from GET /v2/node_types (stores/nodetypes.ts).
+// What the server says differs between node types — which console types
+// a type accepts, whether start and stop mean something — as GET
+// /v2/node_types answers it (stores/nodetypes.ts). The page's own view of
+// each type, its name and editor, is its entry in src/nodekinds/.
 
-import { assertNever } from './assert';
-import type { ConsoleType, NodeType, NodeTypeInfo } from './types';
-
-/** The property editor a node type gets below the general fields. */
-export type Editor = 'vpcs' | 'switch' | 'hub' | 'frame_relay' | 'cloud' | 'nat' | 'qemu' | 'docker' | 'dynamips' | 'none';
-
-/** How a node type is shown. */
-export interface TypeLook {
-  /** Human name of the type. */
-  title: string;
-  editor: Editor;
-}
-
-/** typeInfo is how a node type is shown. */
-export function typeInfo(t: NodeType): TypeLook {
-  switch (t) {
-    case 'vpcs': return { title: 'VPCS host', editor: 'vpcs' };
-    case 'ethernet_switch': return { title: 'Ethernet switch', editor: 'switch' };
-    case 'ethernet_hub': return { title: 'Ethernet hub', editor: 'hub' };
-    case 'frame_relay_switch': return { title: 'Frame Relay switch', editor: 'frame_relay' };
-    case 'cloud': return { title: 'Cloud', editor: 'cloud' };
-    case 'nat': return { title: 'NAT', editor: 'nat' };
-    case 'atm_switch': return { title: 'ATM switch', editor: 'none' };
-    case 'qemu': return { title: 'QEMU VM', editor: 'qemu' };
-    case 'docker': return { title: 'Docker container', editor: 'docker' };
-    case 'dynamips': return { title: 'Dynamips router', editor: 'dynamips' };
-    case 'iou': return { title: 'IOU device', editor: 'none' };
-    case 'traceng': return { title: 'TraceNG host', editor: 'none' };
-    case 'virtualbox': return { title: 'VirtualBox VM', editor: 'none' };
-    case 'vmware': return { title: 'VMware VM', editor: 'none' };
-    default: return assertNever(t, 'node type');
-  }
-}
+import type { ConsoleType, NodeTypeInfo } from './types';
 
 /** A console choice of the form; 'none' stands for null. */
 export type ConsoleChoice = Exclude<ConsoleType, null> | 'none';
@@ -66,4 +33,11 @@ export function hasConsole(info: NodeTypeInfo | undefined): boolean {
  * emulators it keeps but does not run). Unknown (not loaded) is undefined. */
 export function runnable(info: NodeTypeInfo | undefined): boolean | undefined {
   return info ? info.lifecycle === 'process' && info.runs : undefined;
+}
+
+/** consoleDefault is the console choice the server gives a new node of a
+ * type (the first of its console types), for a form's "default" option. */
+export function consoleDefault(info: NodeTypeInfo | undefined): ConsoleChoice | null {
+  const first = info?.console_types[0];
+  return first === undefined ? null : consoleChoice(first);
 }

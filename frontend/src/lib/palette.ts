@@ -3,28 +3,15 @@
 // (routers, switches, guests, firewalls — GNS3's four), each group by name.
 // Which category a template has is the server's (its answer's `category`).
 
+import { findKind } from '../nodekinds';
+import { CATEGORIES, type Category } from './categories';
 import type { Template } from './types';
 
-/** A template's category, as the contract spells it. */
-export type Category = Template['category'];
+export { CATEGORIES, categoryLabel, type Category } from './categories';
 
-/** The categories in the palette's order, with the heading each group gets. */
-export const CATEGORIES: readonly { id: Category; label: string }[] = [
-  { id: 'router', label: 'Routers' },
-  { id: 'switch', label: 'Switches' },
-  { id: 'guest', label: 'Guests' },
-  { id: 'firewall', label: 'Firewalls' },
-];
-
-/** categoryLabel is the heading of a category's group. */
-export const categoryLabel = (c: Category): string => CATEGORIES.find((x) => x.id === c)?.label ?? c;
-
-/** The built-in devices' order. */
-const ORDER = ['vpcs', 'ethernet_switch', 'ethernet_hub', 'frame_relay_switch', 'atm_switch', 'cloud', 'nat'];
-const rank = (t: Template) => {
-  const i = ORDER.indexOf(t.template_type);
-  return i < 0 ? ORDER.length : i;
-};
+/** The built-in devices' order: their types' paletteRank (registry), the
+ * others after them. */
+const rank = (t: Template) => findKind(t.template_type)?.paletteRank ?? Infinity;
 const byName = (a: Template, b: Template) => a.name.localeCompare(b.name, undefined, { numeric: true, sensitivity: 'base' });
 
 /** One group of the palette: the built-ins (no heading), or a category's

@@ -112,12 +112,6 @@ export const SWITCH_PORT_TYPES = allOf<SwitchPortType>()(['access', 'dot1q', 'qi
 export const ERROR_CODES = allOf<ErrorCode>()([
   'invalid', 'unauthorized', 'forbidden', 'not_found', 'method_not_allowed', 'conflict', 'internal',
 ]);
-/** The contract's node types. */
-export const NODE_TYPES = allOf<NodeType>()([
-  'cloud', 'nat', 'ethernet_hub', 'ethernet_switch', 'frame_relay_switch', 'atm_switch',
-  'docker', 'dynamips', 'vpcs', 'traceng', 'virtualbox', 'vmware', 'iou', 'qemu',
-]);
-
 /** One message of a notification stream, as the app sees it. */
 export type LiveEvent =
   | { action: 'node.created' | 'node.updated' | 'node.deleted'; event: Node }

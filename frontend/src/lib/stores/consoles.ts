@@ -12,7 +12,7 @@ import { get, writable } from 'svelte/store';
 import * as api from '../api';
 import { initial, step, tabLabel, type NodeView, type TabEffect, type TabEvent, type TabKind, type TabMachine, type TabPhase } from '../consoletabs';
 import { WINDOW_NO_VNC } from '../vnclink';
-import { auxNodeView, webConsole } from '../../nodekinds/docker/model';
+import { auxNodeView, webConsole } from '../sideconsoles';
 import type { Node } from '../types';
 import { nodes } from './nodes';
 
@@ -349,3 +349,8 @@ export function focusCanvas(): void {
 export function tabMachine(key: string): TabMachine | undefined {
   return tabs.get(key)?.m;
 }
+
+/** openWebConsole opens a node's web console in the user's browser when
+ * the page is the window's (true); in a browser it says false, and the
+ * console's link opens it. */
+export const openWebConsole = (url: string): boolean => api.openExternal(url);

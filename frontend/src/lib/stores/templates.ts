@@ -1,6 +1,6 @@
 // The node templates (the palette): the built-in devices and the user's
-// templates, grouped by category (palette.ts). Making a template (the
-// "New QEMU template" dialog) or importing an appliance reloads them; the
+// templates, grouped by category (palette.ts). Making a template (a
+// type's template dialog) or importing an appliance reloads them; the
 // controller stream's template.* events keep them live, so a template made
 // elsewhere (the GNS3 GUI's wizard, another window) shows at once.
 

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  adapterRows, auxCommand, auxNodeView, customAdapters, dockerFacts, dockerImages, dockerNodeForm, dockerNodeUpdate, dockerTemplateBody,
-  dockerTemplateField, emptyDockerTemplateForm, followName, tableRows, templateName, tidyLines, volumeList, webConsole,
+  adapterRows, customAdapters, dockerFacts, dockerImages, dockerNodeForm, dockerNodeUpdate,
+  dockerTemplateField, emptyDockerTemplateForm, followName, tableRows, templateName, tidyLines, volumeList,
   type DockerTemplateForm,
 } from './model';
+import { dockerTemplateBody } from './index';
+import { auxCommand, auxNodeView, webConsole } from '../../lib/sideconsoles';
 import { vpcs } from '../../lib/testdata';
 import type { Node } from '../../lib/types';
 

@@ -1,22 +1,25 @@
-// Docker as the page shows and edits it: the images of the Docker Engine,
-// the "New Docker template" form and its POST /v2/templates body, a Docker
-// node's properties in the node panel (GNS3's docker keys) and its
-// consoles beside the main one: the aux console (a shell in the container,
-// a terminal tab of its own, or telnet) and a web console (http/https)
-// opened in a browser.
-// The forms check only that what was typed can be sent (a whole number
-// where the body wants one, an image to run); every rule about the values
-// is the server's, whose 400 names the field.
+// Containers as the page shows and edits them: the images of the
+// engine, the template dialog's form and its POST /v2/templates body, and
+// a node's properties in the node panel (GNS3's keys); its aux and web
+// consoles are lib/sideconsoles.ts. The forms check only that what was
+// typed can be sent (a whole number where the body wants one, an image to
+// run); every rule about the values is the server's, whose 400 names the
+// field.
 
-import { dialHost } from '../../lib/address';
-import type { NodeView } from '../../lib/consoletabs';
+import type { EngineImages } from '../../lib/stores/images';
 import type { ConsoleChoice } from '../../lib/nodetypes';
-import type { Category } from '../../lib/palette';
-import { wholeNumber } from '../qemu/model';
+import { wholeNumber } from '../../lib/numbers';
+import type { Category } from '../../lib/categories';
+import { auxPort } from '../../lib/sideconsoles';
 import type { CustomAdapter, DockerImage as Image, Node, NodeProperties } from '../../lib/types';
 
-/** One image of the Docker Engine, as GET …/docker/images lists it. */
+/** One image of the engine, as its images list gives it. */
 export type DockerImage = Image;
+
+/** What the entry loads for the views: the engine's images. */
+export interface DockerStore {
+  images: EngineImages;
+}
 
 /** dockerImages reads the images list's answer: its `image` names, each
  * once, in the engine's order. */
@@ -68,7 +71,7 @@ export const volumeList = (text: string): string[] => (text.trim() === '' ? [] :
 export const volumeText = (v: unknown): string =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string').join('\n') : '';
 
-// ---- The "New Docker template" form ----
+// ---- The template dialog's form ----
 
 /** The dialog's form, as typed. */
 export interface DockerTemplateForm {
@@ -96,9 +99,8 @@ export const emptyDockerTemplateForm = (): DockerTemplateForm => ({
   image: '', name: '', category: 'guest', adapters: '', start_command: '', environment: '', console_type: '', extra_hosts: '', extra_volumes: '',
 });
 
-/** The body of POST /v2/templates for a Docker template. */
+/** The body of POST /v2/templates for such a template, but its type. */
 export type DockerTemplateBody = {
-  template_type: 'docker';
   name: string;
   image: string;
   category: Category;
@@ -109,17 +111,18 @@ export type DockerTemplateCheck =
   | { ok: true; body: DockerTemplateBody }
   | { ok: false; errors: Partial<Record<DockerTemplateField, string>> };
 
-/** dockerTemplateBody makes the template's POST body from the form, with
- * only what was given (the server fills in GNS3's defaults), or says by
- * field what cannot be sent. The template runs on this nodedesk (compute
- * local), whose Docker Engine lists the images. */
-export function dockerTemplateBody(f: DockerTemplateForm): DockerTemplateCheck {
+/** dockerTemplateProps makes the template's POST body (but its type,
+ * which the entry adds) from the form, with only what was given (the
+ * server fills in GNS3's defaults), or says by field what cannot be sent.
+ * The template runs on this nodedesk (compute local), whose engine lists
+ * the images. */
+export function dockerTemplateProps(f: DockerTemplateForm): DockerTemplateCheck {
   const errors: Partial<Record<DockerTemplateField, string>> = {};
   const image = f.image.trim();
   const name = f.name.trim() || templateName(image);
   if (image === '') errors.image = 'Pick an image from the list, or type the name of one (for example alpine:latest)';
   if (name === '' && image !== '') errors.name = 'Give the template a name (for example "Alpine")';
-  const body: DockerTemplateBody = { template_type: 'docker', name, image, category: f.category, compute_id: 'local' };
+  const body: DockerTemplateBody = { name, image, category: f.category, compute_id: 'local' };
   const adapters = wholeNumber(f.adapters);
   if (adapters === null) errors.adapters = 'Adapters must be a whole number (for example 2), or empty for one';
   else if (adapters !== undefined) body.adapters = adapters;
@@ -148,7 +151,7 @@ export function dockerTemplateField(path: string | null | undefined): DockerTemp
   return (TEMPLATE_FIELDS as readonly string[]).includes(key) ? (key as DockerTemplateField) : null;
 }
 
-// ---- A Docker node in the panel ----
+// ---- A node in the panel ----
 
 /** One row of the custom adapters table: adapter n's port name and MAC
  * address, as typed ('' is the default). */
@@ -160,7 +163,7 @@ export interface AdapterRow {
   rest: Omit<CustomAdapter, 'adapter_number' | 'port_name' | 'mac_address'>;
 }
 
-/** The properties of a Docker node the panel edits (while it is stopped),
+/** The properties of a node the panel edits (while it is stopped),
  * as typed. */
 export interface DockerNodeForm {
   image: string;
@@ -288,16 +291,16 @@ export function dockerNodeUpdate(n: Pick<Node, 'properties' | 'custom_adapters'>
   };
 }
 
-// ---- Its consoles ----
+// ---- Its facts ----
 
-/** One line of a Docker node's properties in words. */
+/** One line of a node's properties in words. */
 export interface Fact {
   key: string;
   label: string;
   value: string;
 }
 
-/** dockerFacts are the properties of a Docker node the panel shows but
+/** dockerFacts are the properties of a node the panel shows but
  * does not edit (only those it has). */
 export function dockerFacts(n: Pick<Node, 'properties' | 'console_host'>): Fact[] {
   const p = n.properties ?? {};
@@ -309,38 +312,4 @@ export function dockerFacts(n: Pick<Node, 'properties' | 'console_host'>): Fact[
   const usage = str(p.usage).trim();
   if (usage) facts.push({ key: 'usage', label: 'Usage', value: usage });
   return facts;
-}
-
-/** auxPort is a node's aux console port (GNS3's properties.aux), or null. */
-export function auxPort(n: Pick<Node, 'properties'>): number | null {
-  const a = n.properties?.aux;
-  return typeof a === 'number' && Number.isInteger(a) && a > 0 ? a : null;
-}
-
-/** auxCommand is what to type to reach a node's aux console (a shell in
- * its container), or null when it has none. */
-export function auxCommand(n: Pick<Node, 'properties' | 'console_host'>): { host: string; port: number; command: string } | null {
-  const port = auxPort(n);
-  if (port === null) return null;
-  const host = dialHost(n.console_host);
-  return { host, port, command: `telnet ${host} ${port}` };
-}
-
-/** webConsole is where a node's web console (console type http or https)
- * is opened in a browser, as GNS3 opens it: the console's scheme, host
- * and port, then console_http_path; null for another console. */
-export function webConsole(n: Pick<Node, 'console' | 'console_type' | 'console_host' | 'properties'>): string | null {
-  const t: string | null = n.console_type;
-  if ((t !== 'http' && t !== 'https') || n.console === null) return null;
-  const raw = str(n.properties?.console_http_path).trim() || '/';
-  const path = raw.startsWith('/') ? raw : `/${raw}`;
-  return `${t}://${dialHost(n.console_host)}:${n.console}${path}`;
-}
-
-/** auxNodeView is what an aux tab's machine (consoletabs.ts) knows of its
- * node: its status, and its aux console while it has one; null: deleted. */
-export function auxNodeView(n: Pick<Node, 'status' | 'properties'> | undefined): NodeView | null {
-  if (!n) return null;
-  if (auxPort(n) === null) return { status: n.status, console: null, why: 'no aux console' };
-  return { status: n.status, console: 'aux' };
 }

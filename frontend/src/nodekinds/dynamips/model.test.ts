@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dynamipsNodeForm, dynamipsNodeUpdate, guessPlatform, iosTemplateBody, needsIdlePC, slotRows, startupConfigPath } from './model';
+import { dynamipsNodeForm, dynamipsNodeUpdate, guessPlatform, slotRows, startupConfigPath } from './model';
+import { iosTemplateBody, needsIdlePC } from './index';
 import type { DynamipsPlatformInfo } from '../../lib/types';
 
 const c7200: DynamipsPlatformInfo = {

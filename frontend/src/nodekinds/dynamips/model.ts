@@ -1,11 +1,28 @@
-// A Dynamips router in the UI: its panel's form (image, memory, idle PC,
-// the adapters in its slots and WIC slots, ghost IOS) and the PUT body of
-// what the user changed, the slot menus built from the server's platform
-// catalogue (GET /v2/dynamips/platforms), and whether a running router
-// wants an idle-PC value. Every rule about the values is the server's.
+// An emulated IOS router in the UI: its panel's form (image, memory,
+// idle PC, the adapters in its slots and WIC slots, ghost IOS) and the
+// PUT body of what the user changed, the slot menus built from the
+// server's platform catalogue, whether a running router wants an idle-PC
+// value, and the template dialog's form. Every rule about the values is
+// the server's.
 
-import { wholeNumber } from '../qemu/model';
+import type { Readable } from 'svelte/store';
+import { wholeNumber } from '../../lib/numbers';
+import type { ImageSource } from '../../lib/stores/images';
 import type { DynamipsChassisInfo, DynamipsPlatformInfo, Node } from '../../lib/types';
+
+/** What the entry loads for the views: the platform catalogue (asked
+ * once), the IOS images, a router's idle-PC search and its startup
+ * config (read and written through the node files API). */
+export interface DynamipsStore {
+  platforms: Readable<Map<string, DynamipsPlatformInfo>>;
+  loadPlatforms(): void;
+  images: ImageSource;
+  /** findIdlePC finds an idle-PC value for a running router; the server
+   * keeps it as the router's idlepc (the node's update follows). */
+  findIdlePC(pid: string, nid: string): Promise<{ idlepc: string }>;
+  readStartupConfig(pid: string, nid: string, path: string): Promise<string>;
+  saveStartupConfig(pid: string, nid: string, path: string, text: string): Promise<void>;
+}
 
 /** The panel's Dynamips fields, as typed. */
 export interface DynamipsNodeForm {
@@ -107,10 +124,10 @@ export function slotRows(info: DynamipsPlatformInfo | undefined, chassis: unknow
   return rows;
 }
 
-/** needsIdlePC says whether a router runs without an idle-PC value, which
- * makes Dynamips spin a CPU core for it. */
-export function needsIdlePC(n: Pick<Node, 'node_type' | 'status' | 'properties'>): boolean {
-  return n.node_type === 'dynamips' && n.status === 'started' && str(n.properties?.idlepc) === '';
+/** idleless says whether a router runs without an idle-PC value, which
+ * makes the emulator spin a CPU core for it. */
+export function idleless(n: Pick<Node, 'status' | 'properties'>): boolean {
+  return n.status === 'started' && str(n.properties?.idlepc) === '';
 }
 
 /** startupConfigPath is where a router's startup config is in its
@@ -121,7 +138,7 @@ export function startupConfigPath(n: Pick<Node, 'properties'>): string | null {
   return typeof id === 'number' && Number.isInteger(id) && id > 0 ? `configs/i${id}_startup-config.cfg` : null;
 }
 
-// ---- The "New IOS router template" form ----
+// ---- The template dialog's form ----
 
 /** guessPlatform reads the platform (and chassis) an IOS image is for
  * from its file name, as Cisco names them (c7200-…, c3640-…, c2621xm-…);
@@ -154,9 +171,10 @@ export interface IOSTemplateForm {
 
 export type IOSTemplateField = keyof IOSTemplateForm;
 
-/** iosTemplateBody makes the template's POST body (the server fills the
- * platform's defaults), or says by field what cannot be sent as typed. */
-export function iosTemplateBody(f: IOSTemplateForm):
+/** iosTemplateProps makes the template's POST body (but its type, which
+ * the entry adds; the server fills the platform's defaults), or says by
+ * field what cannot be sent as typed. */
+export function iosTemplateProps(f: IOSTemplateForm):
   | { ok: true; body: Record<string, unknown> }
   | { ok: false; errors: Partial<Record<IOSTemplateField, string>> } {
   const errors: Partial<Record<IOSTemplateField, string>> = {};
@@ -164,7 +182,7 @@ export function iosTemplateBody(f: IOSTemplateForm):
   if (name === '') errors.name = 'Give the template a name (for example "c7200")';
   if (f.image === '') errors.image = 'Pick the IOS image the routers run, or upload yours';
   if (f.platform === '') errors.platform = 'Choose the router platform the image is for';
-  const body: Record<string, unknown> = { template_type: 'dynamips', name, compute_id: 'local', platform: f.platform, image: f.image };
+  const body: Record<string, unknown> = { name, compute_id: 'local', platform: f.platform, image: f.image };
   if (f.chassis !== '') body.chassis = f.chassis;
   const ram = wholeNumber(f.ram);
   if (ram === null) errors.ram = 'RAM must be a whole number of MB (for example 512)';

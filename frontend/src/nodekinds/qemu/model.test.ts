@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ADAPTER_TYPES, accelerationNote, adapterTypes, consoleDefault, emptyTemplateForm, formatSize, qemuFacts, qemuNodeForm,
-  qemuNodeUpdate, templateBody, templateField, wholeNumber, type TemplateForm,
+  ADAPTER_TYPES, accelerationNote, adapterTypes, emptyTemplateForm, qemuFacts as factsOf, qemuNodeForm,
+  qemuNodeUpdate, templateField, type TemplateForm,
 } from './model';
+import { store, templateBody } from './index';
+import { consoleDefault } from '../../lib/nodetypes';
+import { formatSize, wholeNumber } from '../../lib/numbers';
+import type { NodeProperties } from '../../lib/types';
+
+const qemuFacts = (p: NodeProperties) => factsOf(p, store.binaryLabel);
 import type { NodeTypeInfo } from '../../lib/types';
 
 const form = (over: Partial<TemplateForm>): TemplateForm => ({ ...emptyTemplateForm(), ...over });

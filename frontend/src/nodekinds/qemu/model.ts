@@ -1,19 +1,22 @@
-// QEMU as the page shows and edits it: the images of the images folder,
-// the "New QEMU template" form and its POST /v2/templates body, a QEMU
-// node's properties in words (GNS3's qemu keys), the part of the node
-// panel that edits the common ones, and the acceleration note. The form
-// checks only that what was typed can be sent (a whole number where the
-// body wants one, an image or a kernel to boot); every rule about the
-// values is the server's, whose 400 names the field.
+// Virtual machines as the page shows and edits them: the template
+// dialog's form and its POST /v2/templates body, a node's properties in
+// words (GNS3's keys), the part of the node panel that edits the common
+// ones, and the acceleration note. The forms check only that what was
+// typed can be sent (a whole number where the body wants one, an image
+// or a kernel to boot); every rule about the values is the server's,
+// whose 400 names the field.
 
-import { consoleChoice, type ConsoleChoice } from '../../lib/nodetypes';
-import type { Category } from '../../lib/palette';
-import type { Image, NodeProperties, NodeTypeInfo, QEMUCapabilities } from '../../lib/types';
+import type { Readable } from 'svelte/store';
+import type { ConsoleChoice } from '../../lib/nodetypes';
+import { wholeNumber } from '../../lib/numbers';
+import type { Category } from '../../lib/categories';
+import type { ImageSource } from '../../lib/stores/images';
+import type { Image, NodeProperties, QEMUCapabilities } from '../../lib/types';
 
-/** One image of the images folder (GET /v2/computes/local/qemu/images). */
+/** One image of the images folder. */
 export type QemuImage = Image;
 
-/** What GET /v2/computes/local/qemu/capabilities answers. */
+/** How a compute runs guests: KVM or TCG, and a note when slower. */
 export type QemuCapabilities = QEMUCapabilities;
 
 /** The network adapters GNS3 2.2 offers for a QEMU VM, as QEMU names them. */
@@ -37,28 +40,17 @@ export const ON_CLOSE = [
   { id: 'save_vm_state', label: 'Save its state' },
 ] as const;
 
-/** formatSize is a file size for people: "12.5 MB". */
-export function formatSize(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return '';
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let v = bytes;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return i === 0 ? `${v} B` : `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+/** What the entry loads for the views: the images folder, and how this
+ * nodedesk runs guests (null until known). */
+export interface QemuStore {
+  images: ImageSource;
+  capabilities: Readable<QemuCapabilities | null>;
+  loadCapabilities(): void;
+  /** The name of the emulator binary's fact. */
+  binaryLabel: string;
 }
 
-/** wholeNumber reads a number field as typed: '' is "leave it to the
- * server" (undefined), a whole number is itself, anything else null. */
-export function wholeNumber(typed: string): number | undefined | null {
-  const s = typed.trim();
-  if (s === '') return undefined;
-  return /^-?\d+$/.test(s) ? Number(s) : null;
-}
-
-// ---- The "New QEMU template" form ----
+// ---- The template dialog's form ----
 
 /** The dialog's form, as typed. */
 export interface TemplateForm {
@@ -88,9 +80,8 @@ export const emptyTemplateForm = (): TemplateForm => ({
   ram: '', cpus: '', adapters: '', adapter_type: '', console_type: '',
 });
 
-/** The body of POST /v2/templates for a QEMU template. */
+/** The body of POST /v2/templates for such a template, but its type. */
 export type QemuTemplateBody = {
-  template_type: 'qemu';
   name: string;
   category: Category;
   compute_id: string;
@@ -106,14 +97,15 @@ const NUMBERS = [
   ['adapters', 'Adapters must be a whole number (for example 4), or empty for the default'],
 ] as const;
 
-/** templateBody makes the template's POST body from the form, or says by
- * field what cannot be sent as typed. The template runs on this nodedesk
- * (compute local), where its images are. */
-export function templateBody(f: TemplateForm): TemplateCheck {
+/** templateProps makes the template's POST body (but its type, which the
+ * entry adds) from the form, or says by field what cannot be sent as
+ * typed. The template runs on this nodedesk (compute local), where its
+ * images are. */
+export function templateProps(f: TemplateForm): TemplateCheck {
   const errors: Partial<Record<TemplateField, string>> = {};
   const name = f.name.trim();
   if (name === '') errors.name = 'Give the template a name (for example "OpenWrt")';
-  const body: QemuTemplateBody = { template_type: 'qemu', name, category: f.category, compute_id: 'local' };
+  const body: QemuTemplateBody = { name, category: f.category, compute_id: 'local' };
   if (f.boot === 'disk') {
     if (f.hda_disk_image === '') errors.hda_disk_image = 'Pick the disk image the VM boots from, or upload one';
     else body.hda_disk_image = f.hda_disk_image;
@@ -147,16 +139,9 @@ export function templateField(path: string | null | undefined): TemplateField | 
   return (TEMPLATE_FIELDS as readonly string[]).includes(key) ? (key as TemplateField) : null;
 }
 
-/** consoleDefault is the console choice the server gives a new QEMU node
- * (the first of its console types), for the form's "default" option. */
-export function consoleDefault(info: NodeTypeInfo | undefined): ConsoleChoice | null {
-  const first = info?.console_types[0];
-  return first === undefined ? null : consoleChoice(first);
-}
+// ---- A node in the panel ----
 
-// ---- A QEMU node in the panel ----
-
-/** The properties of a QEMU node the panel edits (while it is stopped),
+/** The properties of a node the panel edits (while it is stopped),
  * as typed. */
 export interface QemuNodeForm {
   hda_disk_image: string;
@@ -211,7 +196,7 @@ export function qemuNodeUpdate(p: NodeProperties, f: QemuNodeForm): QemuUpdate {
   return { ok: true, properties: Object.keys(out).length > 0 ? out : null };
 }
 
-/** One line of a QEMU node's properties in words. */
+/** One line of a node's properties in words. */
 export interface Fact {
   key: string;
   label: string;
@@ -221,15 +206,15 @@ export interface Fact {
 const DISKS = ['hda', 'hdb', 'hdc', 'hdd'] as const;
 const BOOT: Record<string, string> = { c: 'disk', d: 'CD/DVD', n: 'network' };
 
-/** qemuFacts are the properties of a QEMU node the panel shows but does
- * not edit: its other disks and files, and how it is made (only those it
- * has). */
-export function qemuFacts(p: NodeProperties): Fact[] {
+/** qemuFacts are the properties of a node the panel shows but does not
+ * edit: its other disks and files, and how it is made (only those it
+ * has); binary names the emulator binary's line. */
+export function qemuFacts(p: NodeProperties, binary: string): Fact[] {
   const facts: Fact[] = [];
   const add = (key: string, label: string, value: string) => {
     if (value !== '') facts.push({ key, label, value });
   };
-  // An interface "none" is GNS3's "QEMU's default".
+  // An interface none is GNS3's: the emulator's default.
   const iface = (d: string) => (str(p[`${d}_disk_interface`]) === 'none' ? '' : str(p[`${d}_disk_interface`]));
   for (const d of DISKS.slice(1)) {
     const img = str(p[`${d}_disk_image`]);
@@ -247,7 +232,7 @@ export function qemuFacts(p: NodeProperties): Fact[] {
     add('linked_clone', 'Linked clone', p.linked_clone ? 'yes: its disks are copies-on-write of the images' : 'no: it writes to the images themselves');
   }
   add('mac_address', 'MAC address', str(p.mac_address));
-  add('qemu_path', 'QEMU', str(p.qemu_path));
+  add('qemu_path', binary, str(p.qemu_path));
   return facts;
 }
 

@@ -1,0 +1,19 @@
+// The categories of templates, GNS3's four, in the palette's order, with
+// the heading each group gets. Which category a template has is the
+// server's (its answer's `category`).
+
+import type { Template } from './types';
+
+/** A template's category, as the contract spells it. */
+export type Category = Template['category'];
+
+/** The categories in the palette's order, with the heading each group gets. */
+export const CATEGORIES: readonly { id: Category; label: string }[] = [
+  { id: 'router', label: 'Routers' },
+  { id: 'switch', label: 'Switches' },
+  { id: 'guest', label: 'Guests' },
+  { id: 'firewall', label: 'Firewalls' },
+];
+
+/** categoryLabel is the heading of a category's group. */
+export const categoryLabel = (c: Category): string => CATEGORIES.find((x) => x.id === c)?.label ?? c;

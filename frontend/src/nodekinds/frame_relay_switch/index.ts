@@ -1,0 +1,24 @@
+// Frame Relay switches: the registry's entry. Its panel edits the
+// circuits, one row per DLCI mapping (lib/framerelay.ts).
+
+import { mappingsToRows, rowsToMappings, type FrRow } from '../../lib/framerelay';
+import { defineKind, same } from '../kind';
+import Editor from './Editor.svelte';
+
+export default defineKind<FrRow[]>({
+  type: 'frame_relay_switch',
+  title: 'Frame Relay switch',
+  order: 40,
+  paletteRank: 3,
+  form: {
+    read: (n) => mappingsToRows(n.properties?.mappings),
+    update: (n, f) => {
+      const r = rowsToMappings(f);
+      if (!r.ok) return { ok: false, field: 'mappings', row: r.row, message: r.message };
+      const before = rowsToMappings(mappingsToRows(n.properties?.mappings));
+      return { ok: true, properties: before.ok && same(r.mappings, before.mappings) ? null : { mappings: r.mappings } };
+    },
+    fields: ['mappings'],
+  },
+  Editor,
+});

@@ -1,0 +1,72 @@
+// QEMU virtual machines: the registry's entry. The VM fields of the node
+// panel (model.ts, Editor.svelte), the images folder and how this
+// nodedesk runs guests (KVM, or TCG and a note saying it is slower,
+// asked once), and the "New QEMU template" dialog (TemplateBody.svelte).
+
+import { writable } from 'svelte/store';
+import * as api from '../../lib/api';
+import { imageSource } from '../../lib/stores/images';
+import { defineKind, typedBody } from '../kind';
+import Editor from './Editor.svelte';
+import {
+  QEMU_NODE_FIELDS, emptyTemplateForm, qemuNodeForm, qemuNodeUpdate, templateField, templateProps,
+  type QemuCapabilities, type QemuNodeForm, type QemuStore, type TemplateForm,
+} from './model';
+import TemplateBody from './TemplateBody.svelte';
+
+/** qemuCapabilities says how a compute runs QEMU guests (KVM or TCG, and
+ * a note to show when it is slower). */
+export const qemuCapabilities = (compute = 'local'): Promise<QemuCapabilities> =>
+  api.call((c) => c.GET('/v2/computes/{compute_id}/qemu/capabilities', { params: { path: { compute_id: compute } } }));
+
+/** How this nodedesk runs guests; null until known, or when it does not
+ * say (an older nodedesk answers 404). */
+const capabilities = writable<QemuCapabilities | null>(null);
+let asked = false;
+
+/** loadCapabilities asks once how guests run. */
+function loadCapabilities(): void {
+  if (asked) return;
+  asked = true;
+  qemuCapabilities().then(
+    (c) => capabilities.set(c && typeof c === 'object' ? c : null),
+    () => {
+      asked = false; // asked again the next time a panel wants it
+    },
+  );
+}
+
+export const store: QemuStore = { images: imageSource('qemu'), capabilities, loadCapabilities, binaryLabel: 'QEMU' };
+
+/** templateBody makes a QEMU template's POST body from the form, or says
+ * by field what cannot be sent as typed. */
+export const templateBody = (f: TemplateForm) => typedBody('qemu', templateProps(f));
+
+export default defineKind<QemuNodeForm, QemuStore, TemplateForm>({
+  type: 'qemu',
+  title: 'QEMU VM',
+  order: 80,
+  form: {
+    read: (n) => qemuNodeForm(n.properties ?? {}),
+    update: (n, f) => {
+      const r = qemuNodeUpdate(n.properties ?? {}, f);
+      return r.ok ? r : { ok: false, field: r.field, row: null, message: r.message };
+    },
+    fields: QEMU_NODE_FIELDS,
+  },
+  Editor,
+  store,
+  template: {
+    title: 'New QEMU template',
+    lead: 'A template is a kind of device for the palette: nodes made from it are QEMU virtual machines that boot its image.',
+    testid: 'qemu-template-dialog',
+    prefix: 'qt',
+    width: 560,
+    appliances: true,
+    button: { label: 'QEMU…', title: 'New QEMU template: a device that runs a QEMU virtual machine from an image', testid: 'new-qemu-template' },
+    empty: emptyTemplateForm,
+    check: templateBody,
+    field: templateField,
+    Body: TemplateBody,
+  },
+});

@@ -1,0 +1,6 @@
+// VMware VMs: the registry's entry (its name only: the panel edits
+// nothing of its own).
+
+import { defineKind } from '../kind';
+
+export default defineKind({ type: 'vmware', title: 'VMware VM', order: 140 });
