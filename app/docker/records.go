@@ -80,14 +80,19 @@ func (r *Runner) runLabel() string {
 	return r.c.RunDir
 }
 
-// ReapOrphans removes what a previous nodedesk left of the nodes it ran,
+// ReapOrphans is reapOrphans.
+//
+// Deprecated: Open does it.
+func (r *Runner) ReapOrphans(ctx context.Context) ([]string, error) { return r.reapOrphans(ctx) }
+
+// reapOrphans removes what a previous nodedesk left of the nodes it ran,
 // by its records and its containers' labels: each container (ended
 // first if it runs) and each host end of a veth pair; then the records.
-// It returns the ids of the nodes it found, and is what nodedesk does at
+// It returns the ids of the nodes it found, and is what Open does at
 // start-up, before any node starts. A machine without Docker has nothing
 // to reap; records that name containers are kept if the engine cannot
 // be reached, for the next start.
-func (r *Runner) ReapOrphans(ctx context.Context) (ended []string, err error) {
+func (r *Runner) reapOrphans(ctx context.Context) (ended []string, err error) {
 	if r.c.RunDir == "" {
 		return nil, nil
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"nodedesk/app"
+	"nodedesk/app/supervise"
 	"nodedesk/app/termproc"
 )
 
@@ -44,15 +45,11 @@ type Config struct {
 // Runner runs Docker nodes on the machine's Docker Engine. It is safe for
 // concurrent use; the Service also serialises the calls for one node.
 type Runner struct {
-	c      Config
-	eng    *engine
-	engErr error // why there is no engine (DOCKER_HOST)
-
-	mu     sync.Mutex
-	nodes  map[string]*node // by node id
-	onExit func(projectID, nodeID, detail string)
-	onNote func(projectID, nodeID, message string)
-	noted  map[string]bool // projects told which capabilities the host refuses
+	supervise.Lifecycle // Observe, Open, StopAll, ResetConsole
+	c                   Config
+	eng                 *engine
+	engErr              error // why there is no engine (DOCKER_HOST)
+	nodes               *supervise.Table[*node]
 
 	resMu    sync.Mutex
 	resReady bool
@@ -76,7 +73,16 @@ var (
 	_ app.Runner        = (*Runner)(nil)
 	_ app.ConsoleServer = (*Runner)(nil)
 	_ app.DockerEngine  = (*Runner)(nil)
+	_ app.Supervised    = (*Runner)(nil)
 )
+
+// NewRunner is the Docker runner of nodedesk (app/emulators): env's
+// program for Docker, if any, is the engine's address, and its records
+// and resources are in env's folder for Docker.
+func NewRunner(env app.RunnerEnv) app.Runner {
+	return New(Config{ConsoleHost: env.ConsoleHost, RunDir: supervise.RunDir(env, app.Docker), Host: env.Programs[app.Docker],
+		StopGrace: env.StopGrace, Logger: env.Logger})
+}
 
 // New returns a Runner.
 func New(c Config) *Runner {
@@ -89,35 +95,20 @@ func New(c Config) *Runner {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	r := &Runner{c: c, nodes: map[string]*node{}, noted: map[string]bool{}}
+	r := &Runner{c: c}
 	r.eng, r.engErr = newEngine(c.Host)
+	r.nodes = supervise.New(supervise.Config[*node]{What: "Docker nodes", Reap: r.reapOrphans,
+		Stop: r.Stop, Reset: (*node).resetConsoles, Logger: c.Logger})
+	r.Lifecycle = r.nodes.Lifecycle()
 	return r
 }
 
-// OnExit sets what is told when a container ends by itself (not by
-// Stop): in nodedesk, the Service, which records the node as stopped.
-func (r *Runner) OnExit(f func(projectID, nodeID, detail string)) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.onExit = f
-}
+// note tells the user something of a node: the capabilities its
+// container lacks, environment lines it skipped.
+func (r *Runner) note(p app.Process, message string) { r.nodes.Note(ref(p), message) }
 
-// OnNote sets what is told of a node that runs (a project warning): the
-// capabilities its container lacks, environment lines it skipped.
-func (r *Runner) OnNote(f func(projectID, nodeID, message string)) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.onNote = f
-}
-
-func (r *Runner) note(p app.Process, message string) {
-	r.mu.Lock()
-	f := r.onNote
-	r.mu.Unlock()
-	if f != nil {
-		f(p.ProjectID, p.NodeID, message)
-	}
-}
+// ref names a node for the observer.
+func ref(p app.Process) app.NodeRef { return app.NodeRef{ProjectID: p.ProjectID, NodeID: p.NodeID} }
 
 // Runs reports whether t is Docker.
 func (r *Runner) Runs(t app.NodeType) bool { return t == app.Docker }
@@ -162,184 +153,268 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	if r.eng == nil {
 		return "", r.engErr
 	}
-	r.mu.Lock()
-	if old, ok := r.nodes[p.NodeID]; ok {
-		r.mu.Unlock()
+	if old, ok := r.nodes.Get(p.NodeID); ok {
 		return old.cmdline, nil
 	}
-	r.mu.Unlock()
-
-	s, err := readSettings(p.Properties)
+	st, err := r.check(p)
 	if err != nil {
 		return "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startWait)
+	defer cancel()
+	if err := r.gather(ctx, st); err != nil {
+		return "", err
+	}
+	n, err := r.build(ctx, st)
+	if err != nil {
+		return "", err
+	}
+	r.nodes.Put(p.NodeID, n)
+	first := r.nodes.FirstInProject(p.ProjectID) // once a project
+	go r.watch(n)
+	if first && len(st.refused) > 0 {
+		r.note(p, fmt.Sprintf("Docker nodes run without %s: this machine's capability bounding set does not have them", strings.Join(st.refused, ", ")))
+	}
+	return n.cmdline, nil
+}
+
+// start is one start of a node under way: what it was given, what was
+// found for it, what is made, and what to undo if it fails.
+type start struct {
+	p     app.Process
+	s     settings
+	veths []string // the host ends of its veth pairs
+	macs  []net.HardwareAddr
+	env   []string
+	hosts string
+
+	im            *imageInfo
+	vols          []string // the kept folders
+	caps, refused []string // capabilities asked for; those the host refuses
+
+	n              *node
+	cfg            *containerConfig
+	conLns, auxLns []net.Listener
+	undo           []func() // in the order made
+}
+
+// rollback undoes what a failed start made, last first.
+func (st *start) rollback() {
+	for i := len(st.undo) - 1; i >= 0; i-- {
+		st.undo[i]()
+	}
+}
+
+// check reads and checks what a node's start is given, before anything
+// is asked of the engine.
+func (r *Runner) check(p app.Process) (*start, error) {
+	s, err := readSettings(p.Properties)
+	if err != nil {
+		return nil, err
 	}
 	if p.ConsoleType == app.ConsoleVNC {
 		// GNS3 runs an X server with VNC on the host for such a node;
 		// nodedesk does not.
-		return "", app.Errorf(app.ECONFLICT, "%s has a VNC console, which nodedesk does not serve for Docker nodes: set its console type to telnet (the container's terminal) or http (its web page), then start it again", p.Name)
+		return nil, app.Errorf(app.ECONFLICT, "%s has a VNC console, which nodedesk does not serve for Docker nodes: set its console type to telnet (the container's terminal) or http (its web page), then start it again", p.Name)
 	}
 	if s.Image == "" {
-		return "", app.Errorf(app.ECONFLICT, "%s names no Docker image: choose one in its settings, then start it again", p.Name)
+		return nil, app.Errorf(app.ECONFLICT, "%s names no Docker image: choose one in its settings, then start it again", p.Name)
 	}
 	if !validImage(s.Image) {
-		return "", app.Errorf(app.ECONFLICT, "%q is not a Docker image name: give %s an image such as alpine:latest", s.Image, p.Name)
+		return nil, app.Errorf(app.ECONFLICT, "%q is not a Docker image name: give %s an image such as alpine:latest", s.Image, p.Name)
 	}
-	veths := p.HostInterfaces
-	if len(veths) == 0 {
+	st := &start{p: p, s: s, veths: p.HostInterfaces}
+	if len(st.veths) == 0 {
 		for i := range s.Adapters {
-			veths = append(veths, app.VethName(p.NodeID, i))
+			st.veths = append(st.veths, app.VethName(p.NodeID, i))
 		}
 	}
-	if len(veths) > 0 && !haveNetAdmin() {
-		return "", errNoNetAdmin(p.Name)
+	if len(st.veths) > 0 && !haveNetAdmin() {
+		return nil, errNoNetAdmin(p.Name)
 	}
 	base, err := baseMAC(s, p.NodeID)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	macs, err := adapterMACs(base, len(veths), p.CustomAdapters)
-	if err != nil {
-		return "", err
+	if st.macs, err = adapterMACs(base, len(st.veths), p.CustomAdapters); err != nil {
+		return nil, err
 	}
 	if _, err := app.SplitWords(s.StartCommand); err != nil {
-		return "", app.Errorf(app.ECONFLICT, "The start command of %s cannot be read (%v): fix its quotes, then start it again", p.Name, err)
+		return nil, app.Errorf(app.ECONFLICT, "The start command of %s cannot be read (%v): fix its quotes, then start it again", p.Name, err)
 	}
-	hosts, err := extraHosts(s)
-	if err != nil {
-		return "", err
+	if st.hosts, err = extraHosts(s); err != nil {
+		return nil, err
 	}
-	env, skipped := environment(s, p)
-	if len(skipped) > 0 {
+	var skipped []string
+	if st.env, skipped = environment(s, p); len(skipped) > 0 {
 		r.note(p, fmt.Sprintf("%s: environment lines skipped (no name, or a name Docker nodes reserve): %s", p.Name, strings.Join(skipped, "; ")))
 	}
+	return st, nil
+}
 
-	ctx, cancel := context.WithTimeout(context.Background(), startWait)
-	defer cancel()
-	im, err := r.image(ctx, s.Image, p.Name)
-	if err != nil {
-		return "", err
+// gather finds what a start needs of the engine and this machine: the
+// image (pulled if need be), the kept folders it implies, the resources
+// folder, and the capabilities a container may have.
+func (r *Runner) gather(ctx context.Context, st *start) error {
+	var err error
+	if st.im, err = r.image(ctx, st.s.Image, st.p.Name); err != nil {
+		return err
 	}
-	vols, err := persistentFolders(s, im)
-	if err != nil {
-		return "", err
+	if st.vols, err = persistentFolders(st.s, st.im); err != nil {
+		return err
 	}
 	if err := r.resources(); err != nil {
-		return "", err
+		return err
 	}
 	bnd, err := capSet("CapBnd")
 	if err != nil {
-		return "", app.Errorf(app.EINTERNAL, "This machine's capabilities could not be read: %v", err)
+		return app.Errorf(app.EINTERNAL, "This machine's capabilities could not be read: %v", err)
 	}
-	caps, refused := labCaps(bnd)
-	if !slices.Contains(caps, "CAP_NET_ADMIN") {
-		return "", app.Errorf(app.ECONFLICT, "%s cannot start: this machine allows no container CAP_NET_ADMIN (it is not in the capability bounding set), and a lab node needs it for its interfaces. Run nodedesk where CAP_NET_ADMIN is allowed", p.Name)
+	if st.caps, st.refused = labCaps(bnd); !slices.Contains(st.caps, "CAP_NET_ADMIN") {
+		return app.Errorf(app.ECONFLICT, "%s cannot start: this machine allows no container CAP_NET_ADMIN (it is not in the capability bounding set), and a lab node needs it for its interfaces. Run nodedesk where CAP_NET_ADMIN is allowed", st.p.Name)
 	}
+	return nil
+}
 
-	targets := mountTargets(vols, im)
-	n := &node{p: p, vols: vols, targets: targets, done: make(chan struct{}),
-		rec: record{NodeID: p.NodeID, ProjectID: p.ProjectID, Name: p.Name, ContainerName: containerName(p), Veths: veths}}
-	var undo []func()
-	fail := func(err error) (string, error) {
-		for i := len(undo) - 1; i >= 0; i-- {
-			undo[i]()
-		}
-		return "", err
+// build makes the running node: its consoles' ports, its folders, its
+// record, its container and interfaces. On a failure it undoes what it
+// made.
+func (r *Runner) build(ctx context.Context, st *start) (*node, error) {
+	p := st.p
+	targets := mountTargets(st.vols, st.im)
+	st.n = &node{p: p, vols: st.vols, targets: targets, done: make(chan struct{}),
+		rec: record{NodeID: p.NodeID, ProjectID: p.ProjectID, Name: p.Name, ContainerName: containerName(p), Veths: st.veths}}
+	err := r.openPorts(st)
+	if err == nil {
+		err = r.prepare(ctx, st)
 	}
+	if err == nil {
+		err = r.makeContainer(ctx, st)
+	}
+	if err == nil {
+		err = r.boot(ctx, st)
+	}
+	if err != nil {
+		st.rollback()
+		return nil, err
+	}
+	st.n.cmdline = strings.Join(append(slices.Clone(st.cfg.Entrypoint[1:]), st.cfg.Cmd...), " ")
+	return st.n, nil
+}
 
-	// The consoles' ports first: one another program holds fails the
-	// start before anything is made.
-	var conLns, auxLns []net.Listener
+// openPorts opens the consoles' ports first: one another program holds
+// fails the start before anything is made.
+func (r *Runner) openPorts(st *start) error {
+	p := st.p
+	var err error
 	if (p.ConsoleType == app.ConsoleTelnet || p.ConsoleType == app.ConsoleHTTP) && p.Console != 0 {
-		if conLns, err = termproc.Listen(r.c.ConsoleHost, p.Console); err != nil {
-			return fail(portError(p, "Console", p.Console, err))
+		if st.conLns, err = termproc.Listen(r.c.ConsoleHost, p.Console); err != nil {
+			return portError(p, "Console", p.Console, err)
 		}
-		undo = append(undo, func() { termproc.CloseAll(conLns) })
+		st.undo = append(st.undo, func() { termproc.CloseAll(st.conLns) })
 	}
 	if p.Aux != 0 {
-		if auxLns, err = termproc.Listen(r.c.ConsoleHost, p.Aux); err != nil {
-			return fail(portError(p, "Aux console", p.Aux, err))
+		if st.auxLns, err = termproc.Listen(r.c.ConsoleHost, p.Aux); err != nil {
+			return portError(p, "Aux console", p.Aux, err)
 		}
-		undo = append(undo, func() { termproc.CloseAll(auxLns) })
+		st.undo = append(st.undo, func() { termproc.CloseAll(st.auxLns) })
 	}
+	return nil
+}
 
+// prepare makes the node's folder and fills its kept folders.
+func (r *Runner) prepare(ctx context.Context, st *start) error {
+	p := st.p
 	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
-		return fail(app.Errorf(app.EINTERNAL, "The folder of %s could not be made (%v); check free disk space and permissions", p.Name, err))
+		return app.Errorf(app.EINTERNAL, "The folder of %s could not be made (%v); check free disk space and permissions", p.Name, err)
 	}
-	if err := r.prepareFolders(ctx, p, s.Image, vols, targets, len(veths)); err != nil {
+	if err := r.prepareFolders(ctx, p, st.s.Image, st.vols, st.n.targets, len(st.veths)); err != nil {
 		if app.ErrorCode(err) == app.EINTERNAL { // not the engine's own message
 			err = app.Errorf(app.ECONFLICT, "The kept folders of %s could not be prepared in its folder %s: %v", p.Name, p.Dir, err)
 		}
-		return fail(err)
+		return err
 	}
+	return nil
+}
 
+// makeContainer records the node, then creates its container (a stale one
+// of its name removed first) and attaches its console before the start,
+// so that the console shows the first output.
+func (r *Runner) makeContainer(ctx context.Context, st *start) error {
+	p, n := st.p, st.n
 	if err := r.keep(n.rec); err != nil {
-		return fail(app.Errorf(app.EINTERNAL, "The record of %s could not be written in %s (%v); check free disk space", p.Name, r.c.RunDir, err))
+		return app.Errorf(app.EINTERNAL, "The record of %s could not be written in %s (%v); check free disk space", p.Name, r.c.RunDir, err)
 	}
-	undo = append(undo, func() { r.forget(p.NodeID) })
+	st.undo = append(st.undo, func() { r.forget(p.NodeID) })
 	r.removeStale(ctx, n.rec)
 
-	cfg := r.containerConfig(p, s, im, vols, targets, len(veths), env, hosts, caps)
-	id, err := r.create(ctx, n.rec.ContainerName, cfg, p)
+	st.cfg = r.containerConfig(p, st.s, st.im, st.vols, n.targets, len(st.veths), st.env, st.hosts, st.caps)
+	id, err := r.create(ctx, n.rec.ContainerName, st.cfg, p)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	undo = append(undo, func() { _ = r.eng.remove(context.Background(), id) })
+	st.undo = append(st.undo, func() { _ = r.eng.remove(context.Background(), id) })
 	n.rec.Container = id
 	if err := r.keep(n.rec); err != nil {
-		return fail(app.Errorf(app.EINTERNAL, "The record of %s could not be written in %s (%v); check free disk space", p.Name, r.c.RunDir, err))
+		return app.Errorf(app.EINTERNAL, "The record of %s could not be written in %s (%v); check free disk space", p.Name, r.c.RunDir, err)
 	}
-	// Attached before the start: the console shows the first output.
-	if conLns != nil && p.ConsoleType == app.ConsoleTelnet {
-		if n.console, err = r.openConsole(ctx, id, p.Name, conLns); err != nil {
-			return fail(r.engineError(err, "attach the console of "+p.Name))
+	if st.conLns != nil && p.ConsoleType == app.ConsoleTelnet {
+		if n.console, err = r.openConsole(ctx, id, p.Name, st.conLns); err != nil {
+			return r.engineError(err, "attach the console of "+p.Name)
 		}
-		undo = append(undo, n.console.close)
+		st.undo = append(st.undo, n.console.close)
 	}
+	return nil
+}
+
+// boot starts the container, gives it its interfaces and serves its http
+// and aux consoles.
+func (r *Runner) boot(ctx context.Context, st *start) error {
+	p, n, id := st.p, st.n, st.n.rec.Container
 	if err := r.eng.start(ctx, id); err != nil {
-		return fail(r.startError(err, p, caps))
+		return r.startError(err, p, st.caps)
 	}
 	info, err := r.eng.inspect(ctx, id)
 	if err != nil {
-		return fail(r.engineError(err, "tell the state of the container of "+p.Name))
+		return r.engineError(err, "tell the state of the container of "+p.Name)
 	}
 	if !info.State.Running || info.State.Pid == 0 {
-		return fail(app.Errorf(app.ECONFLICT, "The container of %s ended as soon as it started: %s", p.Name, r.exitDetail(ctx, id, info.State.ExitCode)))
+		return app.Errorf(app.ECONFLICT, "The container of %s ended as soon as it started: %s", p.Name, r.exitDetail(ctx, id, info.State.ExitCode))
 	}
 	_ = r.eng.resize(ctx, id, termRows, termCols)
-	for i, v := range veths {
-		undo = append(undo, func() { deleteLink(v) })
-		if err := addVeth(v, i, info.State.Pid, macs[i]); err != nil {
+	if err := r.addVeths(ctx, st, info.State.Pid); err != nil {
+		return err
+	}
+	if st.conLns != nil && p.ConsoleType == app.ConsoleHTTP {
+		n.http = r.openHTTP(id, st.s.ConsoleHTTPPort, st.conLns)
+		st.undo = append(st.undo, n.http.close)
+	}
+	if st.auxLns != nil {
+		if n.aux, err = r.openAux(ctx, id, p.Name, st.auxLns); err != nil {
+			return r.engineError(err, "start the aux shell of "+p.Name)
+		}
+		st.undo = append(st.undo, n.aux.close)
+	}
+	return nil
+}
+
+// addVeths makes the node's veth pairs, the peer of each in the
+// container's namespace (pid) as eth<n>.
+func (r *Runner) addVeths(ctx context.Context, st *start, pid int) error {
+	p, id := st.p, st.n.rec.Container
+	for i, v := range st.veths {
+		st.undo = append(st.undo, func() { deleteLink(v) })
+		if err := addVeth(v, i, pid, st.macs[i]); err != nil {
 			if isPermission(err) {
-				return fail(errNoNetAdmin(p.Name))
+				return errNoNetAdmin(p.Name)
 			}
 			if c, ierr := r.eng.inspect(ctx, id); ierr == nil && !c.State.Running {
-				return fail(app.Errorf(app.ECONFLICT, "The container of %s ended as soon as it started: %s", p.Name, r.exitDetail(ctx, id, c.State.ExitCode)))
+				return app.Errorf(app.ECONFLICT, "The container of %s ended as soon as it started: %s", p.Name, r.exitDetail(ctx, id, c.State.ExitCode))
 			}
-			return fail(app.Errorf(app.ECONFLICT, "Interface eth%d of %s could not be made (%v)", i, p.Name, err))
+			return app.Errorf(app.ECONFLICT, "Interface eth%d of %s could not be made (%v)", i, p.Name, err)
 		}
 	}
-	if conLns != nil && p.ConsoleType == app.ConsoleHTTP {
-		n.http = r.openHTTP(id, s.ConsoleHTTPPort, conLns)
-		undo = append(undo, n.http.close)
-	}
-	if auxLns != nil {
-		if n.aux, err = r.openAux(ctx, id, p.Name, auxLns); err != nil {
-			return fail(r.engineError(err, "start the aux shell of "+p.Name))
-		}
-		undo = append(undo, n.aux.close)
-	}
-	n.cmdline = strings.Join(append(slices.Clone(cfg.Entrypoint[1:]), cfg.Cmd...), " ")
-
-	r.mu.Lock()
-	r.nodes[p.NodeID] = n
-	first := !r.noted[p.ProjectID] // once a project
-	r.noted[p.ProjectID] = true
-	r.mu.Unlock()
-	go r.watch(n)
-	if first && len(refused) > 0 {
-		r.note(p, fmt.Sprintf("Docker nodes run without %s: this machine's capability bounding set does not have them", strings.Join(refused, ", ")))
-	}
-	return n.cmdline, nil
+	return nil
 }
 
 // portError is the refusal of a console port another program holds.
@@ -523,13 +598,8 @@ func (r *Runner) watch(n *node) {
 		detail = r.exitDetail(ctx, n.rec.Container, code)
 	}
 	_ = r.teardown(ctx, n, true)
-	r.mu.Lock()
-	onExit := r.onExit
-	r.mu.Unlock()
 	r.c.Logger.Warn("a Docker node stopped by itself", "node", n.p.Name, "detail", detail)
-	if onExit != nil {
-		onExit(n.p.ProjectID, n.p.NodeID, detail)
-	}
+	r.nodes.Exited(ref(n.p), detail)
 }
 
 // Stop ends a node's container (SIGTERM, then SIGKILL after the grace)
@@ -537,9 +607,7 @@ func (r *Runner) watch(n *node) {
 // in the node's folder, handed back to nodedesk's user first. A node that
 // does not run is already stopped.
 func (r *Runner) Stop(nodeID string) error {
-	r.mu.Lock()
-	n, ok := r.nodes[nodeID]
-	r.mu.Unlock()
+	n, ok := r.nodes.Get(nodeID)
 	if !ok {
 		return nil
 	}
@@ -581,11 +649,7 @@ func (r *Runner) teardown(ctx context.Context, n *node, exited bool) error {
 	for _, v := range n.rec.Veths {
 		deleteLink(v)
 	}
-	r.mu.Lock()
-	if r.nodes[n.p.NodeID] == n {
-		delete(r.nodes, n.p.NodeID)
-	}
-	r.mu.Unlock()
+	r.nodes.Forget(n.p.NodeID, n)
 	if err == nil {
 		r.forget(n.p.NodeID)
 	}
@@ -667,43 +731,19 @@ func (r *Runner) freeze(nodeID string, pause bool) error {
 }
 
 func (r *Runner) get(nodeID string) (*node, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n, ok := r.nodes[nodeID]
+	n, ok := r.nodes.Get(nodeID)
 	if !ok {
 		return nil, app.Errorf(app.ECONFLICT, "The node's container is not running; start the node first")
 	}
 	return n, nil
 }
 
-// ResetConsole disconnects every telnet client of a node's consoles (the
+// resetConsoles disconnects every telnet client of a node's consoles (the
 // container and the listeners stay).
-func (r *Runner) ResetConsole(nodeID string) {
-	r.mu.Lock()
-	n, ok := r.nodes[nodeID]
-	r.mu.Unlock()
-	if !ok {
-		return
-	}
+func (n *node) resetConsoles() {
 	for _, s := range []*stream{n.console, n.aux} {
 		if s != nil {
 			s.con.ResetClients()
 		}
 	}
-}
-
-// StopAll stops every node: the last thing nodedesk does.
-func (r *Runner) StopAll() {
-	r.mu.Lock()
-	ids := make([]string, 0, len(r.nodes))
-	for id := range r.nodes {
-		ids = append(ids, id)
-	}
-	r.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, id := range ids {
-		wg.Add(1)
-		go func() { defer wg.Done(); _ = r.Stop(id) }()
-	}
-	wg.Wait()
 }

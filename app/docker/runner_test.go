@@ -556,9 +556,7 @@ func testReapOrphans(t *testing.T, host string) {
 	p := process(t, "Orphan", 2, nil)
 	n := mustStart(t, crashed, p)
 	// The killed nodedesk's runner is forgotten as it was.
-	crashed.mu.Lock()
-	delete(crashed.nodes, p.NodeID)
-	crashed.mu.Unlock()
+	crashed.nodes.Forget(p.NodeID, n)
 	n.ending.Store(true)
 	// A container made after its record and before its id was written.
 	ctx := context.Background()
