@@ -4,8 +4,6 @@
 package emulators
 
 import (
-	"path/filepath"
-
 	"nodedesk/app"
 	"nodedesk/app/docker"
 	"nodedesk/app/dynamips"
@@ -14,20 +12,7 @@ import (
 )
 
 // All makes each emulator's runner from the environment they share.
-var All = []func(env app.RunnerEnv) app.Runner{
-	func(env app.RunnerEnv) app.Runner {
-		return vpcs.New(vpcs.Config{ConsoleHost: env.ConsoleHost, Binary: env.Programs[app.VPCS], StopGrace: env.StopGrace, Logger: env.Logger})
-	},
-	func(env app.RunnerEnv) app.Runner {
-		return qemu.New(qemu.Config{ConsoleHost: env.ConsoleHost, RunDir: runDir(env, app.QEMU), StopGrace: env.StopGrace, Logger: env.Logger})
-	},
-	func(env app.RunnerEnv) app.Runner {
-		return docker.New(docker.Config{ConsoleHost: env.ConsoleHost, RunDir: runDir(env, app.Docker), Host: env.Programs[app.Docker], StopGrace: env.StopGrace, Logger: env.Logger})
-	},
-	func(env app.RunnerEnv) app.Runner {
-		return dynamips.New(dynamips.Config{ConsoleHost: env.ConsoleHost, RunDir: runDir(env, app.Dynamips), Binary: env.Programs[app.Dynamips], StopGrace: env.StopGrace, Logger: env.Logger})
-	},
-}
+var All = []func(env app.RunnerEnv) app.Runner{vpcs.NewRunner, qemu.NewRunner, docker.NewRunner, dynamips.NewRunner}
 
 // New makes every emulator's runner or, when only names some node types,
 // the runners of those.
@@ -49,12 +34,4 @@ func runsAny(r app.Runner, ts []app.NodeType) bool {
 		}
 	}
 	return false
-}
-
-// runDir is a runner's own folder of records under env.RunDir.
-func runDir(env app.RunnerEnv, t app.NodeType) string {
-	if env.RunDir == "" {
-		return ""
-	}
-	return filepath.Join(env.RunDir, string(t))
 }
