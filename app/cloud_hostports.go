@@ -95,18 +95,14 @@ func checkLinkedHostPorts(tx Tx, before, after *Node) error {
 // that the data plane can open the linked host ports an update of a
 // cloud's ports_mapping confirms (names as they are): agreeing to a
 // linked port from a file is checked as linking a port chosen here is.
-// A missing node or port is left to the write.
-func (s *Service) checkConfirmedHostPorts(ref NodeRef, u NodeUpdate) error {
+// n is the cloud as read before the write; a missing port is left to it.
+func (s *Service) checkConfirmedHostPorts(n *Node, u NodeUpdate) error {
 	cu, ok := u.Properties.(*CloudUpdate)
-	if s.hostPorts == nil || !ok || !cu.PortsMapping.Set {
+	if s.hostPorts == nil || !ok || !cu.PortsMapping.Set || !n.Type.UsesCloudPorts() {
 		return nil
 	}
 	var check []CloudPort
 	err := s.view(func(tx Tx) error {
-		n, err := findNode(tx, ref)
-		if err != nil || !n.Type.UsesCloudPorts() {
-			return nil
-		}
 		links, err := tx.NodeLinks(n.ProjectID, n.ID)
 		if err != nil {
 			return err

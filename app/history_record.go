@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"reflect"
 	"slices"
 	"time"
@@ -149,6 +150,27 @@ type tracker[T any] struct {
 	k      *recordKind[T]
 	refs   []recordRef
 	before map[recordRef]*T // nil: the record did not exist
+	// read keeps, as JSON, the records the write read before it touched
+	// them: touch takes its before-image from there rather than reading
+	// the record again.
+	read map[recordRef][]byte
+}
+
+// saw keeps what the write read of a record it has not touched yet.
+func (t *tracker[T]) saw(projectID, id string, r *T) {
+	ref := recordRef{projectID, id}
+	if _, touched := t.before[ref]; touched || r == nil {
+		return
+	}
+	if _, ok := t.read[ref]; ok {
+		return
+	}
+	if b, err := json.Marshal(r); err == nil {
+		if t.read == nil {
+			t.read = map[recordRef][]byte{}
+		}
+		t.read[ref] = b
+	}
 }
 
 func (t *tracker[T]) touch(tx Tx, projectID, id string) error {
@@ -156,9 +178,16 @@ func (t *tracker[T]) touch(tx Tx, projectID, id string) error {
 	if _, seen := t.before[ref]; seen {
 		return nil
 	}
-	b, err := t.k.get(tx, projectID, id)
-	if err != nil {
+	var b *T
+	if raw, ok := t.read[ref]; ok {
+		b = new(T)
+		if err := json.Unmarshal(raw, b); err != nil {
+			return err
+		}
+	} else if r, err := t.k.get(tx, projectID, id); err != nil {
 		return err
+	} else {
+		b = r
 	}
 	if t.before == nil {
 		t.before = map[recordRef]*T{}
@@ -239,6 +268,16 @@ func (r *recorder) PutProject(p *Project) error {
 func (r *recorder) DeleteProject(id string) error {
 	mark(&r.gone, id)
 	return r.Tx.DeleteProject(id)
+}
+
+// Node reads a node; its first read in a write is its before-image, if
+// the write then changes it.
+func (r *recorder) Node(projectID, nodeID string) (*Node, error) {
+	n, err := r.Tx.Node(projectID, nodeID)
+	if err == nil {
+		r.nodes.saw(projectID, nodeID, n)
+	}
+	return n, err
 }
 
 func (r *recorder) PutNode(n *Node) error {

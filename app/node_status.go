@@ -1,10 +1,10 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -182,12 +182,12 @@ func (s *Service) startProcess(ctx context.Context, r Runner, ref NodeRef) (*Nod
 		if n, err = findNode(tx, ref); err != nil {
 			return err
 		}
-		ports, mac, num := slices.Clone(n.UDPPorts), n.Properties.MACOffset, n.DynamipsID()
+		was, _ := json.Marshal(n)
 		if err := s.claimProcessResources(tx, n); err != nil {
 			return err
 		}
-		if slices.Equal(ports, n.UDPPorts) && mac == n.Properties.MACOffset && num == n.DynamipsID() {
-			return errUnchanged
+		if is, _ := json.Marshal(n); bytes.Equal(was, is) {
+			return errUnchanged // it had all it needs
 		}
 		return tx.PutNode(n) // nothing a client sees changed: no event
 	})

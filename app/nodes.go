@@ -197,26 +197,33 @@ func findNode(tx Tx, ref NodeRef) (*Node, error) {
 // publishes nothing. The images a change of a local node names are kept
 // as GNS3 keeps them, with their MD5 sums (settleImages). A change a
 // remote node's compute must know is sent there first (updateRemoteNode).
+// The node is read once before the write, for the work that must not
+// happen inside it (images' sums, host ports' checks, a remake), and
+// again inside it (the write path's rule).
 // Codes: EINVALID, ENOTFOUND, ECONFLICT (name or console port taken, a
 // linked port removed, console type changed while running, a linked host
 // port from a project file confirmed that cannot be opened; the compute's
 // refusal or unreachable).
 func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*Node, error) {
-	if err := s.checkConfirmedHostPorts(ref, u); err != nil {
+	n, err := s.FindNode(ctx, ref)
+	if err != nil {
 		return nil, err
 	}
-	if n, done, err := s.updateRunningDocker(ctx, ref, u); done {
+	if err := s.checkConfirmedHostPorts(n, u); err != nil {
+		return nil, err
+	}
+	if n, done, err := s.remakeRunning(ctx, n, u); done {
 		return n, err
 	}
-	return s.updateNode(ctx, ref, u)
+	return s.updateNode(ctx, n, u)
 }
 
-// updateNode is UpdateNode for a node whose change needs no restart.
-func (s *Service) updateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*Node, error) {
-	if _, names := u.Properties.(imageUpdate); names {
-		if n, err := s.FindNode(ctx, ref); err == nil && !n.Remote() {
-			u.Properties = s.settleImages(ctx, n.Type, u.Properties) // outside the write transaction
-		}
+// updateNode is UpdateNode for a node, as read before the write, whose
+// change needs no restart.
+func (s *Service) updateNode(ctx context.Context, read *Node, u NodeUpdate) (*Node, error) {
+	ref := NodeRef{ProjectID: read.ProjectID, NodeID: read.ID}
+	if !read.Remote() {
+		u.Properties = s.settleImages(ctx, read.Type, u.Properties) // outside the write transaction
 	}
 	var after *Node
 	err := s.update(ctx, func(tx Tx, emit emitFunc) error {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -243,4 +244,61 @@ func folderContents(tb testing.TB, dir string) map[string]string {
 		tb.Fatal(err)
 	}
 	return out
+}
+
+// readCounter is a store that counts the node reads of its read-only
+// transactions and of its write transactions.
+type readCounter struct {
+	app.Store
+	mu            sync.Mutex
+	views, writes int
+}
+
+type countingReads struct {
+	app.Tx
+	n *int
+	c *readCounter
+}
+
+func (t countingReads) Node(projectID, nodeID string) (*app.Node, error) {
+	t.c.mu.Lock()
+	*t.n++
+	t.c.mu.Unlock()
+	return t.Tx.Node(projectID, nodeID)
+}
+
+func (c *readCounter) View(fn func(app.Tx) error) error {
+	return c.Store.View(func(tx app.Tx) error { return fn(countingReads{tx, &c.views, c}) })
+}
+
+func (c *readCounter) Update(fn func(app.Tx) error) error {
+	return c.Store.Update(func(tx app.Tx) error { return fn(countingReads{tx, &c.writes, c}) })
+}
+
+// TestService_UpdateNode_ReadsOnce: a PUT of a local node reads it once
+// before its write (images, host ports, a remake need it outside the
+// transaction) and once inside it, whatever its type; history takes its
+// before-image from that read, and reads the node once more for its
+// after-image.
+func TestService_UpdateNode_ReadsOnce(t *testing.T) {
+	ctx := context.Background()
+	rc := &readCounter{Store: storetest.Open(t)}
+	svc := app.NewService(app.Config{Store: rc, DataDir: t.TempDir(), HostInterfaces: hostInterfaces, PortFree: everyPortFree})
+	p := mustCreateProject(t, svc, "reads")
+	for _, typ := range []app.NodeType{app.VPCS, app.Cloud, app.QEMU, app.Docker, app.Dynamips, app.EthernetSwitch} {
+		t.Run(string(typ), func(t *testing.T) {
+			n := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: typ})
+			rc.mu.Lock()
+			rc.views, rc.writes = 0, 0
+			rc.mu.Unlock()
+			if _, err := svc.UpdateNode(ctx, app.NodeRef{ProjectID: p.ID, NodeID: n.ID}, app.NodeUpdate{X: app.Some(42)}); err != nil {
+				t.Fatal(err)
+			}
+			rc.mu.Lock()
+			defer rc.mu.Unlock()
+			if rc.views != 1 || rc.writes != 2 {
+				t.Errorf("the PUT read the node %d times before its write and %d times in it; want 1 and 2 (its own read, history's after-image)", rc.views, rc.writes)
+			}
+		})
+	}
 }
