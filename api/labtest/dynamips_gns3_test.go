@@ -19,7 +19,7 @@ import (
 // for a few routers (scripts/record-gns3-dynamips.sh; its README says
 // how): each <case>.log has "#" lines describing the node, its links and
 // the steps taken, then Dynamips' "HYPERVISOR: exec_cmd:" log lines.
-const gns3Recordings = "../dynamips/testdata/gns3-2.2.59"
+const gns3Recordings = "../../app/dynamips/testdata/gns3-2.2.59"
 
 // TestDynamips_SameCommandsAsGNS3: for each recording, nodedesk runs the
 // same router (the properties gns3-server showed, the same links, the

@@ -20,7 +20,7 @@ func TestDynamips_RealProjects(t *testing.T) {
 	for _, file := range []string{"dmvpn.gns3", "branch-wan.gns3"} {
 		t.Run(file, func(t *testing.T) {
 			l := Start(t, Options{Dynamips: true})
-			topo, err := os.ReadFile(filepath.Join("..", "dynamips", "testdata", "projects", file))
+			topo, err := os.ReadFile(filepath.Join("..", "..", "app", "dynamips", "testdata", "projects", file))
 			if err != nil {
 				t.Fatal(err)
 			}
