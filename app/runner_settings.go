@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/json"
 	"maps"
+	"reflect"
 	"slices"
 
 	"github.com/google/uuid"
@@ -100,3 +101,56 @@ func NewNodeProperties(t NodeType, id string, given map[string]any) (map[string]
 type loneTx struct{ Tx }
 
 func (loneTx) Nodes(string) ([]*Node, error) { return nil, nil }
+
+// SettingsDiff lists, for the runners' tests, the keys of settings (a
+// runner's decoded struct, marshalled by its json tags) whose value is
+// not the one props give: a key props lack, or another value (null in
+// props stands for the zero value). Empty: the runner reads every key it
+// names as the domain filled it.
+func SettingsDiff(props map[string]json.RawMessage, settings any) []string {
+	b, err := json.Marshal(settings)
+	var got map[string]json.RawMessage
+	if err == nil {
+		err = json.Unmarshal(b, &got)
+	}
+	if err != nil {
+		return []string{"the settings cannot be marshalled as an object: " + err.Error()}
+	}
+	var diff []string
+	for _, k := range slices.Sorted(maps.Keys(got)) {
+		want, ok := props[k]
+		switch {
+		case !ok:
+			diff = append(diff, k+": not a key of the properties")
+		case sameJSON(got[k], want), isNull(want) && zeroJSON(got[k]):
+		default:
+			diff = append(diff, k+": the settings hold "+string(got[k])+", the properties "+string(want))
+		}
+	}
+	return diff
+}
+
+// sameJSON reports whether two JSON texts hold the same value.
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// zeroJSON reports whether a JSON text is the zero value of a Go field:
+// null, false, 0, "", [] or {}.
+func zeroJSON(raw json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	switch v := v.(type) {
+	case []any:
+		return len(v) == 0
+	case map[string]any:
+		return len(v) == 0
+	}
+	return v == nil || v == false || v == 0.0 || v == ""
+}

@@ -10,8 +10,8 @@ import (
 )
 
 // settings are the properties of a QEMU node the runner reads, under
-// GNS3's keys. The domain has checked them (app/node_properties_qemu.go);
-// a key that is missing takes GNS3's default.
+// GNS3's keys (its json tags). The domain has checked them and fills
+// their defaults (app/node_properties_qemu.go).
 type settings struct {
 	Platform          string `json:"platform"`
 	QEMUPath          string `json:"qemu_path"`
@@ -27,7 +27,7 @@ type settings struct {
 	KernelCommandLine string `json:"kernel_command_line"`
 	BootPriority      string `json:"boot_priority"`
 	Options           string `json:"options"`
-	LinkedClone       *bool  `json:"linked_clone"`
+	LinkedClone       bool   `json:"linked_clone"`
 	OnClose           string `json:"on_close"`
 	ProcessPriority   string `json:"process_priority"`
 }
@@ -43,22 +43,16 @@ const (
 // names it (projects move between the two).
 const savedState = "GNS3_SAVED_STATE"
 
-// readSettings decodes a node's properties, with GNS3's defaults.
+// readSettings decodes a node's properties, with the domain's defaults.
 func readSettings(props map[string]json.RawMessage) (settings, error) {
-	s := settings{RAM: 256, CPUs: 1, Adapters: 1, AdapterType: "e1000", BootPriority: "c", OnClose: powerOff}
-	b, err := json.Marshal(props)
-	if err != nil {
-		return s, err
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		return s, app.Errorf(app.EINVALID, "The node's QEMU properties cannot be read: %v", err)
-	}
-	return s, nil
+	var s settings
+	err := app.DecodeSettings(app.QEMU, props, &s)
+	return s, err
 }
 
 // linkedClone reports whether the node's disks are copies-on-write of
-// their images (GNS3's default) rather than the images themselves.
-func (s settings) linkedClone() bool { return s.LinkedClone == nil || *s.LinkedClone }
+// their images rather than the images themselves.
+func (s settings) linkedClone() bool { return s.LinkedClone }
 
 // binary is the qemu-system program the node runs: its qemu_path, else
 // the one of its platform (x86_64 by default).
