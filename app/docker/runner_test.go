@@ -21,6 +21,7 @@ import (
 	"nodedesk/app"
 	"nodedesk/app/docker/dockertest"
 	"nodedesk/app/kit"
+	"nodedesk/app/supervise"
 )
 
 // The runner's tests run real containers on a dockerd of their own
@@ -194,14 +195,14 @@ func testEngine(t *testing.T, host string) {
 		// names a container waits for the engine.
 		runDir := t.TempDir()
 		r = New(Config{Host: "unix://" + filepath.Join(t.TempDir(), "none.sock"), RunDir: runDir})
-		if ended, err := r.ReapOrphans(ctx); err != nil || len(ended) > 0 {
-			t.Errorf("ReapOrphans without an engine and records = %v, %v; want nothing", ended, err)
+		if ended, err := r.Open(ctx); err != nil || len(ended) > 0 {
+			t.Errorf("Open without an engine and records = %v, %v; want nothing", ended, err)
 		}
 		if err := r.keep(record{NodeID: "n1", Name: "D1", ContainerName: "nodedesk-D1-n1"}); err != nil {
 			t.Fatal(err)
 		}
-		if ended, err := r.ReapOrphans(ctx); err == nil || !slices.Equal(ended, []string{"n1"}) {
-			t.Errorf("ReapOrphans without an engine = %v, %v; want n1 and the engine's error", ended, err)
+		if ended, err := r.Open(ctx); err == nil || !slices.Equal(ended, []string{"n1"}) {
+			t.Errorf("Open without an engine = %v, %v; want n1 and the engine's error", ended, err)
 		}
 		if _, err := os.Stat(r.recordPath("n1")); err != nil {
 			t.Errorf("the record was dropped although its container could not be removed: %v", err)
@@ -226,7 +227,7 @@ func testEngine(t *testing.T, host string) {
 func testStartStop(t *testing.T, host string) {
 	r := newRunner(t, host, t.TempDir())
 	var notes []string
-	r.OnNote(func(_, _, m string) { notes = append(notes, m) })
+	r.Observe(supervise.Funcs{Note: func(_, _, m string) { notes = append(notes, m) }})
 	p := process(t, "Router 1", 3, nil)
 	n := mustStart(t, r, p)
 	// The user is told once which capabilities the host refuses.
@@ -456,7 +457,7 @@ func testExitsByItself(t *testing.T, host string) {
 	r := newRunner(t, host, t.TempDir())
 	type exit struct{ node, detail string }
 	exits := make(chan exit, 1)
-	r.OnExit(func(_, nodeID, detail string) { exits <- exit{nodeID, detail} })
+	r.Observe(supervise.Funcs{Exit: func(_, nodeID, detail string) { exits <- exit{nodeID, detail} }})
 	p := process(t, "Quitter", 1, map[string]any{"start_command": `sh -c "touch /etc/network/mine; chown 1234:1234 /etc/network/mine; read line; echo goodbye-now; exit 3"`})
 	n := mustStart(t, r, p)
 	// It reads a line from its terminal, then ends.
@@ -575,7 +576,7 @@ func testReapOrphans(t *testing.T, host string) {
 	defer func() { _ = other.eng.remove(ctx, otherID) }()
 
 	next := newRunner(t, host, runDir)
-	ended, err := next.ReapOrphans(ctx)
+	ended, err := next.Open(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -583,7 +584,7 @@ func testReapOrphans(t *testing.T, host string) {
 	want := []string{p.NodeID, strayID}
 	slices.Sort(want)
 	if !slices.Equal(ended, want) {
-		t.Errorf("ReapOrphans = %v, want %v", ended, want)
+		t.Errorf("Open = %v, want %v", ended, want)
 	}
 	mustBeGone(t, next, p)
 	if list := containersOf(t, next, labelNode, strayID); len(list) > 0 {
@@ -592,8 +593,8 @@ func testReapOrphans(t *testing.T, host string) {
 	if _, err := other.eng.inspect(ctx, otherID); err != nil {
 		t.Errorf("another nodedesk's container was removed: %v", err)
 	}
-	if ended, err := next.ReapOrphans(ctx); err != nil || len(ended) > 0 {
-		t.Errorf("a second ReapOrphans = %v, %v; want nothing", ended, err)
+	if ended, err := next.Open(ctx); err != nil || len(ended) > 0 {
+		t.Errorf("a second Open = %v, %v; want nothing", ended, err)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"nodedesk/app"
 	"nodedesk/app/procrecord"
+	"nodedesk/app/supervise"
 )
 
 // These tests run real qemu-system-x86_64 processes with no guest at all
@@ -73,7 +74,7 @@ func alive(pid int) bool {
 func TestRunner_Lifecycle(t *testing.T) {
 	r := testRunner(t)
 	var notes []string
-	r.OnNote(func(_, _, msg string) { notes = append(notes, msg) })
+	r.Observe(supervise.Funcs{Note: func(_, _, msg string) { notes = append(notes, msg) }})
 	p := bareGuest(t, "VM1", powerOff)
 	cmdline, err := r.Start(p)
 	if err != nil {
@@ -128,7 +129,7 @@ func TestRunner_DiesByItself(t *testing.T) {
 	r := testRunner(t)
 	var mu sync.Mutex
 	exited := make(chan string, 1)
-	r.OnExit(func(_, nodeID, detail string) { mu.Lock(); defer mu.Unlock(); exited <- detail })
+	r.Observe(supervise.Funcs{Exit: func(_, nodeID, detail string) { mu.Lock(); defer mu.Unlock(); exited <- detail }})
 	p := bareGuest(t, "VM2", powerOff)
 	if _, err := r.Start(p); err != nil {
 		t.Fatal(err)
@@ -161,8 +162,8 @@ func TestRunner_BadOptionsFailAtStart(t *testing.T) {
 }
 
 // TestRunner_ReapOrphans: a guest recorded by a nodedesk that died is
-// ended at the next start; a record whose PID is now another program's
-// leaves that program alone.
+// ended at the next start (Open); a record whose PID is now another
+// program's leaves that program alone.
 func TestRunner_ReapOrphans(t *testing.T) {
 	qemuOrFail(t)
 	dir := t.TempDir()
@@ -187,7 +188,7 @@ func TestRunner_ReapOrphans(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ended, err := New(Config{RunDir: dir}).ReapOrphans()
+	ended, err := New(Config{RunDir: dir, ProbeKVM: noKVM}).Open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
