@@ -10,6 +10,7 @@
 // of this package's own (engine.go; decision 0037), which also lists the
 // engine's images (app.DockerEngine).
 //
-// It imports app and app/termproc (the telnet console); nothing imports
-// it but main.go and its tests.
+// It imports app, app/termproc (the telnet console) and app/supervise
+// (the lifecycle every runner shares; it reaps its own records and
+// containers); nothing imports it but app/emulators and its tests.
 package docker

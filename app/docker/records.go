@@ -80,11 +80,6 @@ func (r *Runner) runLabel() string {
 	return r.c.RunDir
 }
 
-// ReapOrphans is reapOrphans.
-//
-// Deprecated: Open does it.
-func (r *Runner) ReapOrphans(ctx context.Context) ([]string, error) { return r.reapOrphans(ctx) }
-
 // reapOrphans removes what a previous nodedesk left of the nodes it ran,
 // by its records and its containers' labels: each container (ended
 // first if it runs) and each host end of a veth pair; then the records.

@@ -8,10 +8,3 @@ import "nodedesk/app/procrecord"
 func (r *Runner) records() procrecord.Records {
 	return procrecord.Records{Dir: r.c.RunDir, What: "Dynamips router", Logger: r.c.Logger}
 }
-
-// ReapOrphans ends every process a previous nodedesk left running, by its
-// records, and removes the records. It returns the names of the nodes
-// whose process it ended.
-//
-// Deprecated: Open does it.
-func (r *Runner) ReapOrphans() ([]string, error) { return r.records().ReapOrphans() }

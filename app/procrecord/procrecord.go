@@ -1,10 +1,11 @@
 // Package procrecord keeps a record of each emulator process a runner
-// starts (QEMU guests, Dynamips routers), in a folder of the runner's,
-// while it runs: a nodedesk that was killed (kill -9, a crash, a power
-// cut of the session) finds at its next start the processes it left and
-// ends them, since a process nobody supervises holds its ports and CPU
-// for nothing. A record names the process by PID and start time, so a
-// PID another program reused is never killed.
+// starts (QEMU guests, Dynamips routers; app/supervise keeps them for the
+// runner and reaps them at Open), in a folder of the runner's, while it
+// runs: a nodedesk that was killed (kill -9, a crash, a power cut of the
+// session) finds at its next start the processes it left and ends them,
+// since a process nobody supervises holds its ports and CPU for nothing. A
+// record names the process by PID and start time, so a PID another program
+// reused is never killed.
 package procrecord
 
 import (

@@ -269,11 +269,6 @@ func (r *Runner) probeEarly(ctx context.Context) {
 	}
 }
 
-// ProbeEarly begins probeEarly in the background.
-//
-// Deprecated: Open begins it.
-func (r *Runner) ProbeEarly(ctx context.Context) { go r.probeEarly(ctx) }
-
 // choosesAccel reports whether a node's own options choose how it is
 // accelerated (-accel, -enable-kvm, -machine accel=…, as GNS3 appliances
 // marked "kvm: disable" have): QEMU refuses two choices.
