@@ -3,7 +3,6 @@ package api
 import (
 	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -92,86 +91,6 @@ func (s *Server) handleImageDownload(kind app.ImageKind) handlerFunc {
 	}
 }
 
-// handleQEMUBinaries lists the qemu-system programs; archs filters them,
-// given as GNS3 takes it (a JSON body {"archs": [...]}, even on a GET)
-// or as a query (archs=x86_64,i386 or archs repeated).
-func (s *Server) handleQEMUBinaries(w http.ResponseWriter, r *http.Request) error {
-	in, _, err := readBody[struct {
-		Archs []string `json:"archs"`
-	}](s, r)
-	if err != nil {
-		return err
-	}
-	archs := in.Archs
-	for _, a := range r.URL.Query()["archs"] {
-		for _, one := range strings.Split(a, ",") {
-			if one = strings.TrimSpace(one); one != "" {
-				archs = append(archs, one)
-			}
-		}
-	}
-	bins, err := s.svc.QEMUBinaries(r.Context(), archs)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, bins)
-	return nil
-}
-
-// handleQEMUImgBinaries lists the qemu-img programs.
-func (s *Server) handleQEMUImgBinaries(w http.ResponseWriter, r *http.Request) error {
-	bins, err := s.svc.QEMUImgBinaries(r.Context())
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, bins)
-	return nil
-}
-
-// handleQEMUCapabilities says which architectures KVM accelerates here
-// (only where a probe guest ran under it) and the acceleration nodes get.
-func (s *Server) handleQEMUCapabilities(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, s.svc.QEMUCapabilities(r.Context()))
-	return nil
-}
-
-// createQEMUImage and resizeQEMUImage do GNS3's POST and PUT qemu/img.
-func (s *Server) createQEMUImage(r *http.Request) error {
-	in, _, err := readBody[app.QEMUImageSpec](s, r)
-	if err != nil {
-		return err
-	}
-	return s.svc.CreateQEMUImage(r.Context(), in)
-}
-
-func (s *Server) resizeQEMUImage(r *http.Request) error {
-	in, _, err := readBody[app.QEMUImageResize](s, r)
-	if err != nil {
-		return err
-	}
-	return s.svc.ResizeQEMUImage(r.Context(), in)
-}
-
-// handleQEMUImgCreate makes a disk image with qemu-img: 201 with no body,
-// as GNS3 answers.
-func (s *Server) handleQEMUImgCreate(w http.ResponseWriter, r *http.Request) error {
-	if err := s.createQEMUImage(r); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusCreated)
-	return nil
-}
-
-// handleQEMUImgResize grows a disk image: 201 with no body, as GNS3
-// answers.
-func (s *Server) handleQEMUImgResize(w http.ResponseWriter, r *http.Request) error {
-	if err := s.resizeQEMUImage(r); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusCreated)
-	return nil
-}
-
 // localOnly lets a controller-form request through for compute local;
 // for a remote compute it says the request is not passed on (ENOTFOUND
 // for a compute that does not exist).
@@ -186,12 +105,6 @@ func (s *Server) localOnly(r *http.Request, what string) error {
 	return app.Errorf(app.ECONFLICT, "nodedesk does not pass %s on to remote compute %s yet; do it on nodedesk's own compute (local) or on that compute's own API", what, id)
 }
 
-// controllerQEMU is a controller form of a compute GET: forwarded to a
-// remote compute, else answered by the compute's own handler.
-func (s *Server) controllerQEMU(action string, local handlerFunc) handlerFunc {
-	return s.controllerEmulator("qemu", action, local)
-}
-
 // controllerEmulator is the controller form of one of an emulator's
 // compute reads (GET /v2/computes/{id}/<emulator>/<action>): forwarded to
 // a remote compute, answered by local here.
@@ -202,16 +115,6 @@ func (s *Server) controllerEmulator(emulator, action string, local handlerFunc) 
 		}
 		return local(w, r)
 	}
-}
-
-// handleDockerImages lists the Docker Engine's local images.
-func (s *Server) handleDockerImages(w http.ResponseWriter, r *http.Request) error {
-	imgs, err := s.svc.DockerImages(r.Context())
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, imgs)
-	return nil
 }
 
 // controllerDone answers a controller form's write as GNS3's controller
@@ -233,30 +136,6 @@ func (s *Server) handleComputeImageUpload(kind app.ImageKind) handlerFunc {
 		controllerDone(w)
 		return nil
 	}
-}
-
-// handleComputeQEMUImgCreate and handleComputeQEMUImgResize are the GNS3
-// GUI's disk image wizard through the controller: 200 {}.
-func (s *Server) handleComputeQEMUImgCreate(w http.ResponseWriter, r *http.Request) error {
-	if err := s.localOnly(r, "qemu-img requests"); err != nil {
-		return err
-	}
-	if err := s.createQEMUImage(r); err != nil {
-		return err
-	}
-	controllerDone(w)
-	return nil
-}
-
-func (s *Server) handleComputeQEMUImgResize(w http.ResponseWriter, r *http.Request) error {
-	if err := s.localOnly(r, "qemu-img requests"); err != nil {
-		return err
-	}
-	if err := s.resizeQEMUImage(r); err != nil {
-		return err
-	}
-	controllerDone(w)
-	return nil
 }
 
 // handleApplianceImport imports a GNS3 appliance file (its JSON as the

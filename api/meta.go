@@ -110,7 +110,7 @@ func (s *Server) handleComputePorts(w http.ResponseWriter, r *http.Request) erro
 }
 
 // handleComputeImages lists the disk images of an emulator other than
-// QEMU (whose route, api/images.go, comes first): none here.
+// QEMU (whose route, api/emulators.go, comes first): none here.
 func (s *Server) handleComputeImages(w http.ResponseWriter, r *http.Request) error {
 	if remote, err := s.forwardComputeGet(w, r, app.ComputeQuery{Emulator: mux.Vars(r)["emulator"], Action: "images"}); remote || err != nil {
 		return err
@@ -193,27 +193,4 @@ func (s *Server) handleGNS3VMEngineVMs(w http.ResponseWriter, r *http.Request) e
 		}
 	}
 	return app.Errorf(app.ENOTFOUND, "GNS3 VM engine %q doesn't exist; GET /v2/gns3vm/engines lists them", engine)
-}
-
-func (s *Server) handleIOULicenseGet(w http.ResponseWriter, r *http.Request) error {
-	l, err := s.svc.IOULicense(r.Context())
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, l)
-	return nil
-}
-
-// handleIOULicenseUpdate answers 201, as GNS3 does.
-func (s *Server) handleIOULicenseUpdate(w http.ResponseWriter, r *http.Request) error {
-	in, _, err := readBody[app.IOULicenseUpdate](s, r)
-	if err != nil {
-		return err
-	}
-	l, err := s.svc.UpdateIOULicense(r.Context(), in)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, l)
-	return nil
 }

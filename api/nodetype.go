@@ -12,10 +12,3 @@ func (s *Server) handleNodeTypeList(w http.ResponseWriter, r *http.Request) erro
 	writeJSON(w, http.StatusOK, app.NodeTypeInfos())
 	return nil
 }
-
-// handleDynamipsPlatforms describes the router platforms Dynamips nodes
-// may have: what the UI offers in their slots.
-func (s *Server) handleDynamipsPlatforms(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, app.DynamipsCatalog())
-	return nil
-}

@@ -13,7 +13,14 @@ import (
 // handlerFunc is a handler that returns its error for writeError to render.
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
-// routes is the whole /v2 surface in one place. Every route must be an
+// route is one operation: its method, its path and its handler.
+type route struct {
+	method, path string
+	h            handlerFunc
+}
+
+// routes is the whole /v2 surface in one place (the emulators' own
+// routes in emulators.go). Every route must be an
 // operation of openapi.json (register fails otherwise).
 func (s *Server) routes() (*mux.Router, error) {
 	r := mux.NewRouter()
@@ -33,10 +40,6 @@ func (s *Server) routes() (*mux.Router, error) {
 		writeRefusal(w, methodNotAllowed(r))
 	})
 
-	type route struct {
-		method, path string
-		h            handlerFunc
-	}
 	routes := []route{
 		{"GET", "/v2/version", s.handleVersion},
 		{"POST", "/v2/version", s.handleVersionCheck},
@@ -47,34 +50,13 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"PUT", "/v2/computes/{compute_id}", s.handleComputeUpdate},
 		{"DELETE", "/v2/computes/{compute_id}", s.handleComputeDelete},
 		{"GET", "/v2/computes/{compute_id}/ports", s.handleComputePorts},
-		// QEMU's images and tools (api/images.go), before the generic
-		// {emulator} routes below, which mux would otherwise match first.
-		{"GET", "/v2/compute/qemu/images", s.handleImageList(app.QEMUImages)},
-		{"POST", "/v2/compute/qemu/images/{filename}", s.handleImageUpload(app.QEMUImages)},
-		{"GET", "/v2/compute/qemu/images/{filename}", s.handleImageDownload(app.QEMUImages)},
-		{"GET", "/v2/compute/qemu/binaries", s.handleQEMUBinaries},
-		{"GET", "/v2/compute/qemu/img-binaries", s.handleQEMUImgBinaries},
-		{"GET", "/v2/compute/qemu/capabilities", s.handleQEMUCapabilities},
-		{"POST", "/v2/compute/qemu/img", s.handleQEMUImgCreate},
-		{"PUT", "/v2/compute/qemu/img", s.handleQEMUImgResize},
-		{"GET", "/v2/compute/docker/images", s.handleDockerImages},
-		{"GET", "/v2/computes/{compute_id}/docker/images", s.controllerEmulator("docker", "images", s.handleDockerImages)},
-		{"GET", "/v2/computes/{compute_id}/qemu/images", s.controllerQEMU("images", s.handleImageList(app.QEMUImages))},
-		{"POST", "/v2/computes/{compute_id}/qemu/images/{filename}", s.handleComputeImageUpload(app.QEMUImages)},
-		{"GET", "/v2/computes/{compute_id}/qemu/binaries", s.controllerQEMU("binaries", s.handleQEMUBinaries)},
-		{"GET", "/v2/computes/{compute_id}/qemu/img-binaries", s.controllerQEMU("img-binaries", s.handleQEMUImgBinaries)},
-		{"GET", "/v2/computes/{compute_id}/qemu/capabilities", s.controllerQEMU("capabilities", s.handleQEMUCapabilities)},
-		{"POST", "/v2/computes/{compute_id}/qemu/img", s.handleComputeQEMUImgCreate},
-		{"PUT", "/v2/computes/{compute_id}/qemu/img", s.handleComputeQEMUImgResize},
+	}
+	// The emulators' own routes (api/emulators.go), before the generic
+	// {emulator} routes below, which mux would otherwise match first.
+	tools, nodes := s.emulatorRoutes()
+	routes = append(routes, tools...)
+	routes = append(routes, []route{
 		{"POST", "/v2/appliances/import", s.handleApplianceImport},
-		// Dynamips' IOS images (api/images.go), before the generic
-		// {emulator} routes below.
-		{"GET", "/v2/compute/dynamips/images", s.handleImageList(app.IOSImages)},
-		{"POST", "/v2/compute/dynamips/images/{filename}", s.handleImageUpload(app.IOSImages)},
-		{"GET", "/v2/compute/dynamips/images/{filename}", s.handleImageDownload(app.IOSImages)},
-		{"GET", "/v2/computes/{compute_id}/dynamips/images", s.controllerEmulator("dynamips", "images", s.handleImageList(app.IOSImages))},
-		{"POST", "/v2/computes/{compute_id}/dynamips/images/{filename}", s.handleComputeImageUpload(app.IOSImages)},
-
 		{"GET", "/v2/computes/{compute_id}/{emulator}/images", s.handleComputeImages},
 		{"GET", "/v2/computes/{compute_id}/network/interfaces", s.handleComputeNetworkInterfacesOf},
 		{"GET", "/v2/computes/{compute_id}/{emulator}/{action}", s.handleComputeForwardGet},
@@ -83,7 +65,6 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"GET", "/v2/notifications/ws", s.handleNotificationWS},
 		{"GET", "/v2/templates", s.handleTemplateList},
 		{"GET", "/v2/node_types", s.handleNodeTypeList},
-		{"GET", "/v2/dynamips/platforms", s.handleDynamipsPlatforms},
 		{"POST", "/v2/computes/{compute_id}/auto_idlepc", s.handleImageIdlePC},
 		{"GET", "/v2/templates/{template_id}", s.handleTemplateGet},
 		{"POST", "/v2/templates", s.handleTemplateCreate},
@@ -98,8 +79,6 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"GET", "/v2/gns3vm", s.handleGNS3VM},
 		{"GET", "/v2/gns3vm/engines", s.handleGNS3VMEngines},
 		{"GET", "/v2/gns3vm/engines/{engine}/vms", s.handleGNS3VMEngineVMs},
-		{"GET", "/v2/iou_license", s.handleIOULicenseGet},
-		{"PUT", "/v2/iou_license", s.handleIOULicenseUpdate},
 
 		{"GET", "/v2/projects", s.handleProjectList},
 		{"POST", "/v2/projects", s.handleProjectCreate},
@@ -168,12 +147,8 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"GET", "/v2/compute/projects/{project_id}/files/{path}", s.handleProjectFileGet},
 		{"GET", "/v2/compute/network/ports", s.handleComputeNetworkPorts},
 		{"GET", "/v2/compute/{emulator}/images", s.handleEmptyList},
-		// Idle-PC of Dynamips routers (node_idlepc.go).
-		{"GET", "/v2/compute/projects/{project_id}/dynamips/nodes/{node_id}/idlepc_proposals", s.handleIdlePCProposals(app.Dynamips)},
-		{"GET", "/v2/compute/projects/{project_id}/dynamips/nodes/{node_id}/auto_idlepc", s.handleAutoIdlePC(app.Dynamips)},
-		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/dynamips/idlepc_proposals", s.handleIdlePCProposals("")},
-		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/dynamips/auto_idlepc", s.handleAutoIdlePC("")},
-	}
+	}...)
+	routes = append(routes, nodes...)
 	for _, a := range app.Actions {
 		routes = append(routes,
 			route{"POST", "/v2/projects/{project_id}/nodes/{node_id}/" + string(a), s.handleNodeAction(a)},
