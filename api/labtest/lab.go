@@ -11,13 +11,11 @@ import (
 	"nodedesk/api"
 	"nodedesk/app"
 	"nodedesk/app/dataplane"
-	"nodedesk/app/docker"
 	"nodedesk/app/docker/dockertest"
-	"nodedesk/app/dynamips"
 	"nodedesk/app/dynamips/dynamipstest"
+	"nodedesk/app/emulators"
 	"nodedesk/app/hostnet"
 	"nodedesk/app/kit"
-	"nodedesk/app/qemu"
 	"nodedesk/app/qemu/qemutest"
 	"nodedesk/app/vpcs"
 	"nodedesk/app/vpcs/vpcstest"
@@ -41,7 +39,8 @@ type Options struct {
 	// the data plane); the test fails if QEMU is not installed.
 	QEMU bool
 	// Docker runs Docker nodes as real containers on a private Docker
-	// Engine the test starts (dockertest.Dockerd), with VPCS and the data plane.
+	// Engine the test starts (dockertest.Dockerd), with VPCS and the data
+	// plane.
 	Docker bool
 	// Dynamips runs Dynamips nodes as real dynamips processes (with
 	// VPCS and the data plane); the test fails if dynamips is not built.
@@ -52,19 +51,21 @@ type Options struct {
 	PortFree func(network string, port int) bool
 }
 
+// stopGrace is how long the lab's runners wait for a process asked to
+// end before they kill it: short, since a test's stops are many.
+const stopGrace = time.Second
+
 // Lab is the real stack of one test, closed when the test ends. Its
 // kit.API sends the test's requests, each answer checked by
 // Server.CheckResponse.
 type Lab struct {
 	*kit.API
-	runner *vpcs.Runner
-	Guests *qemu.Runner // nil without QEMU
-	// Containers runs Docker nodes on the engine at DockerHost; nil
-	// without Docker.
-	Containers *docker.Runner
+	// Runners are the runners the service was given: those of the node
+	// types Options chose, made by app/emulators as main makes them.
+	Runners []app.Runner
+	// DockerHost is the address of the test's Docker Engine; "" without
+	// Docker.
 	DockerHost string
-	// Routers runs Dynamips nodes; nil without Dynamips.
-	Routers *dynamips.Runner
 	// GNS3Images stands for ~/GNS3/images: the GNS3 images folder the
 	// service looks in after its own (empty at start).
 	GNS3Images string
@@ -75,59 +76,58 @@ type Lab struct {
 	Fabric     *dataplane.Fabric // nil without the data plane
 }
 
-// Start opens the store, the service, the data plane (with VPCS or
-// DataPlane) and the API server on 127.0.0.1:0.
+// Start opens the store, the service with the runners opts chooses, the
+// data plane (with processes or DataPlane) and the API server on
+// 127.0.0.1:0.
 func Start(tb testing.TB, opts Options) *Lab {
 	tb.Helper()
 	if opts.QEMU || opts.Docker || opts.Dynamips {
 		opts.VPCS = true
 	}
-	dockerHost := ""
-	if opts.Docker {
-		dockerHost = dockertest.Dockerd(tb) // stopped after the lab's containers: cleanups run last first
-	}
+	env := app.RunnerEnv{ConsoleHost: "127.0.0.1", RunDir: filepath.Join(tb.TempDir(), "run"),
+		Programs: map[app.NodeType]string{}, StopGrace: stopGrace}
+	var only []app.NodeType // the node types whose runners app/emulators makes
 	if opts.VPCS && opts.Runner == nil {
 		vpcstest.MustHave(tb)
-		opts.Runner = vpcs.New(vpcs.Config{ConsoleHost: "127.0.0.1", StopGrace: time.Second})
+		only = append(only, app.VPCS)
+	}
+	if opts.QEMU {
+		qemutest.Binary(tb)
+		only = append(only, app.QEMU)
+	}
+	if opts.Docker {
+		// Stopped after the lab's containers: cleanups run last first.
+		env.Programs[app.Docker] = dockertest.Dockerd(tb)
+		only = append(only, app.Docker)
+	}
+	if opts.Dynamips {
+		env.Programs[app.Dynamips] = dynamipstest.Binary(tb)
+		only = append(only, app.Dynamips)
 	}
 	st := storetest.Open(tb) // closed after the rest: cleanups run last first
-	l := &Lab{runner: opts.Runner, Store: st, GNS3Images: filepath.Join(tb.TempDir(), "GNS3", "images")}
+	l := &Lab{Store: st, DockerHost: env.Programs[app.Docker], GNS3Images: filepath.Join(tb.TempDir(), "GNS3", "images")}
 	tb.Cleanup(l.close)
 	l.Events = app.NewBroker()
-	var runners []app.Runner
+	if opts.Runner != nil {
+		l.Runners = append(l.Runners, opts.Runner)
+	}
+	if len(only) > 0 { // none would make them all
+		l.Runners = append(l.Runners, emulators.New(env, only...)...)
+	}
 	// Without processes or a data plane, ports are allocated as if this
 	// machine ran nothing else (the tests name them); with them, ports
 	// other programs hold are skipped, as nodedesk does.
 	portFree := func(string, int) bool { return true }
-	fabric := opts.Runner != nil || opts.DataPlane
-	if opts.Runner != nil {
-		runners = append(runners, opts.Runner)
-	}
-	if opts.QEMU {
-		qemutest.Binary(tb)
-		l.Guests = qemu.New(qemu.Config{ConsoleHost: "127.0.0.1", RunDir: filepath.Join(tb.TempDir(), "run"),
-			StopGrace: time.Second, ShutdownWait: 30 * time.Second})
-		runners = append(runners, l.Guests)
-	}
-	if opts.Docker {
-		l.DockerHost = dockerHost
-		l.Containers = docker.New(docker.Config{ConsoleHost: "127.0.0.1", RunDir: filepath.Join(tb.TempDir(), "run"),
-			Host: l.DockerHost, StopGrace: time.Second})
-		runners = append(runners, l.Containers)
-	}
-	if opts.Dynamips {
-		l.Routers = dynamips.New(dynamips.Config{ConsoleHost: "127.0.0.1", RunDir: filepath.Join(tb.TempDir(), "run-dynamips"),
-			Binary: dynamipstest.Binary(tb), StopGrace: 2 * time.Second})
-		runners = append(runners, l.Routers)
-	}
+	fabric := len(l.Runners) > 0 || opts.DataPlane
 	if fabric {
 		portFree = hostnet.PortFree("127.0.0.1")
 		if opts.PortFree != nil {
 			portFree = opts.PortFree
 		}
 	}
+	// NewService makes itself the observer of each runner (exits, notes).
 	l.Service = app.NewService(app.Config{
-		Store: st, Events: l.Events, Runners: runners, DataDir: filepath.Dir(st.Path()), PortFree: portFree,
+		Store: st, Events: l.Events, Runners: l.Runners, DataDir: filepath.Dir(st.Path()), PortFree: portFree,
 		GNS3ImagesDir:     l.GNS3Images,
 		IdlePCBoot:        time.Second, // the stand-in image boots in under 0.5 s
 		NetworkInterfaces: hostnet.NetworkInterfaces,
@@ -135,19 +135,8 @@ func Start(tb testing.TB, opts Options) *Lab {
 			return []app.HostInterface{{Name: "eth0", Type: "ethernet"}, {Name: "lo", Special: true, Type: "ethernet"}}
 		},
 	})
-	if opts.Runner != nil {
-		opts.Runner.OnExit(l.Service.OnProcessExit)
-	}
-	if l.Guests != nil {
-		l.Guests.OnExit(l.Service.OnProcessExit)
-		l.Guests.OnNote(l.Service.OnProcessNote)
-	}
-	if l.Routers != nil {
-		l.Routers.OnExit(l.Service.OnProcessExit)
-	}
-	if l.Containers != nil {
-		l.Containers.OnExit(l.Service.OnProcessExit)
-		l.Containers.OnNote(l.Service.OnProcessNote)
+	if err := l.Service.OpenRunners(context.Background()); err != nil { // as main does
+		tb.Fatal(err)
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if fabric {
@@ -181,17 +170,8 @@ func StartVPCS(tb testing.TB) *Lab {
 }
 
 func (l *Lab) close() {
-	if l.runner != nil {
-		l.runner.StopAll()
-	}
-	if l.Guests != nil {
-		l.Guests.StopAll()
-	}
-	if l.Containers != nil {
-		l.Containers.StopAll()
-	}
-	if l.Routers != nil {
-		l.Routers.StopAll()
+	if l.Service != nil {
+		l.Service.StopRunners()
 	}
 	if l.Fabric != nil {
 		l.Fabric.Close()
