@@ -93,6 +93,39 @@ func (r *Runner) reapOrphans(ctx context.Context) (ended []string, err error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
+	recs, err := r.readRecords()
+	if err != nil {
+		return nil, err
+	}
+	found := func(id string) {
+		if id != "" && !slices.Contains(ended, id) {
+			ended = append(ended, id)
+		}
+	}
+	var reachErr error
+	if r.eng == nil {
+		reachErr = r.engErr
+	}
+	for _, rec := range recs {
+		found(rec.NodeID)
+		if err := r.reapRecorded(ctx, rec, reachErr == nil); err != nil {
+			reachErr = err
+		}
+	}
+	if reachErr == nil {
+		if reachErr, err = r.reapLabelled(ctx, found); err != nil {
+			return ended, err
+		}
+	}
+	if reachErr != nil && len(recs) > 0 {
+		return ended, reachErr
+	}
+	return ended, nil
+}
+
+// readRecords reads the records in the runner's folder; one half
+// written or unreadable is removed.
+func (r *Runner) readRecords() ([]record, error) {
 	entries, err := os.ReadDir(r.c.RunDir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -114,52 +147,52 @@ func (r *Runner) reapOrphans(ctx context.Context) (ended []string, err error) {
 			_ = os.Remove(path)
 		}
 	}
-	found := func(id string) {
-		if id != "" && !slices.Contains(ended, id) {
-			ended = append(ended, id)
-		}
+	return recs, nil
+}
+
+// reapRecorded removes what one record names: its veths and, when the
+// engine is thought reachable (reach), its container. The record goes
+// unless it names a container the engine could not be asked to remove;
+// the error returned says the engine cannot be reached.
+func (r *Runner) reapRecorded(ctx context.Context, rec record, reach bool) (unreachable error) {
+	for _, v := range rec.Veths {
+		deleteLink(v)
 	}
-	var reachErr error
-	if r.eng == nil {
-		reachErr = r.engErr
-	}
-	for _, rec := range recs {
-		found(rec.NodeID)
-		for _, v := range rec.Veths {
-			deleteLink(v)
-		}
-		if reachErr == nil {
-			for _, c := range []string{rec.Container, rec.ContainerName} {
-				if c == "" {
-					continue
-				}
-				if err := r.eng.remove(ctx, c); err != nil && status(err) == 0 {
-					reachErr = err // not an answer of the engine: it cannot be reached
-				}
+	if reach {
+		for _, c := range []string{rec.Container, rec.ContainerName} {
+			if c == "" {
+				continue
+			}
+			if err := r.eng.remove(ctx, c); err != nil && status(err) == 0 {
+				unreachable = err // not an answer of the engine: it cannot be reached
+				reach = false
 			}
 		}
-		if reachErr == nil || rec.Container == "" && rec.ContainerName == "" {
-			r.forget(rec.NodeID)
-			r.c.Logger.Warn("removed a Docker node's container left running by a previous nodedesk", "node", rec.Name, "container", rec.ContainerName)
-		}
 	}
-	if reachErr == nil {
-		list, err := r.eng.containersLabelled(ctx, labelRun, r.runLabel())
-		if err != nil && status(err) == 0 {
-			reachErr = err
-		} else if err != nil {
-			return ended, err
-		}
-		for _, c := range list {
-			found(c.Labels[labelNode])
-			if err := r.eng.remove(ctx, c.ID); err != nil {
-				return ended, err
-			}
-			r.c.Logger.Warn("removed a container left by a previous nodedesk", "container", c.ID)
-		}
+	if reach || rec.Container == "" && rec.ContainerName == "" {
+		r.forget(rec.NodeID)
+		r.c.Logger.Warn("removed a Docker node's container left running by a previous nodedesk", "node", rec.Name, "container", rec.ContainerName)
 	}
-	if reachErr != nil && len(recs) > 0 {
-		return ended, reachErr
+	return unreachable
+}
+
+// reapLabelled removes the containers labelled with the runner's folder
+// that no record named (made after the record and before their id was
+// written), telling found of each node. unreachable says the engine
+// could not be reached; err, that it refused.
+func (r *Runner) reapLabelled(ctx context.Context, found func(nodeID string)) (unreachable, err error) {
+	list, err := r.eng.containersLabelled(ctx, labelRun, r.runLabel())
+	if err != nil && status(err) == 0 {
+		return err, nil
+	} else if err != nil {
+		return nil, err
 	}
-	return ended, nil
+	for _, c := range list {
+		found(c.Labels[labelNode])
+		if err := r.eng.remove(ctx, c.ID); err != nil {
+			return nil, err
+		}
+		r.c.Logger.Warn("removed a container left by a previous nodedesk", "container", c.ID)
+	}
+	return nil, nil
 }
