@@ -50,7 +50,6 @@ type Table[P comparable] struct {
 	mu    sync.Mutex
 	procs map[string]P
 	obs   app.Observer
-	hooks Funcs           // what the deprecated OnExit and OnNote set
 	told  map[string]bool // projects FirstInProject has seen
 }
 
@@ -181,13 +180,6 @@ func (t *Table[P]) observe(o app.Observer) {
 	t.obs = o
 }
 
-func (t *Table[P]) setHooks(set func(*Funcs)) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	set(&t.hooks)
-	t.obs = t.hooks
-}
-
 func (t *Table[P]) open(ctx context.Context) ([]string, error) {
 	if t.c.Probe != nil {
 		go t.c.Probe(ctx)
@@ -226,7 +218,6 @@ func (t *Table[P]) resetConsole(nodeID string) {
 // lifecycle is a Table of any process type.
 type lifecycle interface {
 	observe(o app.Observer)
-	setHooks(set func(*Funcs))
 	open(ctx context.Context) ([]string, error)
 	stopAll()
 	resetConsole(nodeID string)
@@ -254,22 +245,8 @@ func (l Lifecycle) StopAll() { l.t.stopAll() }
 // no client.
 func (l Lifecycle) ResetConsole(nodeID string) { l.t.resetConsole(nodeID) }
 
-// OnExit sets only what is told when a process ends by itself.
-//
-// Deprecated: use Observe.
-func (l Lifecycle) OnExit(f func(projectID, nodeID, detail string)) {
-	l.t.setHooks(func(h *Funcs) { h.Exit = f })
-}
-
-// OnNote sets only what is told of a node that runs.
-//
-// Deprecated: use Observe.
-func (l Lifecycle) OnNote(f func(projectID, nodeID, message string)) {
-	l.t.setHooks(func(h *Funcs) { h.Note = f })
-}
-
-// Funcs is an app.Observer made of two functions; a nil one is told
-// nothing.
+// Funcs is an app.Observer made of two functions (a test's); a nil one
+// is told nothing.
 type Funcs struct {
 	Exit func(projectID, nodeID, detail string)
 	Note func(projectID, nodeID, message string)
