@@ -12,8 +12,8 @@ import (
 )
 
 // settings are the properties of a Docker node the runner reads, under
-// GNS3's keys. The domain has checked them (app/node_properties_docker.go);
-// a key that is missing takes GNS3's default.
+// GNS3's keys (its json tags). The domain has checked them and fills
+// their defaults (app/node_properties_docker.go).
 type settings struct {
 	Image        string   `json:"image"`
 	Adapters     int      `json:"adapters"`
@@ -27,39 +27,16 @@ type settings struct {
 	ConsoleHTTPPort int `json:"console_http_port"`
 }
 
-// readSettings decodes a node's properties, with GNS3's defaults.
+// readSettings decodes a node's properties, with the domain's defaults;
+// an image named without a tag is its latest, as GNS3 takes it.
 func readSettings(props map[string]json.RawMessage) (settings, error) {
-	s := settings{Adapters: 1, ConsoleHTTPPort: 80}
-	for k, v := range props {
-		if string(v) == "null" {
-			continue // GNS3 keeps empty texts as null: the default
-		}
-		var err error
-		switch k {
-		case "image":
-			err = json.Unmarshal(v, &s.Image)
-		case "adapters":
-			err = json.Unmarshal(v, &s.Adapters)
-		case "start_command":
-			err = json.Unmarshal(v, &s.StartCommand)
-		case "environment":
-			err = json.Unmarshal(v, &s.Environment)
-		case "extra_hosts":
-			err = json.Unmarshal(v, &s.ExtraHosts)
-		case "extra_volumes":
-			err = json.Unmarshal(v, &s.ExtraVolumes)
-		case "console_http_port":
-			err = json.Unmarshal(v, &s.ConsoleHTTPPort)
-		case "mac_address":
-			err = json.Unmarshal(v, &s.MACAddress)
-		}
-		if err != nil {
-			return s, app.Errorf(app.EINVALID, "The node's Docker property %s cannot be read: %v", k, err)
-		}
+	var s settings
+	if err := app.DecodeSettings(app.Docker, props, &s); err != nil {
+		return s, err
 	}
 	s.Image = strings.TrimSpace(s.Image)
 	if s.Image != "" && !strings.Contains(lastSegment(s.Image), ":") && !strings.Contains(s.Image, "@") {
-		s.Image += ":latest" // as GNS3 takes a name without a tag
+		s.Image += ":latest"
 	}
 	return s, nil
 }

@@ -39,6 +39,27 @@ func TestReadSettings_Image(t *testing.T) {
 	}
 }
 
+// TestReadSettings_NewNode: a new node's settings are the settings
+// table's defaults, key for key: the runner restates none of them.
+func TestReadSettings_NewNode(t *testing.T) {
+	const id = "a1b2c3d4-0000-4000-8000-000000000000"
+	props, err := app.NewNodeProperties(app.Docker, id, map[string]any{"image": "alpine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := readSettings(props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range app.SettingsDiff(props, s) {
+		t.Error(d)
+	}
+	if mac, err := baseMAC(s, id); s.Adapters != 1 || s.ConsoleHTTPPort != 80 || s.Image != "alpine:latest" || err != nil || mac.String() != "02:42:b2:c3:d4:00" {
+		t.Errorf("a new node has %d adapters, http port %d, image %q, MAC %s (%v); want GNS3's 1, 80, alpine:latest, 02:42:b2:c3:d4:00",
+			s.Adapters, s.ConsoleHTTPPort, s.Image, mac, err)
+	}
+}
+
 func TestAdapterMACs(t *testing.T) {
 	base, err := baseMAC(settings{}, "a1b2c3d4-0000-4000-8000-000000000000")
 	if err != nil || base.String() != "02:42:b2:c3:d4:00" {
