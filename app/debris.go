@@ -105,7 +105,7 @@ func (s *Service) SweepDebris(ctx context.Context) ([]string, error) {
 			}
 		}
 	}
-	for _, kind := range []ImageKind{QEMUImages, IOSImages, IOUImages} {
+	for _, kind := range ImageKinds() {
 		dir := s.imagesDir(kind)
 		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			switch {

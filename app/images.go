@@ -28,45 +28,30 @@ import (
 // does) or by an absolute path.
 
 // ImageKind names the images of one emulator, and their folder: GNS3's
-// folder names.
+// folder names. The kinds, and the files each takes, are the image-kind
+// table beside the node-type table (node_type.go).
 type ImageKind string
 
-// The kinds of images.
-const (
-	QEMUImages ImageKind = "QEMU" // disks, kernels, initrds, BIOS and CD-ROM images of QEMU nodes
-	IOSImages  ImageKind = "IOS"  // Cisco IOS images of Dynamips nodes
-	IOUImages  ImageKind = "IOU"  // IOU binaries
-)
-
 // valid reports whether k is one of the kinds.
-func (k ImageKind) valid() bool { return k == QEMUImages || k == IOSImages || k == IOUImages }
+func (k ImageKind) valid() bool { _, ok := imageKindOf(k); return ok }
 
 // ImageHeaderLen is how many bytes of a file Accepts looks at.
 const ImageHeaderLen = 7
 
 // Accepts reports whether a file that starts with header (its first
-// ImageHeaderLen bytes, or all of a shorter file) is an image of kind k,
-// as GNS3 2.2.59 tells IOS and IOU images apart (utils/images.py): an IOS
-// image is a 32-bit big-endian ELF file of version 1 (what Dynamips loads;
-// GNS3 also refuses to start a router whose image is not one), an IOU
-// binary a 32- or 64-bit little-endian one; a shorter file is neither.
-// Any file is a QEMU image: GNS3 leaves ELF files out of that list, but
-// QEMU boots ELF kernels, which nodedesk's QEMU nodes take.
+// ImageHeaderLen bytes, or all of a shorter file) is an image of kind k.
 func (k ImageKind) Accepts(header []byte) bool {
-	if k == QEMUImages {
-		return true
+	e, ok := imageKindOf(k)
+	return ok && e.accepts(header)
+}
+
+// ImageKinds lists the kinds of images, in the table's order.
+func ImageKinds() []ImageKind {
+	out := make([]ImageKind, len(imageKinds))
+	for i, e := range imageKinds {
+		out[i] = e.kind
 	}
-	if len(header) < ImageHeaderLen {
-		return false
-	}
-	h := string(header[:ImageHeaderLen])
-	switch k {
-	case IOSImages:
-		return h == "\x7fELF\x01\x02\x01"
-	case IOUImages:
-		return h == "\x7fELF\x02\x01\x01" || h == "\x7fELF\x01\x01\x01"
-	}
-	return false
+	return out
 }
 
 // imageHeader reads the first ImageHeaderLen bytes of the file at p (fewer
@@ -114,7 +99,11 @@ const uploadPrefix = ".upload-"
 // own (created when create is set) then GNS3's when it exists.
 func (s *Service) imageFolders(kind ImageKind, create bool) ([]string, error) {
 	if !kind.valid() {
-		return nil, Errorf(EINVALID, "Unknown kind of images %q; the kinds are %s, %s and %s", kind, QEMUImages, IOSImages, IOUImages)
+		var names []string
+		for _, k := range ImageKinds() {
+			names = append(names, string(k))
+		}
+		return nil, Errorf(EINVALID, "Unknown kind of images %q; the kinds are %s", kind, strings.Join(names, ", "))
 	}
 	own := s.imagesDir(kind)
 	if create {

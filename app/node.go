@@ -156,32 +156,6 @@ func (n *Node) Size() (width, height int) {
 	return defaultSymbolSize[0], defaultSymbolSize[1]
 }
 
-// symbolSizes are the builtin symbols and their pixel sizes: GNS3's
-// classic sizes, which the GNS3 GUI lays nodes out by; any other symbol is
-// drawn at the size of the computer symbol, as GNS3 does. Each has its
-// drawing, of that size, in api/symbols (served by GET
-// /v2/symbols/{id}/raw, shown by nodedesk's UI); the default symbol of
-// every node type (kinds) is one of them.
-var symbolSizes = map[string][2]int{
-	":/symbols/computer.svg":           {65, 59},
-	":/symbols/vpcs_guest.svg":         {65, 59},
-	":/symbols/qemu_guest.svg":         {65, 59},
-	":/symbols/docker_guest.svg":       {65, 59},
-	":/symbols/ethernet_switch.svg":    {72, 32},
-	":/symbols/hub.svg":                {72, 32},
-	":/symbols/multilayer_switch.svg":  {51, 48},
-	":/symbols/frame_relay_switch.svg": {51, 48},
-	":/symbols/atm_switch.svg":         {51, 48},
-	":/symbols/cloud.svg":              {159, 71},
-	":/symbols/nat.svg":                {159, 71},
-	":/symbols/router.svg":             {66, 45},
-	// The sizes of nodedesk's own drawings, not checked against GNS3's.
-	":/symbols/vbox_guest.svg":   {65, 59},
-	":/symbols/vmware_guest.svg": {65, 59},
-	":/symbols/firewall.svg":     {66, 45},
-	":/symbols/server.svg":       {39, 60},
-}
-
 var defaultSymbolSize = [2]int{65, 59}
 
 // Symbols lists the builtin symbols with their pixel sizes.

@@ -5,6 +5,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Console ports. Every node that has a console owns one TCP port of this
@@ -194,7 +195,7 @@ func (s *Service) AuxAddress(ctx context.Context, ref NodeRef) (*Node, string, e
 		return nil, "", err
 	}
 	if n.Aux == 0 {
-		return nil, "", Errorf(ECONFLICT, "%s has no aux console here (Docker nodes on this machine have one)", n.Name)
+		return nil, "", Errorf(ECONFLICT, "%s has no aux console here (%s nodes on this machine have one)", n.Name, strings.Join(auxTypes(), " and "))
 	}
 	if n.Status != Started {
 		return nil, "", Errorf(ECONFLICT, "%s is %s; start it to use its aux console", n.Name, n.Status)
@@ -269,4 +270,15 @@ func (s *Service) resetConsoles(ids ...string) {
 			c.ResetConsole(id)
 		}
 	}
+}
+
+// auxTypes lists the node types that have an aux console here.
+func auxTypes() []string {
+	var ts []string
+	for _, t := range NodeTypes {
+		if t.kind().aux {
+			ts = append(ts, string(t))
+		}
+	}
+	return ts
 }

@@ -33,17 +33,6 @@ type nodeFile struct {
 	bases       map[string]string
 }
 
-// vpcsScript is a VPCS node's startup.vpc: its startup_script.
-var vpcsScript = nodeFile{
-	name: VPCSScriptFile, property: "startup_script", pathProperty: "startup_script_path",
-	get:         func(p *Properties) *string { return p.StartupScript },
-	baseSetting: "base_script_file",
-	// GNS3's configs folder has one base script, which names the prompt
-	// after the node (nameVPCSScript puts the name for %h). A file it does not
-	// have gives no script, as a missing file does in GNS3.
-	bases: map[string]string{"vpcs_base_config.txt": "set pcname %h\n"},
-}
-
 // file returns t's file at path p of a node's folder (cleaned, with /),
 // or nil when t owns no such file.
 func (t NodeType) file(p string) *nodeFile {

@@ -58,7 +58,7 @@ func (s *Service) idlePCFinder(ctx context.Context, ref NodeRef) (IdlePCFinder, 
 	}
 	f, ok := s.runner(n.Type).(IdlePCFinder)
 	if !ok || n.Remote() {
-		return nil, nil, Errorf(EINVALID, "%s is a %s node: only Dynamips routers running here have an idle PC", n.Name, n.Type)
+		return nil, nil, Errorf(EINVALID, "%s is a %s node: only routers running here have an idle PC", n.Name, n.Type)
 	}
 	if n.Status != Started {
 		return nil, nil, Errorf(ECONFLICT, "%s is %s: start it and let IOS boot, then find its idle PC", n.Name, n.Status)

@@ -3,7 +3,6 @@ package app
 import (
 	"cmp"
 	"encoding/json"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,6 +47,49 @@ type portClass struct {
 }
 
 // The port classes of GNS3 (its controller/ports package).
+
+// atmPorts gives an ATM switch one port per port number its mappings use
+// ("1:0:100": "10:0:200" uses ports 1 and 10), in order, as GNS3 does.
+func (n *Node) atmPorts() []Port {
+	var m map[string]string
+	_ = json.Unmarshal(n.Properties.Extra["mappings"], &m)
+	var nums []int
+	for k, v := range m {
+		for _, end := range []string{k, v} {
+			if p, err := strconv.Atoi(strings.SplitN(end, ":", 2)[0]); err == nil && p >= 0 && p <= 65535 {
+				nums = append(nums, p)
+			}
+		}
+	}
+	slices.Sort(nums)
+	nums = slices.Compact(nums)
+	ports := make([]Port, len(nums))
+	for i, num := range nums {
+		ports[i] = atmClass.port(strconv.Itoa(num), "", 0, 0, num)
+	}
+	return ports
+}
+
+// frameRelayPorts gives a Frame Relay switch one serial port per port
+// number its circuits use ("1:101" -> "2:202" uses ports 1 and 2), in
+// order.
+func frameRelayPorts(m map[string]string) []Port {
+	circuits, _ := FrameRelayCircuits(m)
+	var nums []int
+	for _, c := range circuits {
+		nums = append(nums, c[0].Port, c[1].Port)
+	}
+	slices.Sort(nums)
+	nums = slices.Compact(nums)
+	ports := make([]Port, len(nums))
+	for i, num := range nums {
+		s := strconv.Itoa(num)
+		ports[i] = Port{Name: s, ShortName: s, PortNumber: num, LinkType: "serial",
+			DataLinkTypes: map[string]string{"Frame Relay": "DLT_FRELAY"}}
+	}
+	return ports
+}
+
 var (
 	ethernetClass     = portClass{"Ethernet", "e", "ethernet", map[string]string{"Ethernet": "DLT_EN10MB"}}
 	fastEthernetClass = portClass{"FastEthernet", "f", "ethernet", ethernetClass.dlts}
@@ -223,128 +265,4 @@ func portNameField(field string, iface, segment, adapter int) (int, bool) {
 		}
 	}
 	return 0, false
-}
-
-// dockerPorts are a Docker node's ports: one per adapter ("adapters"),
-// eth0, eth1, ..., or a custom adapter's port_name.
-func (n *Node) dockerPorts() []Port {
-	adapters := n.adapterCount("adapters", 1)
-	ports := make([]Port, adapters)
-	for a := range ports {
-		name := cmp.Or(n.customAdapter(a).PortName, "eth"+strconv.Itoa(a))
-		ports[a] = ethernetClass.port(name, name, 0, a, 0)
-	}
-	return ports
-}
-
-// dynamipsAdapter is what one Dynamips network module or port adapter
-// gives: how many ports, of which class.
-type dynamipsAdapter struct {
-	ports int
-	class portClass
-}
-
-// dynamipsAdapters are the adapters of Dynamips slots (GNS3's
-// ADAPTER_MATRIX) and dynamipsWICs its WAN interface cards.
-var (
-	dynamipsAdapters = map[string]dynamipsAdapter{
-		"C1700-MB-1FE": {1, fastEthernetClass}, "C1700-MB-WIC1": {0, ethernetClass},
-		"C2600-MB-1E": {1, ethernetClass}, "C2600-MB-1FE": {1, fastEthernetClass},
-		"C2600-MB-2E": {2, ethernetClass}, "C2600-MB-2FE": {2, fastEthernetClass},
-		"C7200-IO-2FE": {2, fastEthernetClass}, "C7200-IO-FE": {1, fastEthernetClass},
-		"C7200-IO-GE-E": {1, gigabitClass}, "GT96100-FE": {2, fastEthernetClass},
-		"Leopard-2FE": {2, fastEthernetClass}, "NM-16ESW": {16, fastEthernetClass},
-		"NM-1E": {1, ethernetClass}, "NM-1FE-TX": {1, fastEthernetClass},
-		"NM-4E": {4, ethernetClass}, "NM-4T": {4, serialClass},
-		"PA-2FE-TX": {2, fastEthernetClass}, "PA-4E": {4, ethernetClass},
-		"PA-4T+": {4, serialClass}, "PA-8E": {8, ethernetClass},
-		"PA-8T": {8, serialClass}, "PA-A1": {1, atmClass},
-		"PA-FE-TX": {1, fastEthernetClass}, "PA-GE": {1, gigabitClass},
-		"PA-POS-OC3": {1, posClass},
-	}
-	dynamipsWICs = map[string]dynamipsAdapter{
-		"WIC-1ENET": {1, ethernetClass}, "WIC-1T": {1, serialClass}, "WIC-2T": {2, serialClass},
-	}
-)
-
-// dynamipsPorts are a Dynamips router's ports, from its slot<N> and wic<N>
-// properties and its platform's built-in adapters (dynamipsSlots): slot N's module gives ports N/0, N/1, ... (adapter N); WIC N
-// gives ports on adapter 0 numbered from 16×(N+1), named on from
-// <type>0/0 across the WICs. GNS3 numbers slots by their place among the
-// slot keys, which is their number when every slot is listed, as GNS3
-// writes them; nodedesk uses the number.
-func (n *Node) dynamipsPorts() []Port {
-	ports := []Port{}
-	display := 0
-	slots := n.dynamipsSlots()
-	for _, key := range slices.Sorted(maps.Keys(slots)) {
-		var kind string
-		var num int
-		for _, prefix := range []string{"slot", "wic"} {
-			if d, ok := strings.CutPrefix(key, prefix); ok {
-				if v, err := strconv.Atoi(d); err == nil && v >= 0 && v < 64 {
-					kind, num = prefix, v
-				}
-			}
-		}
-		name := slots[key]
-		switch kind {
-		case "slot":
-			m, ok := dynamipsAdapters[name]
-			for p := 0; ok && p < m.ports; p++ {
-				long := m.class.long + strconv.Itoa(num) + "/" + strconv.Itoa(p)
-				ports = append(ports, m.class.port(long, m.class.short+strconv.Itoa(num)+"/"+strconv.Itoa(p), num, num, p))
-			}
-		case "wic":
-			m, ok := dynamipsWICs[name]
-			for p := 0; ok && p < m.ports; p++ {
-				suffix := "0/" + strconv.Itoa(display)
-				ports = append(ports, m.class.port(m.class.long+suffix, m.class.short+suffix, 0, 0, (num+1)*16+p))
-				display++
-			}
-		}
-	}
-	return ports
-}
-
-// atmPorts gives an ATM switch one port per port number its mappings use
-// ("1:0:100": "10:0:200" uses ports 1 and 10), in order, as GNS3 does.
-func (n *Node) atmPorts() []Port {
-	var m map[string]string
-	_ = json.Unmarshal(n.Properties.Extra["mappings"], &m)
-	var nums []int
-	for k, v := range m {
-		for _, end := range []string{k, v} {
-			if p, err := strconv.Atoi(strings.SplitN(end, ":", 2)[0]); err == nil && p >= 0 && p <= 65535 {
-				nums = append(nums, p)
-			}
-		}
-	}
-	slices.Sort(nums)
-	nums = slices.Compact(nums)
-	ports := make([]Port, len(nums))
-	for i, num := range nums {
-		ports[i] = atmClass.port(strconv.Itoa(num), "", 0, 0, num)
-	}
-	return ports
-}
-
-// frameRelayPorts gives a Frame Relay switch one serial port per port
-// number its circuits use ("1:101" -> "2:202" uses ports 1 and 2), in
-// order.
-func frameRelayPorts(m map[string]string) []Port {
-	circuits, _ := FrameRelayCircuits(m)
-	var nums []int
-	for _, c := range circuits {
-		nums = append(nums, c[0].Port, c[1].Port)
-	}
-	slices.Sort(nums)
-	nums = slices.Compact(nums)
-	ports := make([]Port, len(nums))
-	for i, num := range nums {
-		s := strconv.Itoa(num)
-		ports[i] = Port{Name: s, ShortName: s, PortNumber: num, LinkType: "serial",
-			DataLinkTypes: map[string]string{"Frame Relay": "DLT_FRELAY"}}
-	}
-	return ports
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"maps"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -150,54 +149,6 @@ func defaultPorts[P any](port func(name string, number int) P) []P {
 		ports[i] = port("Ethernet"+strconv.Itoa(i), i)
 	}
 	return ports
-}
-
-// VPCS.
-
-var vpcsProps = propertyKind{
-	keys:      []string{"startup_script", "startup_script_path"},
-	newUpdate: func() PropertiesUpdate { return &VPCSUpdate{} },
-	init:      func(n *Node, _ newNodeEnv) { n.CommandLine = ptr("") },
-	ports:     func(n *Node) []Port { return []Port{ethernetPort("Ethernet0", "e0", 0, 0)} },
-	view: func(n *Node) map[string]any {
-		return map[string]any{"startup_script": n.Properties.StartupScript, "startup_script_path": vpcsScript.pathIn(n)}
-	},
-	named: nameVPCSScript,
-}
-
-// pcnameLine is a VPCS script's line that names its prompt.
-var pcnameLine = regexp.MustCompile(`(?m)^set pcname [^\r\n]+`)
-
-// nameVPCSScript puts a VPCS node's name in its startup script, as GNS3's
-// compute writes startup.vpc: each "%h" becomes the name, so "Edit
-// config" shows "set pcname PC1"; a rename puts the new name for the old
-// one everywhere in the script and in its "set pcname" line (a name's
-// backslashes dropped there).
-func nameVPCSScript(p *Properties, oldName, name string) {
-	if p.StartupScript == nil {
-		return
-	}
-	script := *p.StartupScript
-	if oldName != "" && oldName != name {
-		script = strings.ReplaceAll(script, oldName, name)
-		script = pcnameLine.ReplaceAllLiteralString(script, "set pcname "+strings.ReplaceAll(name, `\`, ""))
-	}
-	script = strings.ReplaceAll(script, "%h", name)
-	if script != *p.StartupScript {
-		p.StartupScript = &script
-	}
-}
-
-// VPCSUpdate is a change to a VPCS node's properties.
-type VPCSUpdate struct {
-	StartupScript Field[string] `json:"startup_script"`
-}
-
-func (u *VPCSUpdate) apply(p *Properties) error {
-	if u.StartupScript.Set {
-		p.StartupScript = ptrOrNil(u.StartupScript)
-	}
-	return nil
 }
 
 // runScript is the startup script a VPCS runs: its own, with each "%h"

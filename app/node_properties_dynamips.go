@@ -2,12 +2,14 @@ package app
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"maps"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Dynamips nodes' properties: the keys, defaults and rules of GNS3
@@ -434,3 +436,339 @@ var dynamipsComputeView = func() []string {
 	slices.Sort(v)
 	return v
 }()
+
+// dynamipsAdapter is what one Dynamips network module or port adapter
+// gives: how many ports, of which class.
+type dynamipsAdapter struct {
+	ports int
+	class portClass
+}
+
+// dynamipsPorts are a Dynamips router's ports, from its slot<N> and wic<N>
+// properties and its platform's built-in adapters (dynamipsSlots): slot N's module gives ports N/0, N/1, ... (adapter N); WIC N
+// gives ports on adapter 0 numbered from 16×(N+1), named on from
+// <type>0/0 across the WICs. GNS3 numbers slots by their place among the
+// slot keys, which is their number when every slot is listed, as GNS3
+// writes them; nodedesk uses the number.
+func (n *Node) dynamipsPorts() []Port {
+	ports := []Port{}
+	display := 0
+	slots := n.dynamipsSlots()
+	for _, key := range slices.Sorted(maps.Keys(slots)) {
+		var kind string
+		var num int
+		for _, prefix := range []string{"slot", "wic"} {
+			if d, ok := strings.CutPrefix(key, prefix); ok {
+				if v, err := strconv.Atoi(d); err == nil && v >= 0 && v < 64 {
+					kind, num = prefix, v
+				}
+			}
+		}
+		name := slots[key]
+		switch kind {
+		case "slot":
+			m, ok := dynamipsAdapters[name]
+			for p := 0; ok && p < m.ports; p++ {
+				long := m.class.long + strconv.Itoa(num) + "/" + strconv.Itoa(p)
+				ports = append(ports, m.class.port(long, m.class.short+strconv.Itoa(num)+"/"+strconv.Itoa(p), num, num, p))
+			}
+		case "wic":
+			m, ok := dynamipsWICs[name]
+			for p := 0; ok && p < m.ports; p++ {
+				suffix := "0/" + strconv.Itoa(display)
+				ports = append(ports, m.class.port(m.class.long+suffix, m.class.short+suffix, 0, 0, (num+1)*16+p))
+				display++
+			}
+		}
+	}
+	return ports
+}
+
+// dynamipsAdapters are the adapters of Dynamips slots (GNS3's
+// ADAPTER_MATRIX) and dynamipsWICs its WAN interface cards.
+var (
+	dynamipsAdapters = map[string]dynamipsAdapter{
+		"C1700-MB-1FE": {1, fastEthernetClass}, "C1700-MB-WIC1": {0, ethernetClass},
+		"C2600-MB-1E": {1, ethernetClass}, "C2600-MB-1FE": {1, fastEthernetClass},
+		"C2600-MB-2E": {2, ethernetClass}, "C2600-MB-2FE": {2, fastEthernetClass},
+		"C7200-IO-2FE": {2, fastEthernetClass}, "C7200-IO-FE": {1, fastEthernetClass},
+		"C7200-IO-GE-E": {1, gigabitClass}, "GT96100-FE": {2, fastEthernetClass},
+		"Leopard-2FE": {2, fastEthernetClass}, "NM-16ESW": {16, fastEthernetClass},
+		"NM-1E": {1, ethernetClass}, "NM-1FE-TX": {1, fastEthernetClass},
+		"NM-4E": {4, ethernetClass}, "NM-4T": {4, serialClass},
+		"PA-2FE-TX": {2, fastEthernetClass}, "PA-4E": {4, ethernetClass},
+		"PA-4T+": {4, serialClass}, "PA-8E": {8, ethernetClass},
+		"PA-8T": {8, serialClass}, "PA-A1": {1, atmClass},
+		"PA-FE-TX": {1, fastEthernetClass}, "PA-GE": {1, gigabitClass},
+		"PA-POS-OC3": {1, posClass},
+	}
+	dynamipsWICs = map[string]dynamipsAdapter{
+		"WIC-1ENET": {1, ethernetClass}, "WIC-1T": {1, serialClass}, "WIC-2T": {2, serialClass},
+	}
+)
+
+// The Dynamips catalogue: which adapters fit which slot of each router
+// platform and chassis, and which WAN interface cards its WIC slots take,
+// as GNS3 2.2.59 offers them. The UI builds its slot choices from it
+// (GET /v2/dynamips/platforms), so that no client repeats the matrix.
+
+// DynamipsPlatformInfo is what a user may choose for routers of one
+// platform.
+type DynamipsPlatformInfo struct {
+	Platform string `json:"platform"`
+	// Chassis lists the platform's chassis, its default first; empty for
+	// the platforms that have one.
+	Chassis []DynamipsChassisInfo `json:"chassis"`
+	// WICs lists the WAN interface cards its WIC slots take (empty: it
+	// has none; how many slots is the chassis').
+	WICs []string `json:"wics"`
+	// NPEs and Midplanes are the c7200's choices (empty for the others).
+	NPEs      []string `json:"npes"`
+	Midplanes []string `json:"midplanes"`
+}
+
+// DynamipsChassisInfo is one chassis: its name ("" when the platform has
+// one), its slots and how many WIC slots it has.
+type DynamipsChassisInfo struct {
+	Name     string             `json:"name"`
+	Slots    []DynamipsSlotInfo `json:"slots"`
+	WICSlots int                `json:"wic_slots"`
+}
+
+// DynamipsSlotInfo is one slot: the adapters that fit it, and whether it
+// is built in (its one adapter is always there).
+type DynamipsSlotInfo struct {
+	Slot     int      `json:"slot"`
+	Adapters []string `json:"adapters"`
+	BuiltIn  bool     `json:"built_in"`
+}
+
+// The modules each family's slots take.
+var (
+	c2600Modules = []string{"NM-1FE-TX", "NM-1E", "NM-4E", "NM-16ESW"}
+	c3600Modules = []string{"NM-1FE-TX", "NM-1E", "NM-4E", "NM-16ESW", "NM-4T"}
+	c3700Modules = []string{"NM-1FE-TX", "NM-4T", "NM-16ESW"}
+	c7200PAs     = []string{"PA-A1", "PA-FE-TX", "PA-2FE-TX", "PA-GE", "PA-4T+", "PA-8T", "PA-4E", "PA-8E", "PA-POS-OC3"}
+	c7200IOs     = []string{"C7200-IO-FE", "C7200-IO-2FE", "C7200-IO-GE-E"}
+	c1700WICs    = []string{"WIC-1T", "WIC-2T", "WIC-1ENET"}
+	serialWICs   = []string{"WIC-1T", "WIC-2T"}
+)
+
+// dynamipsSlotChoices lists the adapters that fit slot i of a router of
+// platform and chassis, and whether the slot is built in; nil: the router
+// has no such slot.
+func dynamipsSlotChoices(platform, chassis string, i int) (adapters []string, builtIn bool) {
+	pf, ok := DynamipsPlatforms[platform]
+	if !ok {
+		return nil, false
+	}
+	if b, ok := pf.Builtin(chassis)[i]; ok && !(platform == "c7200" && i == 0) {
+		return []string{b}, true
+	}
+	switch platform {
+	case "c7200":
+		if i == 0 {
+			return c7200IOs, false
+		}
+		if i <= 6 {
+			return c7200PAs, false
+		}
+	case "c3745", "c3725", "c2691":
+		if i < pf.Slots {
+			return c3700Modules, false
+		}
+	case "c3600":
+		n := map[string]int{"3620": 2, "3640": 4, "3660": 7}[chassis]
+		if i < n {
+			return c3600Modules, false
+		}
+	case "c2600":
+		if i == 1 {
+			return c2600Modules, false
+		}
+	}
+	return nil, false
+}
+
+// dynamipsWICChoices are the WICs platform's WIC slots take and how many
+// it has.
+func dynamipsWICChoices(platform, chassis string) ([]string, int) {
+	switch platform {
+	case "c1700":
+		if chassis == "1751" || chassis == "1760" {
+			return c1700WICs, 2
+		}
+		return c1700WICs, 1
+	case "c2600", "c2691", "c3725", "c3745":
+		return serialWICs, 3
+	}
+	return nil, 0
+}
+
+// DynamipsCatalog describes every platform GNS3 2.2 runs, in GNS3's order.
+func DynamipsCatalog() []DynamipsPlatformInfo {
+	out := make([]DynamipsPlatformInfo, 0, len(dynamipsPlatformNames))
+	for _, name := range dynamipsPlatformNames {
+		pf := DynamipsPlatforms[name]
+		info := DynamipsPlatformInfo{Platform: name, NPEs: []string{}, Midplanes: []string{}}
+		if name == "c7200" {
+			info.NPEs, info.Midplanes = slices.Clone(dynamipsNPEs), slices.Clone(dynamipsMidplanes)
+		}
+		chassis := pf.Chassis
+		if len(chassis) == 0 {
+			chassis = []string{""}
+		}
+		for _, c := range chassis {
+			ci := DynamipsChassisInfo{Name: c, Slots: []DynamipsSlotInfo{}}
+			info.WICs, ci.WICSlots = dynamipsWICChoices(name, c)
+			for i := range 7 {
+				if a, b := dynamipsSlotChoices(name, c, i); a != nil {
+					ci.Slots = append(ci.Slots, DynamipsSlotInfo{Slot: i, Adapters: a, BuiltIn: b})
+				}
+			}
+			info.Chassis = append(info.Chassis, ci)
+		}
+		if info.WICs == nil {
+			info.WICs = []string{}
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+// dynamipsTemplate is what a user Dynamips (IOS router) template starts
+// with, as GNS3 2.2.59's controller fills it (schemas/dynamips_template.py,
+// one schema per platform): nodes named R1, R2, … in the router category,
+// the settings every platform has, and those of the template's platform
+// (dynamipsPlatformTemplates). A template needs its platform and image,
+// and a c3600, c2600 or c1700 one its chassis too, as GNS3 refuses one
+// without. Slots and WICs get no default in a template: a node made from
+// it gets its platform's built-in adapters.
+var dynamipsTemplate = templateKind{nameFormat: "R{0}", category: "router",
+	settings: map[string]any{
+		"usage": "", "mmap": true, "exec_area": 64, "mac_addr": "", "system_id": "FTX0945W0MY",
+		"startup_config": "ios_base_startup-config.txt", "private_config": "", "idlepc": "", "idlemax": 500,
+		"idlesleep": 30, "disk0": 0, "disk1": 0, "auto_delete_disks": false, "console_type": "telnet",
+		"console_auto_start": false,
+	},
+	required: []string{"platform", "image"},
+	// The names of GNS3's base config files stay with the template: a
+	// router made from it starts with app.DynamipsFirstConfig, as GNS3's
+	// starts with ios_base_startup-config.txt.
+	templateOnly: []string{"startup_config", "private_config"},
+	variant: func(given map[string]json.RawMessage) templateKind {
+		var platform string
+		if json.Unmarshal(given["platform"], &platform) != nil {
+			return templateKind{}
+		}
+		return dynamipsPlatformTemplates[platform]
+	},
+}
+
+// dynamipsPlatformTemplates are the template settings that differ per
+// platform in GNS3 2.2.59 (they differ from a node's compute defaults:
+// a c7200 template has 512 MB of RAM, a c7200 node 256), and the chassis
+// GNS3 requires.
+var dynamipsPlatformTemplates = map[string]templateKind{
+	"c7200": {settings: map[string]any{"ram": 512, "nvram": 512, "npe": "npe-400", "midplane": "vxr", "sparsemem": true}},
+	"c3745": {settings: map[string]any{"ram": 256, "nvram": 256, "iomem": 5, "sparsemem": true}},
+	"c3725": {settings: map[string]any{"ram": 128, "nvram": 256, "iomem": 5, "sparsemem": true}},
+	"c3600": {settings: map[string]any{"ram": 192, "nvram": 128, "iomem": 5, "sparsemem": true}, required: []string{"chassis"}},
+	"c2691": {settings: map[string]any{"ram": 192, "nvram": 256, "iomem": 5, "sparsemem": true}},
+	"c2600": {settings: map[string]any{"ram": 160, "nvram": 128, "iomem": 15, "sparsemem": true}, required: []string{"chassis"}},
+	"c1700": {settings: map[string]any{"ram": 160, "nvram": 128, "iomem": 15, "sparsemem": false}, required: []string{"chassis"}},
+}
+
+// Idle-PC for an image: GNS3's IOS router wizard asks its server for an
+// idle-PC value of an image before any router runs it. The server boots a
+// router of that image in a project of its own, waits for IOS to settle,
+// samples it (AutoIdlePC) and removes the project whatever happens.
+
+// AutoIdlePCProject is the name of the project an image's idle PC is
+// found in, as GNS3 names it; one left by an earlier search is removed.
+const AutoIdlePCProject = "AUTOIDLEPC"
+
+// DefaultIdlePCBoot is how long a router is given to boot before its idle
+// PC is sampled, as GNS3 waits.
+const DefaultIdlePCBoot = 20 * time.Second
+
+// ImageIdlePC is an image's idle-PC search: the router to run.
+type ImageIdlePC struct {
+	Platform string `json:"platform"`
+	Image    string `json:"image"`
+	RAM      int    `json:"ram"`
+}
+
+// FindImageIdlePC finds an idle-PC value for an IOS image, as GNS3's
+// controller does for its IOS router wizard. Codes: EINVALID (no such
+// platform, no image, RAM not positive), ECONFLICT (the image is not in
+// the images folders, Dynamips cannot run, or no value works), and those
+// of AutoIdlePC.
+func (s *Service) FindImageIdlePC(ctx context.Context, q ImageIdlePC) (string, error) {
+	if _, ok := DynamipsPlatforms[q.Platform]; !ok {
+		return "", Invalid("platform", "platform %q is not one Dynamips runs: choose one of %v", q.Platform, dynamipsPlatformNames)
+	}
+	if q.Image == "" {
+		return "", Invalid("image", "name the IOS image to find an idle-PC value for")
+	}
+	if q.RAM <= 0 {
+		return "", Invalid("ram", "ram must be the router's memory in MB, such as 256")
+	}
+	if _, err := s.ImagePath(IOSImages, q.Image); err != nil {
+		return "", Errorf(ECONFLICT, "The image %s is missing: upload it or copy it into the IOS images folder, then try again", q.Image)
+	}
+	if err := s.removeAutoIdlePCProject(ctx); err != nil {
+		return "", err
+	}
+	p, err := s.CreateProject(ctx, ProjectCreate{ProjectUpdate: ProjectUpdate{Name: Some(AutoIdlePCProject)}})
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if err := s.DeleteProject(context.WithoutCancel(ctx), p.ID); err != nil {
+			s.c.Logger.Error("the idle-PC search's project could not be removed", "project", p.ID, "err", err)
+		}
+	}()
+	props, _ := json.Marshal(map[string]any{"platform": q.Platform, "image": q.Image, "ram": q.RAM, "idlepc": ""})
+	raw, err := DecodeProperties(Dynamips, props)
+	if err != nil {
+		return "", err
+	}
+	n, err := s.CreateNode(ctx, p.ID, NodeCreate{Type: Dynamips, NodeUpdate: NodeUpdate{Name: Some(AutoIdlePCProject), Properties: raw}})
+	if err != nil {
+		return "", err
+	}
+	ref := NodeRef{ProjectID: p.ID, NodeID: n.ID}
+	if _, err := s.NodeAction(ctx, ref, Start); err != nil {
+		return "", err
+	}
+	select {
+	case <-time.After(s.idlePCBoot()):
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	return s.AutoIdlePC(ctx, ref)
+}
+
+// removeAutoIdlePCProject removes the project an earlier search left.
+func (s *Service) removeAutoIdlePCProject(ctx context.Context) error {
+	projects, err := s.FindProjects(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range projects {
+		if p.Name == AutoIdlePCProject {
+			if err := s.DeleteProject(ctx, p.ID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Service) idlePCBoot() time.Duration {
+	if s.c.IdlePCBoot > 0 {
+		return s.c.IdlePCBoot
+	}
+	return DefaultIdlePCBoot
+}

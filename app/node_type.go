@@ -188,6 +188,76 @@ var kinds = []struct {
 		computeView: qemuComputeView}},
 }
 
+// symbolSizes are the builtin symbols and their pixel sizes: GNS3's
+// classic sizes, which the GNS3 GUI lays nodes out by; any other symbol is
+// drawn at the size of the computer symbol, as GNS3 does. Each has its
+// drawing, of that size, in api/symbols (served by GET
+// /v2/symbols/{id}/raw, shown by nodedesk's UI); the default symbol of
+// every node type (kinds) is one of them.
+var symbolSizes = map[string][2]int{
+	":/symbols/computer.svg":           {65, 59},
+	":/symbols/vpcs_guest.svg":         {65, 59},
+	":/symbols/qemu_guest.svg":         {65, 59},
+	":/symbols/docker_guest.svg":       {65, 59},
+	":/symbols/ethernet_switch.svg":    {72, 32},
+	":/symbols/hub.svg":                {72, 32},
+	":/symbols/multilayer_switch.svg":  {51, 48},
+	":/symbols/frame_relay_switch.svg": {51, 48},
+	":/symbols/atm_switch.svg":         {51, 48},
+	":/symbols/cloud.svg":              {159, 71},
+	":/symbols/nat.svg":                {159, 71},
+	":/symbols/router.svg":             {66, 45},
+	// The sizes of nodedesk's own drawings, not checked against GNS3's.
+	":/symbols/vbox_guest.svg":   {65, 59},
+	":/symbols/vmware_guest.svg": {65, 59},
+	":/symbols/firewall.svg":     {66, 45},
+	":/symbols/server.svg":       {39, 60},
+}
+
+// The kinds of images.
+const (
+	QEMUImages ImageKind = "QEMU" // disks, kernels, initrds, BIOS and CD-ROM images of QEMU nodes
+	IOSImages  ImageKind = "IOS"  // Cisco IOS images of Dynamips nodes
+	IOUImages  ImageKind = "IOU"  // IOU binaries
+)
+
+// imageKinds is the image-kind table: each kind and the files it takes,
+// told apart as GNS3 2.2.59 does (utils/images.py) by their first
+// ImageHeaderLen bytes. An IOS image is a 32-bit big-endian ELF file of
+// version 1 (what Dynamips loads; GNS3 also refuses to start a router
+// whose image is not one), an IOU binary a 32- or 64-bit little-endian
+// one; a shorter file is neither. Any file is a QEMU image: GNS3 leaves
+// ELF files out of that list, but QEMU boots ELF kernels, which
+// nodedesk's QEMU nodes take.
+var imageKinds = []imageKindRow{
+	{QEMUImages, func([]byte) bool { return true }},
+	{IOSImages, elfHeader("\x7fELF\x01\x02\x01")},
+	{IOUImages, elfHeader("\x7fELF\x02\x01\x01", "\x7fELF\x01\x01\x01")},
+}
+
+// imageKindRow is one kind of images and the files it takes.
+type imageKindRow struct {
+	kind    ImageKind
+	accepts func(header []byte) bool
+}
+
+// elfHeader accepts a file whose header is one of these.
+func elfHeader(headers ...string) func([]byte) bool {
+	return func(h []byte) bool {
+		return len(h) >= ImageHeaderLen && slices.Contains(headers, string(h[:ImageHeaderLen]))
+	}
+}
+
+// imageKindOf is k's entry of the image-kind table.
+func imageKindOf(k ImageKind) (e imageKindRow, ok bool) {
+	for _, e := range imageKinds {
+		if e.kind == k {
+			return e, true
+		}
+	}
+	return e, false
+}
+
 // notRun is the traffic of the types nodedesk stores but does not run.
 const notRun = "nodedesk does not run this emulator: no traffic reaches it."
 
@@ -372,4 +442,16 @@ func NodeTypeInfos() []NodeTypeInfo {
 			ComputeView: e.k.computeView != nil, DefaultName: e.k.nameFormat, Symbol: e.k.symbol, Traffic: e.k.traffic, Runs: !e.k.stored}
 	}
 	return out
+}
+
+// builtinTemplates are GNS3's builtin templates; their ids are GNS3's
+// uuid3(NAMESPACE_DNS, type).
+var builtinTemplates = []Template{
+	withSettings(builtin("19021f99-e36f-394d-b4a1-8aaa902ab9cc", "VPCS", VPCS, "guest"), "base_script_file", `"vpcs_base_config.txt"`),
+	builtin("1966b864-93e7-32d5-965f-001384eec461", "Ethernet switch", EthernetSwitch, "switch"),
+	builtin("b4503ea9-d6b6-3695-9fe4-1db3b39290b0", "Ethernet hub", EthernetHub, "switch"),
+	builtin("dd0f6f3a-ba58-3249-81cb-a1dd88407a47", "Frame Relay switch", FrameRelaySwitch, "switch"),
+	builtin("39e257dc-8412-3174-b6b3-0ee3ed6a43e9", "Cloud", Cloud, "guest"),
+	builtin("df8f4ea9-33b7-3e96-86a2-c39bc9bb649c", "NAT", NAT, "guest"),
+	builtin("aaa764e2-b383-300f-8a0e-3493bbfdb7d2", "ATM switch", ATMSwitch, "switch"),
 }

@@ -12,12 +12,6 @@ import (
 	"unicode/utf8"
 )
 
-// VPCSScriptFile is the name of a VPCS node's startup script in its
-// folder. Through the node files endpoints it is the node's
-// startup_script, read from and written to the store: one value, two
-// views (a file the type owns, node_files.go).
-const VPCSScriptFile = "startup.vpc"
-
 // MaxNodeFileBytes bounds a node or project file written through the API.
 const MaxNodeFileBytes = 1 << 20
 
@@ -37,7 +31,7 @@ func relPath(name, folder string) (string, error) {
 	p := strings.ReplaceAll(name, `\`, "/")
 	switch {
 	case p == "":
-		return "", Invalid("path", "Give the path of a file in the %s, such as %s", folder, VPCSScriptFile)
+		return "", Invalid("path", "Give the path of a file in the %s, such as notes/readme.txt", folder)
 	case strings.ContainsRune(p, 0) || !utf8.ValidString(p):
 		return "", Invalid("path", "A file path cannot contain a NUL byte or invalid UTF-8")
 	case path.IsAbs(p) || filepath.VolumeName(p) != "":

@@ -31,18 +31,6 @@ type Template struct {
 	Seq uint64 `json:"seq"`
 }
 
-// builtinTemplates are GNS3's builtin templates; their ids are GNS3's
-// uuid3(NAMESPACE_DNS, type).
-var builtinTemplates = []Template{
-	withSettings(builtin("19021f99-e36f-394d-b4a1-8aaa902ab9cc", "VPCS", VPCS, "guest"), "base_script_file", `"vpcs_base_config.txt"`),
-	builtin("1966b864-93e7-32d5-965f-001384eec461", "Ethernet switch", EthernetSwitch, "switch"),
-	builtin("b4503ea9-d6b6-3695-9fe4-1db3b39290b0", "Ethernet hub", EthernetHub, "switch"),
-	builtin("dd0f6f3a-ba58-3249-81cb-a1dd88407a47", "Frame Relay switch", FrameRelaySwitch, "switch"),
-	builtin("39e257dc-8412-3174-b6b3-0ee3ed6a43e9", "Cloud", Cloud, "guest"),
-	builtin("df8f4ea9-33b7-3e96-86a2-c39bc9bb649c", "NAT", NAT, "guest"),
-	builtin("aaa764e2-b383-300f-8a0e-3493bbfdb7d2", "ATM switch", ATMSwitch, "switch"),
-}
-
 func builtin(id, name string, t NodeType, category string) Template {
 	return Template{ID: id, Name: name, Type: t, Category: category, Builtin: true,
 		DefaultNameFormat: t.kind().nameFormat, Symbol: t.kind().symbol}
