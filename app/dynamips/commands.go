@@ -10,74 +10,94 @@ import (
 	"nodedesk/app"
 )
 
-// settings are a router's properties as the runner uses them.
+// settings are a router's properties the runner reads, under GNS3's keys
+// (its json tags). The domain has checked them and fills their defaults,
+// its platform's first (app/node_properties_dynamips.go); a key of
+// another platform is left out, so its field stays zero.
 type settings struct {
-	Platform, Image, IdlePC, MACAddr, SystemID, NPE, Midplane, Chassis string
-	DynamipsID, RAM, NVRAM, ClockDivisor, IdleMax, IdleSleep           int
-	ExecArea, Disk0, Disk1, IOMem                                      int
-	MMap, Sparsemem, Ghost                                             bool
-	// Slots has the adapter of each slot ("" for none); WICs those of
-	// slot 0's WIC slots.
-	Slots []string
-	WICs  [3]string
+	Platform     string `json:"platform"`
+	Image        string `json:"image"`
+	IdlePC       string `json:"idlepc"`
+	MACAddr      string `json:"mac_addr"`
+	SystemID     string `json:"system_id"`
+	NPE          string `json:"npe,omitzero"`
+	Midplane     string `json:"midplane,omitzero"`
+	Chassis      string `json:"chassis,omitzero"`
+	DynamipsID   int    `json:"dynamips_id"`
+	RAM          int    `json:"ram"`
+	NVRAM        int    `json:"nvram"`
+	ClockDivisor int    `json:"clock_divisor"`
+	IdleMax      int    `json:"idlemax"`
+	IdleSleep    int    `json:"idlesleep"`
+	ExecArea     int    `json:"exec_area"`
+	Disk0        int    `json:"disk0"`
+	Disk1        int    `json:"disk1"`
+	IOMem        int    `json:"iomem,omitzero"`
+	MMap         bool   `json:"mmap"`
+	Sparsemem    bool   `json:"sparsemem"`
+	Ghost        bool   `json:"ghost"`
+	adapters
+	// Slots has the adapter of each slot the router has ("" for none);
+	// WICs those of slot 0's WIC slots.
+	Slots []string  `json:"-"`
+	WICs  [3]string `json:"-"`
 	// StartupConfigContent is what a GNS3 controller gave as the
-	// startup config (startup_config_content), for a router whose folder
-	// has no startup config yet.
-	StartupConfigContent, PrivateConfigContent string
+	// startup config, for a router whose folder has no startup config
+	// yet; PrivateConfigContent likewise.
+	StartupConfigContent string `json:"startup_config_content,omitzero"`
+	PrivateConfigContent string `json:"private_config_content,omitzero"`
 }
 
-// readSettings reads a router's properties (its view: every default
-// filled by app).
+// adapters are a router's slot and WIC keys, which readSettings gathers
+// into Slots and WICs.
+type adapters struct {
+	Slot0 slot   `json:"slot0,omitzero"`
+	Slot1 slot   `json:"slot1,omitzero"`
+	Slot2 slot   `json:"slot2,omitzero"`
+	Slot3 slot   `json:"slot3,omitzero"`
+	Slot4 slot   `json:"slot4,omitzero"`
+	Slot5 slot   `json:"slot5,omitzero"`
+	Slot6 slot   `json:"slot6,omitzero"`
+	WIC0  string `json:"wic0,omitzero"`
+	WIC1  string `json:"wic1,omitzero"`
+	WIC2  string `json:"wic2,omitzero"`
+}
+
+// slot is one slot key: the router has the slot when the key is there,
+// with an adapter or null for none.
+type slot struct {
+	has     bool
+	adapter string
+}
+
+func (a *slot) UnmarshalJSON(b []byte) error {
+	a.has = true
+	return json.Unmarshal(b, &a.adapter)
+}
+
+func (a slot) MarshalJSON() ([]byte, error) {
+	if a.adapter == "" {
+		return []byte("null"), nil
+	}
+	return json.Marshal(a.adapter)
+}
+
+// readSettings decodes a router's properties, with the domain's defaults.
 func readSettings(props map[string]json.RawMessage) (settings, error) {
-	str := func(k string) string {
-		var v string
-		_ = json.Unmarshal(props[k], &v)
-		return v
+	var s settings
+	if err := app.DecodeSettings(app.Dynamips, props, &s); err != nil {
+		return s, err
 	}
-	num := func(k string, def int) int {
-		var v int
-		if json.Unmarshal(props[k], &v) != nil {
-			return def
-		}
-		return v
-	}
-	flag := func(k string, def bool) bool {
-		var v bool
-		if json.Unmarshal(props[k], &v) != nil {
-			return def
-		}
-		return v
-	}
-	s := settings{Platform: str("platform"), Image: str("image"), IdlePC: str("idlepc"), MACAddr: str("mac_addr"),
-		SystemID: str("system_id"), NPE: str("npe"), Midplane: str("midplane"), Chassis: str("chassis"),
-		StartupConfigContent: str("startup_config_content"), PrivateConfigContent: str("private_config_content")}
-	pf, ok := app.DynamipsPlatforms[s.Platform]
-	if !ok {
+	if _, ok := app.DynamipsPlatforms[s.Platform]; !ok {
 		return s, app.Errorf(app.EINVALID, "%q is not a platform Dynamips runs here; choose one of c7200, c3745, c3725, c3600, c2691, c2600, c1700", s.Platform)
 	}
-	def := app.DynamipsDefaults(s.Platform, s.Chassis)
-	s.DynamipsID = num("dynamips_id", 0)
-	s.RAM, s.NVRAM, s.ClockDivisor = num("ram", pf.RAM), num("nvram", pf.NVRAM), num("clock_divisor", pf.ClockDivisor)
-	s.IdleMax, s.IdleSleep, s.ExecArea = num("idlemax", 500), num("idlesleep", 30), num("exec_area", 64)
-	s.Disk0, s.Disk1, s.IOMem = num("disk0", pf.Disk0), num("disk1", 0), num("iomem", pf.IOMem)
-	s.MMap, s.Sparsemem, s.Ghost = flag("mmap", true), flag("sparsemem", pf.Sparsemem), flag("ghost", true)
-	if c, ok := def["chassis"].(string); ok && s.Chassis == "" {
-		s.Chassis = c
-	}
-	for i := 0; i < 7; i++ {
-		k := "slot" + strconv.Itoa(i)
-		if _, ok := def[k]; !ok && props[k] == nil {
+	for _, a := range []slot{s.Slot0, s.Slot1, s.Slot2, s.Slot3, s.Slot4, s.Slot5, s.Slot6} {
+		if !a.has {
 			break
 		}
-		a := str(k)
-		if _, given := props[k]; !given { // a view lists every slot; a bare map, the built-in ones
-			a, _ = def[k].(string)
-		}
-		s.Slots = append(s.Slots, a)
+		s.Slots = append(s.Slots, a.adapter)
 	}
-	for i := range s.WICs {
-		s.WICs[i] = str("wic" + strconv.Itoa(i))
-	}
+	s.WICs = [3]string{s.WIC0, s.WIC1, s.WIC2}
 	if s.DynamipsID < 1 {
 		return s, app.Errorf(app.EINTERNAL, "the router has no dynamips_id")
 	}
