@@ -140,7 +140,8 @@ type RunnerEnv struct {
 }
 
 // OpenRunners readies every Supervised runner at nodedesk's start (Open):
-// the leftovers of a killed nodedesk are ended, and said in the log.
+// the leftovers of a killed nodedesk are ended (each runner says which in
+// the log).
 func (s *Service) OpenRunners(ctx context.Context) error {
 	var errs []error
 	for _, r := range s.c.Runners {
@@ -148,12 +149,8 @@ func (s *Service) OpenRunners(ctx context.Context) error {
 		if !ok {
 			continue
 		}
-		ended, err := sv.Open(ctx)
-		if err != nil {
+		if _, err := sv.Open(ctx); err != nil { // each runner logs what it ended
 			errs = append(errs, err)
-		}
-		if len(ended) > 0 {
-			s.c.Logger.Warn("ended the nodes' processes a previous nodedesk left running", "nodes", ended)
 		}
 	}
 	return errors.Join(errs...)
