@@ -18,7 +18,7 @@ import (
 // and a 204 must have no body. An answer of no operation (an unknown
 // route, a guard's refusal) must still be a JSON error. path may carry a
 // query. Requests are checked by the server itself; this is the other
-// half, for tests: the API's own and the lab's (app/labtest) call it on
+// half, for tests: the API's own and the lab's (api/labtest) call it on
 // every answer they get.
 func (s *Server) CheckResponse(method, path string, status int, header http.Header, body []byte) error {
 	if method == http.MethodHead {

@@ -36,7 +36,7 @@ func shell(t *testing.T, n map[string]any, port int) *kit.Console {
 // containers lists the engine's containers of a node, running or not.
 func containers(t *testing.T, l *Lab, nodeID string) []string {
 	t.Helper()
-	out, err := exec.Command("docker", "-H", l.DockerHost, "ps", "-aq", "--filter", "label=nodedesk.node="+nodeID).CombinedOutput()
+	out, err := exec.Command("docker", "-H", l.Env.Programs[app.Docker], "ps", "-aq", "--filter", "label=nodedesk.node="+nodeID).CombinedOutput()
 	if err != nil {
 		t.Fatalf("docker ps: %v %s", err, out)
 	}
@@ -60,7 +60,7 @@ func nodeURL(pid string, n map[string]any) string {
 // brings it back; the aux console is a shell in the container; deleting a
 // running node leaves no container and no veth.
 func TestDocker_Lab(t *testing.T) {
-	l := Start(t, Options{Docker: true})
+	l := Start(t, with(dockertest.Emulator))
 	if imgs := l.Do("GET", "/v2/compute/docker/images", nil).Want(t, 200).Body; !strings.Contains(string(imgs), `"`+dockertest.TestImage+`"`) {
 		t.Fatalf("the test image is not listed: %s", imgs)
 	}
@@ -152,7 +152,7 @@ func TestDocker_Lab(t *testing.T) {
 // (and cannot pull: no registry is reachable) does not start: the answer
 // names the image, and nothing is left behind.
 func TestDocker_MissingImage(t *testing.T) {
-	l := Start(t, Options{Docker: true})
+	l := Start(t, with(dockertest.Emulator))
 	pid := l.MustCreateProject("missing")
 	n := l.MustCreateNode(pid, map[string]any{"node_type": "docker", "name": "Ghost",
 		"properties": map[string]any{"image": "nodedesk-test/absent:9"}})
@@ -172,7 +172,7 @@ func TestDocker_MissingImage(t *testing.T) {
 // stopped, with the reason told on the project's stream, and leaves
 // nothing behind.
 func TestDocker_ExitsByItself(t *testing.T) {
-	l := Start(t, Options{Docker: true})
+	l := Start(t, with(dockertest.Emulator))
 	pid := l.MustCreateProject("exits")
 	n := l.MustCreateNode(pid, map[string]any{"node_type": "docker", "name": "Brief",
 		"properties": map[string]any{"image": dockertest.TestImage, "start_command": "sh -c 'echo bye-bye; sleep 2; exit 3'"}})

@@ -117,7 +117,7 @@ func execCommands(log string) []string {
 // runLikeRecording makes and drives the recording's router in nodedesk
 // and returns the commands its Dynamips logged.
 func runLikeRecording(t *testing.T, rec recording) []string {
-	l := Start(t, Options{Dynamips: true})
+	l := Start(t, with(dynamipstest.Emulator))
 	props := map[string]any{}
 	for k, v := range rec.props {
 		switch k {

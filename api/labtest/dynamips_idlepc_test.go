@@ -18,7 +18,7 @@ import (
 // a dynamips process behind; a missing image is named, a body without
 // its keys refused.
 func TestDynamips_ImageIdlePC(t *testing.T) {
-	l := Start(t, Options{Dynamips: true})
+	l := Start(t, with(dynamipstest.Emulator))
 	ios := filepath.Join(l.GNS3Images, "IOS")
 	if err := os.MkdirAll(ios, 0o755); err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ import (
 func TestDynamips_RealProjects(t *testing.T) {
 	for _, file := range []string{"dmvpn.gns3", "branch-wan.gns3"} {
 		t.Run(file, func(t *testing.T) {
-			l := Start(t, Options{Dynamips: true})
+			l := Start(t, with(dynamipstest.Emulator))
 			topo, err := os.ReadFile(filepath.Join("..", "..", "app", "dynamips", "testdata", "projects", file))
 			if err != nil {
 				t.Fatal(err)

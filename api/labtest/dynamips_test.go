@@ -67,7 +67,7 @@ func itoa(v any) string { return strconv.Itoa(int(v.(float64))) }
 // stop leaves no dynamips process; an image that is not one is refused,
 // naming it.
 func TestDynamips_Lab(t *testing.T) {
-	l := Start(t, Options{Dynamips: true})
+	l := Start(t, with(dynamipstest.Emulator))
 	iosImage(t, l, "c7200-fake.image", "c7200")
 	iosImage(t, l, "c3725-fake.image", "c3725")
 	pid := l.MustCreateProject("dynamips-lab")
@@ -180,7 +180,7 @@ func TestDynamips_Lab(t *testing.T) {
 // TestDynamips_DiesByItself: a router whose process is killed shows
 // stopped, and the project is told why.
 func TestDynamips_DiesByItself(t *testing.T) {
-	l := Start(t, Options{Dynamips: true})
+	l := Start(t, with(dynamipstest.Emulator))
 	iosImage(t, l, "c7200-fake.image", "c7200")
 	pid := l.MustCreateProject("dies")
 	r := routerNode(t, l, pid, "R1", map[string]any{"platform": "c7200", "image": "c7200-fake.image", "idlepc": fakeIdlePC})
@@ -214,7 +214,7 @@ func TestDynamips_DiesByItself(t *testing.T) {
 // refused, saying to start it. Idle-PC values changed while it runs reach
 // it at once.
 func TestDynamips_IdlePC(t *testing.T) {
-	l := Start(t, Options{Dynamips: true})
+	l := Start(t, with(dynamipstest.Emulator))
 	iosImage(t, l, "c7200-fake.image", "c7200")
 	pid := l.MustCreateProject("idle")
 	r := routerNode(t, l, pid, "R1", map[string]any{"platform": "c7200", "image": "c7200-fake.image", "ghost": false})

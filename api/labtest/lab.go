@@ -11,40 +11,25 @@ import (
 	"nodedesk/api"
 	"nodedesk/app"
 	"nodedesk/app/dataplane"
-	"nodedesk/app/docker/dockertest"
-	"nodedesk/app/dynamips/dynamipstest"
 	"nodedesk/app/emulators"
 	"nodedesk/app/hostnet"
 	"nodedesk/app/kit"
-	"nodedesk/app/qemu/qemutest"
-	"nodedesk/app/vpcs"
-	"nodedesk/app/vpcs/vpcstest"
 	"nodedesk/store"
 	"nodedesk/store/storetest"
 )
 
 // Options choose what runs besides the API.
 type Options struct {
-	// VPCS runs VPCS nodes as real `vpcs` processes; the test fails if
-	// the simulator is not installed. The data plane carries their frames.
-	VPCS bool
-	// Runner is a VPCS runner of the test's own (one whose binary is
-	// missing, say), used instead of VPCS's; it too comes with the data
-	// plane.
-	Runner *vpcs.Runner
-	// DataPlane carries frames without VPCS: cloud tunnels, switches,
-	// hubs, NAT gateways.
+	// Run runs the nodes of these emulators as real processes (each
+	// fails the test when this machine lacks it), with the data plane.
+	Run []kit.Emulator
+	// Runner is a runner of the test's own (a VPCS runner whose binary is
+	// missing, say), used instead of the one app/emulators makes for the
+	// types it runs; it too comes with the data plane.
+	Runner app.Runner
+	// DataPlane carries frames without processes: cloud tunnels,
+	// switches, hubs, NAT gateways.
 	DataPlane bool
-	// QEMU runs QEMU nodes as real qemu-system processes (with VPCS and
-	// the data plane); the test fails if QEMU is not installed.
-	QEMU bool
-	// Docker runs Docker nodes as real containers on a private Docker
-	// Engine the test starts (dockertest.Dockerd), with VPCS and the data
-	// plane.
-	Docker bool
-	// Dynamips runs Dynamips nodes as real dynamips processes (with
-	// VPCS and the data plane); the test fails if dynamips is not built.
-	Dynamips bool
 	// PortFree, when set, is asked instead of hostnet.PortFree whether a
 	// port is free (with processes or the data plane): a test can take a
 	// port right after nodedesk found it free.
@@ -63,9 +48,9 @@ type Lab struct {
 	// Runners are the runners the service was given: those of the node
 	// types Options chose, made by app/emulators as main makes them.
 	Runners []app.Runner
-	// DockerHost is the address of the test's Docker Engine; "" without
-	// Docker.
-	DockerHost string
+	// Env is what the runners were made with: its Programs hold what
+	// Options.Run prepared (the test's Docker Engine's address…).
+	Env app.RunnerEnv
 	// GNS3Images stands for ~/GNS3/images: the GNS3 images folder the
 	// service looks in after its own (empty at start).
 	GNS3Images string
@@ -81,31 +66,18 @@ type Lab struct {
 // 127.0.0.1:0.
 func Start(tb testing.TB, opts Options) *Lab {
 	tb.Helper()
-	if opts.QEMU || opts.Docker || opts.Dynamips {
-		opts.VPCS = true
-	}
 	env := app.RunnerEnv{ConsoleHost: "127.0.0.1", RunDir: filepath.Join(tb.TempDir(), "run"),
 		Programs: map[app.NodeType]string{}, StopGrace: stopGrace}
 	var only []app.NodeType // the node types whose runners app/emulators makes
-	if opts.VPCS && opts.Runner == nil {
-		vpcstest.MustHave(tb)
-		only = append(only, app.VPCS)
-	}
-	if opts.QEMU {
-		qemutest.Binary(tb)
-		only = append(only, app.QEMU)
-	}
-	if opts.Docker {
-		// Stopped after the lab's containers: cleanups run last first.
-		env.Programs[app.Docker] = dockertest.Dockerd(tb)
-		only = append(only, app.Docker)
-	}
-	if opts.Dynamips {
-		env.Programs[app.Dynamips] = dynamipstest.Binary(tb)
-		only = append(only, app.Dynamips)
+	for _, e := range opts.Run {
+		if opts.Runner != nil && opts.Runner.Runs(e.Type) {
+			continue // the test's own runs them
+		}
+		e.Prepare(tb, &env)
+		only = append(only, e.Type)
 	}
 	st := storetest.Open(tb) // closed after the rest: cleanups run last first
-	l := &Lab{Store: st, DockerHost: env.Programs[app.Docker], GNS3Images: filepath.Join(tb.TempDir(), "GNS3", "images")}
+	l := &Lab{Store: st, Env: env, GNS3Images: filepath.Join(tb.TempDir(), "GNS3", "images")}
 	tb.Cleanup(l.close)
 	l.Events = app.NewBroker()
 	if opts.Runner != nil {
@@ -161,12 +133,6 @@ func Start(tb testing.TB, opts Options) *Lab {
 		l.Fabric.SetAPIPort(l.APIPort()) // NAT gateways refuse it, as main does
 	}
 	return l
-}
-
-// StartVPCS is Start with real VPCS processes and the data plane.
-func StartVPCS(tb testing.TB) *Lab {
-	tb.Helper()
-	return Start(tb, Options{VPCS: true})
 }
 
 func (l *Lab) close() {

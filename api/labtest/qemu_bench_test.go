@@ -118,7 +118,7 @@ func TestQEMUBench(t *testing.T) {
 			t.Errorf("qemu %d still runs after the bench", p)
 		}
 	})
-	l := Start(t, Options{QEMU: true})
+	l := Start(t, with(qemutest.Emulator))
 	dataDir = filepath.Dir(l.Store.Path())
 	g := qemutest.Guest(t)
 	uploadImage(t, l, "nd-vmlinux", g.KernelELF)

@@ -89,7 +89,7 @@ func scratch(t *testing.T, disk string) string {
 // clones do not share their writes and the image is unchanged; suspend,
 // resume, reload, stop and delete act on the real processes.
 func TestQEMU_Lab(t *testing.T) {
-	l := Start(t, Options{QEMU: true})
+	l := Start(t, with(qemutest.Emulator))
 	g := qemutest.Guest(t)
 	for name, path := range map[string]string{"nd-vmlinuz": g.KernelELF, "nd-initrd.img": g.Initrd, "nd-disk.qcow2": g.Disk} {
 		uploadImage(t, l, name, path)
@@ -197,7 +197,7 @@ func TestQEMU_Lab(t *testing.T) {
 // TestQEMU_MissingImage: starting a node whose image is nowhere answers a
 // conflict that names the image, and nothing runs.
 func TestQEMU_MissingImage(t *testing.T) {
-	l := Start(t, Options{QEMU: true})
+	l := Start(t, with(qemutest.Emulator))
 	pid := l.MustCreateProject("missing")
 	n := guestNode(t, l, pid, "VM", map[string]any{"hda_disk_image": "no-such-disk.qcow2"})
 	msg := l.Do("POST", "/v2/projects/"+pid+"/nodes/"+n["node_id"].(string)+"/start", nil).Want(t, 409).JSON(t)["message"].(string)
@@ -214,7 +214,7 @@ func TestQEMU_MissingImage(t *testing.T) {
 // save_vm_state keeps the running guest in its disk, and the next start
 // resumes it where it was instead of booting.
 func TestQEMU_OnClose(t *testing.T) {
-	l := Start(t, Options{QEMU: true})
+	l := Start(t, with(qemutest.Emulator))
 	g := qemutest.Guest(t)
 	uploadImage(t, l, "nd-vmlinuz", g.KernelELF)
 	uploadImage(t, l, "nd-initrd.img", g.Initrd)
@@ -324,7 +324,7 @@ const realProject = `{
 // image is in GNS3's images folder under the name the project gives,
 // starts with Start all and its routers talk to each other.
 func TestQEMU_RealProject(t *testing.T) {
-	l := Start(t, Options{QEMU: true})
+	l := Start(t, with(qemutest.Emulator))
 	g := qemutest.Guest(t)
 	image := filepath.Join(l.GNS3Images, "QEMU", "openwrt-22.03.5-x86-64-generic-ext4-combined.img")
 	if err := os.MkdirAll(filepath.Dir(image), 0o755); err != nil {
@@ -363,7 +363,7 @@ func TestQEMU_RealProject(t *testing.T) {
 // (made for it if the node never ran), never the image; a running node
 // or a drive without an image is refused, saying why.
 func TestQEMU_ResizeDisk(t *testing.T) {
-	l := Start(t, Options{QEMU: true})
+	l := Start(t, with(qemutest.Emulator))
 	uploadImage(t, l, "nd-disk.qcow2", qemutest.Guest(t).Disk)
 	base := filepath.Join(filepath.Dir(l.Store.Path()), "images", "QEMU", "nd-disk.qcow2")
 	baseSum := md5File(t, base)
@@ -397,7 +397,7 @@ func TestQEMU_ResizeDisk(t *testing.T) {
 // TestQEMU_DiesByItself: a guest whose process dies shows stopped, and
 // the project's stream says why, with QEMU's last words.
 func TestQEMU_DiesByItself(t *testing.T) {
-	l := Start(t, Options{QEMU: true})
+	l := Start(t, with(qemutest.Emulator))
 	pid := l.MustCreateProject("dies")
 	n := guestNode(t, l, pid, "VM", map[string]any{"ram": 32}) // no disk: the firmware waits, which is enough
 	path := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string)

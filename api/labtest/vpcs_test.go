@@ -208,7 +208,7 @@ func TestVPCS_CloseProjectStops(t *testing.T) {
 func TestVPCS_LinkPortTakenBeforeStart(t *testing.T) {
 	var taken net.PacketConn
 	free := hostnet.PortFree("127.0.0.1")
-	ts := Start(t, Options{VPCS: true, PortFree: func(network string, port int) bool {
+	ts := Start(t, Options{Run: with().Run, PortFree: func(network string, port int) bool {
 		ok := free(network, port)
 		if ok && network == "udp" && taken == nil { // the first port found free: the node's local one
 			c, err := net.ListenPacket("udp", "127.0.0.1:"+strconv.Itoa(port))

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"nodedesk/app"
 	"nodedesk/app/kit"
 )
 
@@ -95,3 +96,10 @@ func tail(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// Emulator runs Docker nodes in a lab test on a private Docker Engine
+// (Dockerd), stopped after the lab's containers since cleanups run last
+// first.
+var Emulator = kit.Emulator{Type: app.Docker, Prepare: func(tb testing.TB, env *app.RunnerEnv) {
+	env.Programs[app.Docker] = Dockerd(tb)
+}}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"testing"
 
+	"nodedesk/app"
 	"nodedesk/app/kit"
 )
 
@@ -90,3 +91,9 @@ func fileExists(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && !fi.IsDir()
 }
+
+// Emulator runs Dynamips nodes in a lab test with the Dynamips of make
+// dynamips; it fails the test if that is not built.
+var Emulator = kit.Emulator{Type: app.Dynamips, Prepare: func(tb testing.TB, env *app.RunnerEnv) {
+	env.Programs[app.Dynamips] = Binary(tb)
+}}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"nodedesk/app"
 	"nodedesk/app/kit"
 )
 
@@ -142,3 +143,7 @@ func PID(nodeID string) int {
 	}
 	return 0
 }
+
+// Emulator runs QEMU nodes in a lab test; it fails the test if QEMU is
+// not installed.
+var Emulator = kit.Emulator{Type: app.QEMU, Prepare: func(tb testing.TB, _ *app.RunnerEnv) { Binary(tb) }}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"nodedesk/app"
 	"nodedesk/app/kit"
 )
 
@@ -57,3 +58,7 @@ func pids(dir string) []int {
 	}
 	return pids
 }
+
+// Emulator runs VPCS nodes in a lab test; it fails the test if vpcs is
+// not installed.
+var Emulator = kit.Emulator{Type: app.VPCS, Prepare: func(tb testing.TB, _ *app.RunnerEnv) { MustHave(tb) }}
