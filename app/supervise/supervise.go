@@ -103,16 +103,15 @@ func (t *Table[P]) Start(nodeID string, start func() (P, error)) (P, error) {
 // It reports whether it was.
 func (t *Table[P]) Forget(nodeID string, p P) bool {
 	t.mu.Lock()
-	cur, ok := t.procs[nodeID]
-	if ok && cur == p {
-		delete(t.procs, nodeID)
+	defer t.mu.Unlock()
+	if cur, ok := t.procs[nodeID]; !ok || cur != p {
+		return false
 	}
-	t.mu.Unlock()
-	if ok && cur == p {
-		t.c.Records.Forget(nodeID)
-		return true
-	}
-	return false
+	delete(t.procs, nodeID)
+	// The record goes under the lock too: a Stop and the exit it causes
+	// both forget, and whichever loses must not return before it is gone.
+	t.c.Records.Forget(nodeID)
+	return true
 }
 
 // Len is the number of processes the table holds.
