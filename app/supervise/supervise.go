@@ -122,8 +122,14 @@ func (t *Table[P]) Len() int {
 }
 
 // Keep writes the record of a node's process that has started (it leads
-// its own process group); a record that cannot be written is logged.
+// its own process group); a record that cannot be written is logged. A
+// process that ended and was forgotten already gets none.
 func (t *Table[P]) Keep(nodeID, name string, pid int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.procs[nodeID]; !ok {
+		return
+	}
 	if err := t.c.Records.Keep(nodeID, name, pid); err != nil {
 		t.c.Logger.Error("a running process could not be recorded", "what", t.c.What, "node", name, "err", err)
 	}
