@@ -67,6 +67,10 @@ type Process struct {
 	Aux int
 }
 
+// Ref names the node p starts, as the Service's use cases and a
+// runner's Observer take it.
+func (p Process) Ref() NodeRef { return NodeRef{ProjectID: p.ProjectID, NodeID: p.NodeID} }
+
 // VethName is the name of the host end of the veth pair of port i of
 // node nodeID (a Docker node's adapter i): "nd", ten hex digits of the
 // id, "-", i. It fits Linux's 15 characters for up to 99 ports, and the
