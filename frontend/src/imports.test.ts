@@ -1,6 +1,8 @@
-// The page's import rules, read from the sources: the stores import one
-// another without a cycle, notices imports no store (any store may report
-// through it), and the components reach nodedesk only through the stores:
+// The page's import rules, read from the sources: the stores and the
+// node-type registry's entries (nodekinds/*/index.ts) import one another
+// without a cycle, notices imports no store (any store may report through
+// it), a type's views never import their own entry (they get its stores
+// by prop), and the components reach nodedesk only through the stores:
 // no component imports a value of the modules that talk to the server
 // (api, transport, live, consolelink; the window's generated bindings).
 // An `import type` is fine: it is gone once compiled.
@@ -12,6 +14,7 @@ type Sources = Record<string, string>;
 
 // The sources as text (Vite reads them when the test is loaded).
 const stores: Sources = import.meta.glob(['./lib/stores/*.ts', '!./lib/stores/*.test.ts'], { query: '?raw', import: 'default', eager: true });
+const entries: Sources = import.meta.glob('./nodekinds/*/index.ts', { query: '?raw', import: 'default', eager: true });
 const components: Sources = import.meta.glob(['./components/**/*.svelte', './nodekinds/**/*.svelte', './App.svelte'], { query: '?raw', import: 'default', eager: true });
 
 /** The modules that talk to nodedesk, by their path from src. */
@@ -90,16 +93,19 @@ function cycleIn(graph: ReadonlyMap<string, readonly string[]>): string[] | null
   return null;
 }
 
-const name = (path: string) => path.replace(/^\.?\/?lib\/stores\//, '').replace(/\.ts$/, '');
+/** A store's or an entry's name in the graph: "topology", "nodekinds/qemu". */
+const name = (path: string) => path.replace(/^\.?\/?lib\/stores\//, '').replace(/^(\.\/)?(nodekinds\/[^/]+)\/index\.ts$/, '$2').replace(/\.ts$/, '');
 const fromSrc = (file: string) => file.replace(/^\.\//, '');
 
-/** The stores' imports of one another (type-only ones too). */
+/** The stores' and the entries' imports of one another (type-only ones
+ * too). */
 let graph: Map<string, string[]> | null = null;
 function storeGraph(): Map<string, string[]> {
   if (graph) return graph;
-  const known = new Set(Object.keys(stores).map(fromSrc));
+  const sources = { ...stores, ...entries };
+  const known = new Set(Object.keys(sources).map(fromSrc));
   graph = new Map<string, string[]>();
-  for (const [file, text] of Object.entries(stores)) {
+  for (const [file, text] of Object.entries(sources)) {
     const deps = importsOf(file, text, known).map((i) => i.path).filter((p) => known.has(p));
     graph.set(name(fromSrc(file)), [...new Set(deps.map(name))]);
   }
@@ -111,14 +117,27 @@ describe('the import rules of the page', () => {
     expect(Object.keys(stores).length).toBeGreaterThan(10);
     expect(Object.keys(components).length).toBeGreaterThan(30);
     expect(storeGraph().get('topology')).toEqual(expect.arrayContaining(['drawings', 'history', 'notices']));
+    expect(Object.keys(entries).length).toBeGreaterThan(10);
+    expect([...storeGraph().values()].flat()).toContain('images');
   });
 
-  it('the stores import one another without a cycle', () => {
+  it('the stores and the entries import one another without a cycle', () => {
     expect(cycleIn(storeGraph())?.join(' → ') ?? null).toBeNull();
   });
 
   it('notices is a leaf: it imports no store', () => {
     expect(storeGraph().get('notices')).toEqual([]);
+  });
+
+  it("a type's views do not import its entry", () => {
+    const known = new Set([...Object.keys(entries), ...Object.keys(components)].map(fromSrc));
+    const offending = Object.entries(components)
+      .filter(([file]) => file.startsWith('./nodekinds/'))
+      .flatMap(([file, text]) => {
+        const own = fromSrc(file).replace(/[^/]+$/, 'index.ts');
+        return importsOf(file, text, known).filter((i) => i.path === own).map((i) => `${fromSrc(file)} imports ${i.path}`);
+      });
+    expect(offending).toEqual([]);
   });
 
   it('components reach nodedesk through the stores only', () => {

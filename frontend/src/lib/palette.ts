@@ -3,15 +3,9 @@
 // (routers, switches, guests, firewalls — GNS3's four), each group by name.
 // Which category a template has is the server's (its answer's `category`).
 
-import { findKind } from '../nodekinds';
 import { CATEGORIES, type Category } from './categories';
 import type { Template } from './types';
 
-export { CATEGORIES, categoryLabel, type Category } from './categories';
-
-/** The built-in devices' order: their types' paletteRank (registry), the
- * others after them. */
-const rank = (t: Template) => findKind(t.template_type)?.paletteRank ?? Infinity;
 const byName = (a: Template, b: Template) => a.name.localeCompare(b.name, undefined, { numeric: true, sensitivity: 'base' });
 
 /** One group of the palette: the built-ins (no heading), or a category's
@@ -24,9 +18,11 @@ export interface PaletteGroup {
 }
 
 /** paletteGroups orders templates into the palette's groups; empty
- * groups are left out. */
-export function paletteGroups(ts: readonly Template[]): PaletteGroup[] {
-  const builtin = ts.filter((t) => t.builtin).sort((a, b) => rank(a) - rank(b) || byName(a, b));
+ * groups are left out. rank is a built-in device's place by its type
+ * (the registry's paletteRank; Infinity after the others). */
+export function paletteGroups(ts: readonly Template[], rank: (type: string) => number): PaletteGroup[] {
+  const place = (t: Template) => rank(t.template_type);
+  const builtin = ts.filter((t) => t.builtin).sort((a, b) => place(a) - place(b) || byName(a, b));
   const groups: PaletteGroup[] = builtin.length > 0 ? [{ key: 'builtin', label: '', templates: builtin }] : [];
   for (const c of CATEGORIES) {
     const mine = ts.filter((t) => !t.builtin && t.category === c.id).sort(byName);

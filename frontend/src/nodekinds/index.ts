@@ -25,3 +25,7 @@ export function kindOf(t: NodeType): NodeKind {
 
 /** The entries whose templates the palette makes, in its order. */
 export const templateKinds: readonly NodeKind[] = kinds.filter((k) => k.template);
+
+/** paletteRank is a built-in device's place at the top of the palette,
+ * by its type: its entry's paletteRank, Infinity for the others. */
+export const paletteRank = (t: string): number => findKind(t)?.paletteRank ?? Infinity;

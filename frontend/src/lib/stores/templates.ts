@@ -6,13 +6,14 @@
 
 import { derived, writable } from 'svelte/store';
 import * as api from '../api';
+import { paletteRank } from '../../nodekinds';
 import { paletteGroups } from '../palette';
 import type { ApplianceFile, LiveEvent, Template, TemplateCreate } from '../types';
 
 export const templates = writable<Template[]>([]);
 export const templatesError = writable<string | null>(null);
 /** The palette's groups, in its order. */
-export const templateGroups = derived(templates, (ts) => paletteGroups(ts));
+export const templateGroups = derived(templates, (ts) => paletteGroups(ts, paletteRank));
 
 export async function loadTemplates(): Promise<void> {
   try {
