@@ -187,10 +187,10 @@ func (a *appliance) findEmulator(top map[string]json.RawMessage) error {
 		var can []string
 		for _, t := range NodeTypes {
 			if t.kind().appliance != nil {
-				can = append(can, strings.ToUpper(string(t)))
+				can = append(can, t.Title())
 			}
 		}
-		return Errorf(EINVALID, "%s is a %s appliance; nodedesk imports %s appliances only, for now", a.Name, a.t, strings.Join(can, " and "))
+		return Errorf(EINVALID, "%s is a %s appliance; nodedesk imports %s appliances only, for now", a.Name, a.t.Title(), joinAnd(can))
 	}
 	return nil
 }
@@ -216,7 +216,7 @@ func (a *appliance) properties(v applianceVersion) (map[string]json.RawMessage, 
 				continue
 			}
 			if NodeType(s.TemplateType) != a.t {
-				return nil, Errorf(EINVALID, "Version %s of %s runs settings %q, which are for %s, not %s", v.Name, a.Name, s.Name, s.TemplateType, a.t)
+				return nil, Errorf(EINVALID, "Version %s of %s runs settings %q, which are for %s, not %s", v.Name, a.Name, s.Name, NodeType(s.TemplateType).Title(), a.t.Title())
 			}
 			props := map[string]json.RawMessage{}
 			if def != nil && def.TemplateType == s.TemplateType && (s.InheritDefaultProperties == nil || *s.InheritDefaultProperties) {
@@ -231,7 +231,7 @@ func (a *appliance) properties(v applianceVersion) (map[string]json.RawMessage, 
 		def = &a.Settings[0]
 	}
 	if def == nil || NodeType(def.TemplateType) != a.t {
-		return nil, notAppliance("%s has no %s settings for version %s", a.Name, a.t, v.Name)
+		return nil, notAppliance("%s has no %s settings for version %s", a.Name, a.t.Title(), v.Name)
 	}
 	return maps.Clone(def.TemplateProperties), nil
 }
@@ -365,7 +365,7 @@ func (s *Service) ImportAppliance(ctx context.Context, raw []byte) (*ApplianceIm
 		for _, key := range slices.Sorted(maps.Keys(v.Images)) {
 			name := v.Images[key]
 			if keys := a.t.ImageProperties(); !slices.Contains(keys, key) {
-				return nil, notAppliance("version %s of %s gives a %s, which a %s node does not take (it takes %s)", v.Name, a.Name, key, a.t, strings.Join(keys, ", "))
+				return nil, notAppliance("version %s of %s gives a %s, which a %s node does not take (it takes %s)", v.Name, a.Name, key, a.t.Title(), strings.Join(keys, ", "))
 			}
 			im, ok := a.image(name)
 			if !ok {

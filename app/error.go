@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Code is the kind of a failure: a closed set that each door maps to its
@@ -89,4 +90,12 @@ func ErrorField(err error) string {
 		return e.Field
 	}
 	return ""
+}
+
+// joinAnd joins the items of a message's list: "a", "a and b", "a, b and c".
+func joinAnd(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }

@@ -103,7 +103,7 @@ func (s *Service) imageFolders(kind ImageKind, create bool) ([]string, error) {
 		for _, k := range ImageKinds() {
 			names = append(names, string(k))
 		}
-		return nil, Errorf(EINVALID, "Unknown kind of images %q; the kinds are %s", kind, strings.Join(names, ", "))
+		return nil, Errorf(EINVALID, "Unknown kind of images %q; the kinds are %s", kind, joinAnd(names))
 	}
 	own := s.imagesDir(kind)
 	if create {

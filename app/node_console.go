@@ -5,7 +5,6 @@ import (
 	"net"
 	"slices"
 	"strconv"
-	"strings"
 )
 
 // Console ports. Every node that has a console owns one TCP port of this
@@ -195,7 +194,7 @@ func (s *Service) AuxAddress(ctx context.Context, ref NodeRef) (*Node, string, e
 		return nil, "", err
 	}
 	if n.Aux == 0 {
-		return nil, "", Errorf(ECONFLICT, "%s has no aux console here (%s nodes on this machine have one)", n.Name, strings.Join(auxTypes(), " and "))
+		return nil, "", Errorf(ECONFLICT, "%s has no aux console here (%s nodes on this machine have one)", n.Name, joinAnd(auxTypes()))
 	}
 	if n.Status != Started {
 		return nil, "", Errorf(ECONFLICT, "%s is %s; start it to use its aux console", n.Name, n.Status)
@@ -277,7 +276,7 @@ func auxTypes() []string {
 	var ts []string
 	for _, t := range NodeTypes {
 		if t.kind().aux {
-			ts = append(ts, string(t))
+			ts = append(ts, t.Title())
 		}
 	}
 	return ts

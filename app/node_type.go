@@ -44,6 +44,7 @@ const (
 // nodeKind is everything that differs between node types. kinds has one
 // entry per type: adding a type, or a behaviour of one, is one entry there.
 type nodeKind struct {
+	title      string        // what messages call the type ("VPCS", "Ethernet switch")
 	nameFormat string        // default name; {0} is the first free number
 	symbol     string        // default symbol
 	consoles   []ConsoleType // allowed console types; the first is the default
@@ -120,68 +121,68 @@ var kinds = []struct {
 	t NodeType
 	k nodeKind
 }{
-	{Cloud, nodeKind{nameFormat: "Cloud{0}", symbol: ":/symbols/cloud.svg",
+	{Cloud, nodeKind{title: "Cloud", nameFormat: "Cloud{0}", symbol: ":/symbols/cloud.svg",
 		traffic:  "Its UDP tunnels carry frames to the peers they name; while linked, its Ethernet ports bridge frames to their host interface and its TAP ports to their TAP device (created if missing), on Linux, which needs CAP_NET_RAW and CAP_NET_ADMIN.",
 		consoles: noConsole, lifecycle: AlwaysRunning,
 		folder: "builtin", hostSide: true, cloudPorts: true, props: cloudProps, computeView: []string{"node_directory", "interfaces", "ports_mapping"}}},
-	{NAT, nodeKind{nameFormat: "NAT{0}", symbol: ":/symbols/nat.svg",
+	{NAT, nodeKind{title: "NAT", nameFormat: "NAT{0}", symbol: ":/symbols/nat.svg",
 		traffic:  "It is a gateway to the host network from the moment it exists, without root: 192.168.122.1 on 192.168.122.0/24 answers ping, leases .2-.254 by DHCP, answers DNS through the host's resolver and carries TCP and UDP out through nodedesk's own sockets; TCP and UDP to 192.168.122.1 reach the host's services that listen on its network addresses, as GNS3's NAT does (those that listen only on 127.0.0.1 too, when allow_host_loopback is on), except nodedesk's API. Pings beyond the gateway are sent from the host, which needs net.ipv4.ping_group_range to include nodedesk's group or CAP_NET_RAW (nodedesk logs the command once if neither is there).",
 		consoles: noConsole, lifecycle: AlwaysRunning,
 		folder: "builtin", hostSide: true, props: natProps, computeView: []string{"ports_mapping"}}},
-	{EthernetHub, nodeKind{nameFormat: "Hub{0}", symbol: ":/symbols/hub.svg",
+	{EthernetHub, nodeKind{title: "Ethernet hub", nameFormat: "Hub{0}", symbol: ":/symbols/hub.svg",
 		traffic:  "It repeats each frame to all its other linked ports, from the moment it exists.",
 		consoles: noConsole, lifecycle: AlwaysRunning,
 		props: hubProps, computeView: []string{"ports_mapping"}, noNIOUpdate: true, noFilters: true}},
 	// The switch's telnet console is nodedesk's own shell (MAC table, counters).
-	{EthernetSwitch, nodeKind{nameFormat: "Switch{0}", symbol: ":/symbols/ethernet_switch.svg",
+	{EthernetSwitch, nodeKind{title: "Ethernet switch", nameFormat: "Switch{0}", symbol: ":/symbols/ethernet_switch.svg",
 		traffic:  "It switches frames between its ports, per VLAN, from the moment it exists.",
 		consoles: []ConsoleType{ConsoleNone, ConsoleTelnet}, lifecycle: AlwaysRunning,
 		props: switchProps, computeView: []string{"console", "console_type", "ports_mapping"}, noNIOUpdate: true, noFilters: true}},
-	{FrameRelaySwitch, nodeKind{nameFormat: "FRSW{0}", symbol: ":/symbols/frame_relay_switch.svg",
+	{FrameRelaySwitch, nodeKind{title: "Frame Relay switch", nameFormat: "FRSW{0}", symbol: ":/symbols/frame_relay_switch.svg",
 		traffic:  "It switches frames between its DLCI circuits and answers LMI, from the moment it exists.",
 		consoles: noConsole, lifecycle: AlwaysRunning,
 		props: frameRelayProps, computeView: []string{"mappings"}, noFilters: true}},
-	{ATMSwitch, nodeKind{nameFormat: "ATMSW{0}", symbol: ":/symbols/atm_switch.svg",
+	{ATMSwitch, nodeKind{title: "ATM switch", nameFormat: "ATMSW{0}", symbol: ":/symbols/atm_switch.svg",
 		traffic:  "nodedesk does not forward ATM cells: no traffic crosses it.",
 		consoles: noConsole, lifecycle: AlwaysRunning,
 		props: atmProps, noFilters: true}},
 	// GNS3's Docker VNC console runs an X server on the host; nodedesk
 	// serves telnet and HTTP consoles and the aux shell.
-	{Docker, nodeKind{nameFormat: "Docker{0}", symbol: ":/symbols/docker_guest.svg",
+	{Docker, nodeKind{title: "Docker", nameFormat: "Docker{0}", symbol: ":/symbols/docker_guest.svg",
 		traffic:  "Its frames cross its links while it runs: each adapter is a veth pair, one end in the container as eth<n>, the other read and written by nodedesk.",
 		consoles: []ConsoleType{ConsoleTelnet, ConsoleHTTP, ConsoleNone}, lifecycle: ProcessRun,
 		folder: "docker", props: dockerProps, veths: true, aux: true, remade: true, computeView: dockerComputeView}},
 	// GNS3 2.2's Dynamips consoles are telnet or none; nodedesk serves
 	// them (and the aux console) in front of Dynamips' own.
-	{Dynamips, nodeKind{nameFormat: "R{0}", symbol: ":/symbols/router.svg",
+	{Dynamips, nodeKind{title: "Dynamips", nameFormat: "R{0}", symbol: ":/symbols/router.svg",
 		traffic:  "Its frames cross its links while it runs: each port is a UDP tunnel of its Dynamips process to nodedesk.",
 		consoles: []ConsoleType{ConsoleTelnet, ConsoleNone}, lifecycle: ProcessRun,
 		folder: "dynamips", props: dynamipsProps, images: []string{"image"}, imageKind: IOSImages, aux: true,
 		computeView: dynamipsComputeView, firstFile: dynamipsFirstFile,
 		computeCreate: map[string]any{"startup_config_content": IOSBaseConfig}}},
-	{VPCS, nodeKind{nameFormat: "PC{0}", symbol: ":/symbols/vpcs_guest.svg",
+	{VPCS, nodeKind{title: "VPCS", nameFormat: "PC{0}", symbol: ":/symbols/vpcs_guest.svg",
 		traffic:  "Its frames cross its link while it runs.",
 		consoles: []ConsoleType{ConsoleTelnet}, lifecycle: ProcessRun,
 		folder: "vpcs", props: vpcsProps, files: []nodeFile{vpcsScript}, startShowsNode: true, macOffset: true,
 		computeView: []string{"command_line", "console", "console_type", "node_directory", "startup_script", "startup_script_path"}}},
-	{TraceNG, nodeKind{stored: true, nameFormat: "TraceNG{0}", symbol: ":/symbols/computer.svg",
+	{TraceNG, nodeKind{title: "TraceNG", stored: true, nameFormat: "TraceNG{0}", symbol: ":/symbols/computer.svg",
 		traffic:  notRun,
 		consoles: noConsole, lifecycle: ProcessRun,
 		props: traceNGProps}},
-	{VirtualBox, nodeKind{stored: true, nameFormat: "VBox{0}", symbol: ":/symbols/vbox_guest.svg",
+	{VirtualBox, nodeKind{title: "VirtualBox", stored: true, nameFormat: "VBox{0}", symbol: ":/symbols/vbox_guest.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleNone), lifecycle: ProcessRun,
 		props: vmProps}},
-	{VMware, nodeKind{stored: true, nameFormat: "VMware{0}", symbol: ":/symbols/vmware_guest.svg",
+	{VMware, nodeKind{title: "VMware", stored: true, nameFormat: "VMware{0}", symbol: ":/symbols/vmware_guest.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleNone), lifecycle: ProcessRun,
 		props: vmProps}},
-	{IOU, nodeKind{stored: true, nameFormat: "IOU{0}", symbol: ":/symbols/multilayer_switch.svg",
+	{IOU, nodeKind{title: "IOU", stored: true, nameFormat: "IOU{0}", symbol: ":/symbols/multilayer_switch.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
 		props: iouProps}},
 	// GNS3's QEMU also has SPICE consoles; nodedesk serves VNC instead.
-	{QEMU, nodeKind{nameFormat: "QEMU{0}", symbol: ":/symbols/qemu_guest.svg",
+	{QEMU, nodeKind{title: "QEMU", nameFormat: "QEMU{0}", symbol: ":/symbols/qemu_guest.svg",
 		traffic:  "Its frames cross its links while it runs: each adapter is a UDP socket of its QEMU process to nodedesk.",
 		consoles: []ConsoleType{ConsoleTelnet, ConsoleVNC, ConsoleNone}, lifecycle: ProcessRun,
 		folder: "qemu", props: qemuProps, images: qemuImages, imageKind: QEMUImages, startShowsNode: true, appliance: qemuAppliance,
@@ -306,6 +307,15 @@ func anyConsole(def ConsoleType) []ConsoleType {
 		}
 	}
 	return all
+}
+
+// Title is what a message calls nodes of type t ("VPCS", "Ethernet
+// switch"); an unknown type is called by its name.
+func (t NodeType) Title() string {
+	if k, ok := byType[t]; ok {
+		return k.title
+	}
+	return string(t)
 }
 
 // Valid reports whether t is one of the spec's node types.

@@ -235,7 +235,7 @@ func (s *Service) claimProcessResources(tx Tx, n *Node) error {
 			}
 		}
 		if n.Properties.MACOffset == nil {
-			return Errorf(ECONFLICT, "All %d MAC addresses of this project are in use; a project can run at most that many %s nodes", maxMACOffset+1, n.Type)
+			return Errorf(ECONFLICT, "All %d MAC addresses of this project are in use; a project can run at most that many %s nodes", maxMACOffset+1, n.Type.Title())
 		}
 	}
 	if claim := n.Type.kind().props.claim; claim != nil {
