@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 
-	bolt "go.etcd.io/bbolt"
-
 	"nodedesk/app"
 )
 
@@ -28,7 +26,7 @@ func seqOf(k []byte) uint64 { return binary.BigEndian.Uint64(k[16:]) }
 
 // top positions c on the newest entry of a project's stack; nil when the
 // stack is empty.
-func top(c *bolt.Cursor, prefix []byte) (k, v []byte) {
+func top(c cursor, prefix []byte) (k, v []byte) {
 	k, _ = c.Seek(binary.BigEndian.AppendUint64(bytes.Clone(prefix), ^uint64(0)))
 	if k == nil {
 		k, v = c.Last()

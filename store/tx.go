@@ -25,24 +25,43 @@ type tx struct {
 	writes int
 }
 
-// bucket is one of the file's buckets in this transaction. Every write
-// goes through its Put, Delete and NextSequence, which count it: a write
-// method of app.Tx is counted by being one (store/writes_test.go holds
-// every method to that).
+// bucket is one of the file's buckets in this transaction, as the Tx
+// methods see it: reads, and writes that count themselves. It hands out
+// no bbolt handle, so every write goes through its Put, Delete and
+// NextSequence: a write method of app.Tx is counted by being one
+// (store/writes_test.go holds every method to that).
 type bucket struct {
-	*bolt.Bucket
+	b      *bolt.Bucket
 	writes *int
 }
 
+// Get reads a key's value (nil when absent).
+func (b bucket) Get(key []byte) []byte { return b.b.Get(key) }
+
+// ForEach calls fn for each key, in order.
+func (b bucket) ForEach(fn func(k, v []byte) error) error { return b.b.ForEach(fn) }
+
+// Cursor walks the bucket's keys, reading only.
+func (b bucket) Cursor() cursor { return cursor{b.b.Cursor()} }
+
 // Put writes a key, counted.
-func (b bucket) Put(key, value []byte) error { *b.writes++; return b.Bucket.Put(key, value) }
+func (b bucket) Put(key, value []byte) error { *b.writes++; return b.b.Put(key, value) }
 
 // Delete removes a key, counted.
-func (b bucket) Delete(key []byte) error { *b.writes++; return b.Bucket.Delete(key) }
+func (b bucket) Delete(key []byte) error { *b.writes++; return b.b.Delete(key) }
 
 // NextSequence takes the bucket's next sequence number, counted (the
 // number is written with the transaction).
-func (b bucket) NextSequence() (uint64, error) { *b.writes++; return b.Bucket.NextSequence() }
+func (b bucket) NextSequence() (uint64, error) { *b.writes++; return b.b.NextSequence() }
+
+// cursor is a bbolt cursor that only reads.
+type cursor struct{ c *bolt.Cursor }
+
+func (c cursor) First() (k, v []byte)           { return c.c.First() }
+func (c cursor) Last() (k, v []byte)            { return c.c.Last() }
+func (c cursor) Next() (k, v []byte)            { return c.c.Next() }
+func (c cursor) Prev() (k, v []byte)            { return c.c.Prev() }
+func (c cursor) Seek(seek []byte) (k, v []byte) { return c.c.Seek(seek) }
 
 func (t *tx) bucket(name []byte) bucket { return bucket{t.b.Bucket(name), &t.writes} }
 
