@@ -5,6 +5,7 @@
 
 import { consoleChoice, consoleValue, type ConsoleChoice } from './nodetypes';
 import { findKind } from '../nodekinds';
+import { same } from '../nodekinds/helpers';
 import type { PartUpdate } from '../nodekinds/kind';
 import type { Node, NodeUpdate } from './types';
 
@@ -23,8 +24,6 @@ export interface NodeForm<P = unknown> {
   /** The type's part (its entry's form.read); null for a type with none. */
   own: P;
 }
-
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** formFromNode is the form of a node as it is (P: its type's part). */
 export function formFromNode<P = unknown>(n: Node): NodeForm<P> {
@@ -75,16 +74,16 @@ export function buildUpdate<P>(n: Node, f: NodeForm<P>): BuildResult {
     body[k] = v;
   }
 
-  const props = propertiesUpdate(n, f);
-  if (!props.ok) return props;
-  if (props.properties) body.properties = props.properties;
-  if (props.custom_adapters) body.custom_adapters = props.custom_adapters;
+  const part = partUpdate(n, f);
+  if (!part.ok) return part;
+  Object.assign(body, part.body);
   return { ok: true, body, changed: Object.keys(body).length > 0 };
 }
 
-function propertiesUpdate(n: Node, f: NodeForm): PartUpdate {
+/** partUpdate is what the type's part of the form adds to the body. */
+function partUpdate(n: Node, f: NodeForm): PartUpdate {
   const part = findKind(n.node_type)?.form;
-  return part ? part.update(n, f.own) : { ok: true, properties: null };
+  return part ? part.update(n, f.own) : { ok: true, body: {} };
 }
 
 /** The fields the form of a node shows: where a server error about one of

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { allOf, type NodeType } from '../lib/types';
 import { findKind, kinds, kindOf, templateKinds } from './index';
+import type { NodeKind } from './kind';
 import FrameRelayEditor from './frame_relay_switch/Editor.svelte';
 import NatEditor from './nat/Editor.svelte';
 import SwitchEditor from './ethernet_switch/Editor.svelte';
@@ -11,10 +12,28 @@ const NODE_TYPES = allOf<NodeType>()([
   'docker', 'dynamips', 'vpcs', 'traceng', 'virtualbox', 'vmware', 'iou', 'qemu',
 ]);
 
+/** The entries by their folders (./<type>/index.ts). */
+const folders = import.meta.glob<NodeKind>('./*/index.ts', { eager: true, import: 'default' });
+
 describe('the node-type registry', () => {
+  it("keeps each entry in the folder named by its type, with a form part exactly when it has an editor", () => {
+    expect(Object.keys(folders).length).toBe(kinds.length);
+    for (const [path, k] of Object.entries(folders)) {
+      expect(path).toBe(`./${k.type}/index.ts`);
+      expect(!!k.form, k.type).toBe(!!k.Editor);
+    }
+  });
+
   it('shows every type of the API', () => {
     for (const t of NODE_TYPES) expect(kindOf(t).title).not.toBe('');
-    expect(() => kindOf('toaster' as NodeType)).toThrow();
+  });
+
+  it("shows a type it does not know (a newer server's) by its name, with nothing to edit", () => {
+    const k = kindOf('toaster');
+    expect(k).toEqual({ type: 'toaster', title: 'toaster', order: Infinity });
+    expect(k.form).toBeUndefined();
+    expect(k.Editor).toBeUndefined();
+    expect(k.template).toBeUndefined();
   });
 
   it('gives the property editor of each type', () => {

@@ -16,11 +16,11 @@ const byType = new Map<string, NodeKind>(kinds.map((k) => [k.type, k]));
  * page does not know (a newer server's). */
 export const findKind = (t: string): NodeKind | undefined => byType.get(t);
 
-/** kindOf is the entry of a node type of the contract. */
-export function kindOf(t: NodeType): NodeKind {
-  const k = byType.get(t);
-  if (!k) throw new Error(`Unexpected node type: ${JSON.stringify(t)}`);
-  return k;
+/** kindOf is the entry of a node type; for a type this page does not
+ * know (a newer server's), a bare one named by the type: no form, no
+ * editor, no template, last in order, so the node still shows. */
+export function kindOf(t: NodeType | string): NodeKind {
+  return byType.get(t) ?? { type: t as NodeType, title: t, order: Infinity };
 }
 
 /** The entries whose templates the palette makes, in its order. */

@@ -2,7 +2,8 @@
 // host interface or a UDP tunnel.
 
 import type { CloudPort } from '../../lib/types';
-import { clone, defineKind, same } from '../kind';
+import { clone, partBody, same } from '../helpers';
+import { defineKind } from '../kind';
 import Editor from './Editor.svelte';
 
 const ports = (p: Record<string, unknown> | undefined) => (Array.isArray(p?.ports_mapping) ? p.ports_mapping : []) as CloudPort[];
@@ -16,7 +17,7 @@ export default defineKind<CloudPort[]>({
     read: (n) => clone(ports(n.properties)),
     update: (n, f) => {
       const after = f.map((c) => ({ ...c, port_number: Number(c.port_number) }));
-      return { ok: true, properties: same(after, n.properties?.ports_mapping ?? []) ? null : { ports_mapping: after } };
+      return partBody({ properties: same(after, n.properties?.ports_mapping ?? []) ? null : { ports_mapping: after } });
     },
     fields: ['ports_mapping', 'interfaces'],
   },

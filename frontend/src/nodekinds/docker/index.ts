@@ -5,11 +5,12 @@
 
 import * as api from '../../lib/api';
 import { engineImages } from '../../lib/stores/images';
-import { defineKind, typedBody } from '../kind';
+import { partBody, typedBody } from '../helpers';
+import { defineKind } from '../kind';
 import Editor from './Editor.svelte';
 import {
   DOCKER_NODE_FIELDS, dockerImages, dockerNodeForm, dockerNodeUpdate, dockerTemplateField, dockerTemplateProps, emptyDockerTemplateForm,
-  type DockerImage, type DockerNodeForm, type DockerStore, type DockerTemplateForm,
+  type DockerImage, type DockerNodeForm, type DockerDeps, type DockerTemplateForm,
 } from './model';
 import TemplateBody from './TemplateBody.svelte';
 
@@ -19,7 +20,7 @@ import TemplateBody from './TemplateBody.svelte';
 export const listDockerImages = async (compute = 'local'): Promise<DockerImage[]> =>
   dockerImages(await api.call((c) => c.GET('/v2/computes/{compute_id}/docker/images', { params: { path: { compute_id: compute } } })));
 
-export const store: DockerStore = {
+export const deps: DockerDeps = {
   images: engineImages(() => listDockerImages(), { engine: 'Docker', pull: 'docker pull alpine', import: 'docker load' }),
 };
 
@@ -27,7 +28,7 @@ export const store: DockerStore = {
  * or says by field what cannot be sent. */
 export const dockerTemplateBody = (f: DockerTemplateForm) => typedBody('docker', dockerTemplateProps(f));
 
-export default defineKind<DockerNodeForm, DockerStore, DockerTemplateForm>({
+export default defineKind<DockerNodeForm, DockerDeps, DockerTemplateForm>({
   type: 'docker',
   title: 'Docker container',
   order: 90,
@@ -35,12 +36,12 @@ export default defineKind<DockerNodeForm, DockerStore, DockerTemplateForm>({
     read: dockerNodeForm,
     update: (n, f) => {
       const r = dockerNodeUpdate(n, f);
-      return r.ok ? r : { ok: false, field: r.field, row: null, message: r.message };
+      return r.ok ? partBody({ properties: r.properties, custom_adapters: r.custom_adapters }) : { ok: false, field: r.field, row: null, message: r.message };
     },
     fields: DOCKER_NODE_FIELDS,
   },
   Editor,
-  store,
+  deps,
   template: {
     title: 'New Docker template',
     lead: "A template is a kind of device for the palette: nodes made from it are containers of its image, run by this machine's Docker, one network interface (eth0, eth1, …) per adapter.",

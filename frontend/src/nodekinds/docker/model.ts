@@ -11,13 +11,14 @@ import type { ConsoleChoice } from '../../lib/nodetypes';
 import { wholeNumber } from '../../lib/numbers';
 import type { Category } from '../../lib/categories';
 import { auxPort } from '../../lib/sideconsoles';
+import { same } from '../helpers';
 import type { CustomAdapter, DockerImage as Image, Node, NodeProperties } from '../../lib/types';
 
 /** One image of the engine, as its images list gives it. */
 export type DockerImage = Image;
 
 /** What the entry loads for the views: the engine's images. */
-export interface DockerStore {
+export interface DockerDeps {
   images: EngineImages;
 }
 
@@ -256,8 +257,6 @@ export function tableRows(f: DockerNodeForm): AdapterRow[] {
 export type DockerUpdate =
   | { ok: true; properties: Record<string, unknown> | null; custom_adapters: CustomAdapter[] | null }
   | { ok: false; field: keyof DockerNodeForm; message: string };
-
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** dockerNodeUpdate is what the node's PUT body gets from the form: the
  * properties it changed and the custom adapters when they changed (null:

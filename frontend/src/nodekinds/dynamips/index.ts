@@ -8,11 +8,12 @@ import { writable } from 'svelte/store';
 import * as api from '../../lib/api';
 import { imageSource } from '../../lib/stores/images';
 import type { DynamipsPlatformInfo, Node } from '../../lib/types';
-import { defineKind, typedBody } from '../kind';
+import { partBody, typedBody } from '../helpers';
+import { defineKind } from '../kind';
 import Editor from './Editor.svelte';
 import {
   DYNAMIPS_NODE_FIELDS, dynamipsNodeForm, dynamipsNodeUpdate, idleless, iosTemplateField, iosTemplateProps,
-  type DynamipsNodeForm, type DynamipsStore, type IOSTemplateForm,
+  type DynamipsNodeForm, type DynamipsDeps, type IOSTemplateForm,
 } from './model';
 import TemplateBody from './TemplateBody.svelte';
 
@@ -42,7 +43,7 @@ function loadPlatforms(): void {
   );
 }
 
-export const store: DynamipsStore = {
+export const deps: DynamipsDeps = {
   platforms,
   loadPlatforms,
   images: imageSource('dynamips'),
@@ -59,7 +60,7 @@ export const needsIdlePC = (n: Pick<Node, 'node_type' | 'status' | 'properties'>
  * form, or says by field what cannot be sent as typed. */
 export const iosTemplateBody = (f: IOSTemplateForm) => typedBody('dynamips', iosTemplateProps(f));
 
-export default defineKind<DynamipsNodeForm, DynamipsStore, IOSTemplateForm>({
+export default defineKind<DynamipsNodeForm, DynamipsDeps, IOSTemplateForm>({
   type: 'dynamips',
   title: 'Dynamips router',
   order: 100,
@@ -67,12 +68,12 @@ export default defineKind<DynamipsNodeForm, DynamipsStore, IOSTemplateForm>({
     read: (n) => dynamipsNodeForm(n.properties ?? {}),
     update: (n, f) => {
       const r = dynamipsNodeUpdate(n.properties ?? {}, f);
-      return r.ok ? r : { ok: false, field: r.field, row: null, message: r.message };
+      return r.ok ? partBody({ properties: r.properties }) : { ok: false, field: r.field, row: null, message: r.message };
     },
     fields: DYNAMIPS_NODE_FIELDS,
   },
   Editor,
-  store,
+  deps,
   template: {
     title: 'New IOS router template',
     lead: 'Routers made from this template are Cisco routers emulated by Dynamips, running your own IOS image. nodedesk never ships one: upload yours, or put it in the IOS images folder.',

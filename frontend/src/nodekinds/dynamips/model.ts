@@ -13,7 +13,7 @@ import type { DynamipsChassisInfo, DynamipsPlatformInfo, Node } from '../../lib/
 /** What the entry loads for the views: the platform catalogue (asked
  * once), the IOS images, a router's idle-PC search and its startup
  * config (read and written through the node files API). */
-export interface DynamipsStore {
+export interface DynamipsDeps {
   platforms: Readable<Map<string, DynamipsPlatformInfo>>;
   loadPlatforms(): void;
   images: ImageSource;

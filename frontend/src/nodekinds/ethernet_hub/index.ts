@@ -1,7 +1,8 @@
 // Ethernet hubs: the registry's entry. Its panel edits the port list.
 
 import type { EthernetHubPort } from '../../lib/types';
-import { clone, defineKind, same } from '../kind';
+import { clone, partBody, same } from '../helpers';
+import { defineKind } from '../kind';
 import Editor from './Editor.svelte';
 
 const ports = (p: Record<string, unknown> | undefined) => (Array.isArray(p?.ports_mapping) ? p.ports_mapping : []) as EthernetHubPort[];
@@ -16,7 +17,7 @@ export default defineKind<EthernetHubPort[]>({
     read: (n) => clone(ports(n.properties)),
     update: (n, f) => {
       const after = wire(f);
-      return { ok: true, properties: same(after, wire(ports(n.properties))) ? null : { ports_mapping: after } };
+      return partBody({ properties: same(after, wire(ports(n.properties))) ? null : { ports_mapping: after } });
     },
     fields: ['ports_mapping'],
   },

@@ -3,7 +3,8 @@
 
 import { toWireSwitchPorts } from '../../lib/switchports';
 import type { EthernetSwitchPort } from '../../lib/types';
-import { clone, defineKind, same } from '../kind';
+import { clone, partBody, same } from '../helpers';
+import { defineKind } from '../kind';
 import Editor from './Editor.svelte';
 
 const ports = (p: Record<string, unknown> | undefined) => (Array.isArray(p?.ports_mapping) ? p.ports_mapping : []) as EthernetSwitchPort[];
@@ -27,7 +28,7 @@ export default defineKind<EthernetSwitchPort[]>({
       }
       const after = toWireSwitchPorts(f);
       const before = toWireSwitchPorts(ports(n.properties));
-      return { ok: true, properties: same(after, before) ? null : { ports_mapping: after } };
+      return partBody({ properties: same(after, before) ? null : { ports_mapping: after } });
     },
     fields: ['ports_mapping'],
   },

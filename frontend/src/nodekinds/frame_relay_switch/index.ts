@@ -2,7 +2,8 @@
 // circuits, one row per DLCI mapping (lib/framerelay.ts).
 
 import { mappingsToRows, rowsToMappings, type FrRow } from '../../lib/framerelay';
-import { defineKind, same } from '../kind';
+import { partBody, same } from '../helpers';
+import { defineKind } from '../kind';
 import Editor from './Editor.svelte';
 
 export default defineKind<FrRow[]>({
@@ -16,7 +17,7 @@ export default defineKind<FrRow[]>({
       const r = rowsToMappings(f);
       if (!r.ok) return { ok: false, field: 'mappings', row: r.row, message: r.message };
       const before = rowsToMappings(mappingsToRows(n.properties?.mappings));
-      return { ok: true, properties: before.ok && same(r.mappings, before.mappings) ? null : { mappings: r.mappings } };
+      return partBody({ properties: before.ok && same(r.mappings, before.mappings) ? null : { mappings: r.mappings } });
     },
     fields: ['mappings'],
   },

@@ -2,6 +2,7 @@
 // on and off: the lab reaches services that listen only on the host's
 // 127.0.0.1 (off unless the node says true).
 
+import { partBody } from '../helpers';
 import { defineKind } from '../kind';
 import Editor from './Editor.svelte';
 
@@ -14,7 +15,7 @@ export default defineKind<boolean>({
   paletteRank: 6,
   form: {
     read: (n) => loopback(n.properties),
-    update: (n, f) => ({ ok: true, properties: f === loopback(n.properties) ? null : { allow_host_loopback: f } }),
+    update: (n, f) => partBody({ properties: f === loopback(n.properties) ? null : { allow_host_loopback: f } }),
     fields: ['allow_host_loopback'],
   },
   Editor,

@@ -6,11 +6,12 @@
 import { writable } from 'svelte/store';
 import * as api from '../../lib/api';
 import { imageSource } from '../../lib/stores/images';
-import { defineKind, typedBody } from '../kind';
+import { partBody, typedBody } from '../helpers';
+import { defineKind } from '../kind';
 import Editor from './Editor.svelte';
 import {
   QEMU_NODE_FIELDS, emptyTemplateForm, qemuNodeForm, qemuNodeUpdate, templateField, templateProps,
-  type QemuCapabilities, type QemuNodeForm, type QemuStore, type TemplateForm,
+  type QemuCapabilities, type QemuNodeForm, type QemuDeps, type TemplateForm,
 } from './model';
 import TemplateBody from './TemplateBody.svelte';
 
@@ -36,13 +37,13 @@ function loadCapabilities(): void {
   );
 }
 
-export const store: QemuStore = { images: imageSource('qemu'), capabilities, loadCapabilities, binaryLabel: 'QEMU' };
+export const deps: QemuDeps = { images: imageSource('qemu'), capabilities, loadCapabilities, binaryLabel: 'QEMU' };
 
 /** templateBody makes a QEMU template's POST body from the form, or says
  * by field what cannot be sent as typed. */
 export const templateBody = (f: TemplateForm) => typedBody('qemu', templateProps(f));
 
-export default defineKind<QemuNodeForm, QemuStore, TemplateForm>({
+export default defineKind<QemuNodeForm, QemuDeps, TemplateForm>({
   type: 'qemu',
   title: 'QEMU VM',
   order: 80,
@@ -50,12 +51,12 @@ export default defineKind<QemuNodeForm, QemuStore, TemplateForm>({
     read: (n) => qemuNodeForm(n.properties ?? {}),
     update: (n, f) => {
       const r = qemuNodeUpdate(n.properties ?? {}, f);
-      return r.ok ? r : { ok: false, field: r.field, row: null, message: r.message };
+      return r.ok ? partBody({ properties: r.properties }) : { ok: false, field: r.field, row: null, message: r.message };
     },
     fields: QEMU_NODE_FIELDS,
   },
   Editor,
-  store,
+  deps,
   template: {
     title: 'New QEMU template',
     lead: 'A template is a kind of device for the palette: nodes made from it are QEMU virtual machines that boot its image.',

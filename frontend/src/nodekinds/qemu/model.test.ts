@@ -3,12 +3,12 @@ import {
   ADAPTER_TYPES, accelerationNote, adapterTypes, emptyTemplateForm, qemuFacts as factsOf, qemuNodeForm,
   qemuNodeUpdate, templateField, type TemplateForm,
 } from './model';
-import { store, templateBody } from './index';
+import { deps, templateBody } from './index';
 import { consoleDefault } from '../../lib/nodetypes';
 import { formatSize, wholeNumber } from '../../lib/numbers';
 import type { NodeProperties } from '../../lib/types';
 
-const qemuFacts = (p: NodeProperties) => factsOf(p, store.binaryLabel);
+const qemuFacts = (p: NodeProperties) => factsOf(p, deps.binaryLabel);
 import type { NodeTypeInfo } from '../../lib/types';
 
 const form = (over: Partial<TemplateForm>): TemplateForm => ({ ...emptyTemplateForm(), ...over });

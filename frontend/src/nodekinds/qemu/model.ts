@@ -42,7 +42,7 @@ export const ON_CLOSE = [
 
 /** What the entry loads for the views: the images folder, and how this
  * nodedesk runs guests (null until known). */
-export interface QemuStore {
+export interface QemuDeps {
   images: ImageSource;
   capabilities: Readable<QemuCapabilities | null>;
   loadCapabilities(): void;

@@ -1,5 +1,6 @@
 // VPCS hosts: the registry's entry. Its panel edits the startup script.
 
+import { partBody } from '../helpers';
 import { defineKind } from '../kind';
 import Editor from './Editor.svelte';
 
@@ -12,7 +13,7 @@ export default defineKind<string>({
   paletteRank: 0,
   form: {
     read: (n) => script(n.properties),
-    update: (n, f) => ({ ok: true, properties: f === script(n.properties) ? null : { startup_script: f } }),
+    update: (n, f) => partBody({ properties: f === script(n.properties) ? null : { startup_script: f } }),
     fields: ['startup_script'],
   },
   Editor,
