@@ -103,16 +103,10 @@ func (s *Server) handleNodeUpdate(w http.ResponseWriter, r *http.Request) error 
 	}
 	ref := nodeRef(r, "")
 	u := in.NodeUpdate
-	if len(in.Properties) > 0 && string(in.Properties) != "null" {
-		// The schema of properties depends on the node's type, which never
-		// changes, so it can be read before the update's transaction.
-		n, err := s.svc.FindNode(r.Context(), ref)
-		if err != nil {
-			return err
-		}
-		if u.Properties, err = s.properties(n.Type, in.Properties); err != nil {
-			return err
-		}
+	if raw := in.Properties; len(raw) > 0 && string(raw) != "null" {
+		// The schema of properties depends on the node's type, which the
+		// service knows once it has read the node.
+		u.PropertiesOf = func(t app.NodeType) (app.PropertiesUpdate, error) { return s.properties(t, raw) }
 	}
 	n, err := s.svc.UpdateNode(r.Context(), ref, u)
 	if err != nil {

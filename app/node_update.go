@@ -26,6 +26,10 @@ type NodeUpdate struct {
 	FirstPortName    Field[string]          `json:"first_port_name"`
 	CustomAdapters   Field[[]CustomAdapter] `json:"custom_adapters"`
 	Properties       PropertiesUpdate       `json:"-"`
+	// PropertiesOf, when set, gives Properties once the node's type is
+	// known: a controller PUT's "properties" object, whose schema follows
+	// the type. UpdateNode calls it after its one read of the node.
+	PropertiesOf func(NodeType) (PropertiesUpdate, error) `json:"-"`
 }
 
 // apply checks u against the rules of n's type and returns the changed node;

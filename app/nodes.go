@@ -209,6 +209,12 @@ func (s *Service) UpdateNode(ctx context.Context, ref NodeRef, u NodeUpdate) (*N
 	if err != nil {
 		return nil, err
 	}
+	if u.PropertiesOf != nil {
+		if u.Properties, err = u.PropertiesOf(n.Type); err != nil {
+			return nil, err
+		}
+		u.PropertiesOf = nil
+	}
 	if err := s.checkConfirmedHostPorts(n, u); err != nil {
 		return nil, err
 	}
