@@ -240,9 +240,6 @@ export function dockerNodeForm(n: Pick<Node, 'properties' | 'custom_adapters'>):
   };
 }
 
-/** The empty form of a node of another type. */
-export const noDockerForm = (): DockerNodeForm => dockerNodeForm({ properties: { adapters: 0 }, custom_adapters: [] });
-
 /** tableRows are the rows the table shows for the adapters typed: the
  * form's rows, cut or grown to that many (while the number is not a
  * whole one, the rows as they are). */

@@ -7,12 +7,12 @@
 import { writable } from 'svelte/store';
 import * as api from '../../lib/api';
 import { imageSource } from '../../lib/stores/images';
-import type { DynamipsPlatformInfo, Node } from '../../lib/types';
+import type { DynamipsPlatformInfo } from '../../lib/types';
 import { partBody, typedBody } from '../helpers';
 import { defineKind } from '../kind';
 import Editor from './Editor.svelte';
 import {
-  DYNAMIPS_NODE_FIELDS, dynamipsNodeForm, dynamipsNodeUpdate, idleless, iosTemplateField, iosTemplateProps,
+  DYNAMIPS_NODE_FIELDS, dynamipsNodeForm, dynamipsNodeUpdate, iosTemplateField, iosTemplateProps,
   type DynamipsNodeForm, type DynamipsDeps, type IOSTemplateForm,
 } from './model';
 import TemplateBody from './TemplateBody.svelte';
@@ -51,10 +51,6 @@ export const deps: DynamipsDeps = {
   readStartupConfig: (pid, nid, path) => api.readNodeFile(pid, nid, path),
   saveStartupConfig: (pid, nid, path, text) => api.writeNodeFile(pid, nid, path, text),
 };
-
-/** needsIdlePC says whether a node is a router that runs without an
- * idle-PC value, which makes Dynamips spin a CPU core for it. */
-export const needsIdlePC = (n: Pick<Node, 'node_type' | 'status' | 'properties'>): boolean => n.node_type === 'dynamips' && idleless(n);
 
 /** iosTemplateBody makes an IOS router template's POST body from the
  * form, or says by field what cannot be sent as typed. */

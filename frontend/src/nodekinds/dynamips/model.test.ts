@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dynamipsNodeForm, dynamipsNodeUpdate, guessPlatform, slotRows, startupConfigPath } from './model';
-import { iosTemplateBody, needsIdlePC } from './index';
+import { dynamipsNodeForm, dynamipsNodeUpdate, guessPlatform, idleless, slotRows, startupConfigPath } from './model';
+import { iosTemplateBody } from './index';
 import type { DynamipsPlatformInfo } from '../../lib/types';
 
 const c7200: DynamipsPlatformInfo = {
@@ -68,12 +68,11 @@ describe('slotRows', () => {
   });
 });
 
-describe('needsIdlePC', () => {
+describe('idleless', () => {
   it('is true for a running router without an idle PC only', () => {
-    expect(needsIdlePC({ node_type: 'dynamips', status: 'started', properties: { idlepc: '' } })).toBe(true);
-    expect(needsIdlePC({ node_type: 'dynamips', status: 'started', properties: { idlepc: '0x60606060' } })).toBe(false);
-    expect(needsIdlePC({ node_type: 'dynamips', status: 'stopped', properties: { idlepc: '' } })).toBe(false);
-    expect(needsIdlePC({ node_type: 'qemu', status: 'started', properties: {} })).toBe(false);
+    expect(idleless({ status: 'started', properties: { idlepc: '' } })).toBe(true);
+    expect(idleless({ status: 'started', properties: { idlepc: '0x60606060' } })).toBe(false);
+    expect(idleless({ status: 'stopped', properties: { idlepc: '' } })).toBe(false);
   });
 });
 

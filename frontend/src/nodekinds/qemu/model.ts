@@ -11,10 +11,7 @@ import type { ConsoleChoice } from '../../lib/nodetypes';
 import { wholeNumber } from '../../lib/numbers';
 import type { Category } from '../../lib/categories';
 import type { ImageSource } from '../../lib/stores/images';
-import type { Image, NodeProperties, QEMUCapabilities } from '../../lib/types';
-
-/** One image of the images folder. */
-export type QemuImage = Image;
+import type { NodeProperties, QEMUCapabilities } from '../../lib/types';
 
 /** How a compute runs guests: KVM or TCG, and a note when slower. */
 export type QemuCapabilities = QEMUCapabilities;
