@@ -423,9 +423,11 @@ func (r *Runner) serveLine(p app.Process, port int, what string) (*line, error) 
 // wait reaps the process and, when it ended by itself, says so.
 func (r *Runner) wait(rt *router) {
 	err := rt.cmd.Wait()
-	close(rt.done)
+	// The lines close before done does: a Stop that sees done forgets the
+	// router, and a start that follows at once opens the same ports.
 	rt.closeLines()
-	r.routers.Ended(app.NodeRef{ProjectID: rt.p.ProjectID, NodeID: rt.p.NodeID}, rt, rt.stopping.Load(), func() string {
+	close(rt.done)
+	r.routers.Ended(rt.p.Ref(), rt, rt.stopping.Load(), func() string {
 		detail := "Dynamips ended"
 		if err != nil {
 			detail = "Dynamips ended (" + err.Error() + ")"
@@ -493,7 +495,12 @@ func (r *Runner) Stop(nodeID string) error {
 	select {
 	case <-rt.done:
 	case <-time.After(r.c.StopGrace):
-		r.kill(rt)
+		if !r.kill(rt) {
+			// Still in the table and recorded: its exit forgets it, and
+			// the next nodedesk ends it by its record if it never exits.
+			return app.Errorf(app.ECONFLICT, "Dynamips of %s (process %d) did not end even when killed: end it yourself (kill -9 %d) or restart nodedesk, which ends it, then stop or start %s again",
+				rt.p.Name, rt.cmd.Process.Pid, rt.cmd.Process.Pid, rt.p.Name)
+		}
 	}
 	r.routers.Forget(nodeID, rt) // now, not when the exit is reported: a start may follow at once
 	return nil
@@ -540,14 +547,18 @@ func (r *Runner) saveConfigs(rt *router) error {
 		write(parts[5], app.DynamipsPrivateConfig(rt.s.DynamipsID), func(b []byte) bool { return string(b) == "\nkerberos password \nend\n" }))
 }
 
-// kill ends a router's process group at once and waits for its end.
-func (r *Runner) kill(rt *router) {
+// kill ends a router's process group at once and waits for its end; it
+// reports whether the process ended (its lines are closed then too).
+func (r *Runner) kill(rt *router) bool {
 	if rt.cmd.Process != nil {
 		_ = syscall.Kill(-rt.cmd.Process.Pid, syscall.SIGKILL)
 	}
 	select {
 	case <-rt.done:
+		return true
 	case <-time.After(5 * time.Second):
+		r.c.Logger.Error("a Dynamips process did not end after SIGKILL", "node", rt.p.Name, "pid", rt.cmd.Process.Pid)
+		return false
 	}
 }
 
