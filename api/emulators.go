@@ -39,6 +39,7 @@ func (s *Server) emulatorRoutes() (tools, nodes []route) {
 		{"GET", "/v2/computes/{compute_id}/dynamips/images", s.controllerEmulator("dynamips", "images", s.handleImageList(app.IOSImages))},
 		{"POST", "/v2/computes/{compute_id}/dynamips/images/{filename}", s.handleComputeImageUpload(app.IOSImages)},
 		{"GET", "/v2/dynamips/platforms", s.handleDynamipsPlatforms},
+		{"POST", "/v2/computes/{compute_id}/auto_idlepc", s.handleImageIdlePC},
 		{"GET", "/v2/iou_license", s.handleIOULicenseGet},
 		{"PUT", "/v2/iou_license", s.handleIOULicenseUpdate},
 	}

@@ -10,14 +10,13 @@ import (
 	"nodedesk/app"
 )
 
-// QEMU's images and tools and Dynamips' IOS images, as GNS3 2.2's compute
-// serves them (/v2/compute/qemu/…, /v2/compute/dynamips/images…), and the
-// controller's forms the GNS3 GUI calls (/v2/computes/{compute_id}/…):
+// Images, as GNS3 2.2's compute serves them (/v2/compute/<emulator>/images…),
+// and the controller's forms the GNS3 GUI calls (/v2/computes/{compute_id}/…):
 // for compute local they do the same, answered as GNS3's controller
 // answers (200 {} where the compute says 201 or 204); a remote compute is
 // asked the GETs, and refuses the rest for now. One set of image handlers
-// serves every kind of image. Appliance files are imported at
-// /v2/appliances/import.
+// serves every kind of image (the routes of each are in emulators.go).
+// Appliance files are imported at /v2/appliances/import.
 
 // uploadIdle bounds how long an upload may send nothing: the server's
 // read timeout bounds whole requests, and an image takes longer.

@@ -65,7 +65,6 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"GET", "/v2/notifications/ws", s.handleNotificationWS},
 		{"GET", "/v2/templates", s.handleTemplateList},
 		{"GET", "/v2/node_types", s.handleNodeTypeList},
-		{"POST", "/v2/computes/{compute_id}/auto_idlepc", s.handleImageIdlePC},
 		{"GET", "/v2/templates/{template_id}", s.handleTemplateGet},
 		{"POST", "/v2/templates", s.handleTemplateCreate},
 		{"PUT", "/v2/templates/{template_id}", s.handleTemplateUpdate},

@@ -46,8 +46,6 @@ type portClass struct {
 	dlts        map[string]string
 }
 
-// The port classes of GNS3 (its controller/ports package).
-
 // atmPorts gives an ATM switch one port per port number its mappings use
 // ("1:0:100": "10:0:200" uses ports 1 and 10), in order, as GNS3 does.
 func (n *Node) atmPorts() []Port {
@@ -90,6 +88,7 @@ func frameRelayPorts(m map[string]string) []Port {
 	return ports
 }
 
+// The port classes of GNS3 (its controller/ports package).
 var (
 	ethernetClass     = portClass{"Ethernet", "e", "ethernet", map[string]string{"Ethernet": "DLT_EN10MB"}}
 	fastEthernetClass = portClass{"FastEthernet", "f", "ethernet", ethernetClass.dlts}

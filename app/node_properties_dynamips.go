@@ -33,7 +33,7 @@ var dynamipsProps = propertyKind{
 	upgrade:   configsInFolder,
 	unique:    []string{"mac_addr"},
 	claim:     claimDynamipsID,
-	template:  dynamipsTemplate, // dynamips_template.go
+	template:  dynamipsTemplate,
 	// ghost is nodedesk's own key: a project file and a GNS3 compute
 	// get it only when it is off (GNS3's compute refuses keys it does
 	// not know; its own ghost IOS is a server setting, on by default).

@@ -19,7 +19,8 @@ import (
 // json tags name the keys it reads. A key the properties lack, or keep
 // as null, takes the domain's default first (the view of the type's
 // settings table), so a partial map reads as a whole one; a key whose
-// default is null leaves its field as it is (the zero value). The keys a
+// default is null leaves its field as it is (the zero value), but for a
+// field whose type decodes JSON itself, which is given the null. The keys a
 // node derives from its id (a MAC address) are filled only when given.
 // A value that does not fit its field is an EINVALID error naming its key.
 func DecodeSettings(t NodeType, props map[string]json.RawMessage, v any) error {

@@ -73,7 +73,7 @@ type Config struct {
 	// (project_listeners.go); zero means DefaultAutoCloseAfter.
 	AutoCloseAfter time.Duration
 	// IdlePCBoot is how long a router booted to find an image's idle PC
-	// is given before it is sampled (dynamips_autoidlepc.go); zero means
+	// is given before it is sampled (node_properties_dynamips.go); zero means
 	// DefaultIdlePCBoot.
 	IdlePCBoot time.Duration
 }

@@ -18,8 +18,8 @@ var All = []func(env app.RunnerEnv) app.Runner{vpcs.NewRunner, qemu.NewRunner, d
 // the runners of those.
 func New(env app.RunnerEnv, only ...app.NodeType) []app.Runner {
 	var rs []app.Runner
-	for _, make := range All {
-		r := make(env)
+	for _, newRunner := range All {
+		r := newRunner(env)
 		if len(only) == 0 || runsAny(r, only) {
 			rs = append(rs, r)
 		}
