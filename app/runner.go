@@ -140,6 +140,10 @@ type RunnerEnv struct {
 	// StopGrace is how long a stop waits after asking a process to end
 	// before it is killed; zero is each runner's own default.
 	StopGrace time.Duration
+	// ShutdownWait is how long a stop waits for a guest to power itself
+	// off when its node asks for that (QEMU's on_close
+	// shutdown_signal); zero is the runner's own default.
+	ShutdownWait time.Duration
 	Logger    *slog.Logger
 }
 

@@ -36,9 +36,14 @@ type Options struct {
 	PortFree func(network string, port int) bool
 }
 
-// stopGrace is how long the lab's runners wait for a process asked to
-// end before they kill it: short, since a test's stops are many.
-const stopGrace = time.Second
+// The lab's runners' waits at a stop: short, since a test's stops are
+// many. stopGrace is how long a process asked to end has before it is
+// killed (a Dynamips router takes up to 2 s); shutdownWait how long a
+// guest has to power itself off.
+const (
+	stopGrace    = 2 * time.Second
+	shutdownWait = 30 * time.Second
+)
 
 // Lab is the real stack of one test, closed when the test ends. Its
 // kit.API sends the test's requests, each answer checked by
@@ -59,6 +64,7 @@ type Lab struct {
 	Events     *app.Broker
 	Server     *api.Server
 	Fabric     *dataplane.Fabric // nil without the data plane
+	cancel     context.CancelFunc
 }
 
 // Start opens the store, the service with the runners opts chooses, the
@@ -67,7 +73,7 @@ type Lab struct {
 func Start(tb testing.TB, opts Options) *Lab {
 	tb.Helper()
 	env := app.RunnerEnv{ConsoleHost: "127.0.0.1", RunDir: filepath.Join(tb.TempDir(), "run"),
-		Programs: map[app.NodeType]string{}, StopGrace: stopGrace}
+		Programs: map[app.NodeType]string{}, StopGrace: stopGrace, ShutdownWait: shutdownWait}
 	var only []app.NodeType // the node types whose runners app/emulators makes
 	for _, e := range opts.Run {
 		if opts.Runner != nil && opts.Runner.Runs(e.Type) {
@@ -107,7 +113,9 @@ func Start(tb testing.TB, opts Options) *Lab {
 			return []app.HostInterface{{Name: "eth0", Type: "ethernet"}, {Name: "lo", Special: true, Type: "ethernet"}}
 		},
 	})
-	if err := l.Service.OpenRunners(context.Background()); err != nil { // as main does
+	var ctx context.Context
+	ctx, l.cancel = context.WithCancel(context.Background()) // a probe Open begins ends with the lab
+	if err := l.Service.OpenRunners(ctx); err != nil { // as main does
 		tb.Fatal(err)
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -136,6 +144,9 @@ func Start(tb testing.TB, opts Options) *Lab {
 }
 
 func (l *Lab) close() {
+	if l.cancel != nil {
+		l.cancel()
+	}
 	if l.Service != nil {
 		l.Service.StopRunners()
 	}

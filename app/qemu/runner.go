@@ -77,7 +77,7 @@ var (
 // NewRunner is the QEMU runner of nodedesk (app/emulators), with its
 // records in env's folder for QEMU.
 func NewRunner(env app.RunnerEnv) app.Runner {
-	return New(Config{ConsoleHost: env.ConsoleHost, RunDir: supervise.RunDir(env, app.QEMU), StopGrace: env.StopGrace, Logger: env.Logger})
+	return New(Config{ConsoleHost: env.ConsoleHost, RunDir: supervise.RunDir(env, app.QEMU), StopGrace: env.StopGrace, ShutdownWait: env.ShutdownWait, Logger: env.Logger})
 }
 
 // New returns a Runner.
