@@ -115,7 +115,7 @@ func Start(tb testing.TB, opts Options) *Lab {
 	})
 	var ctx context.Context
 	ctx, l.cancel = context.WithCancel(context.Background()) // a probe Open begins ends with the lab
-	if err := l.Service.OpenRunners(ctx); err != nil { // as main does
+	if err := l.Service.OpenRunners(ctx); err != nil {       // as main does
 		tb.Fatal(err)
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
