@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { consoleChoice, consoleChoices, consoleValue, hasConsole, runnable } from './nodetypes';
+import { consoleChoice, consoleChoices, consoleDefault, consoleValue, hasConsole, runnable } from './nodetypes';
 import type { NodeTypeInfo } from './types';
 
 const info = (over: Partial<NodeTypeInfo>): NodeTypeInfo => ({
@@ -8,6 +8,11 @@ const info = (over: Partial<NodeTypeInfo>): NodeTypeInfo => ({
 });
 
 describe('node types', () => {
+  it("offers the server's console default", () => {
+    expect(consoleDefault(info({ console_types: ['telnet', 'vnc', null] }))).toBe('telnet');
+    expect(consoleDefault(undefined)).toBeNull();
+  });
+
   it('offers the console choices the server lists, in its order', () => {
     expect(consoleChoices(info({}))).toEqual(['telnet', 'vnc', 'http', 'none']);
     expect(consoleChoices(info({ node_type: 'virtualbox', console_types: [null, 'telnet'] }))).toEqual(['none', 'telnet']);

@@ -5,7 +5,6 @@ import {
   type DockerTemplateForm,
 } from './model';
 import { dockerTemplateBody } from './index';
-import { auxCommand, auxNodeView, webConsole } from '../../lib/sideconsoles';
 import { vpcs } from '../../lib/testdata';
 import type { Node } from '../../lib/types';
 
@@ -163,30 +162,5 @@ describe('a Docker node in the panel', () => {
       ['aux', 'port 5011 (a shell in the container)'], ['container_id', 'f00dfeedbeef'], ['usage', 'Log in as root.'],
     ]);
     expect(dockerFacts(docker({}, { aux: null }))).toEqual([]);
-  });
-});
-
-describe("a Docker node's other consoles", () => {
-  it('gives the aux console as a telnet command on the console host', () => {
-    expect(auxCommand(docker())).toEqual({ host: '127.0.0.1', port: 5011, command: 'telnet 127.0.0.1 5011' });
-    expect(auxCommand(docker({ console_host: '0.0.0.0' }))?.command).toBe('telnet 127.0.0.1 5011');
-    expect(auxCommand(docker({ console_host: '::1' }))?.command).toBe('telnet [::1] 5011');
-    expect(auxCommand(docker({}, { aux: null }))).toBeNull();
-  });
-
-  it('gives its aux tab its aux console to connect to while it runs, to wait for while it does not', () => {
-    expect(auxNodeView(docker({ status: 'started' }))).toEqual({ status: 'started', console: 'aux' });
-    expect(auxNodeView(docker())).toEqual({ status: 'stopped', console: 'aux' });
-    expect(auxNodeView(docker({ status: 'started' }, { aux: 0 }))).toEqual({ status: 'started', console: null, why: 'no aux console' });
-    expect(auxNodeView(docker({}, { aux: null }))?.console).toBeNull();
-    expect(auxNodeView(undefined)).toBeNull();
-  });
-
-  it('opens a web console at its port and console_http_path, as GNS3 does', () => {
-    expect(webConsole(docker({ console_type: 'http', console: 5012 }, { console_http_path: '/admin' }))).toBe('http://127.0.0.1:5012/admin');
-    expect(webConsole(docker({ console_type: 'http', console: 5012 }, { console_http_path: 'index.html' }))).toBe('http://127.0.0.1:5012/index.html');
-    expect(webConsole(docker({ console_type: 'https' as Node['console_type'], console: 5012, console_host: '192.0.2.7' }, { console_http_path: '' }))).toBe('https://192.0.2.7:5012/');
-    expect(webConsole(docker())).toBeNull();
-    expect(webConsole(docker({ console_type: 'http', console: null }))).toBeNull();
   });
 });

@@ -12,7 +12,7 @@ import { partBody, typedBody } from '../helpers';
 import { defineKind } from '../kind';
 import Editor from './Editor.svelte';
 import {
-  DYNAMIPS_NODE_FIELDS, dynamipsNodeForm, dynamipsNodeUpdate, iosTemplateField, iosTemplateProps,
+  DYNAMIPS_NODE_FIELDS, dynamipsNodeForm, dynamipsNodeUpdate, emptyIOSTemplateForm, iosTemplateField, iosTemplateProps,
   type DynamipsNodeForm, type DynamipsDeps, type IOSTemplateForm,
 } from './model';
 import TemplateBody from './TemplateBody.svelte';
@@ -77,7 +77,7 @@ export default defineKind<DynamipsNodeForm, DynamipsDeps, IOSTemplateForm>({
     prefix: 'it',
     width: 520,
     button: { label: 'IOS router…', title: 'New IOS router template: Cisco routers emulated by Dynamips, running your own IOS image', testid: 'new-ios-template' },
-    empty: () => ({ name: '', image: '', platform: '', chassis: '', ram: '' }),
+    empty: emptyIOSTemplateForm,
     check: iosTemplateBody,
     field: iosTemplateField,
     Body: TemplateBody,

@@ -171,6 +171,9 @@ export interface IOSTemplateForm {
 
 export type IOSTemplateField = keyof IOSTemplateForm;
 
+/** The form the dialog opens with. */
+export const emptyIOSTemplateForm = (): IOSTemplateForm => ({ name: '', image: '', platform: '', chassis: '', ram: '' });
+
 /** iosTemplateProps makes the template's POST body (but its type, which
  * the entry adds; the server fills the platform's defaults), or says by
  * field what cannot be sent as typed. */

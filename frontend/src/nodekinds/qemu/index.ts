@@ -10,8 +10,8 @@ import { partBody, typedBody } from '../helpers';
 import { defineKind } from '../kind';
 import Editor from './Editor.svelte';
 import {
-  QEMU_NODE_FIELDS, emptyTemplateForm, qemuNodeForm, qemuNodeUpdate, templateField, templateProps,
-  type QemuCapabilities, type QemuNodeForm, type QemuDeps, type TemplateForm,
+  QEMU_NODE_FIELDS, emptyQemuTemplateForm, qemuNodeForm, qemuNodeUpdate, qemuTemplateField, qemuTemplateProps,
+  type QemuCapabilities, type QemuNodeForm, type QemuDeps, type QemuTemplateForm,
 } from './model';
 import TemplateBody from './TemplateBody.svelte';
 
@@ -39,11 +39,11 @@ function loadCapabilities(): void {
 
 export const deps: QemuDeps = { images: imageSource('qemu'), capabilities, loadCapabilities, binaryLabel: 'QEMU' };
 
-/** templateBody makes a QEMU template's POST body from the form, or says
+/** qemuTemplateBody makes a QEMU template's POST body from the form, or says
  * by field what cannot be sent as typed. */
-export const templateBody = (f: TemplateForm) => typedBody('qemu', templateProps(f));
+export const qemuTemplateBody = (f: QemuTemplateForm) => typedBody('qemu', qemuTemplateProps(f));
 
-export default defineKind<QemuNodeForm, QemuDeps, TemplateForm>({
+export default defineKind<QemuNodeForm, QemuDeps, QemuTemplateForm>({
   type: 'qemu',
   title: 'QEMU VM',
   order: 80,
@@ -65,9 +65,9 @@ export default defineKind<QemuNodeForm, QemuDeps, TemplateForm>({
     width: 560,
     appliances: true,
     button: { label: 'QEMU…', title: 'New QEMU template: a device that runs a QEMU virtual machine from an image', testid: 'new-qemu-template' },
-    empty: emptyTemplateForm,
-    check: templateBody,
-    field: templateField,
+    empty: emptyQemuTemplateForm,
+    check: qemuTemplateBody,
+    field: qemuTemplateField,
     Body: TemplateBody,
   },
 });

@@ -1,33 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ADAPTER_TYPES, accelerationNote, adapterTypes, emptyTemplateForm, qemuFacts as factsOf, qemuNodeForm,
-  qemuNodeUpdate, templateField, type TemplateForm,
+  ADAPTER_TYPES, accelerationNote, adapterTypes, emptyQemuTemplateForm, qemuFacts as factsOf, qemuNodeForm,
+  qemuNodeUpdate, qemuTemplateField, type QemuTemplateForm,
 } from './model';
-import { deps, templateBody } from './index';
-import { consoleDefault } from '../../lib/nodetypes';
-import { formatSize, wholeNumber } from '../../lib/numbers';
+import { deps, qemuTemplateBody } from './index';
 import type { NodeProperties } from '../../lib/types';
 
 const qemuFacts = (p: NodeProperties) => factsOf(p, deps.binaryLabel);
-import type { NodeTypeInfo } from '../../lib/types';
 
-const form = (over: Partial<TemplateForm>): TemplateForm => ({ ...emptyTemplateForm(), ...over });
+const form = (over: Partial<QemuTemplateForm>): QemuTemplateForm => ({ ...emptyQemuTemplateForm(), ...over });
 
 describe('the new QEMU template form', () => {
   it('sends a disk template with only what was given: the server fills in the rest', () => {
-    expect(templateBody(form({ name: ' OpenWrt ', category: 'router', hda_disk_image: 'openwrt.qcow2' }))).toEqual({
+    expect(qemuTemplateBody(form({ name: ' OpenWrt ', category: 'router', hda_disk_image: 'openwrt.qcow2' }))).toEqual({
       ok: true,
       body: { template_type: 'qemu', name: 'OpenWrt', category: 'router', compute_id: 'local', hda_disk_image: 'openwrt.qcow2' },
     });
   });
 
   it('sends the numbers as numbers, and the adapter and console types chosen', () => {
-    const r = templateBody(form({ name: 'vm', hda_disk_image: 'a.img', ram: '512', cpus: ' 2 ', adapters: '4', adapter_type: 'virtio-net-pci', console_type: 'vnc' }));
+    const r = qemuTemplateBody(form({ name: 'vm', hda_disk_image: 'a.img', ram: '512', cpus: ' 2 ', adapters: '4', adapter_type: 'virtio-net-pci', console_type: 'vnc' }));
     expect(r).toMatchObject({ ok: true, body: { ram: 512, cpus: 2, adapters: 4, adapter_type: 'virtio-net-pci', console_type: 'vnc' } });
   });
 
   it('says by field what cannot be sent: no name, no image, numbers that are not whole', () => {
-    const r = templateBody(form({ name: '  ', ram: '512MB', cpus: '1.5', adapters: 'x' }));
+    const r = qemuTemplateBody(form({ name: '  ', ram: '512MB', cpus: '1.5', adapters: 'x' }));
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(Object.keys(r.errors).sort()).toEqual(['adapters', 'cpus', 'hda_disk_image', 'name', 'ram']);
@@ -35,8 +32,8 @@ describe('the new QEMU template form', () => {
   });
 
   it('boots a kernel instead of a disk when asked: the kernel is needed, the initrd and command line are not', () => {
-    expect(templateBody(form({ name: 'k', boot: 'kernel', hda_disk_image: 'ignored.img' }))).toMatchObject({ ok: false, errors: { kernel_image: expect.any(String) } });
-    const r = templateBody(form({ name: 'k', boot: 'kernel', kernel_image: 'vmlinuz', initrd: 'initrd.img', kernel_command_line: ' console=ttyS0 ', hda_disk_image: 'ignored.img' }));
+    expect(qemuTemplateBody(form({ name: 'k', boot: 'kernel', hda_disk_image: 'ignored.img' }))).toMatchObject({ ok: false, errors: { kernel_image: expect.any(String) } });
+    const r = qemuTemplateBody(form({ name: 'k', boot: 'kernel', kernel_image: 'vmlinuz', initrd: 'initrd.img', kernel_command_line: ' console=ttyS0 ', hda_disk_image: 'ignored.img' }));
     expect(r).toEqual({
       ok: true,
       body: { template_type: 'qemu', name: 'k', category: 'guest', compute_id: 'local', kernel_image: 'vmlinuz', initrd: 'initrd.img', kernel_command_line: 'console=ttyS0' },
@@ -44,16 +41,10 @@ describe('the new QEMU template form', () => {
   });
 
   it("places the server's error by the field its path names", () => {
-    expect(templateField('ram')).toBe('ram');
-    expect(templateField('properties.adapter_type')).toBe('adapter_type');
-    expect(templateField('template_id')).toBeNull();
-    expect(templateField(null)).toBeNull();
-  });
-
-  it("offers the server's console default", () => {
-    const info = { node_type: 'qemu', console_types: ['telnet', 'vnc', null] } as NodeTypeInfo;
-    expect(consoleDefault(info)).toBe('telnet');
-    expect(consoleDefault(undefined)).toBeNull();
+    expect(qemuTemplateField('ram')).toBe('ram');
+    expect(qemuTemplateField('properties.adapter_type')).toBe('adapter_type');
+    expect(qemuTemplateField('template_id')).toBeNull();
+    expect(qemuTemplateField(null)).toBeNull();
   });
 });
 
@@ -103,13 +94,8 @@ describe('a QEMU node in the panel', () => {
   });
 });
 
-describe('QEMU helpers', () => {
-  it('sizes for people', () => {
-    expect([formatSize(512), formatSize(2048), formatSize(5.5 * 1024 * 1024), formatSize(300 * 1024 ** 3)]).toEqual(['512 B', '2.0 KB', '5.5 MB', '300 GB']);
-  });
-
-  it("reads numbers as typed, and keeps an adapter type GNS3's list lacks", () => {
-    expect([wholeNumber(''), wholeNumber(' 12 '), wholeNumber('1e3'), wholeNumber('-1')]).toEqual([undefined, 12, null, -1]);
+describe('adapter types', () => {
+  it("keeps an adapter type GNS3's list lacks", () => {
     expect(adapterTypes('e1000')).toEqual([...ADAPTER_TYPES]);
     expect(adapterTypes('virtio-net-pci-non-transitional')[0]).toBe('virtio-net-pci-non-transitional');
   });

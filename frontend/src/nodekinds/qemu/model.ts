@@ -50,7 +50,7 @@ export interface QemuDeps {
 // ---- The template dialog's form ----
 
 /** The dialog's form, as typed. */
-export interface TemplateForm {
+export interface QemuTemplateForm {
   name: string;
   category: Category;
   /** Boot from a disk image, or (advanced) from a kernel and an initrd. */
@@ -70,9 +70,9 @@ export interface TemplateForm {
 }
 
 /** The fields of the form, where an error is shown. */
-export type TemplateField = Exclude<keyof TemplateForm, 'boot'>;
+export type QemuTemplateField = Exclude<keyof QemuTemplateForm, 'boot'>;
 
-export const emptyTemplateForm = (): TemplateForm => ({
+export const emptyQemuTemplateForm = (): QemuTemplateForm => ({
   name: '', category: 'guest', boot: 'disk', hda_disk_image: '', kernel_image: '', initrd: '', kernel_command_line: '',
   ram: '', cpus: '', adapters: '', adapter_type: '', console_type: '',
 });
@@ -84,9 +84,9 @@ export type QemuTemplateBody = {
   compute_id: string;
 } & Record<string, unknown>;
 
-export type TemplateCheck =
+export type QemuTemplateCheck =
   | { ok: true; body: QemuTemplateBody }
-  | { ok: false; errors: Partial<Record<TemplateField, string>> };
+  | { ok: false; errors: Partial<Record<QemuTemplateField, string>> };
 
 const NUMBERS = [
   ['ram', 'RAM must be a whole number of megabytes (for example 512), or empty for the default'],
@@ -94,12 +94,12 @@ const NUMBERS = [
   ['adapters', 'Adapters must be a whole number (for example 4), or empty for the default'],
 ] as const;
 
-/** templateProps makes the template's POST body (but its type, which the
+/** qemuTemplateProps makes the template's POST body (but its type, which the
  * entry adds) from the form, or says by field what cannot be sent as
  * typed. The template runs on this nodedesk (compute local), where its
  * images are. */
-export function templateProps(f: TemplateForm): TemplateCheck {
-  const errors: Partial<Record<TemplateField, string>> = {};
+export function qemuTemplateProps(f: QemuTemplateForm): QemuTemplateCheck {
+  const errors: Partial<Record<QemuTemplateField, string>> = {};
   const name = f.name.trim();
   if (name === '') errors.name = 'Give the template a name (for example "OpenWrt")';
   const body: QemuTemplateBody = { name, category: f.category, compute_id: 'local' };
@@ -122,18 +122,18 @@ export function templateProps(f: TemplateForm): TemplateCheck {
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, body };
 }
 
-const TEMPLATE_FIELDS: readonly TemplateField[] = [
+const TEMPLATE_FIELDS: readonly QemuTemplateField[] = [
   'name', 'category', 'hda_disk_image', 'kernel_image', 'initrd', 'kernel_command_line', 'ram', 'cpus', 'adapters',
   'adapter_type', 'console_type',
 ];
 
-/** templateField is the form field a server error names (its field path,
+/** qemuTemplateField is the form field a server error names (its field path,
  * "ram" or "properties.ram"), or null for the top of the form. */
-export function templateField(path: string | null | undefined): TemplateField | null {
+export function qemuTemplateField(path: string | null | undefined): QemuTemplateField | null {
   if (!path) return null;
   const parts = path.split('.');
   const key = parts[0] === 'properties' ? parts[1] : parts[0];
-  return (TEMPLATE_FIELDS as readonly string[]).includes(key) ? (key as TemplateField) : null;
+  return (TEMPLATE_FIELDS as readonly string[]).includes(key) ? (key as QemuTemplateField) : null;
 }
 
 // ---- A node in the panel ----
