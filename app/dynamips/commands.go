@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"nodedesk/app"
 )
@@ -81,6 +82,19 @@ func (a slot) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(a.adapter)
 }
+
+// defaults are the settings of a router whose properties are all the
+// domain's defaults (app.DecodeSettings of none): what GNS3's compute
+// gives a new router, as Dynamips has it before any command, so that the
+// commands send only what differs, as gns3-server does. A platform's own
+// are app.DynamipsDefaults' and app.DynamipsPlatforms'.
+var defaults = sync.OnceValue(func() settings {
+	var d settings
+	if err := app.DecodeSettings(app.Dynamips, nil, &d); err != nil {
+		panic("dynamips: the domain's defaults of a router cannot be read: " + err.Error())
+	}
+	return d
+})
 
 // readSettings decodes a router's properties, with the domain's defaults.
 func readSettings(props map[string]json.RawMessage) (settings, error) {
@@ -180,20 +194,20 @@ func createCommands(s settings, in instance) []string {
 	}
 	// The order of gns3-server's recordings (testdata): image, RAM,
 	// NVRAM, idle PC, slots, WICs, disks; the others where they fit.
-	pf := app.DynamipsPlatforms[s.Platform]
+	pf, base := app.DynamipsPlatforms[s.Platform], defaults()
 	set(true, "vm set_ios %s %s", name, quote(in.image))
 	set(s.RAM != pf.RAM, "vm set_ram %s %d", name, s.RAM)
 	set(s.NVRAM != pf.NVRAM, "vm set_nvram %s %d", name, s.NVRAM)
-	set(!s.MMap, "vm set_ram_mmap %s %d", name, bit(s.MMap))
+	set(s.MMap != base.MMap, "vm set_ram_mmap %s %d", name, bit(s.MMap))
 	set(s.Sparsemem != pf.Sparsemem, "vm set_sparse_mem %s %d", name, bit(s.Sparsemem))
 	set(s.ClockDivisor != pf.ClockDivisor, "vm set_clock_divisor %s %d", name, s.ClockDivisor)
 	set(s.IdlePC != "", "vm set_idle_pc %s %s", name, hypervisorIdlePC(s.Platform, s.IdlePC))
-	set(s.ExecArea != 64, "vm set_exec_area %s %d", name, s.ExecArea)
+	set(s.ExecArea != base.ExecArea, "vm set_exec_area %s %d", name, s.ExecArea)
 	set(s.MACAddr != "", "%s set_mac_addr %s %s", s.Platform, name, s.MACAddr)
-	set(s.SystemID != "" && s.SystemID != "FTX0945W0MY", "%s set_system_id %s %s", s.Platform, name, s.SystemID)
+	set(s.SystemID != "" && s.SystemID != base.SystemID, "%s set_system_id %s %s", s.Platform, name, s.SystemID)
 	if s.Platform == "c7200" {
-		set(s.NPE != "" && s.NPE != "npe-400", "c7200 set_npe %s %s", name, s.NPE)
-		set(s.Midplane != "" && s.Midplane != "vxr", "c7200 set_midplane %s %s", name, s.Midplane)
+		set(s.NPE != "" && s.NPE != def["npe"], "c7200 set_npe %s %s", name, s.NPE)
+		set(s.Midplane != "" && s.Midplane != def["midplane"], "c7200 set_midplane %s %s", name, s.Midplane)
 	} else {
 		set(s.IOMem != pf.IOMem, "%s set_iomem %s %d", s.Platform, name, s.IOMem)
 	}
@@ -212,7 +226,7 @@ func createCommands(s settings, in instance) []string {
 		set(w != "", "vm slot_add_binding %s 0 %d %s", name, 16*(i+1), w)
 	}
 	set(s.Disk0 != pf.Disk0, "vm set_disk0 %s %d", name, s.Disk0)
-	set(s.Disk1 != 0, "vm set_disk1 %s %d", name, s.Disk1)
+	set(s.Disk1 != base.Disk1, "vm set_disk1 %s %d", name, s.Disk1)
 	for _, n := range in.nios {
 		cmds = append(cmds,
 			fmt.Sprintf("nio create_udp %s %d 127.0.0.1 %d", n.name, n.local, n.remote),
@@ -283,13 +297,14 @@ func startCommands(s settings, in instance) []string {
 
 // runningCommands are the settings gns3-server sends only to a running
 // router (idle max and sleep): nodedesk sends those that differ from
-// Dynamips' defaults right after the start.
+// the defaults (Dynamips' own) right after the start.
 func runningCommands(s settings, in instance) []string {
 	var cmds []string
-	if s.IdleMax != 500 {
+	base := defaults()
+	if s.IdleMax != base.IdleMax {
 		cmds = append(cmds, fmt.Sprintf("vm set_idle_max %s 0 %d", quote(in.name), s.IdleMax))
 	}
-	if s.IdleSleep != 30 {
+	if s.IdleSleep != base.IdleSleep {
 		cmds = append(cmds, fmt.Sprintf("vm set_idle_sleep_time %s 0 %d", quote(in.name), s.IdleSleep))
 	}
 	return cmds

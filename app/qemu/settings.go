@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 
 	"nodedesk/app"
 )
@@ -54,15 +55,27 @@ func readSettings(props map[string]json.RawMessage) (settings, error) {
 // their images rather than the images themselves.
 func (s settings) linkedClone() bool { return s.LinkedClone }
 
+// defaultPlatform is the platform of a node that names neither a
+// platform nor a qemu_path: the domain's (app.DecodeSettings of no
+// properties).
+var defaultPlatform = sync.OnceValue(func() string {
+	var d settings
+	if err := app.DecodeSettings(app.QEMU, nil, &d); err != nil || d.Platform == "" {
+		panic(fmt.Sprintf("qemu: the domain gives no default platform (%v)", err))
+	}
+	return d.Platform
+})
+
 // binary is the qemu-system program the node runs: its qemu_path, else
-// the one of its platform (x86_64 by default).
+// the one of its platform (the domain's default platform, x86_64, if it
+// names none).
 func (s settings) binary() string {
 	if s.QEMUPath != "" {
 		return s.QEMUPath
 	}
 	platform := s.Platform
 	if platform == "" {
-		platform = "x86_64"
+		platform = defaultPlatform()
 	}
 	return "qemu-system-" + platform
 }

@@ -1,6 +1,7 @@
 package qemu
 
 import (
+	"encoding/json"
 	"testing"
 
 	"nodedesk/app"
@@ -23,5 +24,17 @@ func TestReadSettings_NewNode(t *testing.T) {
 	if s.RAM != 256 || s.AdapterType != "e1000" || !s.linkedClone() || s.binary() != "qemu-system-x86_64" {
 		t.Errorf("a new node has %d MB, adapter %s, linked clone %v, binary %s; want GNS3's 256, e1000, true, qemu-system-x86_64",
 			s.RAM, s.AdapterType, s.linkedClone(), s.binary())
+	}
+}
+
+// TestBinary_NeitherGiven: a node whose platform and qemu_path are both
+// empty runs the domain's default platform's emulator.
+func TestBinary_NeitherGiven(t *testing.T) {
+	s, err := readSettings(map[string]json.RawMessage{"platform": json.RawMessage(`""`), "qemu_path": json.RawMessage(`""`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.binary(); got != "qemu-system-x86_64" {
+		t.Errorf("binary of a node that names neither platform nor qemu_path is %q; want qemu-system-x86_64", got)
 	}
 }
