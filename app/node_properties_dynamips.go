@@ -645,12 +645,9 @@ func DynamipsCatalog() []DynamipsPlatformInfo {
 // without. Slots and WICs get no default in a template: a node made from
 // it gets its platform's built-in adapters.
 var dynamipsTemplate = templateKind{nameFormat: "R{0}", category: "router",
-	settings: map[string]any{
-		"usage": "", "mmap": true, "exec_area": 64, "mac_addr": "", "system_id": "FTX0945W0MY",
-		"startup_config": "ios_base_startup-config.txt", "private_config": "", "idlepc": "", "idlemax": 500,
-		"idlesleep": 30, "disk0": 0, "disk1": 0, "auto_delete_disks": false, "console_type": "telnet",
-		"console_auto_start": false,
-	},
+	settings: dynamipsSettings.defaults([]string{"mmap", "exec_area", "system_id", "idlepc", "idlemax", "idlesleep", "disk1", "auto_delete_disks"},
+		map[string]any{"usage": "", "mac_addr": "", "startup_config": "ios_base_startup-config.txt", "private_config": "",
+			"disk0": 0, "console_type": "telnet", "console_auto_start": false}),
 	required: []string{"platform", "image"},
 	// The names of GNS3's base config files stay with the template: a
 	// router made from it starts with app.DynamipsFirstConfig, as GNS3's

@@ -109,3 +109,14 @@ func toExtra(view map[string]any) map[string]json.RawMessage {
 	}
 	return extra
 }
+
+// defaults is what a template of the type starts with: the table's
+// defaults of keys, and the template's own settings (extra), which a
+// node's table does not give (a template's usage, its base config).
+func (t settingTable) defaults(keys []string, extra map[string]any) map[string]any {
+	m := maps.Clone(extra)
+	for _, k := range keys {
+		m[k] = t.byKey[k].def
+	}
+	return m
+}
