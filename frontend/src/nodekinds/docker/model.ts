@@ -1,6 +1,7 @@
-// Containers as the page shows and edits them: the images of the
-// engine, the template dialog's form and its POST /v2/templates body, and
-// a node's properties in the node panel (GNS3's keys); its aux and web
+// Docker containers as the page shows and edits them: the images of the
+// Docker Engine, the form of the New Docker template dialog
+// and its POST /v2/templates body, and a Docker node's properties in the
+// node panel (GNS3's docker keys) and custom adapters; its aux and web
 // consoles are lib/sideconsoles.ts. The forms check only that what was
 // typed can be sent (a whole number where the body wants one, an image to
 // run); every rule about the values is the server's, whose 400 names the

@@ -1,8 +1,9 @@
-// An emulated IOS router in the UI: its panel's form (image, memory,
-// idle PC, the adapters in its slots and WIC slots, ghost IOS) and the
-// PUT body of what the user changed, the slot menus built from the
-// server's platform catalogue, whether a running router wants an idle-PC
-// value, and the template dialog's form. Every rule about the values is
+// A Dynamips router (Cisco IOS, emulated) in the UI: its panel's form
+// (image, memory, idle PC, the adapters in its slots and WIC slots, ghost
+// IOS) and the PUT body of what the user changed, the slot menus built
+// from the server's Dynamips platform catalogue
+// (GET /v2/dynamips/platforms), whether a running router wants an
+// idle-PC value, and the form of the New IOS router template dialog. Every rule about the values is
 // the server's.
 
 import type { Readable } from 'svelte/store';

@@ -1,7 +1,8 @@
-// Virtual machines as the page shows and edits them: the template
-// dialog's form and its POST /v2/templates body, a node's properties in
-// words (GNS3's keys), the part of the node panel that edits the common
-// ones, and the acceleration note. The forms check only that what was
+// QEMU virtual machines as the page shows and edits them: the form of
+// the New QEMU template dialog
+// and its POST /v2/templates body, a QEMU node's properties in words
+// (GNS3's qemu keys), the part of the node panel that edits the common
+// ones, and the acceleration note (KVM, or TCG and slower). The forms check only that what was
 // typed can be sent (a whole number where the body wants one, an image
 // or a kernel to boot); every rule about the values is the server's,
 // whose 400 names the field.
