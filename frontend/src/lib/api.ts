@@ -80,9 +80,11 @@ async function answer<T>(call: Promise<Answer<T>>): Promise<T> {
   return r.data as T;
 }
 
-/** call makes one request of the contract's client and answers its data:
- * for the routes of one node type, which its entry in src/nodekinds/
- * names (a request made in a gesture is the gesture's). */
+/** call makes one request of the contract's client and answers its data
+ * (a request made in a gesture is the gesture's). It is for the routes
+ * of one node type only, and only that type's entry
+ * (src/nodekinds/<type>/index.ts) may use it: every other operation is a
+ * function here. */
 export const call = <T>(request: (c: Client<paths>) => Promise<Answer<T>>): Promise<T> => answer(request(client()));
 
 /** done is answer for the operations that answer no body. */
@@ -333,9 +335,12 @@ export const listTemplates = () => answer(client().GET('/v2/templates'));
 /** createTemplate adds a user template (400 by field, as the server says). */
 export const createTemplate = (body: TemplateCreate): Promise<Template> => answer(client().POST('/v2/templates', { body }));
 
+/** An emulator's name in the images routes, as the contract types it. */
+export type Emulator = paths['/v2/computes/{compute_id}/{emulator}/images']['get']['parameters']['path']['emulator'];
+
 /** listImages lists an emulator's images on a compute: for local, the
  * images folders of this nodedesk (and GNS3's own, when they exist). */
-export const listImages = (emulator: string, compute = 'local'): Promise<Image[]> =>
+export const listImages = (emulator: Emulator, compute = 'local'): Promise<Image[]> =>
   answer(client().GET('/v2/computes/{compute_id}/{emulator}/images', { params: { path: { compute_id: compute, emulator } } })) as Promise<Image[]>;
 
 /** openExternal opens url (a node's web console) in the user's browser

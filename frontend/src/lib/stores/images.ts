@@ -22,7 +22,7 @@ export interface ImageSource {
 }
 
 /** imageSource is the images of emulator (its name in the API's paths). */
-export function imageSource(emulator: string): ImageSource {
+export function imageSource(emulator: api.Emulator): ImageSource {
   const images = writable<Image[]>([]);
   const state = writable<LoadState>('idle');
   async function load(): Promise<void> {
