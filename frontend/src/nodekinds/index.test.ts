@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import contract from '../../../api/openapi.json';
 import { allOf, type NodeType } from '../lib/types';
 import { findKind, kinds, kindOf, templateKinds } from './index';
 import type { NodeKind } from './kind';
@@ -40,6 +41,12 @@ describe('the node-type registry', () => {
     expect(kindOf('ethernet_switch').Editor).toBe(SwitchEditor);
     expect(kindOf('frame_relay_switch').Editor).toBe(FrameRelayEditor);
     expect(kindOf('nat').Editor).toBe(NatEditor);
+  });
+
+  it("has one entry per node type of the contract (api/openapi.json's NodeType), and no other", () => {
+    const types: string[] = contract.components.schemas.NodeType.enum;
+    expect(types.length).toBeGreaterThan(10);
+    expect(kinds.map((k) => k.type).sort()).toEqual([...types].sort());
   });
 
   it('has one entry per type of the API, and no other', () => {
