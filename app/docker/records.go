@@ -6,9 +6,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
+
+	"nodedesk/app"
 )
 
 // A record of each node that runs is kept in the runner's folder, written
@@ -24,6 +25,7 @@ import (
 const (
 	labelNode    = "nodedesk.node"
 	labelProject = "nodedesk.project"
+	labelName    = "nodedesk.name" // the node's name, which Open reports
 	labelRun     = "nodedesk.run"
 )
 
@@ -64,9 +66,9 @@ func (r *Runner) forget(nodeID string) {
 	}
 }
 
-// labels are a node's container's labels.
-func (r *Runner) labels(nodeID, projectID string) map[string]string {
-	return map[string]string{labelNode: nodeID, labelProject: projectID, labelRun: r.runLabel()}
+// labels are the labels of a container of the node p starts.
+func (r *Runner) labels(p app.Process) map[string]string {
+	return map[string]string{labelNode: p.NodeID, labelProject: p.ProjectID, labelName: p.Name, labelRun: r.runLabel()}
 }
 
 // runLabel tells this runner's containers from any other's: its folder.
@@ -83,7 +85,8 @@ func (r *Runner) runLabel() string {
 // reapOrphans removes what a previous nodedesk left of the nodes it ran,
 // by its records and its containers' labels: each container (ended
 // first if it runs) and each host end of a veth pair; then the records.
-// It returns the ids of the nodes it found, and is what Open does at
+// It returns the names of the nodes it found (app.Supervised.Open; the
+// id of one whose container has no name label), and is what Open does at
 // start-up, before any node starts. A machine without Docker has nothing
 // to reap; records that name containers are kept if the engine cannot
 // be reached, for the next start.
@@ -97,17 +100,23 @@ func (r *Runner) reapOrphans(ctx context.Context) (ended []string, err error) {
 	if err != nil {
 		return nil, err
 	}
-	found := func(id string) {
-		if id != "" && !slices.Contains(ended, id) {
-			ended = append(ended, id)
+	seen := map[string]bool{} // node ids
+	found := func(nodeID, name string) {
+		if nodeID == "" || seen[nodeID] {
+			return
 		}
+		seen[nodeID] = true
+		if name == "" {
+			name = nodeID
+		}
+		ended = append(ended, name)
 	}
 	var reachErr error
 	if r.eng == nil {
 		reachErr = r.engErr
 	}
 	for _, rec := range recs {
-		found(rec.NodeID)
+		found(rec.NodeID, rec.Name)
 		if err := r.reapRecorded(ctx, rec, reachErr == nil); err != nil {
 			reachErr = err
 		}
@@ -178,9 +187,9 @@ func (r *Runner) reapRecorded(ctx context.Context, rec record, reach bool) (unre
 
 // reapLabelled removes the containers labelled with the runner's folder
 // that no record named (made after the record and before their id was
-// written), telling found of each node. unreachable says the engine
-// could not be reached; err, that it refused.
-func (r *Runner) reapLabelled(ctx context.Context, found func(nodeID string)) (unreachable, err error) {
+// written), telling found of each node (its id and name). unreachable
+// says the engine could not be reached; err, that it refused.
+func (r *Runner) reapLabelled(ctx context.Context, found func(nodeID, name string)) (unreachable, err error) {
 	list, err := r.eng.containersLabelled(ctx, labelRun, r.runLabel())
 	if err != nil && status(err) == 0 {
 		return err, nil
@@ -188,7 +197,7 @@ func (r *Runner) reapLabelled(ctx context.Context, found func(nodeID string)) (u
 		return nil, err
 	}
 	for _, c := range list {
-		found(c.Labels[labelNode])
+		found(c.Labels[labelNode], c.Labels[labelName])
 		if err := r.eng.remove(ctx, c.ID); err != nil {
 			return nil, err
 		}

@@ -510,7 +510,7 @@ func (r *Runner) containerConfig(p app.Process, s settings, im *imageInfo, vols,
 		Cmd:             cmd,
 		Env:             append(e, env...),
 		User:            user,
-		Labels:          r.labels(p.NodeID, p.ProjectID),
+		Labels:          r.labels(p),
 		Tty:             true,
 		OpenStdin:       true,
 		AttachStdin:     true,
@@ -674,7 +674,7 @@ func (r *Runner) handBack(ctx context.Context, n *node, exited bool) error {
 	s, _ := readSettings(n.p.Properties)
 	id, err := r.eng.create(ctx, "", &containerConfig{
 		Image: s.Image, Entrypoint: cmd, Cmd: []string{}, User: "0:0",
-		NetworkDisabled: true, Labels: r.labels(n.p.NodeID, n.p.ProjectID),
+		NetworkDisabled: true, Labels: r.labels(n.p),
 		HostConfig: hostConfig{Mounts: r.mounts(n.p.Dir, n.targets), NetworkMode: "none"},
 	})
 	if err != nil {

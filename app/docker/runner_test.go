@@ -43,7 +43,7 @@ func TestRunner(t *testing.T) {
 	t.Run("MissingImage", func(t *testing.T) { testMissingImage(t, host) })
 	t.Run("Consoles", func(t *testing.T) { testConsoles(t, host) })
 	t.Run("HTTPConsole", func(t *testing.T) { testHTTPConsole(t, host) })
-	t.Run("ReapOrphans", func(t *testing.T) { testReapOrphans(t, host) })
+	t.Run("Open", func(t *testing.T) { testOpen(t, host) })
 	t.Run("NoNetAdmin", func(t *testing.T) { testNoNetAdmin(t, host) })
 	if t.Failed() {
 		return
@@ -201,8 +201,8 @@ func testEngine(t *testing.T, host string) {
 		if err := r.keep(record{NodeID: "n1", Name: "D1", ContainerName: "nodedesk-D1-n1"}); err != nil {
 			t.Fatal(err)
 		}
-		if ended, err := r.Open(ctx); err == nil || !slices.Equal(ended, []string{"n1"}) {
-			t.Errorf("Open without an engine = %v, %v; want n1 and the engine's error", ended, err)
+		if ended, err := r.Open(ctx); err == nil || !slices.Equal(ended, []string{"D1"}) {
+			t.Errorf("Open without an engine = %v, %v; want D1 (the node's name) and the engine's error", ended, err)
 		}
 		if _, err := os.Stat(r.recordPath("n1")); err != nil {
 			t.Errorf("the record was dropped although its container could not be removed: %v", err)
@@ -551,7 +551,10 @@ func testConsoles(t *testing.T, host string) {
 	mustBeGone(t, r, q)
 }
 
-func testReapOrphans(t *testing.T, host string) {
+// testOpen: the Open of the next runner on the records' folder removes
+// what a killed nodedesk left (a recorded container, one labelled but
+// unrecorded) and no other nodedesk's, and returns the nodes' names.
+func testOpen(t *testing.T, host string) {
 	runDir := t.TempDir()
 	crashed := newRunner(t, host, runDir)
 	p := process(t, "Orphan", 2, nil)
@@ -561,15 +564,15 @@ func testReapOrphans(t *testing.T, host string) {
 	n.ending.Store(true)
 	// A container made after its record and before its id was written.
 	ctx := context.Background()
-	strayID := uuid.NewString()
+	stray := app.Process{ProjectID: p.ProjectID, NodeID: uuid.NewString(), Name: "Stray"}
 	if _, err := crashed.eng.create(ctx, "", &containerConfig{Image: dockertest.TestImage, Cmd: []string{"sh"},
-		Labels: crashed.labels(strayID, p.ProjectID), HostConfig: hostConfig{NetworkMode: "none"}}); err != nil {
+		Labels: crashed.labels(stray), HostConfig: hostConfig{NetworkMode: "none"}}); err != nil {
 		t.Fatal(err)
 	}
 	// Another nodedesk's container stays.
 	other := newRunner(t, host, t.TempDir())
 	otherID, err := other.eng.create(ctx, "", &containerConfig{Image: dockertest.TestImage, Cmd: []string{"sh"},
-		Labels: other.labels(uuid.NewString(), p.ProjectID), HostConfig: hostConfig{NetworkMode: "none"}})
+		Labels: other.labels(app.Process{ProjectID: p.ProjectID, NodeID: uuid.NewString(), Name: "Other"}), HostConfig: hostConfig{NetworkMode: "none"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -581,13 +584,13 @@ func testReapOrphans(t *testing.T, host string) {
 		t.Fatal(err)
 	}
 	slices.Sort(ended)
-	want := []string{p.NodeID, strayID}
+	want := []string{p.Name, stray.Name} // names, as app.Supervised.Open says
 	slices.Sort(want)
 	if !slices.Equal(ended, want) {
 		t.Errorf("Open = %v, want %v", ended, want)
 	}
 	mustBeGone(t, next, p)
-	if list := containersOf(t, next, labelNode, strayID); len(list) > 0 {
+	if list := containersOf(t, next, labelNode, stray.NodeID); len(list) > 0 {
 		t.Errorf("the unrecorded container is left: %v", list)
 	}
 	if _, err := other.eng.inspect(ctx, otherID); err != nil {

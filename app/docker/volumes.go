@@ -81,7 +81,7 @@ func (r *Runner) fillFolders(ctx context.Context, root *os.Root, p app.Process, 
 	}
 	id, err := r.eng.create(ctx, "", &containerConfig{
 		Image: image, Entrypoint: []string{mountPoint + "/never-run"}, Cmd: []string{},
-		NetworkDisabled: true, Labels: r.labels(p.NodeID, p.ProjectID),
+		NetworkDisabled: true, Labels: r.labels(p),
 		HostConfig: hostConfig{NetworkMode: "none"},
 	})
 	if err != nil {
