@@ -105,10 +105,7 @@ func New(c Config) *Runner {
 
 // note tells the user something of a node: the capabilities its
 // container lacks, environment lines it skipped.
-func (r *Runner) note(p app.Process, message string) { r.nodes.Note(ref(p), message) }
-
-// ref names a node for the observer.
-func ref(p app.Process) app.NodeRef { return app.NodeRef{ProjectID: p.ProjectID, NodeID: p.NodeID} }
+func (r *Runner) note(p app.Process, message string) { r.nodes.Note(p.Ref(), message) }
 
 // Runs reports whether t is Docker.
 func (r *Runner) Runs(t app.NodeType) bool { return t == app.Docker }
@@ -599,7 +596,7 @@ func (r *Runner) watch(n *node) {
 	}
 	_ = r.teardown(ctx, n, true)
 	r.c.Logger.Warn("a Docker node stopped by itself", "node", n.p.Name, "detail", detail)
-	r.nodes.Exited(ref(n.p), detail)
+	r.nodes.Exited(n.p.Ref(), detail)
 }
 
 // Stop ends a node's container (SIGTERM, then SIGKILL after the grace)

@@ -160,7 +160,7 @@ func (r *Runner) Start(p app.Process) (string, error) {
 		l.kvm = ok
 		// Once a project: each guest's panel says it too.
 		if first := r.guests.FirstInProject(p.ProjectID); !ok && first {
-			r.guests.Note(ref(p), p.Name+" is "+NoKVMNote+" ("+why+")")
+			r.guests.Note(p.Ref(), p.Name+" is "+NoKVMNote+" ("+why+")")
 		}
 	}
 	args, err := l.args()
@@ -412,8 +412,5 @@ func (r *Runner) ended(g *guest, stopped bool) {
 	if mon != nil {
 		mon.close()
 	}
-	r.guests.Ended(ref(g.p), g, stopped, g.ExitDetail)
+	r.guests.Ended(g.p.Ref(), g, stopped, g.ExitDetail)
 }
-
-// ref names a node for the observer.
-func ref(p app.Process) app.NodeRef { return app.NodeRef{ProjectID: p.ProjectID, NodeID: p.NodeID} }

@@ -238,5 +238,5 @@ func (r *Runner) signal(nodeID string, sig syscall.Signal) error {
 // ended forgets a process that has exited and, if nobody stopped it,
 // reports the exit.
 func (r *Runner) ended(p *proc, stopped bool) {
-	r.procs.Ended(app.NodeRef{ProjectID: p.p.ProjectID, NodeID: p.p.NodeID}, p, stopped, p.ExitDetail)
+	r.procs.Ended(p.p.Ref(), p, stopped, p.ExitDetail)
 }
