@@ -175,9 +175,9 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	return n.cmdline, nil
 }
 
-// start is one start of a node under way: what it was given, what was
+// startPlan is one start of a node under way: what it was given, what was
 // found for it, what is made, and what to undo if it fails.
-type start struct {
+type startPlan struct {
 	p     app.Process
 	s     settings
 	veths []string // the host ends of its veth pairs
@@ -196,7 +196,7 @@ type start struct {
 }
 
 // rollback undoes what a failed start made, last first.
-func (st *start) rollback() {
+func (st *startPlan) rollback() {
 	for i := len(st.undo) - 1; i >= 0; i-- {
 		st.undo[i]()
 	}
@@ -204,7 +204,7 @@ func (st *start) rollback() {
 
 // check reads and checks what a node's start is given, before anything
 // is asked of the engine.
-func (r *Runner) check(p app.Process) (*start, error) {
+func (r *Runner) check(p app.Process) (*startPlan, error) {
 	s, err := readSettings(p.Properties)
 	if err != nil {
 		return nil, err
@@ -220,7 +220,7 @@ func (r *Runner) check(p app.Process) (*start, error) {
 	if !validImage(s.Image) {
 		return nil, app.Errorf(app.ECONFLICT, "%q is not a Docker image name: give %s an image such as alpine:latest", s.Image, p.Name)
 	}
-	st := &start{p: p, s: s, veths: p.HostInterfaces}
+	st := &startPlan{p: p, s: s, veths: p.HostInterfaces}
 	if len(st.veths) == 0 {
 		for i := range s.Adapters {
 			st.veths = append(st.veths, app.VethName(p.NodeID, i))
@@ -252,7 +252,7 @@ func (r *Runner) check(p app.Process) (*start, error) {
 // gather finds what a start needs of the engine and this machine: the
 // image (pulled if need be), the kept folders it implies, the resources
 // folder, and the capabilities a container may have.
-func (r *Runner) gather(ctx context.Context, st *start) error {
+func (r *Runner) gather(ctx context.Context, st *startPlan) error {
 	var err error
 	if st.im, err = r.image(ctx, st.s.Image, st.p.Name); err != nil {
 		return err
@@ -276,7 +276,7 @@ func (r *Runner) gather(ctx context.Context, st *start) error {
 // build makes the running node: its consoles' ports, its folders, its
 // record, its container and interfaces. On a failure it undoes what it
 // made.
-func (r *Runner) build(ctx context.Context, st *start) (*node, error) {
+func (r *Runner) build(ctx context.Context, st *startPlan) (*node, error) {
 	p := st.p
 	targets := mountTargets(st.vols, st.im)
 	st.n = &node{p: p, vols: st.vols, targets: targets, done: make(chan struct{}),
@@ -301,7 +301,7 @@ func (r *Runner) build(ctx context.Context, st *start) (*node, error) {
 
 // openPorts opens the consoles' ports first: one another program holds
 // fails the start before anything is made.
-func (r *Runner) openPorts(st *start) error {
+func (r *Runner) openPorts(st *startPlan) error {
 	p := st.p
 	var err error
 	if (p.ConsoleType == app.ConsoleTelnet || p.ConsoleType == app.ConsoleHTTP) && p.Console != 0 {
@@ -320,7 +320,7 @@ func (r *Runner) openPorts(st *start) error {
 }
 
 // prepare makes the node's folder and fills its kept folders.
-func (r *Runner) prepare(ctx context.Context, st *start) error {
+func (r *Runner) prepare(ctx context.Context, st *startPlan) error {
 	p := st.p
 	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
 		return app.Errorf(app.EINTERNAL, "The folder of %s could not be made (%v); check free disk space and permissions", p.Name, err)
@@ -337,7 +337,7 @@ func (r *Runner) prepare(ctx context.Context, st *start) error {
 // makeContainer records the node, then creates its container (a stale one
 // of its name removed first) and attaches its console before the start,
 // so that the console shows the first output.
-func (r *Runner) makeContainer(ctx context.Context, st *start) error {
+func (r *Runner) makeContainer(ctx context.Context, st *startPlan) error {
 	p, n := st.p, st.n
 	if err := r.keep(n.rec); err != nil {
 		return app.Errorf(app.EINTERNAL, "The record of %s could not be written in %s (%v); check free disk space", p.Name, r.c.RunDir, err)
@@ -366,7 +366,7 @@ func (r *Runner) makeContainer(ctx context.Context, st *start) error {
 
 // boot starts the container, gives it its interfaces and serves its http
 // and aux consoles.
-func (r *Runner) boot(ctx context.Context, st *start) error {
+func (r *Runner) boot(ctx context.Context, st *startPlan) error {
 	p, n, id := st.p, st.n, st.n.rec.Container
 	if err := r.eng.start(ctx, id); err != nil {
 		return r.startError(err, p, st.caps)
@@ -397,7 +397,7 @@ func (r *Runner) boot(ctx context.Context, st *start) error {
 
 // addVeths makes the node's veth pairs, the peer of each in the
 // container's namespace (pid) as eth<n>.
-func (r *Runner) addVeths(ctx context.Context, st *start, pid int) error {
+func (r *Runner) addVeths(ctx context.Context, st *startPlan, pid int) error {
 	p, id := st.p, st.n.rec.Container
 	for i, v := range st.veths {
 		st.undo = append(st.undo, func() { deleteLink(v) })

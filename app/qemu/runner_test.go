@@ -161,10 +161,10 @@ func TestRunner_BadOptionsFailAtStart(t *testing.T) {
 	}
 }
 
-// TestRunner_ReapOrphans: a guest recorded by a nodedesk that died is
-// ended at the next start (Open); a record whose PID is now another
-// program's leaves that program alone.
-func TestRunner_ReapOrphans(t *testing.T) {
+// TestRunner_Open: a guest recorded by a nodedesk that died is ended at
+// the next start (Open), which names it; a record whose PID is now
+// another program's leaves that program alone.
+func TestRunner_Open(t *testing.T) {
 	qemuOrFail(t)
 	dir := t.TempDir()
 	orphan := exec.Command("qemu-system-x86_64", "-nodefaults", "-display", "none", "-accel", "tcg", "-m", "32")

@@ -38,7 +38,9 @@ type Runner struct {
 	supervise.Lifecycle // Observe, Open, StopAll, ResetConsole
 	c                   Config
 	procs               *supervise.Table[*proc]
-	mu                  sync.Mutex
+	// mu guards relayOff (the table has its own lock); it is not held
+	// while `vpcs -v` runs.
+	mu sync.Mutex
 	// relayOff caches, by binary, whether it takes -R (canTurnOffRelay).
 	relayOff map[string]bool
 }
