@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { buildUpdate, formFields, formFromNode } from './nodeform';
-import type { FrRow } from './framerelay';
+import type { FrRow } from '../nodekinds/frame_relay_switch/model';
 import type { EthernetSwitchPort } from './types';
 import type { DockerNodeForm } from '../nodekinds/docker/model';
 import { NAT_LOOPBACK_LABEL } from '../nodekinds/nat/model';
 import type { QemuNodeForm } from '../nodekinds/qemu/model';
-import { bulkEdit } from './switchports';
+import { bulkEdit } from '../nodekinds/ethernet_switch/model';
 import { ethSwitch, frSwitch, vpcs } from './testdata';
 
 describe('node form', () => {

@@ -10,7 +10,7 @@ import { removeNode, setNodes, upsertNode } from './nodes';
 import { applyHistoryEvent, followHistory, reloadHistory } from './history';
 import { clearSelection, selectNodes } from './selection';
 import { togglePanel } from './panels';
-import { waitingPorts } from '../waitingports';
+import { waitingPorts } from '../../nodekinds/cloud/model';
 import type { Node } from '../types';
 import { notify, whenGone } from './notices';
 

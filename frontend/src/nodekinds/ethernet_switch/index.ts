@@ -1,7 +1,7 @@
 // Ethernet switches: the registry's entry. Its panel edits the port
 // table (access, dot1q, QinQ ports and their VLANs).
 
-import { toWireSwitchPorts } from '../../lib/switchports';
+import { toWireSwitchPorts } from './model';
 import type { EthernetSwitchPort } from '../../lib/types';
 import { clone, partBody, same } from '../helpers';
 import { defineKind } from '../kind';

@@ -1,7 +1,7 @@
 // Frame Relay switches: the registry's entry. Its panel edits the
-// circuits, one row per DLCI mapping (lib/framerelay.ts).
+// circuits, one row per DLCI mapping (model.ts).
 
-import { mappingsToRows, rowsToMappings, type FrRow } from '../../lib/framerelay';
+import { mappingsToRows, rowsToMappings, type FrRow } from './model';
 import { partBody, same } from '../helpers';
 import { defineKind } from '../kind';
 import Editor from './Editor.svelte';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addHubPort, addSwitchPort, bulkEdit, nextPortNumber, removeRows, toWireSwitchPorts, toggleRow } from './switchports';
-import type { EthernetSwitchPort } from './types';
+import { addSwitchPort, bulkEdit, toWireSwitchPorts } from './model';
+import type { EthernetSwitchPort } from '../../lib/types';
 
 const ports: EthernetSwitchPort[] = [0, 1, 2, 3].map((n) => ({ name: `Ethernet${n}`, port_number: n, type: 'access', vlan: 1, ethertype: null }));
 
@@ -25,12 +25,8 @@ describe('switch port table', () => {
     expect(toWireSwitchPorts([{ ...q2[0], ethertype: undefined }])[0].ethertype).toBeNull();
   });
 
-  it('adds ports at the lowest free number and removes selected rows', () => {
-    const gap = removeRows(ports, new Set([1]));
-    expect(gap.map((p) => p.port_number)).toEqual([0, 2, 3]);
-    expect(nextPortNumber(gap)).toBe(1);
-    expect(addSwitchPort(gap).at(-1)).toEqual({ name: 'Ethernet1', port_number: 1, type: 'access', vlan: 1, ethertype: null });
-    expect(addHubPort([{ name: 'Ethernet0', port_number: 0 }]).at(-1)).toEqual({ name: 'Ethernet1', port_number: 1 });
+  it('adds an access port in VLAN 1 at the lowest free number', () => {
+    expect(addSwitchPort(ports.filter((p) => p.port_number !== 1)).at(-1)).toEqual({ name: 'Ethernet1', port_number: 1, type: 'access', vlan: 1, ethertype: null });
   });
 
   it('sends numbers as numbers and no VLAN when none was typed', () => {
@@ -39,14 +35,5 @@ describe('switch port table', () => {
       { name: 'e0', port_number: 4, type: 'dot1q', vlan: 7, ethertype: null },
       { name: 'e1', port_number: 5, type: 'access', ethertype: null },
     ]);
-  });
-
-  it('toggles rows, and Shift selects a range from the anchor', () => {
-    let s = toggleRow(new Set(), 1, null, false);
-    expect([...s]).toEqual([1]);
-    s = toggleRow(s, 3, 1, true);
-    expect([...s].sort()).toEqual([1, 2, 3]);
-    s = toggleRow(s, 2, 3, false);
-    expect([...s].sort()).toEqual([1, 3]);
   });
 });

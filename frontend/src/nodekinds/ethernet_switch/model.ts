@@ -1,6 +1,8 @@
-// Editing the port tables of Ethernet switches, hubs and clouds.
+// An Ethernet switch's port table as the panel edits it: adding a port,
+// the bulk edit of the selected rows, and the rows as the PUT sends them.
 
-import type { CloudPort, EthernetHubPort, EthernetSwitchPort, Ethertype, SwitchPortType } from './types';
+import { nextPortNumber } from '../../lib/porttable';
+import type { EthernetSwitchPort, Ethertype, SwitchPortType } from '../../lib/types';
 
 /** The fields a bulk edit may set on the selected rows. */
 export interface BulkPatch { type?: SwitchPortType; vlan?: number; ethertype?: Ethertype }
@@ -18,31 +20,10 @@ function definedOnly(patch: BulkPatch): BulkPatch {
   return out;
 }
 
-/** nextPortNumber is the lowest port number no row uses. */
-export function nextPortNumber(ports: readonly { port_number: number }[]): number {
-  const used = new Set(ports.map((p) => p.port_number));
-  let n = 0;
-  while (used.has(n)) n++;
-  return n;
-}
-
+/** addSwitchPort adds an access port in VLAN 1 at the lowest free number. */
 export function addSwitchPort(ports: readonly EthernetSwitchPort[]): EthernetSwitchPort[] {
   const n = nextPortNumber(ports);
   return [...ports, { name: `Ethernet${n}`, port_number: n, type: 'access', vlan: 1, ethertype: null }];
-}
-
-export function addHubPort(ports: readonly EthernetHubPort[]): EthernetHubPort[] {
-  const n = nextPortNumber(ports);
-  return [...ports, { name: `Ethernet${n}`, port_number: n }];
-}
-
-export function addCloudPort(ports: readonly CloudPort[], iface: string, type: 'ethernet' | 'tap'): CloudPort[] {
-  return [...ports, { name: iface, port_number: nextPortNumber(ports), type, interface: iface }];
-}
-
-/** removeRows drops the rows at the given indexes. */
-export function removeRows<T>(rows: readonly T[], selected: ReadonlySet<number>): T[] {
-  return rows.filter((_, i) => !selected.has(i));
 }
 
 /** toWireSwitchPorts prepares rows for the PUT: numbers as numbers, no
@@ -55,17 +36,4 @@ export function toWireSwitchPorts(ports: readonly EthernetSwitchPort[]): Etherne
     out.ethertype = p.ethertype || null;
     return out;
   });
-}
-
-/** The selection after toggling row i; with range (Shift) from the anchor. */
-export function toggleRow(selected: ReadonlySet<number>, i: number, anchor: number | null, range: boolean): Set<number> {
-  const next = new Set(selected);
-  if (range && anchor !== null) {
-    const [a, b] = anchor < i ? [anchor, i] : [i, anchor];
-    for (let k = a; k <= b; k++) next.add(k);
-    return next;
-  }
-  if (next.has(i)) next.delete(i);
-  else next.add(i);
-  return next;
 }

@@ -1,10 +1,19 @@
+// A cloud's ports as the panel edits them: adding one on a host
+// interface, and the ports waiting for the user's agreement.
+//
 // A cloud port whose host interface came from a project file (an import
 // or a load) carries nothing until this machine's user allows it: the
 // server lists such ports in the node's ports_waiting (nodedesk's own
 // field) and takes any PUT of the cloud's ports_mapping as the user's
 // agreement. The panel shows the notice and its Allow button from here.
 
-import type { Node, NodeUpdate } from './types';
+import { nextPortNumber } from '../../lib/porttable';
+import type { CloudPort, Node, NodeUpdate } from '../../lib/types';
+
+/** addCloudPort adds a port on a host interface at the lowest free number. */
+export function addCloudPort(ports: readonly CloudPort[], iface: string, type: 'ethernet' | 'tap'): CloudPort[] {
+  return [...ports, { name: iface, port_number: nextPortNumber(ports), type, interface: iface }];
+}
 
 /** The names of n's ports that wait for the user's agreement. */
 export function waitingPorts(n: Node): string[] {

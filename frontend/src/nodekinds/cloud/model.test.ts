@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { allowBody, waitingNotice, waitingPorts } from './waitingports';
-import { ethSwitch, vpcs } from './testdata';
+import { allowBody, waitingNotice, waitingPorts } from './model';
+import { ethSwitch, vpcs } from '../../lib/testdata';
 
 const mapping = [
   { name: 'eth0', port_number: 0, type: 'ethernet', interface: 'eth0' },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mappingsToRows, nextRow, rowsToMappings } from './framerelay';
+import { mappingsToRows, nextRow, rowsToMappings } from './model';
 
 describe('Frame Relay mappings', () => {
   it('round-trips the wire form through editor rows, ordered by port and DLCI', () => {

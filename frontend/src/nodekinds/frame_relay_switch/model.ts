@@ -3,7 +3,7 @@
 // valid circuit is (DLCI range, an end used twice, a circuit to itself) is
 // the server's to say, with a 400 whose field is "properties.mappings".
 
-import type { FrameRelayMappings } from './types';
+import type { FrameRelayMappings } from '../../lib/types';
 
 /** A row of the editor; fields are strings as typed. */
 export interface FrRow { srcPort: string; srcDlci: string; dstPort: string; dstDlci: string }
