@@ -52,6 +52,13 @@ export interface EditorProps<F, D = undefined> {
   error: (field: string) => FieldErr | null;
   /** Port numbers that have a link. */
   linked: ReadonlySet<number>;
+  /** save sends a PUT body of the editor's own (an action such as
+   * allowing ports, not the form): the panel saves it, moves the form's
+   * untouched fields onto the saved node and shows a refusal at its top.
+   * It answers the saved node, or null when refused. */
+  save: (body: NodeUpdate) => Promise<Node | null>;
+  /** Whether the panel is saving the form. */
+  saving: boolean;
 }
 
 /** What the template dialog gives a type's body. */

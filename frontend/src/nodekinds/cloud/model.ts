@@ -5,7 +5,8 @@
 // or a load) carries nothing until this machine's user allows it: the
 // server lists such ports in the node's ports_waiting (nodedesk's own
 // field) and takes any PUT of the cloud's ports_mapping as the user's
-// agreement. The panel shows the notice and its Allow button from here.
+// agreement. The editor (Editor.svelte) shows the notice and its Allow
+// button.
 
 import { nextPortNumber } from '../../lib/porttable';
 import type { CloudPort, Node, NodeUpdate } from '../../lib/types';
