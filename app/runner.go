@@ -144,7 +144,7 @@ type RunnerEnv struct {
 	// off when its node asks for that (QEMU's on_close
 	// shutdown_signal); zero is the runner's own default.
 	ShutdownWait time.Duration
-	Logger    *slog.Logger
+	Logger       *slog.Logger
 }
 
 // OpenRunners readies every Supervised runner at nodedesk's start (Open):
