@@ -412,5 +412,7 @@ func (r *Runner) ended(g *guest, stopped bool) {
 	if mon != nil {
 		mon.close()
 	}
-	r.guests.Ended(g.p.Ref(), g, stopped, g.ExitDetail)
+	// g.Proc is read once Ended holds the table: Start sets it under the
+	// table's lock, and an exit at once may come before that.
+	r.guests.Ended(g.p.Ref(), g, stopped, func() string { return g.ExitDetail() })
 }

@@ -137,7 +137,8 @@ func (t *Table[P]) Keep(nodeID, name string, pid int) {
 
 // Ended forgets p, whose process has ended, and, unless a stop ended it,
 // tells the observer that the node stopped by itself, with detail (what
-// the process last said).
+// the process last said). detail is called after the table's lock was
+// taken, so it may read what Start set under it.
 func (t *Table[P]) Ended(ref app.NodeRef, p P, stopped bool, detail func() string) {
 	t.Forget(ref.NodeID, p)
 	if !stopped {

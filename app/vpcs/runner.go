@@ -240,5 +240,7 @@ func (r *Runner) signal(nodeID string, sig syscall.Signal) error {
 // ended forgets a process that has exited and, if nobody stopped it,
 // reports the exit.
 func (r *Runner) ended(p *proc, stopped bool) {
-	r.procs.Ended(p.p.Ref(), p, stopped, p.ExitDetail)
+	// p.Proc is read once Ended holds the table: Start sets it under the
+	// table's lock, and an exit at once may come before that.
+	r.procs.Ended(p.p.Ref(), p, stopped, func() string { return p.ExitDetail() })
 }
