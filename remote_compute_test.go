@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -28,17 +27,6 @@ import (
 	"nodedesk/app/kit"
 	"nodedesk/app/vpcs/vpcstest"
 )
-
-// freePort returns a TCP port of 127.0.0.1 that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 // mustJSON calls and requires status want; it returns the decoded answer.
 func mustJSON(t *testing.T, want int, method, url string, body any) map[string]any {
@@ -160,7 +148,7 @@ func nodeOf(m map[string]any) node {
 func TestRemoteCompute_TwoProcesses(t *testing.T) {
 	vpcstest.MustHave(t)
 	dir := t.TempDir()
-	bPort := freePort(t)
+	bPort := kit.FreeTCP(t)
 	bArgs := []string{"--headless", "--listen", "127.0.0.1:" + strconv.Itoa(bPort), "--db", filepath.Join(dir, "b", "b.db"), "--udp-ports", "31000-31499"}
 	if err := os.MkdirAll(filepath.Join(dir, "b"), 0o755); err != nil {
 		t.Fatal(err)

@@ -67,17 +67,6 @@ func newRunner(t *testing.T, host, runDir string) *Runner {
 	return r
 }
 
-// freePort is a TCP port nothing listens on.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // process is a Docker node of the test image with adapters adapters,
 // in its own folder, and the given properties.
 func process(t *testing.T, name string, adapters int, props map[string]any) app.Process {
@@ -509,7 +498,7 @@ func testMissingImage(t *testing.T, host string) {
 func testConsoles(t *testing.T, host string) {
 	r := newRunner(t, host, t.TempDir())
 	p := process(t, "Talker", 1, nil)
-	p.ConsoleType, p.Console, p.Aux = app.ConsoleTelnet, freePort(t), freePort(t)
+	p.ConsoleType, p.Console, p.Aux = app.ConsoleTelnet, kit.FreeTCP(t), kit.FreeTCP(t)
 	mustStart(t, r, p)
 
 	a := kit.DialConsole(t, "127.0.0.1", p.Console)
@@ -655,7 +644,7 @@ func testHTTPConsole(t *testing.T, host string) {
 	r := newRunner(t, host, t.TempDir())
 	p := process(t, "Web", 1, map[string]any{"console_http_port": 8080,
 		"start_command": "sh -c 'mkdir -p /www && echo hello-from-the-container > /www/index.html && exec httpd -f -p 127.0.0.1:8080 -h /www'"})
-	p.ConsoleType, p.Console = app.ConsoleHTTP, freePort(t)
+	p.ConsoleType, p.Console = app.ConsoleHTTP, kit.FreeTCP(t)
 	mustStart(t, r, p)
 	url := "http://127.0.0.1:" + strconv.Itoa(p.Console) + "/index.html"
 	var body string

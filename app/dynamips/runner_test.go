@@ -1,7 +1,6 @@
 package dynamips_test
 
 import (
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,19 +9,9 @@ import (
 	"nodedesk/app"
 	"nodedesk/app/dynamips"
 	"nodedesk/app/dynamips/dynamipstest"
+	"nodedesk/app/kit"
 	"nodedesk/app/supervise"
 )
-
-// freeTCP is a TCP port of 127.0.0.1 that nothing holds right now.
-func freeTCP(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
 
 // TestStop_ThenStartAtOnce: a router stopped and at once started again
 // starts, on the same console and aux ports, and no exit is reported:
@@ -40,7 +29,7 @@ func TestStop_ThenStartAtOnce(t *testing.T) {
 	exits := make(chan string, 10)
 	r.Observe(supervise.Funcs{Exit: func(_, nodeID, detail string) { exits <- nodeID + ": " + detail }})
 	p := app.Process{ProjectID: "p", NodeID: "n1", Name: "R1", Dir: filepath.Join(dir, "R1"),
-		Console: freeTCP(t), ConsoleType: app.ConsoleTelnet, Aux: freeTCP(t),
+		Console: kit.FreeTCP(t), ConsoleType: app.ConsoleTelnet, Aux: kit.FreeTCP(t),
 		Properties: props, Images: map[string]string{"image": image}}
 	for i := range 3 {
 		if _, err := r.Start(p); err != nil {

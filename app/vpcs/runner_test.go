@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"nodedesk/app"
+	"nodedesk/app/kit"
 	"nodedesk/app/vpcs"
 	"nodedesk/app/vpcs/vpcstest"
 )
@@ -36,20 +37,9 @@ func freeUDP(t *testing.T) int {
 	return 0
 }
 
-// freeTCP is a TCP port of 127.0.0.1 that nothing holds right now.
-func freeTCP(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 func process(t *testing.T, local int) app.Process {
 	return app.Process{ProjectID: "p", NodeID: "n-" + strconv.Itoa(local), Name: "PC1", Dir: t.TempDir(),
-		Console: freeTCP(t), MACOffset: 1, Ports: []app.PortPair{{Local: local, Remote: local + 1}}}
+		Console: kit.FreeTCP(t), MACOffset: 1, Ports: []app.PortPair{{Local: local, Remote: local + 1}}}
 }
 
 // holdsUDP reports whether process pid has a socket bound to UDP port.
