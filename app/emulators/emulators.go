@@ -4,6 +4,8 @@
 package emulators
 
 import (
+	"slices"
+
 	"nodedesk/app"
 	"nodedesk/app/docker"
 	"nodedesk/app/dynamips"
@@ -11,27 +13,30 @@ import (
 	"nodedesk/app/vpcs"
 )
 
-// All makes each emulator's runner from the environment they share.
-var All = []func(env app.RunnerEnv) app.Runner{vpcs.NewRunner, qemu.NewRunner, docker.NewRunner, dynamips.NewRunner}
+// Emulator is one emulator: the node type its runner runs, and how the
+// runner is made.
+type Emulator struct {
+	Type      app.NodeType
+	NewRunner func(env app.RunnerEnv) app.Runner
+}
+
+// All are nodedesk's emulators; each runner is made from the environment
+// they share.
+var All = []Emulator{
+	{app.VPCS, vpcs.NewRunner},
+	{app.QEMU, qemu.NewRunner},
+	{app.Docker, docker.NewRunner},
+	{app.Dynamips, dynamips.NewRunner},
+}
 
 // New makes every emulator's runner or, when only names some node types,
-// the runners of those.
+// the runners of those (the others are not made).
 func New(env app.RunnerEnv, only ...app.NodeType) []app.Runner {
 	var rs []app.Runner
-	for _, newRunner := range All {
-		r := newRunner(env)
-		if len(only) == 0 || runsAny(r, only) {
-			rs = append(rs, r)
+	for _, e := range All {
+		if len(only) == 0 || slices.Contains(only, e.Type) {
+			rs = append(rs, e.NewRunner(env))
 		}
 	}
 	return rs
-}
-
-func runsAny(r app.Runner, ts []app.NodeType) bool {
-	for _, t := range ts {
-		if r.Runs(t) {
-			return true
-		}
-	}
-	return false
 }
