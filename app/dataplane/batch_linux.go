@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -30,9 +31,10 @@ type batch struct {
 
 // The fabric's UDP endpoints (decision 0050) are blocking sockets outside
 // Go's netpoller, read by the fabric's poller threads (poller_linux.go).
-// Closing one shuts it down first, which fails other threads' sends; its
-// descriptor is closed when the last call on it returns (os.File counts
-// them).
+// Closing one shuts it down first, which fails other threads' sends, then
+// waits for the calls on it to return before it closes the descriptor: a
+// stopped node's port is free again when close returns, so that the node
+// can start again on it at once.
 
 // sock is one UDP endpoint of the fabric: a socket bound and connected to
 // its peer, in blocking mode, never registered with the netpoller.
@@ -40,6 +42,11 @@ type sock struct {
 	file *os.File
 	rc   syscall.RawConn
 	shut func(fd uintptr)
+	// calls is held for reading through every call on the socket and for
+	// writing by close: os.File closes a blocking descriptor when the last
+	// call on it returns, which may be after its Close has returned.
+	calls  sync.RWMutex
+	closed bool // under calls
 }
 
 // openSock opens p's socket: bound to p.bind:p.local, connected to
@@ -96,14 +103,40 @@ func openSock(p udpPeer) (*sock, error) {
 	return s, nil
 }
 
-// close shuts s down and closes it once no call is on it any more.
+// close shuts s down, which wakes a thread waiting in a send on it, and
+// closes it once no call is on it any more: when close returns, the
+// descriptor, and so its port, is released.
 func (s *sock) close() {
 	_ = s.rc.Control(s.shut)
+	s.calls.Lock()
+	defer s.calls.Unlock()
+	s.closed = true
 	_ = s.file.Close()
 }
 
+// hold takes a hold on s for one call, which close waits for; false once
+// s is closed. Each hold is given back with s.calls.RUnlock.
+func (s *sock) hold() bool {
+	s.calls.RLock()
+	if s.closed {
+		s.calls.RUnlock()
+		return false
+	}
+	return true
+}
+
+// control runs fn on s's descriptor, as syscall.RawConn's Control does,
+// unless s is closed.
+func (s *sock) control(fn func(fd uintptr)) error {
+	if !s.hold() {
+		return os.ErrClosed
+	}
+	defer s.calls.RUnlock()
+	return s.rc.Control(fn)
+}
+
 // newPollBatch returns a batch of n buffers of size bytes each that reads
-// whichever sock recvOn names, taking what has queued without waiting.
+// whichever sock recv is given, taking what has queued without waiting.
 func newPollBatch(n, size int) *batch {
 	b := &batch{bufs: make([][]byte, n), lens: make([]int, n)}
 	for i := range b.bufs {
@@ -115,16 +148,24 @@ func newPollBatch(n, size int) *batch {
 	return b
 }
 
-// recvOn reads what has queued on the socket whose raw connection is rc;
-// errNothing when nothing has.
-func (b *batch) recvOn(rc syscall.RawConn) (int, error) {
-	b.rc = rc
+// recv reads into b what has queued on s; errNothing when nothing has.
+func (s *sock) recv(b *batch) (int, error) {
+	if !s.hold() {
+		return 0, os.ErrClosed
+	}
+	defer s.calls.RUnlock()
+	b.rc = s.rc
 	return b.recv()
 }
 
 // send writes frames to s with the fabric's sender (blocking: a full
-// socket buffer makes the thread wait in the kernel).
+// socket buffer makes the thread wait in the kernel, until close wakes
+// it).
 func (s *sock) send(tx *sender, frames [][]byte) error {
+	if !s.hold() {
+		return os.ErrClosed
+	}
+	defer s.calls.RUnlock()
 	tx.blocking = true
 	return tx.send(nil, s.rc, frames)
 }

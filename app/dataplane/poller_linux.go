@@ -96,7 +96,7 @@ func (f *Fabric) startReading(u *udpPort) error {
 	m[id] = u
 	p.ports.Store(&m)
 	var err error
-	ctl := u.sock.rc.Control(func(fd uintptr) {
+	ctl := u.sock.control(func(fd uintptr) {
 		err = unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, int(fd), &unix.EpollEvent{Events: unix.EPOLLIN, Fd: id})
 	})
 	if err = cmpErr(ctl, err); err != nil {
@@ -132,7 +132,7 @@ func (u *udpPort) stopReading() {
 		}
 	}
 	if p.ring == nil {
-		_ = u.sock.rc.Control(func(fd uintptr) { _ = unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, int(fd), nil) })
+		_ = u.sock.control(func(fd uintptr) { _ = unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, int(fd), nil) })
 		m := maps.Clone(*p.ports.Load())
 		delete(m, u.rd.id)
 		p.ports.Store(&m)
@@ -232,7 +232,7 @@ func (p *poller) run() {
 			if u == nil {
 				continue // the eventfd, or an endpoint closed since
 			}
-			if k, err := rx.recvOn(u.sock.rc); err == nil {
+			if k, err := u.sock.recv(rx); err == nil {
 				w.carry(u, rx, k)
 			}
 		}

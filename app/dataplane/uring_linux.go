@@ -533,7 +533,7 @@ func (rp *ringer) file(u *udpPort) *ringFile {
 		return nil
 	}
 	fd := -1
-	_ = u.sock.rc.Control(func(s uintptr) { fd, _ = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0) })
+	_ = u.sock.control(func(s uintptr) { fd, _ = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0) })
 	if fd < 0 {
 		return nil
 	}

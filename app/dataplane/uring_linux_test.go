@@ -180,7 +180,10 @@ func TestPoller_CloseDuringTraffic(t *testing.T) {
 				}
 			}(c[0].(*net.UDPConn), c[1].(int))
 		}
-		for range 30 { // n2 stops and starts: its endpoint closes and opens on the same port
+		stopWriters := sync.OnceFunc(func() { stop.Store(true); wg.Wait() })
+		defer stopWriters() // a failure below leaves no sender running into the next test
+		// n2 stops and starts: its endpoint closes and opens on the same port.
+		for range 30 {
 			stopped := *nodes[1]
 			stopped.Status = app.Stopped
 			f.Apply(app.Event{Action: app.EventNodeUpdated, Payload: &stopped})
@@ -194,8 +197,7 @@ func TestPoller_CloseDuringTraffic(t *testing.T) {
 		if len(f.topo.Load().udp) != 2 {
 			t.Fatal("the endpoints did not open again after Close: their ports were not released")
 		}
-		stop.Store(true)
-		wg.Wait()
+		stopWriters()
 		if !arrives(t, h1, r1, h2, relayFrame(64, 1, 2, 3, 3)) {
 			t.Fatal("no frame crossed the hop after the endpoints opened again")
 		}
