@@ -107,6 +107,9 @@ type nodeKind struct {
 	// instead of a UDP pair: the runner moves one end into the node, the
 	// data plane reads and writes the other (VethName).
 	veths bool
+	// netio types (IOU) exchange their frames, while they run, over IOU's
+	// unix datagram sockets (Node.NetIO) instead of UDP pairs.
+	netio bool
 	// aux types have an auxiliary console (Docker's shell in the
 	// container): a second TCP port, owned like the console's.
 	aux bool
@@ -180,7 +183,7 @@ var kinds = []struct {
 	{IOU, nodeKind{title: "IOU", stored: true, nameFormat: "IOU{0}", symbol: ":/symbols/multilayer_switch.svg",
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
-		props: iouProps}},
+		props: iouProps, netio: true}},
 	// GNS3's QEMU also has SPICE consoles; nodedesk serves VNC instead.
 	{QEMU, nodeKind{title: "QEMU", nameFormat: "QEMU{0}", symbol: ":/symbols/qemu_guest.svg",
 		traffic:  "Its frames cross its links while it runs: each adapter is a UDP socket of its QEMU process to nodedesk.",
