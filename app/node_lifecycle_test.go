@@ -65,7 +65,7 @@ func TestService_NodeAction_StatusOnly(t *testing.T) {
 // but does not run refuse to start, saying so, and stay editable.
 func TestService_NodeAction_StoredTypes(t *testing.T) {
 	ctx := context.Background()
-	for _, typ := range []app.NodeType{app.IOU, app.VirtualBox, app.VMware, app.TraceNG} {
+	for _, typ := range []app.NodeType{app.VirtualBox, app.VMware, app.TraceNG} {
 		t.Run(string(typ), func(t *testing.T) {
 			svc, _ := newService(t)
 			n := mustCreateNode(t, svc, mustCreateProject(t, svc, "lab").ID, app.NodeCreate{Type: typ})
@@ -126,7 +126,7 @@ func TestService_ProjectAction(t *testing.T) {
 	p := mustCreateProject(t, svc, "lab")
 	pc1, pc2 := mustCreateVPCS(t, svc, p.ID), mustCreateVPCS(t, svc, p.ID)
 	sw := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.EthernetSwitch})
-	q := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.IOU})
+	q := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.TraceNG})
 	other := mustCreateVPCS(t, svc, mustCreateProject(t, svc, "other").ID)
 	for _, st := range []struct {
 		action app.Action
@@ -144,7 +144,7 @@ func TestService_ProjectAction(t *testing.T) {
 			t.Errorf("after project %s: switch is %s; want started", st.action, got)
 		}
 		if got := mustFindNode(t, svc, q).Status; got != app.Stopped {
-			t.Errorf("after project %s: the IOU node is %s; want stopped", st.action, got)
+			t.Errorf("after project %s: the TraceNG node is %s; want stopped", st.action, got)
 		}
 		if got := mustFindNode(t, svc, other).Status; got != app.Stopped {
 			t.Errorf("after project %s: another project's node is %s", st.action, got)

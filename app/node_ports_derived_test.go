@@ -49,7 +49,7 @@ func TestService_CreateNode_DerivedPorts(t *testing.T) {
 				"0/16 Serial0/0 serial", "0/17 Serial0/1 serial", "0/48 Serial0/2 serial"}},
 		{"IOUSegments", app.NodeCreate{Type: app.IOU, NodeUpdate: app.NodeUpdate{
 			PortNameFormat: app.Some("Ethernet{segment0}/{port0}"), PortSegmentSize: app.Some(4),
-			Properties: genericProps(t, map[string]any{"ethernet_adapters": 2, "serial_adapters": 1})}},
+			Properties: &app.IOUUpdate{"ethernet_adapters": json.RawMessage("2"), "serial_adapters": json.RawMessage("1")}}},
 			[]string{"0/0 Ethernet0/0 ethernet", "0/1 Ethernet0/1 ethernet", "0/2 Ethernet0/2 ethernet", "0/3 Ethernet0/3 ethernet",
 				"1/0 Ethernet1/0 ethernet", "1/1 Ethernet1/1 ethernet", "1/2 Ethernet1/2 ethernet", "1/3 Ethernet1/3 ethernet",
 				"2/0 Serial2/0 serial", "2/1 Serial2/1 serial", "2/2 Serial2/2 serial", "2/3 Serial2/3 serial"}},

@@ -54,7 +54,15 @@ type propertyKind struct {
 	// claim settles, inside the transaction that stores a node (its
 	// creation, and each start), a property unique in its project
 	// (a Dynamips router's dynamips_id); nil: none.
-	claim func(tx Tx, n *Node) error
+	claim func(c claimEnv, n *Node) error
+}
+
+// claimEnv is what a claim may look at: the transaction, and held, which
+// reports whether another program of the machine holds an id (nil: the
+// type's runner cannot tell).
+type claimEnv struct {
+	tx   Tx
+	held func(id int) bool
 }
 
 // settleName applies the type's named rule to n, whose name was oldName
@@ -416,7 +424,6 @@ func loopbackAllowed(p Properties) bool {
 
 var (
 	atmProps     = withPorts(genericProps, (*Node).atmPorts)
-	iouProps     = withUpgrade(withPorts(genericProps, func(n *Node) []Port { return n.standardPorts(4) }), configsInFolder)
 	traceNGProps = withPorts(genericProps, func(*Node) []Port { return []Port{ethernetPort("Ethernet0", "e0", 0, 0)} })
 	// vmProps are the free-form properties of VirtualBox and VMware
 	// nodes.

@@ -320,8 +320,8 @@ func (n *Node) dynamipsSlots() map[string]string {
 // project has: the one it keeps if free, else the lowest free one, as
 // GNS3's compute allocates them (1–4096). Its configs' file names follow
 // it (DynamipsStartupConfig).
-func claimDynamipsID(tx Tx, n *Node) error {
-	nodes, err := tx.Nodes(n.ProjectID)
+func claimDynamipsID(c claimEnv, n *Node) error {
+	nodes, err := c.tx.Nodes(n.ProjectID)
 	if err != nil {
 		return err
 	}

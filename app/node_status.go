@@ -128,6 +128,9 @@ func (s *Service) NodeAction(ctx context.Context, ref NodeRef, a Action) (*Node,
 			return nil, err
 		}
 	}
+	if st == stepSuspend && n.Type.kind().suspendIgnored {
+		return n, nil // as GNS3's compute answers it: the node runs on
+	}
 	r := s.runner(n.Type)
 	if r == nil || st == stepNone {
 		return s.recordStatus(ctx, ref, next, nil)
@@ -198,7 +201,13 @@ func (s *Service) startProcess(ctx context.Context, r Runner, ref NodeRef) (*Nod
 	if err != nil {
 		return nil, err
 	}
-	cmdline, err := r.Start(s.processOf(n, images))
+	p := s.processOf(n, images)
+	if body := n.Type.kind().startBody; body != nil {
+		if p.StartBody, err = body(s, ctx); err != nil {
+			return nil, err
+		}
+	}
+	cmdline, err := r.Start(p)
 	if err != nil {
 		return nil, err
 	}

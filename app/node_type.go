@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -110,6 +111,13 @@ type nodeKind struct {
 	// netio types (IOU) exchange their frames, while they run, over IOU's
 	// unix datagram sockets (Node.NetIO) instead of UDP pairs.
 	netio bool
+	// startBody, when set, is what a start of such a node is given besides
+	// the node (Process.StartBody): what GNS3's controller sends its
+	// compute with the start (IOU's licence).
+	startBody func(s *Service, ctx context.Context) (map[string]json.RawMessage, error)
+	// suspendIgnored types keep running when suspended, as GNS3's compute
+	// answers a suspend of them (IOU: 204, nothing done).
+	suspendIgnored bool
 	// aux types have an auxiliary console (Docker's shell in the
 	// container): a second TCP port, owned like the console's.
 	aux bool
@@ -180,10 +188,13 @@ var kinds = []struct {
 		traffic:  notRun,
 		consoles: anyConsole(ConsoleNone), lifecycle: ProcessRun,
 		props: vmProps}},
-	{IOU, nodeKind{title: "IOU", stored: true, nameFormat: "IOU{0}", symbol: ":/symbols/multilayer_switch.svg",
-		traffic:  notRun,
-		consoles: anyConsole(ConsoleTelnet), lifecycle: ProcessRun,
-		props: iouProps, netio: true}},
+	// GNS3 2.2 runs IOU with a uBridge per node; nodedesk's data plane is
+	// the bridge itself (Node.NetIO).
+	{IOU, nodeKind{title: "IOU", nameFormat: "IOU{0}", symbol: ":/symbols/multilayer_switch.svg",
+		traffic:  "Its frames cross its links while it runs: nodedesk is the bridge IOU sends each interface's frames to, over IOU's own sockets, with no uBridge and no root.",
+		consoles: []ConsoleType{ConsoleTelnet, ConsoleNone}, lifecycle: ProcessRun,
+		folder: "iou", props: iouProps, files: iouConfigFiles, images: []string{"path"}, imageKind: IOUImages,
+		netio: true, startShowsNode: true, computeView: iouComputeView, startBody: iouStartBody, suspendIgnored: true}},
 	// GNS3's QEMU also has SPICE consoles; nodedesk serves VNC instead.
 	{QEMU, nodeKind{title: "QEMU", nameFormat: "QEMU{0}", symbol: ":/symbols/qemu_guest.svg",
 		traffic:  "Its frames cross its links while it runs: each adapter is a UDP socket of its QEMU process to nodedesk.",

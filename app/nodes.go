@@ -130,7 +130,7 @@ func (s *Service) addNode(tx Tx, n *Node, want string, labelFollowsName bool) er
 		return err
 	}
 	if claim := n.Type.kind().props.claim; claim != nil {
-		if err := claim(tx, n); err != nil {
+		if err := claim(s.claimEnv(tx, n.Type), n); err != nil {
 			return err
 		}
 	}

@@ -65,6 +65,10 @@ type Process struct {
 	// Aux is the TCP port of the node's auxiliary console (Docker's
 	// shell); 0: none.
 	Aux int
+	// StartBody is what GNS3's controller sends a compute with the start
+	// of such a node, under GNS3's keys (IOU's iourc_content and
+	// license_check); nil for most types.
+	StartBody map[string]json.RawMessage
 }
 
 // Ref names the node p starts, as the Service's use cases and a
@@ -100,12 +104,34 @@ type Tuner interface {
 	Tune(nodeID string, properties map[string]json.RawMessage) error
 }
 
+// MachineIDs is a Runner whose nodes are known on the machine by a small
+// number other programs may hold too (IOU's application id, which names
+// its sockets in /tmp/netio<uid>: a GNS3 or a second nodedesk running IOU
+// holds some): a new node, and a node that starts, gets one nobody holds.
+type MachineIDs interface {
+	// HeldElsewhere reports whether another program holds id now.
+	HeldElsewhere(id int) bool
+}
+
+// claimEnv is what a claim of a node of type t sees inside tx.
+func (s *Service) claimEnv(tx Tx, t NodeType) claimEnv {
+	c := claimEnv{tx: tx}
+	if m, ok := s.runner(t).(MachineIDs); ok {
+		c.held = m.HeldElsewhere
+	}
+	return c
+}
+
 // Observer is told what a runner's nodes do on their own: a process that
 // ended by itself, a sentence for the user. The Service is the Observer
 // of every Supervised runner it is given.
 type Observer interface {
 	OnProcessExit(projectID, nodeID, detail string)
 	OnProcessNote(projectID, nodeID, message string)
+	// OnNodeFiles is told the files of its folder a node saved itself
+	// (a router's "write memory" read back from its NVRAM: file name →
+	// content); it returns once they are kept.
+	OnNodeFiles(projectID, nodeID string, files map[string]string)
 }
 
 // Supervised is the lifecycle half every runner of nodedesk shares
@@ -190,6 +216,26 @@ func (s *Service) OnProcessExit(projectID, nodeID, detail string) {
 	}
 }
 
+// OnNodeFiles is what a Runner calls when a node saved files of its own
+// (an IOU router's configs, read back from its NVRAM after "write
+// memory" and at stop): they become its files, as if a client wrote
+// them, so that the next start, an export and "Edit config" show them.
+func (s *Service) OnNodeFiles(projectID, nodeID string, files map[string]string) {
+	ref := NodeRef{ProjectID: projectID, NodeID: nodeID}
+	n, err := s.FindNode(context.Background(), ref)
+	if err != nil {
+		return // deleted meanwhile
+	}
+	u, err := filesUpdate(n.Type, files)
+	if err == nil && u != nil {
+		ref.Type = n.Type
+		_, err = s.UpdateNode(context.Background(), ref, NodeUpdate{Properties: u})
+	}
+	if err != nil && ErrorCode(err) != ENOTFOUND {
+		s.tell(EventLogError, projectID, fmt.Sprintf("The configuration %s saved could not be kept: %s", n.Name, ErrorMessage(err)))
+	}
+}
+
 // OnProcessNote is what a Runner calls to tell the user something about a
 // node that runs (that it runs without hardware acceleration).
 func (s *Service) OnProcessNote(projectID, nodeID, message string) {
@@ -243,13 +289,13 @@ func (s *Service) claimProcessResources(tx Tx, n *Node) error {
 		}
 	}
 	if claim := n.Type.kind().props.claim; claim != nil {
-		if err := claim(tx, n); err != nil {
+		if err := claim(s.claimEnv(tx, n.Type), n); err != nil {
 			return err
 		}
 	}
 	want := 2 * len(n.Ports())
-	if n.Type.UsesVeths() {
-		want = 0 // its ports are veth pairs (VethName)
+	if n.Type.UsesVeths() || n.Type.kind().netio {
+		want = 0 // its ports are veth pairs (VethName), or IOU's sockets (NetIO)
 	}
 	for _, p := range n.UDPPorts {
 		if !s.c.UDPPorts.Contains(p) || !s.c.PortFree("udp", p) {

@@ -90,7 +90,7 @@ func NewNodeProperties(t NodeType, id string, given map[string]any) (map[string]
 	}
 	n.settleName("")
 	if claim := t.kind().props.claim; claim != nil {
-		if err := claim(loneTx{}, n); err != nil {
+		if err := claim(claimEnv{tx: loneTx{}}, n); err != nil {
 			return nil, err
 		}
 	}
@@ -102,6 +102,7 @@ func NewNodeProperties(t NodeType, id string, given map[string]any) (map[string]
 type loneTx struct{ Tx }
 
 func (loneTx) Nodes(string) ([]*Node, error) { return nil, nil }
+func (loneTx) Projects() ([]*Project, error) { return nil, nil }
 
 // SettingsDiff lists, for the runners' tests, the keys of settings (a
 // runner's decoded struct, marshalled by its json tags) whose value is

@@ -172,7 +172,7 @@ func TestService_ProjectAction_TellsSkipped(t *testing.T) {
 	p := mustCreateProject(t, svc, "lab")
 	pc := mustCreateVPCS(t, svc, p.ID)
 	r1 := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.VirtualBox})
-	iou := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.IOU})
+	tng := mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.TraceNG})
 	var mu sync.Mutex
 	var told []string
 	events.OnPublish(func(e app.Event) {
@@ -190,7 +190,7 @@ func TestService_ProjectAction_TellsSkipped(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(told) != 1 || !strings.Contains(told[0], r1.Name) || !strings.Contains(told[0], iou.Name) || strings.Contains(told[0], pc.Name) {
-		t.Errorf("the project was told %q; want one warning naming %s and %s", told, r1.Name, iou.Name)
+	if len(told) != 1 || !strings.Contains(told[0], r1.Name) || !strings.Contains(told[0], tng.Name) || strings.Contains(told[0], pc.Name) {
+		t.Errorf("the project was told %q; want one warning naming %s and %s", told, r1.Name, tng.Name)
 	}
 }

@@ -153,6 +153,13 @@ func (t *Table[P]) Exited(ref app.NodeRef, detail string) {
 	}
 }
 
+// SaveFiles gives the observer the files a node saved itself.
+func (t *Table[P]) SaveFiles(ref app.NodeRef, files map[string]string) {
+	if o := t.observer(); o != nil {
+		o.OnNodeFiles(ref.ProjectID, ref.NodeID, files)
+	}
+}
+
 // Note tells the observer something the user should know of a node.
 func (t *Table[P]) Note(ref app.NodeRef, message string) {
 	if o := t.observer(); o != nil {
@@ -254,8 +261,16 @@ func (l Lifecycle) ResetConsole(nodeID string) { l.t.resetConsole(nodeID) }
 // Funcs is an app.Observer made of two functions (a test's); a nil one
 // is told nothing.
 type Funcs struct {
-	Exit func(projectID, nodeID, detail string)
-	Note func(projectID, nodeID, message string)
+	Exit  func(projectID, nodeID, detail string)
+	Note  func(projectID, nodeID, message string)
+	Files func(projectID, nodeID string, files map[string]string)
+}
+
+// OnNodeFiles calls f.Files, if any.
+func (f Funcs) OnNodeFiles(projectID, nodeID string, files map[string]string) {
+	if f.Files != nil {
+		f.Files(projectID, nodeID, files)
+	}
 }
 
 // OnProcessExit calls f.Exit, if any.

@@ -103,6 +103,8 @@ func (o *observer) OnProcessExit(_, nodeID, detail string) {
 	o.exits = append(o.exits, nodeID+": "+detail)
 }
 
+func (o *observer) OnNodeFiles(string, string, map[string]string) {}
+
 func (o *observer) OnProcessNote(_, nodeID, message string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -26,6 +26,10 @@ type Options struct {
 	// OnExit is called once the process has ended and its console is
 	// closed, with whether Stop ended it (false: it ended by itself).
 	OnExit func(p *Proc, stopped bool)
+	// Pipes gives the process pipes for its standard input and output
+	// (its errors merged into the output) instead of a terminal, as GNS3
+	// runs IOU: such a simulator echoes what it reads itself.
+	Pipes  bool
 	Logger *slog.Logger
 }
 
@@ -33,7 +37,8 @@ type Options struct {
 type Proc struct {
 	o        Options
 	cmd      *exec.Cmd
-	tty      *os.File // the pseudo-terminal's master side
+	tty      *os.File // what the console reads: the pseudo-terminal's master side, or the output pipe
+	in       *os.File // what the console writes to: tty, or the input pipe
 	con      *Console
 	up       chan struct{} // closed at the first output
 	upOnce   sync.Once
@@ -44,9 +49,10 @@ type Proc struct {
 // tailSize bounds the output kept for the exit message.
 const tailSize = 2048
 
-// Start runs cmd on a new 80×24 pseudo-terminal, in its own session, and
-// serves its console on lns (which it closes when the process ends). The
-// process gets SIGTERM if nodedesk dies without stopping it.
+// Start runs cmd on a new 80×24 pseudo-terminal (or on pipes: o.Pipes),
+// in its own session, and serves its console on lns (which it closes when
+// the process ends). The process gets SIGTERM if nodedesk dies without
+// stopping it.
 func Start(cmd *exec.Cmd, lns []net.Listener, o Options) (*Proc, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -54,15 +60,48 @@ func Start(cmd *exec.Cmd, lns []net.Listener, o Options) (*Proc, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM // pty adds Setsid, Setctty
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
+	var out, in *os.File
+	var err error
+	if o.Pipes {
+		out, in, err = startPiped(cmd)
+	} else {
+		out, err = pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80}) // pty adds Setsid, Setctty
+		in = out
+	}
 	if err != nil {
 		return nil, err
 	}
-	p := &Proc{o: o, cmd: cmd, tty: tty, con: NewConsole(lns, tty, ""),
+	p := &Proc{o: o, cmd: cmd, tty: out, in: in, con: NewConsole(lns, in, ""),
 		up: make(chan struct{}), done: make(chan struct{})}
 	p.run()
 	return p, nil
+}
+
+// startPiped starts cmd in its own session with a pipe for its input and
+// one for its output and errors; it returns our ends of them.
+func startPiped(cmd *exec.Cmd) (out, in *os.File, err error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, outW
+	cmd.SysProcAttr.Setsid = true
+	err = cmd.Start()
+	inR.Close() // the child's ends: ours are closed when it ends
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, nil, err
+	}
+	return outR, inW, nil
 }
 
 // Pid is the process id.
@@ -99,6 +138,9 @@ func (p *Proc) run() {
 		p.con.mu.Unlock()
 		CloseAll(p.con.lns)
 		p.tty.Close()
+		if p.in != p.tty {
+			p.in.Close()
+		}
 		select {
 		case <-readerDone:
 		case <-time.After(2 * time.Second):
