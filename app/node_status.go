@@ -306,6 +306,14 @@ func (s *Service) processOf(n *Node, images map[string]string) Process {
 		}
 	}
 	p.Aux = n.Aux
+	for _, f := range n.Type.kind().files {
+		if v := f.get(&n.Properties); v != nil {
+			if p.Files == nil {
+				p.Files = map[string]string{}
+			}
+			p.Files[f.name] = *v
+		}
+	}
 	return p
 }
 

@@ -65,6 +65,9 @@ type Process struct {
 	// Aux is the TCP port of the node's auxiliary console (Docker's
 	// shell); 0: none.
 	Aux int
+	// Files are the files of its folder the node's type owns (node_files.go),
+	// by name, as the node keeps them: IOU's startup-config.cfg.
+	Files map[string]string
 	// StartBody is what GNS3's controller sends a compute with the start
 	// of such a node, under GNS3's keys (IOU's iourc_content and
 	// license_check); nil for most types.

@@ -9,6 +9,7 @@ import (
 	"nodedesk/app"
 	"nodedesk/app/docker"
 	"nodedesk/app/dynamips"
+	"nodedesk/app/iou"
 	"nodedesk/app/qemu"
 	"nodedesk/app/vpcs"
 )
@@ -27,6 +28,7 @@ var All = []Emulator{
 	{app.QEMU, qemu.NewRunner},
 	{app.Docker, docker.NewRunner},
 	{app.Dynamips, dynamips.NewRunner},
+	{app.IOU, iou.NewRunner},
 }
 
 // New makes every emulator's runner or, when only names some node types,

@@ -2,6 +2,7 @@ package kit
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -18,8 +19,15 @@ type Host struct {
 // opens its console at the prompt.
 func (a *API) StartHost(t testing.TB, pid, name, ip string) *Host {
 	t.Helper()
+	return a.StartHostVia(t, pid, name, ip, "")
+}
+
+// StartHostVia is StartHost with gateway gw as the host's default route
+// ("": none).
+func (a *API) StartHostVia(t testing.TB, pid, name, ip, gw string) *Host {
+	t.Helper()
 	n := a.MustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": name,
-		"properties": map[string]any{"startup_script": fmt.Sprintf("set pcname %s\nip %s/24\n", name, ip)}})
+		"properties": map[string]any{"startup_script": strings.TrimSpace(fmt.Sprintf("set pcname %s\nip %s/24 %s", name, ip, gw)) + "\n"}})
 	a.Do("POST", "/v2/projects/"+pid+"/nodes/"+n["node_id"].(string)+"/start", nil).Want(t, 200)
 	c := DialConsole(t, "127.0.0.1", int(n["console"].(float64)))
 	if !c.Expect(name+">", true, 15*time.Second) {

@@ -121,6 +121,16 @@ func (t *Table[P]) Len() int {
 	return len(t.procs)
 }
 
+// Each calls fn with every process, under the table's lock (fn must not
+// call the table).
+func (t *Table[P]) Each(fn func(p P)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, p := range t.procs {
+		fn(p)
+	}
+}
+
 // Keep writes the record of a node's process that has started (it leads
 // its own process group); a record that cannot be written is logged. A
 // process that ended and was forgotten already gets none.

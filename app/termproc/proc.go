@@ -180,6 +180,19 @@ func (p *Proc) ExitDetail() string {
 	return s
 }
 
+// State is how the process ended; nil until it has.
+func (p *Proc) State() *os.ProcessState {
+	select {
+	case <-p.done:
+		return p.cmd.ProcessState
+	default:
+		return nil
+	}
+}
+
+// Tail is the last output of the process (at most 2 KiB).
+func (p *Proc) Tail() []byte { return p.con.Tail() }
+
 // ResetClients disconnects every client of the console.
 func (p *Proc) ResetClients() { p.con.ResetClients() }
 
