@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import contract from '../../../api/openapi.json';
 import { allOf, type NodeType } from '../lib/types';
-import { findKind, kinds, kindOf, templateKinds } from './index';
+import { findKind, kinds, kindOf, settingsKinds, templateKinds } from './index';
 import type { NodeKind } from './kind';
 import FrameRelayEditor from './frame_relay_switch/Editor.svelte';
 import NatEditor from './nat/Editor.svelte';
@@ -57,6 +57,10 @@ describe('the node-type registry', () => {
   it('keeps the palette\'s order of the built-in devices and of the template dialogs', () => {
     const builtins = kinds.filter((k) => k.paletteRank !== undefined).sort((a, b) => a.paletteRank! - b.paletteRank!).map((k) => k.type);
     expect(builtins).toEqual(['vpcs', 'ethernet_switch', 'ethernet_hub', 'frame_relay_switch', 'atm_switch', 'cloud', 'nat']);
-    expect(templateKinds.map((k) => k.template?.button.testid)).toEqual(['new-qemu-template', 'new-docker-template', 'new-ios-template']);
+    expect(templateKinds.map((k) => k.template?.button.testid)).toEqual(['new-qemu-template', 'new-docker-template', 'new-ios-template', 'new-iou-template']);
+  });
+
+  it('gives the settings dialog the sections of the types that have one', () => {
+    expect(settingsKinds.map((k) => [k.type, k.settings?.testid])).toEqual([['iou', 'iou-licence']]);
   });
 });

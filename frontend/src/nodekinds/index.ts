@@ -26,6 +26,9 @@ export function kindOf(t: NodeType | string): NodeKind {
 /** The entries whose templates the palette makes, in its order. */
 export const templateKinds: readonly NodeKind[] = kinds.filter((k) => k.template);
 
+/** The entries with a section in the settings dialog, in the registry's order. */
+export const settingsKinds: readonly NodeKind[] = kinds.filter((k) => k.settings);
+
 /** paletteRank is a built-in device's place at the top of the palette,
  * by its type: its entry's paletteRank, Infinity for the others. */
 export const paletteRank = (t: string): number => findKind(t)?.paletteRank ?? Infinity;

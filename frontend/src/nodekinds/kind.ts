@@ -105,6 +105,23 @@ export interface TemplateKind<T, D> {
   Body: Component<TemplateBodyProps<T, D>, Record<string, never>, 'form'>;
 }
 
+/** What the settings dialog gives a type's section. */
+export interface SettingsBodyProps<D> {
+  /** The entry's deps, as its editor gets them. */
+  deps: D;
+}
+
+/** A type's section of the settings dialog (SettingsDialog.svelte):
+ * settings of its emulator that the server keeps for every node, not a
+ * node's nor a template's. The section loads and saves them itself. */
+export interface SettingsKind<D> {
+  /** The section's heading. */
+  title: string;
+  /** The section's test id (e2e). */
+  testid: string;
+  Body: Component<SettingsBodyProps<D>>;
+}
+
 /** One entry of the registry (F: its form part, D: its deps, T: its
  * template form). */
 export interface NodeKind<F = any, D = any, T = any> {
@@ -125,6 +142,8 @@ export interface NodeKind<F = any, D = any, T = any> {
   deps?: D;
   /** Its "New … template" dialog; none: no palette button. */
   template?: TemplateKind<T, D>;
+  /** Its section of the settings dialog; none: it has no settings there. */
+  settings?: SettingsKind<D>;
 }
 
 /** defineKind checks an entry against its own form, deps and template
