@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -40,8 +41,13 @@ func (s *Server) emulatorRoutes() (tools, nodes []route) {
 		{"POST", "/v2/computes/{compute_id}/dynamips/images/{filename}", s.handleComputeImageUpload(app.IOSImages)},
 		{"GET", "/v2/dynamips/platforms", s.handleDynamipsPlatforms},
 		{"POST", "/v2/computes/{compute_id}/auto_idlepc", s.handleImageIdlePC},
-		{"GET", "/v2/iou_license", s.handleIOULicenseGet},
-		{"PUT", "/v2/iou_license", s.handleIOULicenseUpdate},
+		{"GET", "/v2/iou_license", s.handleEmulatorSettings(app.IOU)},
+		{"PUT", "/v2/iou_license", s.handleEmulatorSettingsUpdate(app.IOU)},
+		{"GET", "/v2/compute/iou/images", s.handleImageList(app.IOUImages)},
+		{"POST", "/v2/compute/iou/images/{filename}", s.handleImageUpload(app.IOUImages)},
+		{"GET", "/v2/compute/iou/images/{filename}", s.handleImageDownload(app.IOUImages)},
+		{"GET", "/v2/computes/{compute_id}/iou/images", s.controllerEmulator("iou", "images", s.handleImageList(app.IOUImages))},
+		{"POST", "/v2/computes/{compute_id}/iou/images/{filename}", s.handleComputeImageUpload(app.IOUImages)},
 	}
 	nodes = []route{
 		// Idle-PC of Dynamips routers (app/node_idlepc.go).
@@ -180,25 +186,32 @@ func (s *Server) handleDynamipsPlatforms(w http.ResponseWriter, r *http.Request)
 	return nil
 }
 
-func (s *Server) handleIOULicenseGet(w http.ResponseWriter, r *http.Request) error {
-	l, err := s.svc.IOULicense(r.Context())
-	if err != nil {
-		return err
+// handleEmulatorSettings shows the settings of type t's emulator (IOU's
+// licence).
+func (s *Server) handleEmulatorSettings(t app.NodeType) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		v, err := s.svc.EmulatorSettings(r.Context(), t)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, v)
+		return nil
 	}
-	writeJSON(w, http.StatusOK, l)
-	return nil
 }
 
-// handleIOULicenseUpdate answers 201, as GNS3 does.
-func (s *Server) handleIOULicenseUpdate(w http.ResponseWriter, r *http.Request) error {
-	in, _, err := readBody[app.IOULicenseUpdate](s, r)
-	if err != nil {
-		return err
+// handleEmulatorSettingsUpdate changes some of them and answers 201 with
+// them all, as GNS3 does.
+func (s *Server) handleEmulatorSettingsUpdate(t app.NodeType) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		in, _, err := readBody[map[string]json.RawMessage](s, r)
+		if err != nil {
+			return err
+		}
+		v, err := s.svc.UpdateEmulatorSettings(r.Context(), t, in)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusCreated, v)
+		return nil
 	}
-	l, err := s.svc.UpdateIOULicense(r.Context(), in)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, l)
-	return nil
 }

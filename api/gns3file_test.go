@@ -303,9 +303,9 @@ func TestProjectImportExport(t *testing.T) {
 				t.Errorf("startup.vpc through the project's files: %q", r.Body)
 			}
 			// A node nodedesk does not run says so.
-			r := ts.Do("POST", base+"/nodes/"+nodes["IOU1"]["node_id"].(string)+"/start", nil).Want(t, 409).JSON(t)
-			if !strings.HasPrefix(r["message"].(string), "nodedesk does not run iou nodes") {
-				t.Errorf("start of IOU1: %v", r["message"])
+			r := ts.Do("POST", base+"/nodes/"+nodes["TraceNG1"]["node_id"].(string)+"/start", nil).Want(t, 409).JSON(t)
+			if !strings.HasPrefix(r["message"].(string), "nodedesk does not run traceng nodes") {
+				t.Errorf("start of TraceNG1: %v", r["message"])
 			}
 
 			// Export: GNS3 2.2's archive.

@@ -75,7 +75,7 @@ func TestRouter_JSONErrors(t *testing.T) {
 		{"DELETE", "/v2/version", 405},
 		{"PATCH", "/v2/projects", 405},
 		{"HEAD", "/v2/projects", 405},
-		{"POST", "/v2/compute/projects/x/iou/nodes", 404},
+		{"POST", "/v2/compute/projects/x/virtualbox/nodes", 404},
 	} {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
 			r := ts.Do(tt.method, tt.path, nil).Want(t, tt.want)

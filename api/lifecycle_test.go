@@ -66,13 +66,13 @@ func TestLifecycle(t *testing.T) {
 }
 
 // TestLifecycle_StoredTypes: nodes of the emulators nodedesk keeps but
-// does not run (iou, virtualbox, ...) refuse to start, saying so, and stay
+// does not run (virtualbox, ...) refuse to start, saying so, and stay
 // editable; a project that holds one still starts the nodes nodedesk runs.
 func TestLifecycle_StoredTypes(t *testing.T) {
 	ts := mustOpenServer(t)
 	pid := ts.MustCreateProject("lab")
 	pc := ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs"})
-	for _, typ := range []string{"iou", "virtualbox", "vmware", "traceng"} {
+	for _, typ := range []string{"virtualbox", "vmware", "traceng"} {
 		n := ts.MustCreateNode(pid, map[string]any{"node_type": typ})
 		path := "/v2/projects/" + pid + "/nodes/" + n["node_id"].(string)
 		for _, a := range []string{"start", "reload"} {

@@ -38,6 +38,17 @@ func (k ImageKind) valid() bool { _, ok := imageKindOf(k); return ok }
 // ImageHeaderLen is how many bytes of a file Accepts looks at.
 const ImageHeaderLen = 7
 
+// Emulator is the title of the node type that runs images of kind k
+// ("Dynamips" for IOS images); "" for none.
+func (k ImageKind) Emulator() string {
+	for _, e := range kinds {
+		if e.k.imageKind == k {
+			return e.k.title
+		}
+	}
+	return ""
+}
+
 // Accepts reports whether a file that starts with header (its first
 // ImageHeaderLen bytes, or all of a shorter file) is an image of kind k.
 func (k ImageKind) Accepts(header []byte) bool {

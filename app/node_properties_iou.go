@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -58,13 +57,19 @@ func (n *Node) NetIO() (id int, ok bool) {
 // iouProps are the properties of an IOU node.
 var iouProps = propertyKind{
 	newUpdate: func() PropertiesUpdate { return &IOUUpdate{} },
-	init:      func(*Node, newNodeEnv) {},
+	init:      initIOU,
 	ports:     func(n *Node) []Port { return n.standardPorts(4) },
 	view:      iouView,
 	upgrade:   configsInFolder,
 	claim:     claimIOUApplicationID,
 	template:  iouTemplate,
 	named:     nameIOUConfig,
+}
+
+// initIOU gives a new IOU node GNS3's port names: Ethernet0/0 … Ethernet0/3,
+// then Ethernet1/0, each adapter (bay) a segment of 4.
+func initIOU(n *Node, _ newNodeEnv) {
+	n.PortNameFormat, n.PortSegmentSize = "Ethernet{segment0}/{port0}", 4
 }
 
 // IOUStartupConfigFile and IOUPrivateConfigFile are an IOU node's configs
@@ -308,15 +313,13 @@ func (u *IOUUpdate) withImages(kept map[string]keptImage) PropertiesUpdate {
 	return &c
 }
 
-// iouStartBody is what an IOU node's start is given, as GNS3's controller
-// sends it with every start: the IOU licence (iourc_content and
-// license_check).
-func iouStartBody(s *Service, ctx context.Context) (map[string]json.RawMessage, error) {
-	l, err := s.IOULicense(ctx)
-	if err != nil {
-		return nil, err
-	}
-	b, _ := json.Marshal(l)
-	var m map[string]json.RawMessage
-	return m, json.Unmarshal(b, &m)
-}
+// iouLicence is the IOU licence, as GNS3's controller keeps it (and
+// sends it with every start): the content of an iourc file, and whether a
+// start checks it first. The store keeps it as GNS3 2.2's
+// /v2/iou_license shows it.
+var iouLicence = emulatorSettings{name: "iou_license", inStart: true, table: newSettingTable([]setting{
+	{key: "iourc_content", def: "", check: isString},
+	{key: "license_check", def: true, check: isBool},
+})}
+
+

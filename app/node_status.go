@@ -202,10 +202,8 @@ func (s *Service) startProcess(ctx context.Context, r Runner, ref NodeRef) (*Nod
 		return nil, err
 	}
 	p := s.processOf(n, images)
-	if body := n.Type.kind().startBody; body != nil {
-		if p.StartBody, err = body(s, ctx); err != nil {
-			return nil, err
-		}
+	if p.StartBody, err = s.startBody(ctx, n.Type); err != nil {
+		return nil, err
 	}
 	cmdline, err := r.Start(p)
 	if err != nil {

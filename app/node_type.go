@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -111,10 +110,9 @@ type nodeKind struct {
 	// netio types (IOU) exchange their frames, while they run, over IOU's
 	// unix datagram sockets (Node.NetIO) instead of UDP pairs.
 	netio bool
-	// startBody, when set, is what a start of such a node is given besides
-	// the node (Process.StartBody): what GNS3's controller sends its
-	// compute with the start (IOU's licence).
-	startBody func(s *Service, ctx context.Context) (map[string]json.RawMessage, error)
+	// settings, when set, are the emulator's own settings, kept as a
+	// whole (emulator_settings.go): IOU's licence.
+	settings *emulatorSettings
 	// suspendIgnored types keep running when suspended, as GNS3's compute
 	// answers a suspend of them (IOU: 204, nothing done).
 	suspendIgnored bool
@@ -194,7 +192,7 @@ var kinds = []struct {
 		traffic:  "Its frames cross its links while it runs: nodedesk is the bridge IOU sends each interface's frames to, over IOU's own sockets, with no uBridge and no root.",
 		consoles: []ConsoleType{ConsoleTelnet, ConsoleNone}, lifecycle: ProcessRun,
 		folder: "iou", props: iouProps, files: iouConfigFiles, images: []string{"path"}, imageKind: IOUImages,
-		netio: true, startShowsNode: true, computeView: iouComputeView, startBody: iouStartBody, suspendIgnored: true}},
+		netio: true, startShowsNode: true, computeView: iouComputeView, settings: &iouLicence, suspendIgnored: true}},
 	// GNS3's QEMU also has SPICE consoles; nodedesk serves VNC instead.
 	{QEMU, nodeKind{title: "QEMU", nameFormat: "QEMU{0}", symbol: ":/symbols/qemu_guest.svg",
 		traffic:  "Its frames cross its links while it runs: each adapter is a UDP socket of its QEMU process to nodedesk.",

@@ -1,5 +1,7 @@
 package app
 
+import "encoding/json"
+
 // Store is the persistence the Service needs: transactions over projects
 // and nodes. Package store implements it on a bbolt file.
 type Store interface {
@@ -83,11 +85,11 @@ type Tx interface {
 	// DeleteTemplate removes a user template.
 	DeleteTemplate(id string) error
 
-	// IOULicense returns the IOU license settings, or nil if none were
-	// ever saved.
-	IOULicense() (*IOULicense, error)
-	// PutIOULicense saves the IOU license settings.
-	PutIOULicense(l *IOULicense) error
+	// EmulatorSettings returns the settings an emulator keeps as a whole
+	// (app/emulator_settings.go) under name, nil if none were saved.
+	EmulatorSettings(name string) (map[string]json.RawMessage, error)
+	// PutEmulatorSettings saves an emulator's settings under name.
+	PutEmulatorSettings(name string, settings map[string]json.RawMessage) error
 
 	// RestoreIntents returns the snapshot restores whose records have
 	// committed and whose files may not have followed yet: project id ->

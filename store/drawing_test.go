@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"testing"
 
 	"nodedesk/app"
@@ -51,23 +52,28 @@ func TestTx_Drawings(t *testing.T) {
 	})
 }
 
-func TestTx_IOULicense(t *testing.T) {
+// TestTx_EmulatorSettings: an emulator's settings are kept under their
+// name, as given, across a reopening; a name never saved has none.
+func TestTx_EmulatorSettings(t *testing.T) {
 	path := t.TempDir() + "/nodedesk.db"
 	s := mustOpenAt(t, path)
 	mustView(t, s, func(tx app.Tx) error {
-		if l, err := tx.IOULicense(); l != nil || err != nil {
-			t.Errorf("IOULicense of a new store = %+v, %v; want none", l, err)
+		if l, err := tx.EmulatorSettings("iou_license"); l != nil || err != nil {
+			t.Errorf("settings of a new store = %v, %v; want none", l, err)
 		}
 		return nil
 	})
 	mustUpdate(t, s, func(tx app.Tx) error {
-		return tx.PutIOULicense(&app.IOULicense{IOURCContent: "[license]\nhost = 0123;\n"})
+		return tx.PutEmulatorSettings("iou_license", map[string]json.RawMessage{"iourc_content": json.RawMessage(`"[license]\nhost = 0123;\n"`)})
 	})
 	s.Close()
 	s = mustOpenAt(t, path)
 	mustView(t, s, func(tx app.Tx) error {
-		if l, err := tx.IOULicense(); err != nil || l == nil || l.IOURCContent != "[license]\nhost = 0123;\n" || l.LicenseCheck {
-			t.Errorf("IOULicense after reopening = %+v, %v", l, err)
+		if l, err := tx.EmulatorSettings("iou_license"); err != nil || string(l["iourc_content"]) != `"[license]\nhost = 0123;\n"` || len(l) != 1 {
+			t.Errorf("settings after reopening = %v, %v", l, err)
+		}
+		if l, err := tx.EmulatorSettings("other"); err != nil || l != nil {
+			t.Errorf("settings under another name = %v, %v; want none", l, err)
 		}
 		return nil
 	})

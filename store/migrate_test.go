@@ -111,10 +111,10 @@ func TestMigrate_V3(t *testing.T) {
 		if ds, err := tx.Drawings(p.ID); err != nil || len(ds) != 0 {
 			t.Errorf("drawings after migration: %v, %v", ds, err)
 		}
-		if l, err := tx.IOULicense(); err != nil || l != nil {
+		if l, err := tx.EmulatorSettings("iou_license"); err != nil || l != nil {
 			t.Errorf("IOU license after migration: %v, %v", l, err)
 		}
-		return errors.Join(tx.PutDrawing(d), tx.PutIOULicense(&app.IOULicense{LicenseCheck: true}))
+		return errors.Join(tx.PutDrawing(d), tx.PutEmulatorSettings("iou_license", map[string]json.RawMessage{"license_check": json.RawMessage("true")}))
 	})
 	mustView(t, s, func(tx app.Tx) error {
 		if got, err := tx.Project(p.ID); err != nil || got == nil || got.Name != "old" {

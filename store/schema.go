@@ -18,7 +18,7 @@ var (
 	bucketUDP       = []byte("udp_ports")  // UDP port uint16 BE -> project uuid + node uuid (schema 3)
 	bucketActive    = []byte("active")     // project uuid + node uuid of process-bound nodes not stopped -> empty (schema 3)
 	bucketDrawings  = []byte("drawings")   // project uuid (16) + drawing uuid (16) -> JSON app.Drawing (schema 4)
-	bucketSettings  = []byte("settings")   // setting name -> JSON (schema 4)
+	bucketSettings  = []byte("settings")   // setting name -> JSON: an emulator's settings under its row's name (schema 4)
 	bucketSnapshots = []byte("snapshots")  // project uuid (16) + snapshot uuid (16) -> JSON app.Snapshot (schema 5)
 	bucketTemplates = []byte("templates")  // template uuid (16) -> JSON app.Template, user templates (schema 5)
 	bucketUndo      = []byte("undo")       // project uuid (16) + seq uint64 BE -> JSON app.HistoryEntry, the undo stack (schema 6)
@@ -27,7 +27,6 @@ var (
 	bucketComputes  = []byte("computes")   // compute id (as given) -> JSON app.Compute, remote computes (schema 7)
 
 	keySchemaVersion = []byte("schema_version")
-	keyIOULicense    = []byte("iou_license") // in settings: JSON app.IOULicense
 	// prefixRestoreIntent + project id, in settings: JSON string, the tag
 	// of a snapshot restore's staged files not yet swapped in.
 	prefixRestoreIntent = []byte("restore_intent:")

@@ -287,12 +287,16 @@ func (t *tx) DeleteTemplate(id string) error {
 	return t.bucket(bucketTemplates).Delete(uuidKey(id))
 }
 
-func (t *tx) IOULicense() (*app.IOULicense, error) {
-	return decode[app.IOULicense](t.bucket(bucketSettings).Get(keyIOULicense))
+func (t *tx) EmulatorSettings(name string) (map[string]json.RawMessage, error) {
+	m, err := decode[map[string]json.RawMessage](t.bucket(bucketSettings).Get([]byte(name)))
+	if m == nil || err != nil {
+		return nil, err
+	}
+	return *m, nil
 }
 
-func (t *tx) PutIOULicense(l *app.IOULicense) error {
-	return put(t.bucket(bucketSettings), keyIOULicense, l)
+func (t *tx) PutEmulatorSettings(name string, settings map[string]json.RawMessage) error {
+	return put(t.bucket(bucketSettings), []byte(name), settings)
 }
 
 func (t *tx) RestoreIntents() (map[string]string, error) {

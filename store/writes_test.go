@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"bytes"
 	"fmt"
 	"os"
@@ -99,8 +100,8 @@ var txWrites = map[string]func(tx app.Tx, d seeded) error{
 		return tx.PutTemplate(&t)
 	},
 	"DeleteTemplate": func(tx app.Tx, d seeded) error { return tx.DeleteTemplate(d.tmpl.ID) },
-	"PutIOULicense": func(tx app.Tx, d seeded) error {
-		return tx.PutIOULicense(&app.IOULicense{IOURCContent: "[license]\n", LicenseCheck: true})
+	"PutEmulatorSettings": func(tx app.Tx, d seeded) error {
+		return tx.PutEmulatorSettings("iou_license", map[string]json.RawMessage{"license_check": json.RawMessage("false")})
 	},
 	"PutRestoreIntent":    func(tx app.Tx, d seeded) error { return tx.PutRestoreIntent(d.p.ID, "other") },
 	"DeleteRestoreIntent": func(tx app.Tx, d seeded) error { return tx.DeleteRestoreIntent(d.p.ID) },
@@ -134,7 +135,7 @@ var txReads = []string{
 	"Node", "Nodes", "NodeIDByName", "ActiveNodes",
 	"Link", "Links", "NodeLinks", "LinkOnPort",
 	"Drawing", "Drawings", "Snapshot", "Snapshots", "Template", "Templates",
-	"IOULicense", "RestoreIntents",
+	"EmulatorSettings", "RestoreIntents",
 	"ConsoleOwner", "ConsolePorts", "UDPOwner", "UDPUse", "UDPPortsInUse",
 	"NIO", "NIOs", "History", "HistoryTop", "Compute", "Computes",
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"nodedesk/app"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,7 +27,7 @@ import (
 // on this machine, with an error that says what is wrong and what to do:
 // the file is missing (or a dangling link), not a regular file, unreadable,
 // not a little-endian x86 ELF program (the error names what it is instead:
-// a Dynamips IOS image, an archive, a web page...), cut short, not
+// an IOS image for the router emulator, an archive, a web page...), cut short, not
 // executable (CheckImage first tries MakeExecutable, as GNS3 uploads
 // images with the execute bit set), a 32-bit program on a kernel without
 // 32-bit support, or a dynamic program whose loader or libraries are
@@ -174,8 +175,8 @@ func elfKind(head []byte) (is32 bool, err error) {
 	machine := elf.Machine(order.Uint16(head[18:]))
 	switch {
 	case head[5] == 2:
-		return false, fmt.Errorf("a big-endian ELF program for %s: most likely a Cisco IOS image for Dynamips (c7200, c3725...), "+
-			"not an IOU image; add it as a Dynamips router instead", machineName(machine))
+		return false, fmt.Errorf("a big-endian ELF program for %s: most likely a Cisco IOS image for %s routers (c7200, c3725...), "+
+			"not an IOU image; add it as such a router instead", machineName(machine), iosRouters)
 	case head[5] != 1:
 		return false, fmt.Errorf("an ELF file of unknown byte order %d%s", head[5], tail)
 	case head[4] != 1 && head[4] != 2:
@@ -453,3 +454,7 @@ func probe32Bit() (ok, known bool) {
 	}
 	return false, false
 }
+
+// iosRouters is what users call the node type that runs IOS images
+// (app's node-type table holds its title).
+var iosRouters = app.IOSImages.Emulator()

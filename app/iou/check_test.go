@@ -103,7 +103,7 @@ func TestCheckImageFiles(t *testing.T) {
 		{"tar", writeFile(t, dir, "img.tar", tarHead[:], 0o644), []string{"a tar archive"}},
 		{"binary junk", writeFile(t, dir, "junk.bin", []byte{0, 1, 2, 3, 0xff, 0xfe, 9, 9, 9}, 0o755), []string{"it starts with the bytes 00 01 02 03 ff fe 09 09"}},
 		{"big-endian ELF (a Dynamips image)", writeFile(t, dir, "c7200-adventerprisek9-mz.124-24.T5.image", elfHeader(1, 2, 1, uint16(elf.EM_MIPS)), 0o755),
-			[]string{"big-endian ELF program for MIPS (EM_MIPS)", "IOS image for Dynamips", "add it as a Dynamips router"}},
+			[]string{"big-endian ELF program for MIPS (EM_MIPS)", "IOS image for Dynamips routers", "add it as such a router"}},
 		{"big-endian PowerPC ELF", writeFile(t, dir, "c2600.image", elfHeader(1, 2, 1, uint16(elf.EM_PPC)), 0o755), []string{"big-endian ELF program for PowerPC"}},
 		{"ARM64 ELF", writeFile(t, dir, "arm.bin", elfHeader(2, 1, 1, uint16(elf.EM_AARCH64)), 0o755), []string{"a 64-bit ELF program for ARM64 (EM_AARCH64), not for x86"}},
 		{"64-bit ELF for i386", writeFile(t, dir, "odd.bin", elfHeader(2, 1, 1, uint16(elf.EM_386)), 0o755), []string{"64-bit ELF program for x86 (32-bit)"}},

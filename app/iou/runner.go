@@ -279,11 +279,14 @@ func pushConfigs(n *node, nvramKB int) error {
 	if !hasStartup && !hasPrivate {
 		return nil
 	}
+	if strings.TrimSpace(startup) == "" && strings.TrimSpace(private) == "" {
+		return nil // GNS3 pushes nothing then
+	}
 	var b []byte
 	old, err := os.ReadFile(n.nvram)
-	if err == nil && len(old) > 0 {
+	if err == nil && len(old) == nvramKB*1024 { // the router's own file, of the size it is told
 		b, err = UpdateNVRAM(old, []byte(startup), []byte(private))
-	} else {
+	} else { // none yet, or the NVRAM size changed: a new one, as GNS3 does
 		b, err = EncodeNVRAM(nvramKB, []byte(startup), []byte(private))
 	}
 	if err != nil {
@@ -381,7 +384,7 @@ func (r *Runner) readBack(n *node) {
 	if startup != nil {
 		files[app.IOUStartupConfigFile] = string(startup)
 	}
-	if private != nil {
+	if private != nil && string(private) != "\nend\n" { // IOU's empty private config, which GNS3 does not keep
 		files[app.IOUPrivateConfigFile] = string(private)
 	}
 	if len(files) > 0 {
