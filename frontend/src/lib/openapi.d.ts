@@ -4,6 +4,300 @@
  */
 
 export interface paths {
+    "/v2/compute/iou/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the IOU IOU images: nodedesk's IOU images folder, then GNS3's (~/GNS3/images/IOS), subfolders included, only 32-bit big-endian ELF files (as GNS3 lists them), sorted by file name; a name in an earlier folder hides the same name in a later one. */
+        get: operations["listIOUImages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/iou/images/{filename}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download a IOU IOU image, by the path the list gives (ranges are served). A link that leads out of its images folder is not followed. */
+        get: operations["downloadIOUImage"];
+        put?: never;
+        /** Upload a IOU IOU image: the raw body, streamed into nodedesk's IOU images folder (a hidden temporary file, synced and renamed at the end: the name shows the old image or the whole new one). At most 64 GiB, and the disk keeps 256 MiB free; an upload that fails leaves no file. Its MD5 sum is kept beside it. */
+        post: operations["uploadIOUImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/computes/{compute_id}/iou/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the IOU IOU images: nodedesk's IOU images folder, then GNS3's (~/GNS3/images/IOS), subfolders included, only 32-bit big-endian ELF files (as GNS3 lists them), sorted by file name; a name in an earlier folder hides the same name in a later one. As GNS3's controller, forwarded to a remote compute; for local, answered here. */
+        get: operations["listComputeIOUImages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/computes/{compute_id}/iou/images/{filename}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload a IOU IOU image: the raw body, streamed into nodedesk's IOU images folder (a hidden temporary file, synced and renamed at the end: the name shows the old image or the whole new one). At most 64 GiB, and the disk keeps 256 MiB free; an upload that fails leaves no file. Its MD5 sum is kept beside it. For a remote compute, the request is not passed on (409), or the compute does not exist (404). */
+        post: operations["uploadComputeIOUImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/iou/nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a IOU node on the compute. */
+        post: operations["createIOU"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/iou/nodes/{node_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a IOU node on the compute. */
+        get: operations["getIOU"];
+        /** Update a IOU node on the compute. */
+        put: operations["updateIOU"];
+        post?: never;
+        /** Delete a IOU node on the compute. */
+        delete: operations["deleteIOU"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/iou/nodes/{node_id}/console/ws": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Use the console of a IOU node on the compute over a WebSocket. */
+        get: operations["wsIOUConsole"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/iou/nodes/{node_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a IOU node on the compute. */
+        post: operations["startIOU"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/iou/nodes/{node_id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a IOU node on the compute. */
+        post: operations["stopIOU"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/iou/nodes/{node_id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Suspend a IOU node on the compute. */
+        post: operations["suspendIOU"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/iou/nodes/{node_id}/reload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reload a IOU node on the compute. */
+        post: operations["reloadIOU"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/iou/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/nio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change the filters and suspension of the NIO of a port of a IOU node. */
+        put: operations["updateIOUNIO"];
+        /** Give a port of a IOU node a UDP tunnel (NIO); replaces the one it has. */
+        post: operations["createIOUNIO"];
+        /** Remove the NIO of a port of a IOU node and free its local UDP port. */
+        delete: operations["deleteIOUNIO"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/iou/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/start_capture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Capture the frames of the NIO of a port of a IOU node. */
+        post: operations["startIOUCapture"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/iou/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/stop_capture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop the capture of a port of a IOU node; the file stays. */
+        post: operations["stopIOUCapture"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/iou/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/pcap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Stream the running capture of a port of a IOU node (pcap) until it stops. */
+        get: operations["streamIOUPcap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/iou/nodes/{node_id}/console/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Drop the clients of the console of a IOU node. */
+        post: operations["resetIOUConsole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/iou/nodes/{node_id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Complete the copy of a IOU node a controller made (the source's folder replaces the copy's, as GNS3's compute copies it, and the files its type owns go to the copy; refused while either node runs). */
+        post: operations["duplicateIOUOnCompute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/version": {
         parameters: {
             query?: never;
@@ -3866,6 +4160,154 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Controller properties of an IOU node, under GNS3 2.2.59's keys. A key set to null goes back to its default. Keys not listed here are kept as given. */
+        IOUProperties: {
+            /** @description Notes on how to use the node. */
+            usage?: string | null;
+            /** @description IOU image file, in the IOU images folder (nodedesk's, then GNS3's): a little-endian ELF, whatever its extension. Needed to start the node. */
+            path?: string | null;
+            /** @description MD5 sum of the image, as GNS3 keeps it. */
+            md5sum?: string | null;
+            /** @description Number the IOU process and its sockets (/tmp/netio<uid>/<id>) are known by, 1-511: unique among the IOU nodes of every open project and on the machine. Allocated when absent or taken. */
+            application_id?: number | null;
+            /** @description Ethernet adapters (bays of 4 interfaces), first. Default 2. */
+            ethernet_adapters?: number | null;
+            /** @description Serial adapters (bays of 4 interfaces), after the Ethernet ones; at most 16 adapters in all. Default 2. */
+            serial_adapters?: number | null;
+            /** @description RAM in MB. Default 256. */
+            ram?: number | null;
+            /** @description NVRAM in KB. Default 128. */
+            nvram?: number | null;
+            /** @description Layer 1 keepalives (IOU's -l). Default false. */
+            l1_keepalives?: boolean | null;
+            /** @description Use the RAM and NVRAM sizes the image says it defaults to (image -h) instead of ram and nvram. Default true. */
+            use_default_iou_values?: boolean | null;
+            /** @description Startup config (its startup-config.cfg file); %h is the node's name. */
+            startup_config_content?: string | null;
+            /** @description Private config (its private-config.cfg file). */
+            private_config_content?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Body for creating an IOU node on the compute, as GNS3 2.2.59's compute takes it. */
+        IOUCreate: {
+            /** @description Node name. */
+            name: string;
+            /** @description Node UUID; generated when absent. */
+            node_id?: components["schemas"]["UUID"];
+            /** @description Console TCP port; allocated when absent or null. */
+            console?: number | null;
+            /**
+             * @description Console protocol: telnet (the router's console, served by nodedesk) or none.
+             * @enum {string}
+             */
+            console_type?: "telnet" | "none";
+            /** @description Notes on how to use the node. */
+            usage?: string | null;
+            /** @description IOU image file, in the IOU images folder (nodedesk's, then GNS3's): a little-endian ELF, whatever its extension. Needed to start the node. */
+            path?: string | null;
+            /** @description MD5 sum of the image, as GNS3 keeps it. */
+            md5sum?: string | null;
+            /** @description Number the IOU process and its sockets (/tmp/netio<uid>/<id>) are known by, 1-511: unique among the IOU nodes of every open project and on the machine. Allocated when absent or taken. */
+            application_id?: number | null;
+            /** @description Ethernet adapters (bays of 4 interfaces), first. Default 2. */
+            ethernet_adapters?: number | null;
+            /** @description Serial adapters (bays of 4 interfaces), after the Ethernet ones; at most 16 adapters in all. Default 2. */
+            serial_adapters?: number | null;
+            /** @description RAM in MB. Default 256. */
+            ram?: number | null;
+            /** @description NVRAM in KB. Default 128. */
+            nvram?: number | null;
+            /** @description Layer 1 keepalives (IOU's -l). Default false. */
+            l1_keepalives?: boolean | null;
+            /** @description Use the RAM and NVRAM sizes the image says it defaults to (image -h) instead of ram and nvram. Default true. */
+            use_default_iou_values?: boolean | null;
+            /** @description Startup config (its startup-config.cfg file); %h is the node's name. */
+            startup_config_content?: string | null;
+            /** @description Private config (its private-config.cfg file). */
+            private_config_content?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Body for updating an IOU node on the compute; every field is optional. A property set to null goes back to its default. */
+        IOUUpdate: {
+            /** @description Node name. null keeps the current name. */
+            name?: string | null;
+            /** @description Console TCP port; allocated when absent or null. */
+            console?: number | null;
+            /**
+             * @description Console protocol: telnet (the router's console, served by nodedesk) or none.
+             * @enum {string}
+             */
+            console_type?: "telnet" | "none";
+            /** @description Notes on how to use the node. */
+            usage?: string | null;
+            /** @description IOU image file, in the IOU images folder (nodedesk's, then GNS3's): a little-endian ELF, whatever its extension. Needed to start the node. */
+            path?: string | null;
+            /** @description MD5 sum of the image, as GNS3 keeps it. */
+            md5sum?: string | null;
+            /** @description Number the IOU process and its sockets (/tmp/netio<uid>/<id>) are known by, 1-511: unique among the IOU nodes of every open project and on the machine. Allocated when absent or taken. */
+            application_id?: number | null;
+            /** @description Ethernet adapters (bays of 4 interfaces), first. Default 2. */
+            ethernet_adapters?: number | null;
+            /** @description Serial adapters (bays of 4 interfaces), after the Ethernet ones; at most 16 adapters in all. Default 2. */
+            serial_adapters?: number | null;
+            /** @description RAM in MB. Default 256. */
+            ram?: number | null;
+            /** @description NVRAM in KB. Default 128. */
+            nvram?: number | null;
+            /** @description Layer 1 keepalives (IOU's -l). Default false. */
+            l1_keepalives?: boolean | null;
+            /** @description Use the RAM and NVRAM sizes the image says it defaults to (image -h) instead of ram and nvram. Default true. */
+            use_default_iou_values?: boolean | null;
+            /** @description Startup config (its startup-config.cfg file); %h is the node's name. */
+            startup_config_content?: string | null;
+            /** @description Private config (its private-config.cfg file). */
+            private_config_content?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description An IOU node as seen by the compute: the keys GNS3 2.2.59's compute shows. */
+        IOUNode: {
+            /** @description Node name. */
+            name?: string;
+            /** @description Node UUID. */
+            node_id?: components["schemas"]["UUID"];
+            /** @description Project UUID. */
+            project_id?: components["schemas"]["UUID"];
+            status?: components["schemas"]["NodeStatus"];
+            /** @description Console TCP port, or null. */
+            console?: number | null;
+            /** @description Working directory of the node. */
+            node_directory?: string;
+            /**
+             * @description Console protocol.
+             * @enum {string}
+             */
+            console_type?: "telnet" | "none";
+            /** @description The command line of its last start. */
+            command_line?: string;
+            /** @description Notes on how to use the node. */
+            usage?: string | null;
+            /** @description IOU image file, in the IOU images folder (nodedesk's, then GNS3's): a little-endian ELF, whatever its extension. Needed to start the node. */
+            path?: string | null;
+            /** @description MD5 sum of the image, as GNS3 keeps it. */
+            md5sum?: string | null;
+            /** @description Number the IOU process and its sockets (/tmp/netio<uid>/<id>) are known by, 1-511: unique among the IOU nodes of every open project and on the machine. Allocated when absent or taken. */
+            application_id?: number | null;
+            /** @description Ethernet adapters (bays of 4 interfaces), first. Default 2. */
+            ethernet_adapters?: number | null;
+            /** @description Serial adapters (bays of 4 interfaces), after the Ethernet ones; at most 16 adapters in all. Default 2. */
+            serial_adapters?: number | null;
+            /** @description RAM in MB. Default 256. */
+            ram?: number | null;
+            /** @description NVRAM in KB. Default 128. */
+            nvram?: number | null;
+            /** @description Layer 1 keepalives (IOU's -l). Default false. */
+            l1_keepalives?: boolean | null;
+            /** @description Use the RAM and NVRAM sizes the image says it defaults to (image -h) instead of ram and nvram. Default true. */
+            use_default_iou_values?: boolean | null;
+        };
         /** @description A UUID in its canonical 8-4-4-4-12 hexadecimal form. */
         UUID: string;
         /** @description Body of every error response: GNS3's message and status, plus nodedesk's code and, when the fault is in one field, that field's path. */
@@ -6808,6 +7250,1135 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listIOUImages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Image"][];
+                };
+            };
+        };
+    };
+    downloadIOUImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An image's name relative to the QEMU images folder; it may span several segments (vyos/vyos.qcow2). */
+                filename: components["parameters"]["ImageFilename"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image's bytes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The range asked. */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The name is absolute, leaves the images folder, or names a hidden file or a checksum file. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such image. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadIOUImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An image's name relative to the QEMU images folder; it may span several segments (vyos/vyos.qcow2). */
+                filename: components["parameters"]["ImageFilename"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Uploaded, as GNS3 answers. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The name is absolute, leaves the images folder, or names a hidden file or a checksum file. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The disk is full. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listComputeIOUImages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Compute identifier. */
+                compute_id: components["parameters"]["ComputeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Image"][];
+                };
+            };
+            /** @description The compute does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute is remote and not connected (or refused). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadComputeIOUImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Compute identifier. */
+                compute_id: components["parameters"]["ComputeId"];
+                /** @description An image's name relative to the QEMU images folder; it may span several segments (vyos/vyos.qcow2). */
+                filename: components["parameters"]["ImageFilename"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Uploaded. GNS3's controller answers the compute's empty answer as {}. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The name is absolute, leaves the images folder, or names a hidden file or a checksum file. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The compute is remote, or the disk is full. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createIOU: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IOUCreate"];
+            };
+        };
+        responses: {
+            /** @description Instance created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IOUNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getIOU: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IOUNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateIOU: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IOUUpdate"];
+            };
+        };
+        responses: {
+            /** @description Instance updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IOUNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteIOU: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Instance deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    wsIOUConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching to WebSocket, relayed to the node's telnet console: text or binary messages from the client go to the console, the console's bytes come back as binary messages. Each websocket is one client of the console; several may share it. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The node has no telnet console, is not started, or its console does not answer. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startIOU: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Instance started. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    stopIOU: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Instance stopped. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    suspendIOU: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Instance suspended. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reloadIOU: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Instance reloaded. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateIOUNIO: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NIOCreate"];
+            };
+        };
+        responses: {
+            /** @description NIO updated. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NIO"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createIOUNIO: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NIOCreate"];
+            };
+        };
+        responses: {
+            /** @description NIO created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NIO"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteIOUNIO: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description NIO removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startIOUCapture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CaptureStart"];
+            };
+        };
+        responses: {
+            /** @description Capture started. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptureFile"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    stopIOUCapture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Capture stopped. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamIOUPcap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The capture file, as it is written. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.tcpdump.pcap": string;
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resetIOUConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Console reset. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    duplicateIOUOnCompute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ComputeNodeDuplicate"];
+            };
+        };
+        responses: {
+            /** @description Copy completed. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IOUNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The source or the copy runs (stop it first), or the source's folder cannot be copied. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getVersion: {
         parameters: {
             query?: never;
