@@ -47,6 +47,9 @@ type sock struct {
 	// call on it returns, which may be after its Close has returned.
 	calls  sync.RWMutex
 	closed bool // under calls
+	// netio is set on an IOU bridge's socket (netio_linux.go): it may not
+	// be connected yet, and its sends never wait for the IOU process.
+	netio *netioConn
 }
 
 // openSock opens p's socket: bound to p.bind:p.local, connected to
@@ -160,14 +163,27 @@ func (s *sock) recv(b *batch) (int, error) {
 
 // send writes frames to s with the fabric's sender (blocking: a full
 // socket buffer makes the thread wait in the kernel, until close wakes
-// it).
+// it). An IOU bridge's frames are sent only once it is connected, and
+// never wait: a full IOU process's queue drops them (netioConn).
 func (s *sock) send(tx *sender, frames [][]byte) error {
+	nc := s.netio
+	if nc != nil && !nc.ready(s) { // before the hold: ready takes one
+		return errNotConnected
+	}
 	if !s.hold() {
 		return os.ErrClosed
 	}
 	defer s.calls.RUnlock()
 	tx.blocking = true
-	return tx.send(nil, s.rc, frames)
+	tx.call.flags = 0
+	if nc != nil {
+		tx.call.flags = unix.MSG_DONTWAIT
+	}
+	err := tx.send(nil, s.rc, frames)
+	if nc != nil {
+		nc.failed(err)
+	}
+	return err
 }
 
 // mmsghdr is struct mmsghdr of recvmmsg(2).

@@ -254,6 +254,9 @@ func (f *Fabric) putNode(d *draft, n *app.Node) {
 		u, err := f.openUDP(at, p)
 		if err != nil {
 			f.log.Error("dataplane: a port's frames cannot be carried", "node", n.Name, "port", at.port, "err", err)
+			if p.bind == netioBind {
+				break // its ports share one bridge, which failed for each: said once
+			}
 			continue
 		}
 		d.w().udp[at] = u
@@ -262,7 +265,7 @@ func (f *Fabric) putNode(d *draft, n *app.Node) {
 }
 
 // udpPeer is what a UDP endpoint binds (local, on host) and talks to
-// (remote).
+// (remote); with bind netioBind, an IOU node's bridge (netio.go).
 type udpPeer struct {
 	local        int
 	bind, remote string
@@ -273,8 +276,12 @@ type udpPeer struct {
 // binds the pair's remote port and sends to its local one, on host), and
 // each UDP tunnel of a cloud (bound to its lport, talking to rhost:rport;
 // bound on host when rhost is a loopback address, else on every address:
-// the socket is connected, so only rhost:rport is heard).
+// the socket is connected, so only rhost:rport is heard), and every port
+// of a running IOU node (through its bridge: netioEndpoints).
 func udpEndpoints(n *app.Node, host string) map[end]udpPeer {
+	if id, ok := n.NetIO(); ok {
+		return netioEndpoints(n, id)
+	}
 	want := map[end]udpPeer{}
 	if n.Type.UsesCloudPorts() {
 		for i, p := range n.Properties.CloudPorts { // port i is entry i, as GNS3 numbers them
@@ -519,13 +526,19 @@ func (f *Fabric) Close() {
 // udpPort is a port whose frames travel as UDP datagrams to and from one
 // peer: a VPCS process today, any UDP endpoint (a process on another
 // machine, a GNS3 compute) tomorrow. Datagrams from any other address are
-// dropped.
+// dropped. A port of an IOU node is one too, whose datagrams carry an IOU
+// header, on its bridge's socket (netio.go).
 type udpPort struct {
 	at   end
 	sock *sock
 	peer udpPeer
 	rd   reading // how it is read (poller_linux.go, batch_other.go)
 	once sync.Once
+	// bridge is the IOU bridge whose socket the port shares; nil for a
+	// UDP endpoint. hdr is what precedes each of its frames (IOU's
+	// header; nil for a UDP endpoint).
+	bridge *netioBridge
+	hdr    []byte
 	// closing is set before the pollers let go of the socket: from then
 	// on none of them takes a new hold on it (uring_linux.go).
 	closing atomic.Bool
@@ -534,6 +547,9 @@ type udpPort struct {
 // openUDP opens the endpoint of port at and starts reading it (on Linux,
 // on one of the fabric's poller threads: decision 0050). It runs under mu.
 func (f *Fabric) openUDP(at end, p udpPeer) (*udpPort, error) {
+	if p.bind == netioBind {
+		return f.openNetIO(at, p)
+	}
 	s, err := openSock(p)
 	if err != nil {
 		return nil, err
@@ -546,23 +562,40 @@ func (f *Fabric) openUDP(at end, p udpPeer) (*udpPort, error) {
 	return u, nil
 }
 
-// close stops reading u and closes its socket. It runs under mu; it never
-// waits for a frame's journey, which never takes mu.
+// close stops reading u and closes its socket (an IOU port's bridge
+// closes with its last port). It runs under mu; it never waits for a
+// frame's journey, which never takes mu.
 func (u *udpPort) close() {
 	u.once.Do(func() {
+		if u.bridge != nil {
+			u.bridge.leave(u)
+			return
+		}
 		u.stopReading()
 		u.sock.close()
 	})
 }
 
-// carry takes n datagrams read from u into the lab with w; a datagram
-// larger than MaxFrame (a giant) is dropped; the kernel refuses other
-// senders of a connected socket.
+// carry takes n datagrams read from u into the lab with w.
 func (w *worker) carry(u *udpPort, rx *batch, n int) {
 	for i := range n {
-		if frame := rx.frame(i); len(frame) > 0 && len(frame) <= MaxFrame {
-			w.input(u.at, frame)
+		w.take(u, rx.frame(i))
+	}
+}
+
+// take carries one datagram read from u into the lab: every reader (the
+// epoll and io_uring pollers) comes here, so that what is dropped is
+// decided once. A datagram larger than MaxFrame (a giant) is dropped; the
+// kernel refuses other senders of a connected socket. A datagram read on
+// an IOU bridge enters at the port its header names (netioBridge.demux).
+func (w *worker) take(u *udpPort, dgram []byte) {
+	if u.bridge != nil {
+		if u, dgram = u.bridge.demux(dgram); u == nil {
+			return
 		}
+	}
+	if len(dgram) > 0 && len(dgram) <= MaxFrame {
+		w.input(u.at, dgram)
 	}
 }
 
@@ -585,7 +618,9 @@ type worker struct {
 	ring   *ringer   // when set, flush hands the frames to this io_uring poller
 }
 
-// txFrame is one frame queued for a UDP endpoint.
+// txFrame is one frame queued for a UDP endpoint: u is the endpoint whose
+// socket writes it (an IOU port's bridge's head: the frames of all its
+// ports are written together).
 type txFrame struct {
 	u     *udpPort
 	frame []byte
@@ -612,15 +647,19 @@ func (w *worker) input(from end, frame []byte) {
 	w.send(w.f.topo.Load(), from, frame, 0)
 }
 
-// queue holds a copy of frame for u until flush; it flushes first when
-// there is no room.
+// queue holds a copy of frame, after u's header if it has one, for u
+// until flush; it flushes first when there is no room.
 func (w *worker) queue(u *udpPort, frame []byte) {
-	if len(w.txq) == cap(w.txq) || w.txUsed+len(frame) > len(w.tx) {
+	n := len(u.hdr) + len(frame)
+	if len(w.txq) == cap(w.txq) || w.txUsed+n > len(w.tx) {
 		w.flush()
 	}
-	b := w.tx[w.txUsed : w.txUsed+len(frame) : w.txUsed+len(frame)]
-	copy(b, frame)
-	w.txUsed += len(frame)
+	b := w.tx[w.txUsed : w.txUsed+n : w.txUsed+n]
+	copy(b[copy(b, u.hdr):], frame)
+	w.txUsed += n
+	if u.bridge != nil {
+		u = u.bridge.head
+	}
 	w.txq = append(w.txq, txFrame{u, b})
 }
 

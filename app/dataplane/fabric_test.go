@@ -194,4 +194,26 @@ func BenchmarkFabricInput(b *testing.B) {
 			})
 		}
 	}
+	// An IOU node's port (netio.go): into it (its header queued before the
+	// frame) and out of it (the bridge's demultiplexing).
+	for _, size := range []int{64, 1500} {
+		frame := relayFrame(size, 1, 2, 1, 1)
+		b.Run("netio-in/"+strconv.Itoa(size), func(b *testing.B) {
+			h := newNetIOHot(b)
+			b.ReportAllocs()
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				h.in(frame)
+			}
+		})
+		b.Run("netio-out/"+strconv.Itoa(size), func(b *testing.B) {
+			h := newNetIOHot(b)
+			d := h.datagram(frame)
+			b.ReportAllocs()
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				h.out(d)
+			}
+		})
+	}
 }

@@ -450,9 +450,12 @@ func (rp *ringer) run(ready chan<- error) {
 				rp.received(w, &c)
 			case udWake:
 				rp.woken()
+			case udSend: // a frame refused (its peer is not up) or its socket full: dropped, as a network drops it
+				if c.userData != udSend { // an IOU bridge's: it may have lost its process
+					netioRefused(int(uint32(c.userData)), c.res)
+				}
 			}
-			// udSend: a frame refused (its peer is not up) or its socket
-			// full: dropped, as a network drops it. udCancel: nothing.
+			// udCancel: nothing.
 		}
 		atomic.StoreUint32(rp.r.cqHead, head)
 		if rp.stop {
@@ -470,8 +473,8 @@ func (rp *ringer) received(w *worker, c *uringCQE) {
 	rf := rp.slots[int(uint32(c.userData))]
 	if c.flags&uringCQEFBuffer != 0 {
 		bid := uint16(c.flags >> uringCQEBufferShift)
-		if n := int(c.res); n > 0 && n <= MaxFrame && rf != nil && rf.forget == nil {
-			w.input(rf.u.at, rp.r.buf(bid)[:n])
+		if n := int(c.res); n > 0 && rf != nil && rf.forget == nil {
+			w.take(rf.u, rp.r.buf(bid)[:n])
 		}
 		rp.r.lend(bid)
 	}
@@ -637,6 +640,13 @@ func (rp *ringer) armReceives() {
 func (rp *ringer) queueSends(w *worker) {
 	for i := range w.txq {
 		q := &w.txq[i]
+		ud := uint64(udSend)
+		if nc := q.u.sock.netio; nc != nil { // an IOU bridge: connected yet?
+			if !nc.ready(q.u.sock) {
+				continue // not yet: the frame is dropped
+			}
+			ud |= nc.id // a failed send names the bridge (netioRefused)
+		}
 		rf := rp.file(q.u)
 		if rf == nil {
 			continue // closing: the frame is dropped
@@ -647,7 +657,7 @@ func (rp *ringer) queueSends(w *worker) {
 		}
 		e.opcode, e.flags, e.fd = uringOpSend, uringSQECQESkipSuccess, int32(rf.fd)
 		e.addr, e.len = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(q.frame)))), uint32(len(q.frame))
-		e.opFlags, e.userData = unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL, udSend
+		e.opFlags, e.userData = unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL, ud
 	}
 }
 
