@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -42,8 +43,14 @@ func (s *Server) handleProjectAction(a app.Action) handlerFunc {
 
 func (s *Server) handleComputeNodeAction(t app.NodeType, a app.Action) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if _, err := s.body(r); err != nil {
+		raw, err := s.body(r)
+		if err != nil {
 			return err
+		}
+		if a == app.Start && t.HasSettings() {
+			if err := s.takeStartSettings(r, t, raw); err != nil {
+				return err
+			}
 		}
 		n, err := s.svc.NodeAction(r.Context(), nodeRef(r, t), a)
 		if err != nil {
@@ -73,4 +80,26 @@ func (s *Server) handleNodeDuplicate(w http.ResponseWriter, r *http.Request) err
 	}
 	writeJSON(w, http.StatusCreated, s.nodeJSON(n))
 	return nil
+}
+
+// takeStartSettings keeps what a GNS3 controller sends with a start of a
+// node whose emulator has settings of its own (IOU's licence, sent with
+// every start) as this compute's settings, so that the start checks what
+// the controller holds; a null value is left as it is, as GNS3's compute
+// ignores it.
+func (s *Server) takeStartSettings(r *http.Request, t app.NodeType, raw []byte) error {
+	var in map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return app.Errorf(app.EINVALID, "Invalid request body: %v", err)
+	}
+	for k, v := range in {
+		if string(v) == "null" {
+			delete(in, k)
+		}
+	}
+	if len(in) == 0 {
+		return nil
+	}
+	_, err := s.svc.UpdateEmulatorSettings(r.Context(), t, in)
+	return err
 }

@@ -22,6 +22,10 @@ type emulatorSettings struct {
 	inStart bool
 }
 
+// HasSettings reports whether t's emulator keeps settings of its own
+// (EmulatorSettings).
+func (t NodeType) HasSettings() bool { return t.kind().settings != nil }
+
 // emulatorSettingsOf returns t's settings, or ENOTFOUND if it has none.
 func emulatorSettingsOf(t NodeType) (*emulatorSettings, error) {
 	if es := t.kind().settings; es != nil {

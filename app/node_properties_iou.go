@@ -22,9 +22,9 @@ import (
 // bridge of id n being n+512.
 const MaxIOUApplicationID = 511
 
-// IOUBridgeOffset is what is added to an IOU node's application id to
+// NetIOBridgeOffset is what is added to an IOU node's application id to
 // give the id of the bridge its frames are exchanged with.
-const IOUBridgeOffset = 512
+const NetIOBridgeOffset = 512
 
 // NetIODir is the folder of the unix datagram sockets IOU processes and
 // their bridges exchange frames over, one per id: /tmp/netio<uid>, as IOU
@@ -43,7 +43,7 @@ func (n *Node) ApplicationID() int {
 
 // NetIO reports whether n's frames travel over IOU's unix sockets now (it
 // is a running node of a type that uses them), and its application id:
-// the data plane then binds the bridge id+IOUBridgeOffset in NetIODir and
+// the data plane then binds the bridge id+NetIOBridgeOffset in NetIODir and
 // exchanges each port's frames with the process's socket id, port
 // (adapter a, port p) being IOU's bay a, unit p.
 func (n *Node) NetIO() (id int, ok bool) {
@@ -321,5 +321,3 @@ var iouLicence = emulatorSettings{name: "iou_license", inStart: true, table: new
 	{key: "iourc_content", def: "", check: isString},
 	{key: "license_check", def: true, check: isBool},
 })}
-
-

@@ -110,8 +110,10 @@ type ComputeClient interface {
 	// DuplicateNode copies what src holds (files, settings) to dstID, a
 	// node of the same type just made there.
 	DuplicateNode(ctx context.Context, src NodeRef, dstID string) error
-	// NodeAction starts, stops, suspends or reloads a node there.
-	NodeAction(ctx context.Context, ref NodeRef, a Action) error
+	// NodeAction starts, stops, suspends or reloads a node there; body,
+	// when not nil, is what the call sends (a start's emulator settings,
+	// as GNS3's controller sends IOU's licence).
+	NodeAction(ctx context.Context, ref NodeRef, a Action, body map[string]json.RawMessage) error
 
 	// ReserveUDPPort reserves a UDP port there for a project's tunnel.
 	ReserveUDPPort(ctx context.Context, projectID string) (int, error)
@@ -717,14 +719,16 @@ func (s *Service) compute(id string) ComputeClient {
 // returns err.
 type refusing struct{ err error }
 
-func (r refusing) CreateProject(context.Context, string, string) error         { return r.err }
-func (r refusing) CloseProject(context.Context, string) error                  { return r.err }
-func (r refusing) DeleteProject(context.Context, string) error                 { return r.err }
-func (r refusing) CreateNode(context.Context, *Node) (NodeAnswer, error)       { return NodeAnswer{}, r.err }
-func (r refusing) UpdateNode(context.Context, *Node) (NodeAnswer, error)       { return NodeAnswer{}, r.err }
-func (r refusing) DeleteNode(context.Context, NodeRef) error                   { return r.err }
-func (r refusing) DuplicateNode(context.Context, NodeRef, string) error        { return r.err }
-func (r refusing) NodeAction(context.Context, NodeRef, Action) error           { return r.err }
+func (r refusing) CreateProject(context.Context, string, string) error   { return r.err }
+func (r refusing) CloseProject(context.Context, string) error            { return r.err }
+func (r refusing) DeleteProject(context.Context, string) error           { return r.err }
+func (r refusing) CreateNode(context.Context, *Node) (NodeAnswer, error) { return NodeAnswer{}, r.err }
+func (r refusing) UpdateNode(context.Context, *Node) (NodeAnswer, error) { return NodeAnswer{}, r.err }
+func (r refusing) DeleteNode(context.Context, NodeRef) error             { return r.err }
+func (r refusing) DuplicateNode(context.Context, NodeRef, string) error  { return r.err }
+func (r refusing) NodeAction(context.Context, NodeRef, Action, map[string]json.RawMessage) error {
+	return r.err
+}
 func (r refusing) ReserveUDPPort(context.Context, string) (int, error)         { return 0, r.err }
 func (r refusing) AddNIO(context.Context, PortRef, NIOSpec) error              { return r.err }
 func (r refusing) UpdateNIO(context.Context, PortRef, NIOSpec) error           { return r.err }

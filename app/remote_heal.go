@@ -181,9 +181,12 @@ func (s *Service) remakeOnComputes(ctx context.Context, nodes []*Node, links []*
 			continue
 		}
 		c := s.compute(n.ComputeID)
-		err := c.NodeAction(ctx, refOf(n), Start)
+		body, err := s.startBody(ctx, n.Type)
+		if err == nil {
+			err = c.NodeAction(ctx, refOf(n), Start, body)
+		}
 		if err == nil && n.Status == Suspended {
-			err = c.NodeAction(ctx, refOf(n), Suspend)
+			err = c.NodeAction(ctx, refOf(n), Suspend, nil)
 		}
 		if err != nil {
 			s.c.Logger.Warn("node not started again on its compute", "node", n.Name, "compute", n.ComputeID, "err", err)

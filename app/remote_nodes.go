@@ -273,7 +273,14 @@ func (s *Service) remoteNodeAction(ctx context.Context, n *Node, a Action) (*Nod
 		}
 		return nil, err
 	}
-	if err := s.compute(n.ComputeID).NodeAction(ctx, refOf(n), a); err != nil {
+	var body map[string]json.RawMessage
+	if a == Start {
+		var err error
+		if body, err = s.startBody(ctx, n.Type); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.compute(n.ComputeID).NodeAction(ctx, refOf(n), a, body); err != nil {
 		if a == Stop && errors.Is(err, ErrComputeUnreachable) {
 			return n, nil // a refusal (409, 5xx) is not: the compute still runs it
 		}

@@ -168,7 +168,7 @@ func (f *fakeRemote) DuplicateNode(ctx context.Context, src app.NodeRef, dstID s
 	_, err := f.call(ctx, c)
 	return err
 }
-func (f *fakeRemote) NodeAction(ctx context.Context, ref app.NodeRef, a app.Action) error {
+func (f *fakeRemote) NodeAction(ctx context.Context, ref app.NodeRef, a app.Action, _ map[string]json.RawMessage) error {
 	c := nodeCall("NodeAction", ref)
 	c.Action = a
 	_, err := f.call(ctx, c)

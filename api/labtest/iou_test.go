@@ -53,7 +53,7 @@ func appID(t *testing.T, n map[string]any) int {
 // exist: the process's socket, its bridge's and the bridge's lock.
 func netioFiles(id int) []string {
 	var have []string
-	for _, name := range []string{strconv.Itoa(id), strconv.Itoa(id + app.IOUBridgeOffset), strconv.Itoa(id+app.IOUBridgeOffset) + ".lck"} {
+	for _, name := range []string{strconv.Itoa(id), strconv.Itoa(id + app.NetIOBridgeOffset), strconv.Itoa(id+app.NetIOBridgeOffset) + ".lck"} {
 		if _, err := os.Lstat(filepath.Join(app.NetIODir(), name)); err == nil {
 			have = append(have, name)
 		}
@@ -205,4 +205,49 @@ func TestIOU_IDsNeverShared(t *testing.T) {
 		t.Fatalf("a second nodedesk gave its IOU node application id %d, which the first one's running node holds", idC)
 	}
 	other.Do("POST", "/v2/projects/"+c["project_id"].(string)+"/nodes/"+c["node_id"].(string)+"/start", nil).Want(t, 200)
+}
+
+// TestIOU_AsGNS3Compute: a GNS3 controller drives nodedesk's IOU as a
+// compute, as GNS3 2.2.59's controller calls its compute: the node made
+// with its application id and base config, started with the controller's
+// licence (kept as this compute's), shown with GNS3's compute keys,
+// stopped.
+func TestIOU_AsGNS3Compute(t *testing.T) {
+	l := Start(t, with(ioutest.Emulator))
+	const image = "i86bi-linux-l3-test.bin"
+	ioutest.PlaceImage(t, filepath.Dir(l.Store.Path()), image)
+	pid := "c0ffee00-0000-4000-8000-000000000036"
+	l.Do("POST", "/v2/compute/projects", map[string]any{"name": "lab", "project_id": pid}).Want(t, 201)
+	base := "/v2/compute/projects/" + pid + "/iou/nodes"
+	n := l.Do("POST", base, map[string]any{"name": "R9", "path": image, "application_id": 77, "ethernet_adapters": 1,
+		"serial_adapters": 0, "startup_config_content": "hostname %h\n!\nline con 0\n privilege level 15\n!\nend\n"}).Want(t, 201).JSON(t)
+	for _, k := range []string{"application_id", "command_line", "console", "console_type", "ethernet_adapters", "l1_keepalives",
+		"md5sum", "name", "node_directory", "node_id", "nvram", "path", "project_id", "ram", "serial_adapters", "status", "usage", "use_default_iou_values"} {
+		if _, ok := n[k]; !ok {
+			t.Errorf("the compute's IOU node lacks %s: %v", k, n)
+		}
+	}
+	id := int(n["application_id"].(float64))
+	path := base + "/" + n["node_id"].(string)
+	l.Do("POST", path+"/start", map[string]any{"iourc_content": nil, "license_check": true}).Want(t, 409) // the controller checks: no licence here
+	started := l.Do("POST", path+"/start", map[string]any{"iourc_content": "", "license_check": false}).Want(t, 200).JSON(t)
+	if started["status"] != "started" || !strings.HasSuffix(started["command_line"].(string), " "+strconv.Itoa(id)) {
+		t.Errorf("start answered %v", started)
+	}
+	if lic := l.Do("GET", "/v2/iou_license", nil).Want(t, 200).JSON(t); lic["license_check"] != false {
+		t.Errorf("the licence the controller sent was not kept: %v", lic)
+	}
+	tel := kit.DialConsole(t, "127.0.0.1", int(n["console"].(float64)))
+	tel.Send("\r")
+	if !tel.Expect("R9#", false, 10*time.Second) {
+		t.Errorf("R9 did not start with the base config the controller gave: %q", kit.Printable(tel.Log.String()))
+	}
+	l.Do("POST", path+"/suspend", nil).Want(t, 204)
+	if got := l.Do("GET", path, nil).Want(t, 200).JSON(t)["status"]; got != "started" {
+		t.Errorf("after a suspend the node is %v; GNS3's IOU runs on (started)", got)
+	}
+	l.Do("POST", path+"/stop", nil).Want(t, 204)
+	if left := netioFiles(id); len(left) != 0 {
+		t.Errorf("files %v of R9 are left after its stop", left)
+	}
 }

@@ -45,7 +45,7 @@ const netioBind = "netio"
 // changes with the application id (putNode then reopens them all). A port
 // IOU cannot name (bay or unit above 15) is left out.
 func netioEndpoints(n *app.Node, id int) map[end]udpPeer {
-	p := udpPeer{local: id + app.IOUBridgeOffset, bind: netioBind,
+	p := udpPeer{local: id + app.NetIOBridgeOffset, bind: netioBind,
 		remote: filepath.Join(app.NetIODir(), strconv.Itoa(id))}
 	want := map[end]udpPeer{}
 	for _, port := range n.Ports() {
@@ -94,7 +94,7 @@ func (f *Fabric) bridgeFor(node string, p udpPeer) (*netioBridge, error) {
 		if b.f == f && b.node == node && b.peer == p {
 			return b, nil
 		}
-		return nil, app.Errorf(app.ECONFLICT, "IOU bridge ID %d is already carried by another node in this process", p.local)
+		return nil, app.Errorf(app.ECONFLICT, "netio bridge ID %d is already carried by another node in this process", p.local)
 	}
 	b := &netioBridge{f: f, node: node, peer: p, id: p.local}
 	if netioBridges.m == nil {
@@ -135,7 +135,7 @@ func (f *Fabric) openNetIO(at end, p udpPeer) (*udpPort, error) {
 		return nil, err
 	}
 	u := &udpPort{at: at, sock: b.head.sock, peer: p, bridge: b, hdr: make([]byte, netioHeader)}
-	binary.BigEndian.PutUint16(u.hdr[0:], uint16(b.id-app.IOUBridgeOffset)) // the IOU process
+	binary.BigEndian.PutUint16(u.hdr[0:], uint16(b.id-app.NetIOBridgeOffset)) // the IOU process
 	binary.BigEndian.PutUint16(u.hdr[2:], uint16(b.id))
 	u.hdr[4], u.hdr[5], u.hdr[6], u.hdr[7] = portByte(at), portByte(at), 1, 0 // type 1: data, channel 0
 	b.refs++

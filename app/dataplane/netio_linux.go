@@ -32,7 +32,7 @@ type bridgeOS struct {
 func (b *netioBridge) open() error {
 	dir := filepath.Dir(b.peer.remote)
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return app.Errorf(app.EINTERNAL, "the IOU sockets folder %s cannot be made: %v", dir, err)
+		return app.Errorf(app.EINTERNAL, "the netio sockets folder %s cannot be made: %v", dir, err)
 	}
 	b.os.path = filepath.Join(dir, strconv.Itoa(b.id))
 	lock, err := lockBridgeID(b.os.path+".lck", b.id)
@@ -60,7 +60,7 @@ func (b *netioBridge) open() error {
 func lockBridgeID(path string, id int) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, app.Errorf(app.EINTERNAL, "the IOU bridge lock %s cannot be opened: %v", path, err)
+		return nil, app.Errorf(app.EINTERNAL, "the netio bridge lock %s cannot be opened: %v", path, err)
 	}
 	whole := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart} // Len 0: the whole file
 	if err := unix.FcntlFlock(f.Fd(), unix.F_SETLK, &whole); err != nil {
@@ -73,14 +73,14 @@ func lockBridgeID(path string, id int) (*os.File, error) {
 			}
 			return nil, app.Errorf(app.ECONFLICT, "another process has a lock on ID %d", id)
 		}
-		return nil, app.Errorf(app.EINTERNAL, "the IOU bridge lock %s cannot be taken: %v", path, err)
+		return nil, app.Errorf(app.EINTERNAL, "the netio bridge lock %s cannot be taken: %v", path, err)
 	}
 	if err := f.Truncate(0); err == nil {
 		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	if err != nil { // the lock is ours all the same; only its note is missing
 		_ = f.Close()
-		return nil, app.Errorf(app.EINTERNAL, "the IOU bridge lock %s cannot be written: %v", path, err)
+		return nil, app.Errorf(app.EINTERNAL, "the netio bridge lock %s cannot be written: %v", path, err)
 	}
 	return f, nil
 }
@@ -90,17 +90,17 @@ func lockBridgeID(path string, id int) (*os.File, error) {
 // sock, blocking and outside the netpoller as a UDP endpoint's.
 func (b *netioBridge) bind() (*sock, error) {
 	if err := os.Remove(b.os.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, app.Errorf(app.ECONFLICT, "a stale IOU bridge socket %s cannot be removed: %v", b.os.path, err)
+		return nil, app.Errorf(app.ECONFLICT, "a stale netio bridge socket %s cannot be removed: %v", b.os.path, err)
 	}
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, app.Errorf(app.EINTERNAL, "no unix socket for IOU bridge %d: %v", b.id, err)
+		return nil, app.Errorf(app.EINTERNAL, "no unix socket for netio bridge %d: %v", b.id, err)
 	}
 	_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, 1<<20)
 	_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_SNDBUF, 1<<20)
 	if err := unix.Bind(fd, &unix.SockaddrUnix{Name: b.os.path}); err != nil {
 		_ = unix.Close(fd)
-		return nil, app.Errorf(app.ECONFLICT, "IOU bridge socket %s cannot be bound: %v", b.os.path, err)
+		return nil, app.Errorf(app.ECONFLICT, "netio bridge socket %s cannot be bound: %v", b.os.path, err)
 	}
 	b.os.bound = true
 	s := &sock{file: os.NewFile(uintptr(fd), "netio "+b.os.path)}
@@ -141,7 +141,7 @@ var netioClock = time.Now()
 // errNotConnected is a frame for an IOU process whose socket the bridge
 // could not connect to yet: dropped, as the network drops a frame to a
 // host that is not up.
-var errNotConnected = errors.New("dataplane: the IOU process's socket is not there yet")
+var errNotConnected = errors.New("dataplane: the node process's netio socket is not there yet")
 
 // netioConn is the connection of a bridge's socket to its IOU process's:
 // connected, the existing send paths (sendmmsg, io_uring's send) work on

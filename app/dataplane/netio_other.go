@@ -9,7 +9,7 @@ type bridgeOS struct{}
 
 // open fails: IOU processes, and so their bridges, exist on Linux only.
 func (b *netioBridge) open() error {
-	return app.Errorf(app.EINVALID, "IOU nodes' frames are carried on Linux only")
+	return app.Errorf(app.EINVALID, "frames over netio sockets are carried on Linux only")
 }
 
 // release has nothing to let go of.

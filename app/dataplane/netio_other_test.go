@@ -8,7 +8,7 @@ import "testing"
 type netioHot struct{}
 
 func newNetIOHot(tb testing.TB) *netioHot {
-	tb.Skip("IOU nodes' frames are carried on Linux only")
+	tb.Skip("frames over netio sockets are carried on Linux only")
 	return nil
 }
 

@@ -78,8 +78,8 @@ func claimIOUID(tb testing.TB) int {
 			_ = claim.Close() // another test process has it, or had it and removed the file
 			continue
 		}
-		if socketLive(filepath.Join(dir, strconv.Itoa(id))) || socketLive(filepath.Join(dir, strconv.Itoa(id+app.IOUBridgeOffset))) ||
-			lockHeld(filepath.Join(dir, strconv.Itoa(id+app.IOUBridgeOffset)+".lck")) {
+		if socketLive(filepath.Join(dir, strconv.Itoa(id))) || socketLive(filepath.Join(dir, strconv.Itoa(id+app.NetIOBridgeOffset))) ||
+			lockHeld(filepath.Join(dir, strconv.Itoa(id+app.NetIOBridgeOffset)+".lck")) {
 			_ = claim.Close() // someone else's IOU node
 			continue
 		}
@@ -132,7 +132,7 @@ func lockHeld(path string) bool {
 
 // bridgePaths are the socket and lock file of IOU id's bridge.
 func bridgePaths(id int) (sock, lck string) {
-	sock = filepath.Join(app.NetIODir(), strconv.Itoa(id+app.IOUBridgeOffset))
+	sock = filepath.Join(app.NetIODir(), strconv.Itoa(id+app.NetIOBridgeOffset))
 	return sock, sock + ".lck"
 }
 
@@ -157,7 +157,7 @@ func startIOL(tb testing.TB, id int, mode string) {
 	var netmap strings.Builder
 	for bay := range 16 {
 		for unit := range 4 {
-			fmt.Fprintf(&netmap, "%d:%d/%d %d:%d/%d\n", id+app.IOUBridgeOffset, bay, unit, id, bay, unit)
+			fmt.Fprintf(&netmap, "%d:%d/%d %d:%d/%d\n", id+app.NetIOBridgeOffset, bay, unit, id, bay, unit)
 		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "NETMAP"), []byte(netmap.String()), 0o644); err != nil {
@@ -269,7 +269,7 @@ func iouPorts(f *Fabric) []end {
 // byte pb) to bridge id+512, of type typ.
 func netioFrame(id int, pb, typ byte, frame []byte) []byte {
 	d := make([]byte, netioHeader, netioHeader+len(frame))
-	binary.BigEndian.PutUint16(d[0:], uint16(id+app.IOUBridgeOffset))
+	binary.BigEndian.PutUint16(d[0:], uint16(id+app.NetIOBridgeOffset))
 	binary.BigEndian.PutUint16(d[2:], uint16(id))
 	d[4], d[5], d[6], d[7] = pb, pb, typ, 0
 	return append(d, frame...)
@@ -428,7 +428,7 @@ func TestNetIO_OneBridgePerIDInProcess(t *testing.T) {
 	if k := len(iouPorts(f2)); k != 0 {
 		t.Fatalf("the second fabric carries %d ports on a bridge id the first holds", k)
 	}
-	if s := log.String(); !strings.Contains(s, "ID "+strconv.Itoa(id+app.IOUBridgeOffset)) || strings.Count(s, "level=ERROR") != 1 {
+	if s := log.String(); !strings.Contains(s, "ID "+strconv.Itoa(id+app.NetIOBridgeOffset)) || strings.Count(s, "level=ERROR") != 1 {
 		t.Fatalf("the second fabric did not say once why it carries nothing: %s", s)
 	}
 	sock, lck := bridgePaths(id)
@@ -506,7 +506,7 @@ func TestNetIO_LockedByAnotherProcess(t *testing.T) {
 	if k := len(iouPorts(f)); k != 0 {
 		t.Fatalf("the fabric carries %d ports on a bridge id another process holds", k)
 	}
-	want := fmt.Sprintf("PID %d already has a lock on ID %d", child.Process.Pid, id+app.IOUBridgeOffset)
+	want := fmt.Sprintf("PID %d already has a lock on ID %d", child.Process.Pid, id+app.NetIOBridgeOffset)
 	if s := log.String(); !strings.Contains(s, want) {
 		t.Fatalf("the error does not say %q: %s", want, s)
 	}
@@ -547,7 +547,7 @@ func TestNetIO_HeaderAndDrops(t *testing.T) {
 			frame := relayFrame(100, 1, 2, 6, uint64(c.port))
 			want := netioFrame(id, c.port, 1, frame)
 			binary.BigEndian.PutUint16(want[0:], uint16(id)) // to the process, from the bridge
-			binary.BigEndian.PutUint16(want[2:], uint16(id+app.IOUBridgeOffset))
+			binary.BigEndian.PutUint16(want[2:], uint16(id+app.NetIOBridgeOffset))
 			got := false
 			for try := 0; try < 50 && !got; try++ {
 				sendTo(t, c.h, c.r, frame)

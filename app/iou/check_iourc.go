@@ -23,7 +23,7 @@ func CheckIOURC(content, hostname string) error {
 		return fmt.Errorf("this machine has no hostname, and IOU licences are tied to it: set one (hostnamectl set-hostname NAME) and make the key for it")
 	}
 	if strings.TrimSpace(content) == "" {
-		return fmt.Errorf("the IOU licence (iourc) is empty: paste yours into the IOU licence settings; it holds a [license] section with the line \"%s = <16 hexadecimal digits>;\"", hostname)
+		return fmt.Errorf("the IOU licence (iourc) is empty: paste yours into the IOU licence settings (it holds a [license] section with the line \"%s = <16 hexadecimal digits>;\"), or, for an image that needs no licence, turn the licence check off there", hostname)
 	}
 	if !utf8.ValidString(content) {
 		line := 1 + strings.Count(content[:invalidUTF8At(content)], "\n")

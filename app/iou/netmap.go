@@ -2,6 +2,7 @@ package iou
 
 import (
 	"fmt"
+	"nodedesk/app"
 	"strings"
 )
 
@@ -11,10 +12,6 @@ const (
 	netmapBays  = 16
 	netmapUnits = 4
 )
-
-// netmapBridgeOffset is added to a node's application id to give the id of
-// the bridge its frames go through (app.IOUBridgeOffset).
-const netmapBridgeOffset = 512
 
 // Netmap is the NETMAP file GNS3 2.2 writes into the node's folder before
 // it starts the IOU image with application id id: 64 lines, one for each
@@ -26,7 +23,7 @@ func Netmap(id int) string {
 	b.Grow(netmapBays * netmapUnits * 20)
 	for bay := 0; bay < netmapBays; bay++ {
 		for unit := 0; unit < netmapUnits; unit++ {
-			fmt.Fprintf(&b, "%d:%d/%d%5d:%d/%d\n", id+netmapBridgeOffset, bay, unit, id, bay, unit)
+			fmt.Fprintf(&b, "%d:%d/%d%5d:%d/%d\n", id+app.NetIOBridgeOffset, bay, unit, id, bay, unit)
 		}
 	}
 	return b.String()

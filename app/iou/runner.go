@@ -437,7 +437,7 @@ func (r *Runner) ended(n *node, stopped bool) {
 // application id id: GNS3's uBridge or another nodedesk holds its
 // bridge's lock, or an IOU process not of this runner has its socket.
 func (r *Runner) HeldElsewhere(id int) bool {
-	if lockedByOther(socketPath(id+app.IOUBridgeOffset) + ".lck") {
+	if lockedByOther(socketPath(id+app.NetIOBridgeOffset) + ".lck") {
 		return true
 	}
 	if !live(socketPath(id)) {
@@ -452,17 +452,39 @@ func (r *Runner) HeldElsewhere(id int) bool {
 	return !mine
 }
 
-// lockedByOther reports whether another process holds a write lock on
-// the lock file at path (as uBridge locks a bridge's id).
+// lockedByOther reports whether another process holds a lock on the
+// lock file at path (as uBridge locks a bridge's id), from /proc/locks:
+// opening the file to ask (F_GETLK) would drop this process's own lock on
+// it when closed, as POSIX locks belong to the process.
 func lockedByOther(path string) bool {
-	f, err := os.Open(path)
+	var st unix.Stat_t
+	if unix.Stat(path, &st) != nil {
+		return false
+	}
+	locks, err := os.ReadFile("/proc/locks")
 	if err != nil {
 		return false
 	}
-	defer f.Close()
-	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: 0}
-	if err := unix.FcntlFlock(f.Fd(), unix.F_GETLK, &lk); err != nil {
-		return false
+	ino := ":" + strconv.FormatUint(st.Ino, 10)
+	for _, line := range strings.Split(string(locks), "\n") {
+		f := strings.Fields(line) // 1: POSIX ADVISORY WRITE <pid> <maj:min:ino> <start> <end>
+		if len(f) < 6 || f[1] != "POSIX" || !strings.HasSuffix(f[5], ino) {
+			continue
+		}
+		if parts := strings.Split(f[5], ":"); len(parts) != 3 || !sameDev(parts[0], parts[1], st.Dev) {
+			continue
+		}
+		if pid, err := strconv.Atoi(f[4]); err == nil && pid != os.Getpid() {
+			return true
+		}
 	}
-	return lk.Type != unix.F_UNLCK && int(lk.Pid) != os.Getpid()
+	return false
+}
+
+// sameDev reports whether hex major and minor numbers (as /proc/locks
+// writes them) are device dev.
+func sameDev(major, minor string, dev uint64) bool {
+	ma, err1 := strconv.ParseUint(major, 16, 32)
+	mi, err2 := strconv.ParseUint(minor, 16, 32)
+	return err1 == nil && err2 == nil && uint32(ma) == unix.Major(dev) && uint32(mi) == unix.Minor(dev)
 }

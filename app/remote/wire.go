@@ -127,9 +127,13 @@ func (cl *Client) DuplicateNode(ctx context.Context, src app.NodeRef, dstID stri
 	return cl.call(ctx, "POST", nodePath(src)+"/duplicate", body, nil)
 }
 
-// NodeAction starts, stops, suspends or reloads a node on the compute.
-func (cl *Client) NodeAction(ctx context.Context, ref app.NodeRef, a app.Action) error {
-	return cl.call(ctx, "POST", nodePath(ref)+"/"+string(a), empty, nil)
+// NodeAction starts, stops, suspends or reloads a node on the compute,
+// sending body (empty when nil).
+func (cl *Client) NodeAction(ctx context.Context, ref app.NodeRef, a app.Action, body map[string]json.RawMessage) error {
+	if body == nil {
+		return cl.call(ctx, "POST", nodePath(ref)+"/"+string(a), empty, nil)
+	}
+	return cl.call(ctx, "POST", nodePath(ref)+"/"+string(a), body, nil)
 }
 
 // ReserveUDPPort reserves a UDP port of the compute for a project.

@@ -106,14 +106,18 @@ func TestClient_Wire(t *testing.T) {
 			"DELETE", base + "/vpcs/nodes/n1", ""},
 		{"DuplicateNode", func(cl app.ComputeClient) error { return cl.DuplicateNode(ctx, vpcs1, "n2") },
 			"POST", base + "/vpcs/nodes/n1/duplicate", `{"destination_node_id":"n2"}`},
-		{"NodeAction start", func(cl app.ComputeClient) error { return cl.NodeAction(ctx, vpcs1, app.Start) },
+		{"NodeAction start", func(cl app.ComputeClient) error { return cl.NodeAction(ctx, vpcs1, app.Start, nil) },
 			"POST", base + "/vpcs/nodes/n1/start", `{}`},
-		{"NodeAction suspend", func(cl app.ComputeClient) error { return cl.NodeAction(ctx, vpcs1, app.Suspend) },
+		{"NodeAction start with a licence", func(cl app.ComputeClient) error {
+			return cl.NodeAction(ctx, app.NodeRef{ProjectID: "p1", NodeID: "n3", Type: app.IOU}, app.Start,
+				map[string]json.RawMessage{"iourc_content": json.RawMessage(`""`), "license_check": json.RawMessage("false")})
+		}, "POST", base + "/iou/nodes/n3/start", `{"iourc_content":"","license_check":false}`},
+		{"NodeAction suspend", func(cl app.ComputeClient) error { return cl.NodeAction(ctx, vpcs1, app.Suspend, nil) },
 			"POST", base + "/vpcs/nodes/n1/suspend", `{}`},
-		{"NodeAction reload", func(cl app.ComputeClient) error { return cl.NodeAction(ctx, vpcs1, app.Reload) },
+		{"NodeAction reload", func(cl app.ComputeClient) error { return cl.NodeAction(ctx, vpcs1, app.Reload, nil) },
 			"POST", base + "/vpcs/nodes/n1/reload", `{}`},
 		{"NodeAction stop of a switch", func(cl app.ComputeClient) error {
-			return cl.NodeAction(ctx, app.NodeRef{ProjectID: "p1", NodeID: "s1", Type: app.EthernetSwitch}, app.Stop)
+			return cl.NodeAction(ctx, app.NodeRef{ProjectID: "p1", NodeID: "s1", Type: app.EthernetSwitch}, app.Stop, nil)
 		}, "POST", base + "/ethernet_switch/nodes/s1/stop", `{}`},
 		{"ReserveUDPPort", func(cl app.ComputeClient) error { _, err := cl.ReserveUDPPort(ctx, "p1"); return err },
 			"POST", base + "/ports/udp", `{}`},

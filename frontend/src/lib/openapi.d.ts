@@ -4160,6 +4160,13 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Body of an IOU node's start on the compute, as GNS3 2.2.59's controller sends it with every start: its IOU licence, which this compute then keeps as its own (GET /v2/iou_license). */
+        IOUStart: {
+            /** @description Content of the iourc file; null leaves the compute's as it is. */
+            iourc_content?: string | null;
+            /** @description Whether the start checks the licence first. */
+            license_check?: boolean;
+        };
         /** @description Controller properties of an IOU node, under GNS3 2.2.59's keys. A key set to null goes back to its default. Keys not listed here are kept as given. */
         IOUProperties: {
             /** @description Notes on how to use the node. */
@@ -7745,16 +7752,18 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["NodeAction"];
+                "application/json": components["schemas"]["IOUStart"];
             };
         };
         responses: {
             /** @description Instance started. */
-            204: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["IOUNode"];
+                };
             };
             /** @description The request is invalid. */
             400: {
