@@ -107,7 +107,8 @@ func (s *Service) newNodeIn(tx Tx, projectID, id string, c NodeCreate, env newNo
 }
 
 // addNode gives a new node a free name (from want) and console port, and
-// stores it. The label follows the name unless the caller set it.
+// stores it. The label follows the name unless the caller set it; a copy's
+// properties that hold its name follow it as a rename's do.
 func (s *Service) addNode(tx Tx, n *Node, want string, labelFollowsName bool) error {
 	name, pattern, number, err := allocateName(want,
 		func(pattern string) int { return s.hints.get(n.ProjectID, pattern) },
@@ -118,8 +119,9 @@ func (s *Service) addNode(tx Tx, n *Node, want string, labelFollowsName bool) er
 	if err != nil {
 		return err
 	}
+	was := n.Name // "" for a new node; the original's for a copy, which is renamed
 	n.Name = name
-	n.settleName("")
+	n.settleName(was)
 	if labelFollowsName {
 		n.Label.Text = name
 	}
