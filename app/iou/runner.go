@@ -319,7 +319,7 @@ func (r *Runner) awaitSocket(n *node) error {
 		}
 		select {
 		case <-n.Done():
-			return app.Errorf(app.ECONFLICT, "IOU stopped as soon as %s started: %s", n.p.Name, n.exitDetail())
+			return app.Errorf(app.ECONFLICT, "IOU stopped as soon as %s started: it %s", n.p.Name, n.exitDetail())
 		default:
 		}
 		if time.Now().After(deadline) {
