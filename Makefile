@@ -116,16 +116,21 @@ bench-dataplane: deps-go
 	NODEDESK_BENCH=1 $(GO) test -count=1 -run '^TestRelayTable$$' -v -timeout 20m ./app/dataplane
 
 # nodedesk's data plane against GNS3 2.2's own processes (bench/gns3): a
-# UDP↔UDP hop (ubridge) and a host–switch–host lab (ubridge, dynamips'
-# Ethernet switch, ubridge), built from UBRIDGE_SRC and DYNAMIPS_SRC
-# (archives or source folders; built once in build/bench-gns3), and on the
-# hop a bare Go relay (the least Go spends per frame: decision 0054), against
-# NODEDESK_SIDES (nodedesk server binaries, PATH or NAME=PATH,...; default
-# this tree's, built there). A developer's target, not part of make test
-# or make bench; it runs under the lab lock (BENCH_LOCK= if you hold it).
-# BENCH_GNS3_ARGS passes -rate, -seconds, -rounds, -labs, -sizes, -go=false.
+# UDP↔UDP hop (ubridge), a host–switch–host lab (ubridge, dynamips'
+# Ethernet switch, ubridge) and a host–IOU L2 switch–host lab (ubridge,
+# ubridge iol_bridge, ubridge; the switch is FAKE_IOL, a free stand-in
+# image), built from UBRIDGE_SRC and DYNAMIPS_SRC (archives or source
+# folders; built once in build/bench-gns3), and on the hop a bare Go relay
+# (the least Go spends per frame: decision 0054), against NODEDESK_SIDES
+# (nodedesk server binaries, PATH or NAME=PATH,...; default this tree's,
+# built there); then iou-start, what nodedesk adds to an IOU image's own
+# start. A developer's target, not part of make test or make bench; it
+# runs under the lab lock (BENCH_LOCK= if you hold it). BENCH_GNS3_ARGS
+# passes -rate, -iou-rate, -seconds, -rounds, -start-rounds, -labs
+# (hop,lab,iou,iou-start), -sizes, -go=false.
 UBRIDGE_SRC  ?= /work/shared/third_party/ubridge-0.9.19.tar.gz
 DYNAMIPS_SRC ?= /work/shared/third_party/dynamips-0.2.24.tar.gz
+FAKE_IOL     ?= $(CURDIR)/../shared/fake-iol/fake-iol-x86_64.bin
 BENCH_GNS3   := build/bench-gns3
 NODEDESK_SIDES ?= nodedesk=$(BENCH_GNS3)/nodedesk-server
 BENCH_GNS3_ARGS ?=
@@ -136,7 +141,7 @@ bench-gns3: deps-go
 	scripts/build-gns3-tools.sh $(UBRIDGE_SRC) $(DYNAMIPS_SRC) $(BENCH_GNS3)
 	$(GO) build -o $(BENCH_GNS3)/nodedesk-server .
 	$(GO) build -o $(BENCH_GNS3)/bench-gns3 ./bench/gns3
-	$(BENCH_LOCK) $(BENCH_GNS3)/bench-gns3 -ubridge $(BENCH_GNS3)/ubridge -dynamips $(BENCH_GNS3)/dynamips -nodedesk $(NODEDESK_SIDES) $(BENCH_GNS3_ARGS)
+	$(BENCH_LOCK) $(BENCH_GNS3)/bench-gns3 -ubridge $(BENCH_GNS3)/ubridge -dynamips $(BENCH_GNS3)/dynamips -nodedesk $(NODEDESK_SIDES) -fake-iol $(FAKE_IOL) $(BENCH_GNS3_ARGS)
 
 # The QEMU test guest (scripts/build-guest.sh): the Debian kernel package,
 # fetched with apt-get download, a busybox initramfs and a bootable qcow2

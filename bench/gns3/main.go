@@ -14,6 +14,12 @@
 //	     NIOs on access ports, each linked to a host's UDP tunnel through
 //	     a ubridge of its own (three processes), against nodedesk's two
 //	     clouds and Ethernet switch, created and linked over REST
+//	iou  host–IOU L2 switch–host (fake-iol as an L2 image): GNS3 runs the
+//	     image with one ubridge iol_bridge for it and a ubridge per host;
+//	     nodedesk's data plane is the IOU bridge itself (iou.go)
+//
+// iou-start times POST …/nodes/{id}/start of an IOU node on nodedesk
+// against the image's own start (exec until its socket answers).
 //
 // On the hop it also measures go: the least a Go program spends on a hop,
 // ubridge's own design written in Go (this program, re-run as a relay: a
@@ -68,14 +74,16 @@ const (
 	trial     = 300 * time.Millisecond // one offered rate of the loss search
 	tick      = 50 * time.Microsecond  // the load's pacing
 	maxRate   = 1_000_000              // the loss search's ceiling
+	minRate   = 500                    // and its floor
 	batchSize = 32
 )
 
 var opts struct {
-	ubridge, dynamips, nodedesk string
-	rate, seconds, rounds       int
-	labs, sizes                 string
-	goSide                      bool
+	ubridge, dynamips, nodedesk, fakeIOL string
+	rate, iouRate, seconds, rounds       int
+	startRounds                          int
+	labs, sizes                          string
+	goSide                               bool
 }
 
 // relayArg runs this program as the go side's relay (goRelay) instead.
@@ -90,9 +98,12 @@ func main() {
 	flag.StringVar(&opts.dynamips, "dynamips", "build/bench-gns3/dynamips", "the dynamips binary")
 	flag.StringVar(&opts.nodedesk, "nodedesk", "build/bench-gns3/nodedesk-server", "nodedesk server binaries: PATH or NAME=PATH,NAME=PATH (each one a side)")
 	flag.IntVar(&opts.rate, "rate", 10000, "frames/s of the CPU, system call and wake-up measurement")
+	flag.IntVar(&opts.iouRate, "iou-rate", 5000, "the same rate on the iou lab, whose IOU image carries about 10,000 frames/s here: measured at its ceiling, its loss would be in the cost")
 	flag.IntVar(&opts.seconds, "seconds", 1, "seconds of that measurement per cell and round")
 	flag.IntVar(&opts.rounds, "rounds", 2, "rounds per cell (the sides alternate which goes first)")
-	flag.StringVar(&opts.labs, "labs", "hop,lab", "labs to measure: hop, lab")
+	flag.StringVar(&opts.fakeIOL, "fake-iol", "/work/shared/fake-iol/fake-iol-x86_64.bin", "the fake-iol image of the iou and iou-start labs")
+	flag.IntVar(&opts.startRounds, "start-rounds", 20, "rounds of iou-start (each side starts once per round)")
+	flag.StringVar(&opts.labs, "labs", "hop,lab,iou,iou-start", "labs to measure: hop, lab, iou, iou-start")
 	flag.StringVar(&opts.sizes, "sizes", "64,512,1500", "frame sizes in bytes")
 	flag.BoolVar(&opts.goSide, "go", true, "on the hop, also measure a bare Go relay (the go side)")
 	flag.Parse()
@@ -104,18 +115,36 @@ func main() {
 // children are the process groups started, killed at the end.
 var children struct {
 	sync.Mutex
-	pgids []int
-	ended []chan struct{} // closed when the process is reaped
-	tmp   []string
+	pgids  []int
+	ended  []chan struct{} // closed when the process is reaped
+	extra  []int           // processes of a group not ours (nodedesk's IOU)
+	before []func()        // run before the kill (a node stopped over REST)
+	tmp    []string
+	netio  []string // IOU sockets and locks, removed once no one holds them
 }
 
-// killAll kills every process group started and reaps the processes
-// (bounded), then removes the temporary folders.
+// killAll kills every process group started that is not reaped yet and
+// reaps the processes (bounded), then removes the temporary folders and
+// the IOU sockets left behind.
 func killAll() {
 	children.Lock()
+	before := children.before
+	children.before = nil
+	children.Unlock()
+	for _, f := range before {
+		f()
+	}
+	children.Lock()
 	defer children.Unlock()
-	for _, pg := range children.pgids {
-		_ = syscall.Kill(-pg, syscall.SIGKILL)
+	for i, pg := range children.pgids {
+		select {
+		case <-children.ended[i]: // reaped: its id may be another's now
+		default:
+			_ = syscall.Kill(-pg, syscall.SIGKILL)
+		}
+	}
+	for _, pid := range children.extra {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 	limit := time.After(5 * time.Second)
 	for _, e := range children.ended {
@@ -124,11 +153,25 @@ func killAll() {
 		case <-limit:
 		}
 	}
-	children.ended = nil
+	for _, pid := range children.extra {
+		for i := 0; i < 100 && syscall.Kill(pid, 0) == nil; i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 	for _, d := range children.tmp {
 		_ = os.RemoveAll(d)
 	}
-	children.pgids, children.tmp = nil, nil
+	for _, p := range children.netio {
+		removeStale(p)
+	}
+	children.pgids, children.ended, children.extra, children.tmp, children.netio = nil, nil, nil, nil, nil
+}
+
+// cleanup registers f to run at the next killAll, before the kill.
+func cleanup(f func()) {
+	children.Lock()
+	children.before = append(children.before, f)
+	children.Unlock()
 }
 
 // start runs a process in a process group of its own, in dir.
@@ -138,18 +181,26 @@ func start(dir, name string, args ...string) (*exec.Cmd, error) {
 	}
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	return cmd, launch(cmd, nil)
+}
+
+// launch starts cmd in a process group of its own, killed by killAll,
+// and reaps it when it ends (then closes ended, when not nil).
+func launch(cmd *exec.Cmd, ended chan struct{}) error {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return err
 	}
-	ended := make(chan struct{})
+	if ended == nil {
+		ended = make(chan struct{})
+	}
 	children.Lock()
 	children.pgids = append(children.pgids, cmd.Process.Pid)
 	children.ended = append(children.ended, ended)
 	children.Unlock()
 	go func() { _ = cmd.Wait(); close(ended) }()
-	return cmd, nil
+	return nil
 }
 
 func run() int {
@@ -184,8 +235,25 @@ func run() int {
 			return 2
 		}
 	}
+	labs := strings.Split(opts.labs, ",")
+	if slices.Contains(labs, "iou") || slices.Contains(labs, "iou-start") {
+		if _, err := os.Stat(opts.fakeIOL); err != nil {
+			fmt.Fprintf(os.Stderr, "-fake-iol: %v (the iou labs run it)\n", err)
+			return 2
+		}
+	}
 	var out strings.Builder
-	for lab := range strings.SplitSeq(opts.labs, ",") {
+	for _, lab := range labs {
+		if lab == "iou-start" {
+			t, err := iouStart(ndNames, nds)
+			killAll()
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %v\n", lab, err)
+				return 1
+			}
+			out.WriteString(t)
+			continue
+		}
 		var sides []*side
 		for _, n := range ndNames {
 			s, err := nodedeskSide(lab, n, nds[n])
@@ -220,7 +288,7 @@ func run() int {
 			for round := range opts.rounds {
 				for i := range sides {
 					s := sides[(i+round)%len(sides)]
-					s.measure(cells.at(s.name, size), size)
+					s.measure(cells.at(s.name, size), size, labRate(lab))
 				}
 				pingRound(sides, cells, size)
 			}
@@ -233,10 +301,14 @@ func run() int {
 		killAll()
 	}
 	fmt.Print(out.String())
+	if !slices.ContainsFunc(labs, func(l string) bool { return l != "iou-start" }) {
+		return 0
+	}
 	fmt.Println("CPU µs/f: CPU time of all threads of the relaying processes (/proc schedstat) ÷ frames delivered, at the fixed rate, paced every 50 µs.")
 	fmt.Println("sys/f: their system calls ÷ frames (perf stat, a window of its own; NaN without perf); wake/f: their context switches ÷ frames.")
-	fmt.Println("frames/s: highest delivered rate at <1% loss (×1.5 then bisected, 300 ms trials); rtt: host 1 → lab → host 2 (echo) → lab → host 1.")
-	fmt.Println("gns3: ubridge 0.9.19 (hop); ubridge + dynamips 0.2.24 ethsw + ubridge (lab), wired as gns3-server 2.2.59 does.")
+	fmt.Println("frames/s: highest delivered rate at <1% loss (from 10,000 ×1.5 up, or ÷1.5 down to 500, then bisected; 300 ms trials); rtt: host 1 → lab → host 2 (echo) → lab → host 1.")
+	fmt.Println("gns3: ubridge 0.9.19 (hop); ubridge + dynamips 0.2.24 ethsw + ubridge (lab); ubridge + ubridge iol_bridge + ubridge (iou), wired as gns3-server 2.2.59 does.")
+	fmt.Println("iou: the switch is fake-iol run as an L2 image; its own CPU (IOU proc) is the same work on both sides and is in no side's relays.")
 	return 0
 }
 
@@ -255,8 +327,19 @@ func mapValues(m map[string]string) func(func(string) bool) {
 type side struct {
 	name   string
 	pids   []int
+	groups []group // processes measured apart, shown under the table
 	h1, h2 *host
 	close  func()
+	api    *rest    // a nodedesk side's server
+	iou    *iouNode // the IOU node of an iou lab
+}
+
+// group is a set of a side's processes whose CPU is measured in the same
+// windows as its relays' and shown apart (the IOU process, GNS3's iol
+// uBridge alone).
+type group struct {
+	name string
+	pids []int
 }
 
 // freePort returns a UDP port free on 127.0.0.1 now.
@@ -421,8 +504,10 @@ func gns3Side(lab string) (*side, error) {
 			}
 		}
 		return s, nil
+	case "iou":
+		return s, gns3IOU(s, l1, l2)
 	}
-	return nil, fmt.Errorf("no lab %q (hop, lab)", lab)
+	return nil, fmt.Errorf("no lab %q (hop, lab, iou)", lab)
 }
 
 // goSide is the hop as a bare Go relay: this program re-run as goRelay.
@@ -519,24 +604,9 @@ func nodedeskSide(lab, name, bin string) (*side, error) {
 		return nil, err
 	}
 	s.pids = []int{cmd.Process.Pid}
-	base := fmt.Sprintf("http://127.0.0.1:%d/v2", port)
-	call := func(method, path string, body any) (map[string]any, error) {
-		b, _ := json.Marshal(body)
-		req, _ := http.NewRequest(method, base+path, bytes.NewReader(b))
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		defer resp.Body.Close()
-		rb, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		if resp.StatusCode >= 300 {
-			return nil, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, rb)
-		}
-		var m map[string]any
-		_ = json.Unmarshal(rb, &m)
-		return m, nil
-	}
+	api := &rest{base: fmt.Sprintf("http://127.0.0.1:%d/v2", port)}
+	s.api = api
+	call := api.call
 	var p map[string]any
 	for range 200 { // the server starts
 		if p, err = call("POST", "/projects", map[string]any{"name": "bench-" + lab}); err == nil {
@@ -578,8 +648,12 @@ func nodedeskSide(lab, name, bin string) (*side, error) {
 	case "hop":
 	case "lab":
 		body = map[string]any{"name": "sw", "node_type": "ethernet_switch", "compute_id": "local"}
+	case "iou":
+		if body, err = nodedeskIOUBody(api); err != nil {
+			return nil, err
+		}
 	default:
-		return nil, fmt.Errorf("no lab %q (hop, lab)", lab)
+		return nil, fmt.Errorf("no lab %q (hop, lab, iou)", lab)
 	}
 	mid, err := call("POST", "/projects/"+pid+"/nodes", body)
 	if err != nil {
@@ -592,8 +666,48 @@ func nodedeskSide(lab, name, bin string) (*side, error) {
 	if err != nil {
 		return nil, err
 	}
+	if lab == "iou" {
+		return s, nodedeskIOU(s, pid, id)
+	}
 	_, _ = call("POST", "/projects/"+pid+"/nodes/start", map[string]any{})
 	return s, nil
+}
+
+// rest is a client of a nodedesk server's /v2 API.
+type rest struct{ base string }
+
+// httpClient bounds every call (a start may take seconds on a busy machine).
+var httpClient = &http.Client{Timeout: 60 * time.Second}
+
+// call sends body as JSON and decodes the JSON object answered; a status
+// of 300 or more is an error with the answer's text.
+func (r *rest) call(method, path string, body any) (map[string]any, error) {
+	var b []byte
+	if body != nil {
+		b, _ = json.Marshal(body)
+	}
+	return r.raw(method, path, "application/json", b)
+}
+
+// raw sends body as it is, with content type ctype.
+func (r *rest) raw(method, path, ctype string, body []byte) (map[string]any, error) {
+	req, err := http.NewRequest(method, r.base+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", ctype)
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	rb, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode >= 300 {
+		return nil, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, rb)
+	}
+	var m map[string]any
+	_ = json.Unmarshal(rb, &m)
+	return m, nil
 }
 
 // host is one end of a lab: a socket on 127.0.0.1 connected to the lab's
@@ -759,6 +873,7 @@ func (s *side) warm() error {
 // cell is what one side did with one frame size.
 type cell struct {
 	cpu      time.Duration
+	groupCPU map[string]time.Duration // by group name
 	switches uint64
 	frames   uint64
 	syscalls uint64
@@ -786,12 +901,22 @@ var havePerf bool
 func (c *cell) cpuPerFrame() float64 { return float64(c.cpu) / float64(max(c.frames, 1)) / 1e3 }
 
 // measure adds one round of measurements of size to c.
-func (s *side) measure(c *cell, size int) {
-	rate := float64(opts.rate)
+func (s *side) measure(c *cell, size, fixedRate int) {
+	rate := float64(fixedRate)
 	window := time.Duration(opts.seconds) * time.Second
+	groups := make([]procstat.Sample, len(s.groups))
+	for i, g := range s.groups {
+		groups[i] = procstat.Read(g.pids...)
+	}
 	before := procstat.Read(s.pids...)
 	_, got := s.offer(size, rate, window)
 	d := procstat.Read(s.pids...).Sub(before)
+	if c.groupCPU == nil {
+		c.groupCPU = map[string]time.Duration{}
+	}
+	for i, g := range s.groups {
+		c.groupCPU[g.name] += procstat.Read(g.pids...).Sub(groups[i]).CPU
+	}
 	c.cpu += d.CPU
 	c.switches += d.Switches
 	c.frames += got
@@ -822,6 +947,13 @@ func (s *side) measure(c *cell, size int) {
 		}
 		lo = r
 	}
+	for r := hi / 1.5; lo == 0 && r >= minRate; r /= 1.5 { // a lab slower than 10,000 frames/s (iou)
+		if ok(r) {
+			lo = r
+			break
+		}
+		hi = r
+	}
 	for i := 0; i < 5 && hi > 0 && lo > 0 && hi/lo > 1.05; i++ {
 		mid := (lo + hi) / 2
 		if ok(mid) {
@@ -830,6 +962,15 @@ func (s *side) measure(c *cell, size int) {
 			hi = mid
 		}
 	}
+}
+
+// labRate is the fixed rate of lab's CPU measurement: -rate, or -iou-rate
+// on the iou lab.
+func labRate(lab string) int {
+	if lab == "iou" {
+		return opts.iouRate
+	}
+	return opts.rate
 }
 
 // pingRound measures round trips of size-byte frames through every side,
@@ -875,8 +1016,8 @@ func per(n, frames uint64) float64 {
 // gns3's.
 func table(lab string, sides []*side, cells labCells, sizes []int) string {
 	var b strings.Builder
-	what := map[string]string{"hop": "one UDP↔UDP hop", "lab": "host–switch–host"}[lab]
-	fmt.Fprintf(&b, "\n%s (%s): CPU and wake-ups at %d frames/s, frames/s at <1%% loss, round trip\n", lab, what, opts.rate)
+	what := map[string]string{"hop": "one UDP↔UDP hop", "lab": "host–switch–host", "iou": "host–IOU L2 switch–host"}[lab]
+	fmt.Fprintf(&b, "\n%s (%s): CPU and wake-ups at %d frames/s, frames/s at <1%% loss, round trip\n", lab, what, labRate(lab))
 	line := "%-16s %5s %9s %7s %7s %7s %11s %7s %9s %9s %7s %5s\n"
 	fmt.Fprintf(&b, line, "side", "bytes", "CPU µs/f", "×gns3", "sys/f", "wake/f", "frames/s", "×gns3", "rtt p50", "p99", "×gns3", "lost")
 	fmt.Fprintln(&b, strings.Repeat("-", 112))
@@ -898,6 +1039,9 @@ func table(lab string, sides []*side, cells labCells, sizes []int) string {
 				fmt.Sprintf("%.1fµs", float64(c.rtt(0.5))/1e3), fmt.Sprintf("%.1fµs", float64(c.rtt(0.99))/1e3),
 				r(float64(c.rtt(0.5))/float64(g.rtt(0.5))), strconv.Itoa(c.lost))
 		}
+	}
+	if lab == "iou" {
+		b.WriteString(iouTable(sides, cells, sizes))
 	}
 	if !slices.ContainsFunc(sides, func(s *side) bool { return s.name == "go" }) {
 		return b.String()
