@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
@@ -374,6 +375,44 @@ func (s *Service) keepImage(ctx context.Context, kind ImageKind, name string) ke
 		}
 	}
 	return keptImage{name, sum}
+}
+
+// imageDefaultsUpdate is a PropertiesUpdate whose new node may take some
+// defaults from its image (IOU's RAM and NVRAM, which the image states).
+type imageDefaultsUpdate interface {
+	PropertiesUpdate
+	// imageForDefaults is the image whose defaults the node takes; false
+	// when it takes none (they were given, or it is told not to).
+	imageForDefaults() (image string, ok bool)
+	// withDefaults is a copy of the change with those defaults.
+	withDefaults(d map[string]json.RawMessage) PropertiesUpdate
+}
+
+// imageDefaults is change u of a new local node of type t with the
+// defaults its image states, as GNS3's compute reads them when it makes
+// the node (an IOU image's `-h`); u when its runner cannot read them or
+// the image is not here.
+func (s *Service) imageDefaults(t NodeType, u PropertiesUpdate) PropertiesUpdate {
+	du, ok := u.(imageDefaultsUpdate)
+	if !ok {
+		return u
+	}
+	image, ok := du.imageForDefaults()
+	if !ok {
+		return u
+	}
+	reader, ok := s.runner(t).(ImageDefaultsReader)
+	if !ok {
+		return u
+	}
+	path, err := s.ImagePath(t.kind().imageKind, image)
+	if err != nil {
+		return u
+	}
+	if d := reader.ImageDefaults(path); len(d) > 0 {
+		return du.withDefaults(d)
+	}
+	return u
 }
 
 // settleImages is change u of a local node of type t with the images it

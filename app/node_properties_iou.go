@@ -313,6 +313,31 @@ func (u *IOUUpdate) withImages(kept map[string]keptImage) PropertiesUpdate {
 	return &c
 }
 
+// imageForDefaults is the image whose RAM and NVRAM a new IOU node takes
+// (GNS3's use_default_iou_values, on unless given off), when the change
+// names an image and gives neither size.
+func (u *IOUUpdate) imageForDefaults() (string, bool) {
+	var use bool = true
+	if raw, ok := (*u)["use_default_iou_values"]; ok && !isNull(raw) && json.Unmarshal(raw, &use) != nil {
+		return "", false
+	}
+	_, ram := (*u)["ram"]
+	_, nvram := (*u)["nvram"]
+	path := rawString((*u)["path"])
+	return path, use && !ram && !nvram && path != ""
+}
+
+// withDefaults is a copy of u with the image's RAM and NVRAM.
+func (u *IOUUpdate) withDefaults(d map[string]json.RawMessage) PropertiesUpdate {
+	c := maps.Clone(*u)
+	for _, k := range []string{"ram", "nvram"} {
+		if v, ok := d[k]; ok {
+			c[k] = v
+		}
+	}
+	return &c
+}
+
 // iouLicence is the IOU licence, as GNS3's controller keeps it (and
 // sends it with every start): the content of an iourc file, and whether a
 // start checks it first. The store keeps it as GNS3 2.2's

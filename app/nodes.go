@@ -34,6 +34,7 @@ func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate
 	env := newNodeEnvFor(c.Type, s.c.HostInterfaces) // outside the write transaction
 	if !onRemote(c.ComputeID) {
 		c.Properties = s.settleImages(ctx, c.Type, c.Properties) // a remote compute keeps its own
+		c.Properties = s.imageDefaults(c.Type, c.Properties)
 	}
 	create := func(tx Tx) (*Node, error) { return s.createNodeIn(tx, projectID, id, c, env) }
 	if onRemote(c.ComputeID) {

@@ -107,6 +107,14 @@ type Tuner interface {
 	Tune(nodeID string, properties map[string]json.RawMessage) error
 }
 
+// ImageDefaultsReader is a Runner that reads, from an image, defaults of
+// the nodes that run it (IOU's RAM and NVRAM, which `image -h` states), as
+// GNS3's compute reads them when it makes a node: properties under GNS3's
+// keys; none when the image says nothing.
+type ImageDefaultsReader interface {
+	ImageDefaults(imagePath string) map[string]json.RawMessage
+}
+
 // MachineIDs is a Runner whose nodes are known on the machine by a small
 // number other programs may hold too (IOU's application id, which names
 // its sockets in /tmp/netio<uid>: a GNS3 or a second nodedesk running IOU

@@ -227,6 +227,9 @@ func TestIOU_AsGNS3Compute(t *testing.T) {
 			t.Errorf("the compute's IOU node lacks %s: %v", k, n)
 		}
 	}
+	if n["nvram"] != 64.0 || n["ram"] != 256.0 {
+		t.Errorf("a node made without sizes has nvram %v and ram %v; GNS3 gives it those its image states (-h: 64 and 256)", n["nvram"], n["ram"])
+	}
 	id := int(n["application_id"].(float64))
 	path := base + "/" + n["node_id"].(string)
 	l.Do("POST", path+"/start", map[string]any{"iourc_content": nil, "license_check": true}).Want(t, 409) // the controller checks: no licence here

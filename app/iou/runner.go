@@ -3,6 +3,7 @@ package iou
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -63,6 +64,8 @@ var (
 	_ app.Supervised    = (*Runner)(nil)
 	_ app.ConsoleServer = (*Runner)(nil)
 	_ app.MachineIDs    = (*Runner)(nil)
+
+	_ app.ImageDefaultsReader = (*Runner)(nil)
 )
 
 // NewRunner is the IOU runner of nodedesk (app/emulators).
@@ -267,6 +270,29 @@ func helpDefaults(image, dir string, ram, nvram int) (int, int) {
 		nvram = n
 	}
 	return ram, nvram
+}
+
+// ImageDefaults are the RAM and NVRAM sizes an IOU image states (its
+// `-h`, run in a folder of its own), which a new node takes as GNS3's
+// compute gives them.
+func (r *Runner) ImageDefaults(imagePath string) map[string]json.RawMessage {
+	if MakeExecutable(imagePath) != nil || CheckImage(imagePath) != nil {
+		return nil
+	}
+	dir, err := os.MkdirTemp("", "nodedesk-iou-h-")
+	if err != nil {
+		return nil
+	}
+	defer os.RemoveAll(dir)
+	ram, nvram := helpDefaults(imagePath, dir, 0, 0)
+	d := map[string]json.RawMessage{}
+	if ram > 0 {
+		d["ram"] = json.RawMessage(strconv.Itoa(ram))
+	}
+	if nvram > 0 {
+		d["nvram"] = json.RawMessage(strconv.Itoa(nvram))
+	}
+	return d
 }
 
 // pushConfigs puts the node's startup and private configs in its NVRAM
