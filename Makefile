@@ -130,7 +130,7 @@ bench-dataplane: deps-go
 # (hop,lab,iou,iou-start), -sizes, -go=false.
 UBRIDGE_SRC  ?= /work/shared/third_party/ubridge-0.9.19.tar.gz
 DYNAMIPS_SRC ?= /work/shared/third_party/dynamips-0.2.24.tar.gz
-FAKE_IOL     ?= $(CURDIR)/../shared/fake-iol/fake-iol-x86_64.bin
+FAKE_IOL     ?= $(SHARED)/fake-iol/fake-iol-x86_64.bin
 BENCH_GNS3   := build/bench-gns3
 NODEDESK_SIDES ?= nodedesk=$(BENCH_GNS3)/nodedesk-server
 BENCH_GNS3_ARGS ?=
@@ -189,3 +189,8 @@ test: dynamips
 # The tests' Dynamips and stand-in images (app/dynamips/dynamipstest), for make test only.
 test: export NODEDESK_DYNAMIPS = $(CURDIR)/$(DYNAMIPS)
 test: export NODEDESK_FAKE_IOS = $(FAKE_IOS)
+
+# IOU (app/iou): the tests run the free stand-in IOU image of the shared
+# fake-iol folder (an x86_64 ELF; never a real IOU image), with
+# nodedesk's data plane as its bridge: no uBridge, no root.
+test: export NODEDESK_FAKE_IOL = $(SHARED)/fake-iol

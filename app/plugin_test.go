@@ -24,7 +24,7 @@ const maxEmulatorFiles = 4
 
 // notNodedesk are the programs that name an emulator's program without
 // being nodedesk's code of its node type: the benchmark runs GNS3's own
-// dynamips as GNS3's Ethernet switch.
+// dynamips as GNS3's Ethernet switch, and an IOU image as GNS3 runs it.
 var notNodedesk = []string{"bench/gns3/"}
 
 func TestEmulatorNamedInFewFiles(t *testing.T) {
