@@ -1,10 +1,10 @@
 package app
 
 import (
-	"encoding/json"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
