@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"nodedesk/app/iou/ioutest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,19 +34,9 @@ import (
 // application ids 480–511 only (claimIOUID), so that they never meet the
 // other tests' IOU nodes, nor another run of these tests.
 
-// fakeIOL is the stand-in IOU image the tests run (NODEDESK_FAKE_IOL
-// overrides it).
-func fakeIOL(tb testing.TB) string {
-	tb.Helper()
-	bin := os.Getenv("NODEDESK_FAKE_IOL")
-	if bin == "" {
-		bin = "/work/shared/fake-iol/fake-iol-x86_64.bin"
-	}
-	if _, err := os.Stat(bin); err != nil {
-		tb.Skipf("no fake-iol binary to run as the IOU process: %v", err)
-	}
-	return bin
-}
+// fakeIOL is the stand-in IOU image the tests run (ioutest finds it; the
+// test fails, saying where it looked, without it).
+func fakeIOL(tb testing.TB) string { return ioutest.FakeIOL(tb) }
 
 // iouIDs are the application ids a test of this process holds now.
 var iouIDs struct {
