@@ -1,6 +1,7 @@
 package labtest
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -89,10 +90,22 @@ func TestIOU_SwitchCarriesPings(t *testing.T) {
 	if pids := ioutest.PIDs(dir, id); len(pids) != 1 {
 		t.Fatalf("%d IOU processes work in SW1's folder; want 1", len(pids))
 	}
+	// The console: a telnet client and the dock's websocket at once, both
+	// seeing what either types and what the switch answers.
 	tel := kit.DialConsole(t, "127.0.0.1", int(sw["console"].(float64)))
+	ws, _, err := l.dialConsoleWS(t, swPath+"/console/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tel.Send("\r")
-	if !tel.Expect("IOU"+strconv.Itoa(id)+">", false, 10*time.Second) {
+	prompt := "IOU" + strconv.Itoa(id) + ">"
+	if !tel.Expect(prompt, false, 10*time.Second) {
 		t.Fatalf("SW1's console shows no prompt: %q", kit.Printable(tel.Log.String()))
+	}
+	ws.send("show version\r")
+	if !ws.expect("stand-in", 10*time.Second) || !tel.Expect("stand-in", false, 10*time.Second) {
+		t.Errorf("show version typed on the websocket was not answered on both clients: ws %q, telnet %q",
+			kit.Printable(ws.seen.String()), kit.Printable(tel.Log.String()))
 	}
 	if !pc1.Pings("10.0.0.2", 20*time.Second) {
 		t.Fatalf("PC1 cannot ping PC2 through the IOU switch: %q", kit.Printable(pc1.Con.Log.String()))
@@ -209,12 +222,13 @@ func TestIOU_IDsNeverShared(t *testing.T) {
 
 // TestIOU_AsGNS3Compute: a GNS3 controller drives nodedesk's IOU as a
 // compute, as GNS3 2.2.59's controller calls its compute: the node made
-// with its application id and base config, started with the controller's
-// licence (kept as this compute's), shown with GNS3's compute keys,
+// with its application id and base config, its ports linked by UDP
+// NIOs, started with the controller's licence (kept as this compute's),
+// carrying frames between its NIOs, shown with GNS3's compute keys,
 // stopped.
 func TestIOU_AsGNS3Compute(t *testing.T) {
 	l := Start(t, with(ioutest.Emulator))
-	const image = "i86bi-linux-l3-test.bin"
+	const image = "i86bi-linux-l2-test.bin"
 	ioutest.PlaceImage(t, filepath.Dir(l.Store.Path()), image)
 	pid := "c0ffee00-0000-4000-8000-000000000036"
 	l.Do("POST", "/v2/compute/projects", map[string]any{"name": "lab", "project_id": pid}).Want(t, 201)
@@ -232,6 +246,20 @@ func TestIOU_AsGNS3Compute(t *testing.T) {
 	}
 	id := int(n["application_id"].(float64))
 	path := base + "/" + n["node_id"].(string)
+	// Its ports 0/0 and 0/1 linked by the controller: UDP tunnels to the
+	// test's two sockets, the far ends of links to nodes elsewhere.
+	c := &kit.Controller{API: l.API, T: t, PID: pid}
+	var far [2]*net.UDPConn
+	var lports [2]int
+	for i := range far {
+		conn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		far[i], lports[i] = conn, c.UDPPort()
+		l.Do("POST", c.NIOPath("iou", n["node_id"].(string), 0, i), kit.NIO(lports[i], conn.LocalAddr().(*net.UDPAddr).Port, false)).Want(t, 201)
+	}
 	l.Do("POST", path+"/start", map[string]any{"iourc_content": nil, "license_check": true}).Want(t, 409) // the controller checks: no licence here
 	started := l.Do("POST", path+"/start", map[string]any{"iourc_content": "", "license_check": false}).Want(t, 200).JSON(t)
 	if started["status"] != "started" || !strings.HasSuffix(started["command_line"].(string), " "+strconv.Itoa(id)) {
@@ -244,6 +272,22 @@ func TestIOU_AsGNS3Compute(t *testing.T) {
 	tel.Send("\r")
 	if !tel.Expect("R9#", false, 10*time.Second) {
 		t.Errorf("R9 did not start with the base config the controller gave: %q", kit.Printable(tel.Log.String()))
+	}
+	// A frame from the far end of 0/0 crosses the switch to that of 0/1.
+	frame := kit.EthFrame(kit.Broadcast, kit.MACA, []byte("through-the-iou-switch"))
+	crossed := false
+	buf := make([]byte, 2048)
+	for i := 0; i < 50 && !crossed; i++ { // the bridge may still be opening
+		if _, err := far[0].WriteToUDP(frame, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: lports[0]}); err != nil {
+			t.Fatal(err)
+		}
+		_ = far[1].SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		if k, err := far[1].Read(buf); err == nil && strings.Contains(string(buf[:k]), "through-the-iou-switch") {
+			crossed = true
+		}
+	}
+	if !crossed {
+		t.Error("no frame crossed the IOU switch between the controller's two NIOs")
 	}
 	l.Do("POST", path+"/suspend", nil).Want(t, 204)
 	if got := l.Do("GET", path, nil).Want(t, 200).JSON(t)["status"]; got != "started" {

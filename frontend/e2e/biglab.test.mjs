@@ -82,8 +82,18 @@ describe('a big imported lab at 1440×900', { timeout: 240_000 }, () => {
     const res = await fetch(`${server.url}/v2/projects/${pid}/import?name=campus88`, { method: 'POST', body: readFileSync(LAB) });
     assert.equal(res.status, 201, await res.text());
     assert.equal((await rest('POST', `/projects/${pid}/open`, {})).status, 201);
-    lab = Object.fromEntries((await rest('GET', `/projects/${pid}/nodes`)).body.map((n) => [n.name, n]));
     types = Object.fromEntries((await rest('GET', '/node_types')).body.map((t) => [t.node_type, t]));
+    // nodedesk runs every type of the file (IOU too): one of its IOU nodes
+    // gives its place to a VirtualBox VM with a telnet console, a type
+    // nodedesk keeps but does not run, so that the lab has one.
+    const nodes = (await rest('GET', `/projects/${pid}/nodes`)).body;
+    const iou = nodes.find((n) => n.node_type === 'iou' && n.console !== null);
+    assert.ok(iou, 'the lab has an IOU node with a console');
+    assert.equal((await rest('DELETE', `/projects/${pid}/nodes/${iou.node_id}`)).status, 204);
+    const vm = await rest('POST', `/projects/${pid}/nodes`, { node_type: 'virtualbox', name: iou.name, console_type: 'telnet',
+      compute_id: 'local', x: iou.x, y: iou.y, symbol: iou.symbol });
+    assert.equal(vm.status, 201, JSON.stringify(vm.body));
+    lab = Object.fromEntries((await rest('GET', `/projects/${pid}/nodes`)).body.map((n) => [n.name, n]));
     browser = await launchBrowser();
     page = await browser.context.newPage();
     page.setDefaultTimeout(WAIT);

@@ -148,7 +148,7 @@ describe('link traffic from the UI', { timeout: 120_000 }, () => {
     await marks().waitFor({ state: 'detached' });
   });
 
-  test('each panel says what the server does with frames: the switch switches, NAT is a gateway, ATM carries nothing, QEMU runs, Dynamips is not run (no Start)', async () => {
+  test('each panel says what the server does with frames: the switch switches, NAT is a gateway, ATM carries nothing, QEMU runs, TraceNG is not run (no Start)', async () => {
     const { body: templates } = await rest('GET', '/templates');
     const tid = (type) => templates.find((t) => t.template_type === type).template_id;
     const sw = (await rest('POST', `/projects/${pid}/templates/${tid('ethernet_switch')}`, { x: 0, y: 200 })).body;
@@ -171,7 +171,7 @@ describe('link traffic from the UI', { timeout: 120_000 }, () => {
     await page.locator(`[data-testid="canvas-node"][data-name="${qemu.name}"]`).click();
     await page.getByTestId('node-start').waitFor();
     assert.equal(await page.getByTestId('node-traffic').count(), 0, 'a node nodedesk runs has Start instead');
-    const r = (await rest('POST', `/projects/${pid}/nodes`, { node_type: 'iou', compute_id: 'local', x: 180, y: 100 })).body;
+    const r = (await rest('POST', `/projects/${pid}/nodes`, { node_type: 'traceng', compute_id: 'local', x: 180, y: 100 })).body;
     assert.ok(r.name, JSON.stringify(r));
     await page.locator(`[data-testid="canvas-node"][data-name="${r.name}"]`).click();
     assert.match(await page.getByTestId('node-traffic').textContent(), /^nodedesk does not run this emulator/);

@@ -39,7 +39,7 @@ describe('the page follows the server', { timeout: 60_000 }, () => {
     const vm = await rest('POST', `/projects/${pid}/nodes`, { node_type: 'qemu', name: 'vm1', compute_id: 'local', x: 0, y: 250 });
     assert.equal(vm.status, 201, JSON.stringify(vm.body));
     ids.vm = vm.body.node_id;
-    const r = await rest('POST', `/projects/${pid}/nodes`, { node_type: 'iou', name: 'r1', compute_id: 'local', x: 250, y: 250 });
+    const r = await rest('POST', `/projects/${pid}/nodes`, { node_type: 'traceng', name: 'r1', compute_id: 'local', x: 250, y: 250 });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     browser = await launchBrowser();
     page = await browser.context.newPage();
@@ -73,7 +73,8 @@ describe('the page follows the server', { timeout: 60_000 }, () => {
     assert.equal(nodeTypes.get('qemu').runs, true);
     await open('vm1');
     await page.getByTestId('node-start').waitFor();
-    assert.equal(nodeTypes.get('iou').runs, false);
+    assert.equal(nodeTypes.get('iou').runs, true);
+    assert.equal(nodeTypes.get('traceng').runs, false);
     await open('r1');
     await page.getByTestId('node-panel').getByText('nodedesk does not run this emulator').waitFor();
     assert.equal(await page.getByTestId('node-start').count(), 0);
