@@ -54,7 +54,7 @@ type node struct {
 	nvram   string // its NVRAM file
 	iourc   string // the folder of its IOURC file; "": none
 	cmdline string
-	saved   []byte        // the NVRAM as last read back
+	saved   []byte        // the NVRAM as last read back: the watch's, then (once it has ended) Stop's or ended's
 	watch   chan struct{} // closed to end the NVRAM watch
 	watched chan struct{} // closed when the watch has ended
 }
@@ -152,12 +152,12 @@ func (r *Runner) Start(p app.Process) (string, error) {
 		return "", app.Errorf(app.ECONFLICT, "IOU could not start for %s: %v", p.Name, err)
 	}
 	r.nodes.Keep(p.NodeID, p.Name, n.Pid())
+	n.saved, _ = os.ReadFile(n.nvram) // what the start pushed: not a save of the router's
+	go r.watchNVRAM(n)
 	if err := r.awaitSocket(n); err != nil {
 		_ = r.Stop(p.NodeID)
 		return "", err
 	}
-	n.saved, _ = os.ReadFile(n.nvram)
-	go r.watchNVRAM(n)
 	return n.cmdline, nil
 }
 
@@ -453,6 +453,7 @@ func (r *Runner) Resume(string) error { return nil }
 // reports the exit.
 func (r *Runner) ended(n *node, stopped bool) {
 	if !stopped {
+		<-n.watched   // the watch ends with the process; then n.saved is this goroutine's
 		r.readBack(n) // what it saved before it died is kept
 		n.cleanup()
 	}

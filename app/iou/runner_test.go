@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"nodedesk/app"
 	"nodedesk/app/iou/ioutest"
@@ -61,12 +62,7 @@ func TestStart_RefusedWithWhatToDo(t *testing.T) {
 	t.Cleanup(r.StopAll)
 	i386 := filepath.Join(filepath.Dir(ioutest.FakeIOL(t)), "fake-iol-i386.bin")
 	crash := filepath.Join(t.TempDir(), "i86bi-linux-l3-crash.bin")
-	src := "#include <stdio.h>\nint main(void){puts(\"IOU booting\");fflush(stdout);*(volatile int*)0=1;return 0;}\n"
-	cmd := exec.Command("gcc", "-x", "c", "-o", crash, "-")
-	cmd.Stdin = strings.NewReader(src)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("gcc (make test installs build-essential) cannot build the crashing image: %v\n%s", err, out)
-	}
+	buildImage(t, crash, "#include <stdio.h>\nint main(void){puts(\"IOU booting\");fflush(stdout);*(volatile int*)0=1;return 0;}\n")
 	licensed := process(t, ioutest.FakeIOL(t), map[string]any{"application_id": 461})
 	licensed.StartBody = map[string]json.RawMessage{"license_check": json.RawMessage("true"), "iourc_content": json.RawMessage(`"[license]\nsomeone-else = 0123456789abcdef;\n"`)}
 	for _, tt := range []struct {
@@ -97,5 +93,42 @@ func TestStart_RefusedWithWhatToDo(t *testing.T) {
 				t.Errorf("a refused start left %d processes in the table", r.nodes.Len())
 			}
 		})
+	}
+}
+
+// buildImage compiles a C program into an image at path.
+func buildImage(t *testing.T, path, src string) {
+	t.Helper()
+	cmd := exec.Command("gcc", "-x", "c", "-o", path, "-")
+	cmd.Stdin = strings.NewReader(src)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gcc (make test installs build-essential) cannot build a test image: %v\n%s", err, out)
+	}
+}
+
+// TestStart_NoSocketInTime: an image that runs but never opens its
+// socket is stopped after UpWait, and the start says so; nothing of it is
+// left.
+func TestStart_NoSocketInTime(t *testing.T) {
+	r := New(Config{ConsoleHost: "127.0.0.1", UpWait: 500 * time.Millisecond, StopGrace: 500 * time.Millisecond})
+	t.Cleanup(r.StopAll)
+	mute := filepath.Join(t.TempDir(), "i86bi-linux-l3-mute.bin")
+	buildImage(t, mute, "#include <unistd.h>\nint main(void){sleep(30);return 0;}\n")
+	p := process(t, mute, map[string]any{"application_id": 463, "use_default_iou_values": false})
+	done := make(chan error, 1)
+	go func() { _, err := r.Start(p); done <- err }()
+	select {
+	case err := <-done:
+		if app.ErrorCode(err) != app.ECONFLICT || !strings.Contains(app.ErrorMessage(err), "did not open its socket") {
+			t.Fatalf("Start = %v; want a conflict saying the socket never opened", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Start hangs when the image never opens its socket")
+	}
+	if r.nodes.Len() != 0 {
+		t.Errorf("the refused start left %d processes in the table", r.nodes.Len())
+	}
+	if out, _ := exec.Command("pgrep", "-f", mute).Output(); len(out) > 0 {
+		t.Errorf("the image still runs: pids %s", out)
 	}
 }
