@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"testing"
 )
 
 // ProcState is the state letter of /proc/<pid>/stat (R, S, T, Z, ...), or
@@ -39,4 +40,30 @@ func ModuleRoot(dir string) (string, error) {
 		}
 		d = up
 	}
+}
+
+// SharedFile is the path of a file of the shared folder's sub-folder
+// (fake-ios, fake-iol: free stand-in images for tests): in the folder
+// $env names (make test sets it), else in the shared folder beside the
+// repository's checkout, else in /work/shared. The test fails, saying
+// where it looked and what to set, if it is in none.
+func SharedFile(tb testing.TB, env, sub, name string) string {
+	tb.Helper()
+	var dirs []string
+	if d := os.Getenv(env); d != "" {
+		dirs = append(dirs, d)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if root, err := ModuleRoot(wd); err == nil {
+			dirs = append(dirs, filepath.Join(root, "..", "shared", sub))
+		}
+	}
+	dirs = append(dirs, filepath.Join("/work/shared", sub))
+	for _, d := range dirs {
+		if fi, err := os.Stat(filepath.Join(d, name)); err == nil && !fi.IsDir() {
+			return filepath.Join(d, name)
+		}
+	}
+	tb.Fatalf("the stand-in %s is in none of %v: set %s to the %s folder", name, dirs, env, sub)
+	return ""
 }

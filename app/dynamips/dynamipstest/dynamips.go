@@ -48,24 +48,7 @@ func Binary(t testing.TB) string {
 // where it looked, if it is missing.
 func FakeIOS(t testing.TB, platform string) string {
 	t.Helper()
-	name := "fake-ios-" + platform + ".image"
-	var dirs []string
-	if d := os.Getenv("NODEDESK_FAKE_IOS"); d != "" {
-		dirs = append(dirs, d)
-	}
-	if wd, err := os.Getwd(); err == nil {
-		if root, err := kit.ModuleRoot(wd); err == nil {
-			dirs = append(dirs, filepath.Join(root, "..", "shared", "fake-ios"))
-		}
-	}
-	dirs = append(dirs, "/work/shared/fake-ios")
-	for _, d := range dirs {
-		if p := filepath.Join(d, name); fileExists(p) {
-			return p
-		}
-	}
-	t.Fatalf("the stand-in IOS image %s is in none of %v: set NODEDESK_FAKE_IOS to the fake-ios folder", name, dirs)
-	return ""
+	return kit.SharedFile(t, "NODEDESK_FAKE_IOS", "fake-ios", "fake-ios-"+platform+".image")
 }
 
 // PIDs are the live Dynamips processes (run with -N1, as

@@ -21,24 +21,7 @@ import (
 // missing.
 func FakeIOL(t testing.TB) string {
 	t.Helper()
-	const name = "fake-iol-x86_64.bin"
-	var dirs []string
-	if d := os.Getenv("NODEDESK_FAKE_IOL"); d != "" {
-		dirs = append(dirs, d)
-	}
-	if wd, err := os.Getwd(); err == nil {
-		if root, err := kit.ModuleRoot(wd); err == nil {
-			dirs = append(dirs, filepath.Join(root, "..", "shared", "fake-iol"))
-		}
-	}
-	dirs = append(dirs, "/work/shared/fake-iol")
-	for _, d := range dirs {
-		if p := filepath.Join(d, name); fileExists(p) {
-			return p
-		}
-	}
-	t.Fatalf("the stand-in IOU image %s is in none of %v: set NODEDESK_FAKE_IOL to the fake-iol folder", name, dirs)
-	return ""
+	return kit.SharedFile(t, "NODEDESK_FAKE_IOL", "fake-iol", "fake-iol-x86_64.bin")
 }
 
 // PlaceImage copies the stand-in image into the IOU images folder of a
@@ -76,11 +59,6 @@ func PIDs(dir string, id int) []int {
 		}
 	}
 	return pids
-}
-
-func fileExists(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && !fi.IsDir()
 }
 
 // Emulator runs IOU nodes in a lab test; the image is placed by each test
