@@ -290,15 +290,7 @@ func iouBaseConfig(l2 bool) string {
 }
 
 // givenImages are the non-empty image names u gives among keys (path).
-func (u *IOUUpdate) givenImages(keys []string) map[string]string {
-	out := map[string]string{}
-	for _, k := range keys {
-		if raw, ok := (*u)[k]; ok && isJSONString(raw) && rawString(raw) != "" {
-			out[k] = rawString(raw)
-		}
-	}
-	return out
-}
+func (u *IOUUpdate) givenImages(keys []string) map[string]string { return givenImages(*u, keys) }
 
 // withImages is a copy of u with its image as a node keeps it and, when
 // known, its checksum (md5sum), which GNS3's compute computes itself.

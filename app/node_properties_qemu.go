@@ -278,10 +278,14 @@ func (u *QEMUUpdate) apply(p *Properties) error {
 }
 
 // givenImages are the non-empty image names u gives among keys.
-func (u *QEMUUpdate) givenImages(keys []string) map[string]string {
+func (u *QEMUUpdate) givenImages(keys []string) map[string]string { return givenImages(*u, keys) }
+
+// givenImages are the non-empty image names a GNS3-keyed change u gives
+// among keys.
+func givenImages(u map[string]json.RawMessage, keys []string) map[string]string {
 	out := map[string]string{}
 	for _, k := range keys {
-		if raw, ok := (*u)[k]; ok && isJSONString(raw) && rawString(raw) != "" {
+		if raw, ok := u[k]; ok && isJSONString(raw) && rawString(raw) != "" {
 			out[k] = rawString(raw)
 		}
 	}
