@@ -55,6 +55,7 @@ type node struct {
 	iourc   string // the folder of its IOURC file; "": none
 	cmdline string
 	saved   []byte        // the NVRAM as last read back: the watch's, then (once it has ended) Stop's or ended's
+	seen    os.FileInfo   // the NVRAM file as the watch last saw it
 	watch   chan struct{} // closed to end the NVRAM watch
 	watched chan struct{} // closed when the watch has ended
 }
@@ -186,12 +187,7 @@ func (r *Runner) check(p app.Process, s settings, lic licence, image string) err
 			r.nodes.Note(p.Ref(), w)
 		}
 	}
-	lookup := func(host string) ([]string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		return net.DefaultResolver.LookupHost(ctx, host)
-	}
-	if err := CheckXMLCiscoCom(image, lookup); err != nil {
+	if err := CheckXMLCiscoCom(image, nil); err != nil {
 		return app.Errorf(app.ECONFLICT, "%s cannot start: %v", p.Name, err)
 	}
 	return nil
@@ -388,7 +384,7 @@ func (r *Runner) watchNVRAM(n *node) {
 		case <-n.Done():
 			return
 		case <-t.C:
-			r.readBack(n)
+			r.watchBack(n)
 		}
 	}
 }
@@ -400,6 +396,27 @@ func (r *Runner) readBack(n *node) {
 	if err != nil || bytes.Equal(b, n.saved) {
 		return
 	}
+	r.saveFiles(n, b)
+}
+
+// watchBack is readBack for the watch's ticks: the file is read only when
+// its size, time or inode changed since the last tick (a "write memory"
+// rewrites it), so that an idle router costs a stat a tick, not a read of
+// its whole NVRAM.
+func (r *Runner) watchBack(n *node) {
+	fi, err := os.Stat(n.nvram)
+	if err != nil {
+		return
+	}
+	if os.SameFile(fi, n.seen) && fi.ModTime().Equal(n.seen.ModTime()) && fi.Size() == n.seen.Size() {
+		return
+	}
+	n.seen = fi
+	r.readBack(n)
+}
+
+// saveFiles gives the configs NVRAM b holds to the Service.
+func (r *Runner) saveFiles(n *node, b []byte) {
 	startup, private, err := DecodeNVRAM(b)
 	if err != nil {
 		r.c.Logger.Warn("iou: the NVRAM cannot be read back", "node", n.p.Name, "err", err)
