@@ -295,13 +295,7 @@ func (u *IOUUpdate) givenImages(keys []string) map[string]string { return givenI
 // withImages is a copy of u with its image as a node keeps it and, when
 // known, its checksum (md5sum), which GNS3's compute computes itself.
 func (u *IOUUpdate) withImages(kept map[string]keptImage) PropertiesUpdate {
-	c := maps.Clone(*u)
-	for k, img := range kept {
-		c[k], _ = json.Marshal(img.name)
-		if img.sum != "" {
-			c["md5sum"], _ = json.Marshal(img.sum)
-		}
-	}
+	c := IOUUpdate(withImages(*u, kept, func(string) string { return "md5sum" }))
 	return &c
 }
 

@@ -297,14 +297,22 @@ func givenImages(u map[string]json.RawMessage, keys []string) map[string]string 
 // the file itself, whatever sum a client sent. A sum unknown here (the
 // image is missing) leaves the one given, if any.
 func (u *QEMUUpdate) withImages(kept map[string]keptImage) PropertiesUpdate {
-	c := maps.Clone(*u)
+	c := QEMUUpdate(withImages(*u, kept, func(k string) string { return k + "_md5sum" }))
+	return &c
+}
+
+// withImages is a copy of GNS3-keyed change u with the images of kept as
+// a node keeps them, each with its checksum under sumKey(its key) when
+// known.
+func withImages(u map[string]json.RawMessage, kept map[string]keptImage, sumKey func(string) string) map[string]json.RawMessage {
+	c := maps.Clone(u)
 	for k, img := range kept {
 		c[k], _ = json.Marshal(img.name)
 		if img.sum != "" {
-			c[k+"_md5sum"], _ = json.Marshal(img.sum)
+			c[sumKey(k)], _ = json.Marshal(img.sum)
 		}
 	}
-	return &c
+	return c
 }
 
 // settleQEMUBinary keeps a node's qemu_path and platform in step, as
