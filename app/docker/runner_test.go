@@ -236,13 +236,18 @@ func testStartStop(t *testing.T, host string) {
 	var links string
 	kit.WaitFor(10*time.Second, func() bool {
 		links = inContainer(t, r, n, "ip", "-o", "link")
-		return strings.Count(links, "state UP") >= 3 || strings.Count(links, ",UP") >= 3
+		for i := range 3 {
+			if !linkUp(lineWith(links, ": eth"+string(rune('0'+i))+"@")) {
+				return false
+			}
+		}
+		return true
 	})
 	for i, want := range []string{"02:42:" + p.NodeID[2:4] + ":" + p.NodeID[4:6] + ":" + p.NodeID[6:8] + ":00",
 		"02:42:" + p.NodeID[2:4] + ":" + p.NodeID[4:6] + ":" + p.NodeID[6:8] + ":01",
 		"02:42:" + p.NodeID[2:4] + ":" + p.NodeID[4:6] + ":" + p.NodeID[6:8] + ":02"} {
 		line := lineWith(links, ": eth"+string(rune('0'+i))+"@")
-		if line == "" || !strings.Contains(line, "link/ether "+want) || !strings.Contains(line, "UP") {
+		if !strings.Contains(line, "link/ether "+want) || !linkUp(line) {
 			t.Errorf("eth%d in the container: %q; want it up with MAC %s\n%s", i, line, want, links)
 		}
 		if !linkExists(p.HostInterfaces[i]) {
@@ -266,6 +271,16 @@ func testStartStop(t *testing.T, host string) {
 }
 
 // lineWith is the first line of s that holds sub.
+// linkUp reports whether a line of `ip -o link` has the UP flag (not
+// LOWER_UP alone, and not the loopback's).
+func linkUp(line string) bool {
+	open, end := strings.IndexByte(line, '<'), strings.IndexByte(line, '>')
+	if open < 0 || end < open {
+		return false
+	}
+	return slices.Contains(strings.Split(line[open+1:end], ","), "UP")
+}
+
 func lineWith(s, sub string) string {
 	for _, l := range strings.Split(s, "\n") {
 		if strings.Contains(l, sub) {
