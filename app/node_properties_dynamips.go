@@ -44,14 +44,14 @@ var dynamipsProps = propertyKind{
 // as GNS3 2.2.59's compute sets them up for a new router.
 type DynamipsPlatform struct {
 	RAM, NVRAM, ClockDivisor int
-	IOMem                    int      // percent; 0 for c7200, which has none
-	Disk0                    int      // MB
-	Sparsemem                bool     // false where GNS3 never turns it on (c2600, c1700)
-	Slots                    int      // slot<N> keys the router has
+	IOMem                    int  // percent; 0 for c7200, which has none
+	Disk0                    int  // MB
+	Sparsemem                bool // false where GNS3 never turns it on (c2600, c1700)
+	Slots                    int  // slot<N> keys the router has
 	// ChassisSlots are the slot counts of the chassis whose count is not
 	// Slots (a 3620 has 2 slots, a 3660 7).
 	ChassisSlots map[string]int
-	Chassis                  []string // the chassis it may have, its default first; nil: none
+	Chassis      []string // the chassis it may have, its default first; nil: none
 	// Builtin is the adapter GNS3 puts in a slot of a new router of the
 	// chassis (slot → adapter name).
 	Builtin func(chassis string) map[int]string
