@@ -21,7 +21,7 @@ import (
 // default 2610 and as a 2651XM. The stand-in image does not drive the
 // c3745's Ethernet (../shared/fake-ios/README.md), so that one only
 // boots. One project, switch and VPCS serve every router; each is
-// stopped and unlinked before the next.
+// stopped and deleted, with its link, before the next.
 func TestDynamips_Platforms(t *testing.T) {
 	l := Start(t, with(dynamipstest.Emulator))
 	for _, p := range []string{"c3600", "c2691", "c2600", "c3745"} {
@@ -55,10 +55,10 @@ func TestDynamips_Platforms(t *testing.T) {
 			}
 			r := routerNode(t, l, pid, "R-"+tt.name, props)
 			path := "/v2/projects/" + pid + "/nodes/" + r["node_id"].(string)
-			var link string
-			if tt.pings {
-				link = l.Link(t, pid, r["node_id"].(string), 0, sw, 0) // its slot 0's first port
+			if tt.pings { // its slot 0's first port; the link goes with the router, even if the test fails
+				l.Link(t, pid, r["node_id"].(string), 0, sw, 0)
 			}
+			t.Cleanup(func() { l.Do("DELETE", path, nil) })
 			begin := time.Now()
 			l.Do("POST", path+"/start", nil).Want(t, 200)
 			started := time.Since(begin)
@@ -73,7 +73,7 @@ func TestDynamips_Platforms(t *testing.T) {
 			}
 			idle := cpuShare(t, pids[0], 3*time.Second)
 			t.Logf("%s: start request %.2f s; Router> seen %.2f s after vm start (at most); idle CPU with idle PC %.1f%% of a core",
-				tt.name, started.Seconds(), prompt.Sub(vmStartAt(t, r["node_directory"].(string), "R-"+tt.name)).Seconds(), idle*100)
+				tt.name, started.Seconds(), prompt.Sub(vmStartAt(t, r, "R-"+tt.name)).Seconds(), idle*100)
 			if idle > 0.5 {
 				t.Errorf("%s uses %.0f%% of a core at its prompt with idle PC %s", tt.name, idle*100, fakeIdlePC)
 			}
@@ -87,18 +87,16 @@ func TestDynamips_Platforms(t *testing.T) {
 			if pids := dynamipstest.PIDs(r["node_directory"].(string)); len(pids) != 0 {
 				t.Errorf("dynamips processes %v still run after the stop", pids)
 			}
-			if link != "" {
-				l.Do("DELETE", "/v2/projects/"+pid+"/links/"+link, nil).Want(t, 204)
-			}
 		})
 	}
 }
 
-// vmStartAt is when Dynamips logged the last `vm start` of router name,
-// working in dir (its log's timestamps are UTC, in milliseconds).
-func vmStartAt(t *testing.T, dir, name string) time.Time {
+// vmStartAt is when the Dynamips of router node r logged its last
+// `vm start` of name (its log's timestamps are UTC, in milliseconds).
+func vmStartAt(t *testing.T, r map[string]any, name string) time.Time {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "dynamips_i1_log.txt"))
+	dir := r["node_directory"].(string)
+	b, err := os.ReadFile(filepath.Join(dir, "dynamips_i"+itoa(r["properties"].(map[string]any)["dynamips_id"])+"_log.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
