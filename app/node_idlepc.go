@@ -12,7 +12,8 @@ type IdlePCFinder interface {
 	// IdlePCProposals returns the idle-PC proposals of a running node.
 	IdlePCProposals(nodeID string) ([]string, error)
 	// AutoIdlePC finds an idle-PC value that brings the node's CPU use
-	// down, and leaves the node running with it.
+	// down, and leaves the node running with it; when it fails, the node
+	// runs again with the idle PC it had.
 	AutoIdlePC(nodeID string) (string, error)
 }
 
@@ -30,7 +31,9 @@ func (s *Service) IdlePCProposals(ctx context.Context, ref NodeRef) ([]string, e
 }
 
 // AutoIdlePC finds an idle-PC value for a running router, as GNS3's
-// auto_idlepc does, and keeps it as the router's idlepc. Codes: those of
+// auto_idlepc does, and keeps it as the router's idlepc. Whatever
+// happens, the router runs afterwards with the idle PC its node keeps:
+// the value found, or on any failure the one it had. Codes: those of
 // IdlePCProposals.
 func (s *Service) AutoIdlePC(ctx context.Context, ref NodeRef) (string, error) {
 	f, n, err := s.idlePCFinder(ctx, ref)
@@ -45,6 +48,11 @@ func (s *Service) AutoIdlePC(ctx context.Context, ref NodeRef) (string, error) {
 	}
 	raw, _ := DecodeProperties(n.Type, []byte(`{"idlepc":"`+v+`"}`))
 	if _, err := s.UpdateNode(ctx, ref, NodeUpdate{Properties: raw}); err != nil {
+		// The router runs with v, the node keeps its former value: the
+		// router gets the node's back, so that both agree.
+		if kept, ferr := s.FindNode(ctx, ref); ferr == nil {
+			s.tune(kept)
+		}
 		return "", err
 	}
 	return v, nil

@@ -44,11 +44,14 @@ var dynamipsProps = propertyKind{
 // as GNS3 2.2.59's compute sets them up for a new router.
 type DynamipsPlatform struct {
 	RAM, NVRAM, ClockDivisor int
-	IOMem                    int      // percent; 0 for c7200, which has none
-	Disk0                    int      // MB
-	Sparsemem                bool     // false where GNS3 never turns it on (c2600, c1700)
-	Slots                    int      // slot<N> keys the router has
-	Chassis                  []string // the chassis it may have, its default first; nil: none
+	IOMem                    int  // percent; 0 for c7200, which has none
+	Disk0                    int  // MB
+	Sparsemem                bool // false where GNS3 never turns it on (c2600, c1700)
+	Slots                    int  // slot<N> keys the router has
+	// ChassisSlots are the slot counts of the chassis whose count is not
+	// Slots (a 3620 has 2 slots, a 3660 7).
+	ChassisSlots map[string]int
+	Chassis      []string // the chassis it may have, its default first; nil: none
 	// Builtin is the adapter GNS3 puts in a slot of a new router of the
 	// chassis (slot → adapter name).
 	Builtin func(chassis string) map[int]string
@@ -61,7 +64,7 @@ var DynamipsPlatforms = map[string]DynamipsPlatform{
 	"c3745": {RAM: 128, NVRAM: 304, ClockDivisor: 8, IOMem: 5, Disk0: 16, Sparsemem: true, Slots: 5, Builtin: gt96100},
 	"c3725": {RAM: 128, NVRAM: 112, ClockDivisor: 8, IOMem: 5, Disk0: 16, Sparsemem: true, Slots: 3, Builtin: gt96100},
 	"c2691": {RAM: 128, NVRAM: 112, ClockDivisor: 8, IOMem: 5, Disk0: 16, Sparsemem: true, Slots: 2, Builtin: gt96100},
-	"c3600": {RAM: 128, NVRAM: 128, ClockDivisor: 4, IOMem: 5, Sparsemem: true, Slots: 4,
+	"c3600": {RAM: 128, NVRAM: 128, ClockDivisor: 4, IOMem: 5, Sparsemem: true, Slots: 4, ChassisSlots: map[string]int{"3620": 2, "3660": 7},
 		Chassis: []string{"3640", "3620", "3660"},
 		Builtin: func(c string) map[int]string {
 			if c == "3660" {
@@ -87,6 +90,14 @@ var DynamipsPlatforms = map[string]DynamipsPlatform{
 }
 
 func gt96100(string) map[int]string { return map[int]string{0: "GT96100-FE"} }
+
+// slotCount is how many slots a router of the platform and chassis has.
+func (pf DynamipsPlatform) slotCount(chassis string) int {
+	if n, ok := pf.ChassisSlots[chassis]; ok {
+		return n
+	}
+	return pf.Slots
+}
 
 // dynamipsPlatformNames are the platforms, in GNS3's order.
 var dynamipsPlatformNames = []string{"c7200", "c3745", "c3725", "c3600", "c2691", "c2600", "c1700"}
@@ -245,7 +256,7 @@ func DynamipsDefaults(platform, chassis string) map[string]any {
 		d["chassis"] = chassis
 	}
 	builtin := pf.Builtin(chassis)
-	for i := range max(pf.Slots, len(builtin)) {
+	for i := range max(pf.slotCount(chassis), len(builtin)) {
 		d["slot"+strconv.Itoa(i)] = nil
 		if a, ok := builtin[i]; ok {
 			d["slot"+strconv.Itoa(i)] = a
@@ -578,8 +589,7 @@ func dynamipsSlotChoices(platform, chassis string, i int) (adapters []string, bu
 			return c3700Modules, false
 		}
 	case "c3600":
-		n := map[string]int{"3620": 2, "3640": 4, "3660": 7}[chassis]
-		if i < n {
+		if i < pf.slotCount(chassis) {
 			return c3600Modules, false
 		}
 	case "c2600":

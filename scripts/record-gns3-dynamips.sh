@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # record-gns3-dynamips.sh — records the Dynamips hypervisor commands that the
-# real gns3-server 2.2.59 sends for a c7200 and a c3725 router (issue 24).
+# real gns3-server 2.2.59 sends for a router of each platform (issues 24, 37).
 # A developer's tool, not CI. It needs:
 #   - the gns3-server source and the Python packages scripts/gns3server.sh
 #     names: GNS3SERVER_SRC (a 2.2.59 tree) or GNS3SERVER_GIT (a mirror of
@@ -17,7 +17,8 @@
 #
 #   GNS3SERVER_GIT=/work/.mirror/GNS3+gns3-server/repo scripts/record-gns3-dynamips.sh [OUTDIR]
 #
-# OUTDIR (default app/dynamips/testdata/gns3-2.2.59) gets c7200.log, c3725.log
+# OUTDIR (default app/dynamips/testdata/gns3-2.2.59) gets a <case>.log for each
+# case in CASES (default all: c7200 c3725 c3640 c3660 c2691 c2610 c2651xm)
 # and, with IDLEPC=1, c7200-idlepc.log: for each router, a header of '#' lines
 # (the template and node JSON as created, links, ports, folders) and then only
 # the "HYPERVISOR: exec_cmd:" lines of the dynamips log gns3-server made it
@@ -66,12 +67,12 @@ ubridge=$(realpath "$ubridge")
 
 home=$work/home
 mkdir -p "$home" "$work/images/IOS" "$work/projects" "$out"
-for p in c7200 c3725; do cp "$FAKE_IOS/fake-ios-$p.image" "$work/images/IOS/"; done
+for p in c7200 c3725 c3600 c2691 c2600; do cp "$FAKE_IOS/fake-ios-$p.image" "$work/images/IOS/"; done
 gns3_config "$GNS3_PORT" "$ubridge" "$dynamips" "console_start_port_range = 47000" "console_end_port_range = 47500" \
 	"udp_start_port_range = 47500" "udp_end_port_range = 48500"
 gns3_start "$home" "$work/gns3.log" --config "$work/gns3_server.conf" --port "$GNS3_PORT" --debug
 
-SCRIPTS=$root/scripts WORK=$work OUT=$out DYNAMIPS_BIN=$dynamips IDLEPC=${IDLEPC:-0} /usr/bin/python3 - "$GNS3_PORT" <<'EOF'
+CASES=${CASES:-c7200 c3725 c3640 c3660 c2691 c2610 c2651xm} SCRIPTS=$root/scripts WORK=$work OUT=$out DYNAMIPS_BIN=$dynamips IDLEPC=${IDLEPC:-0} /usr/bin/python3 - "$GNS3_PORT" <<'EOF'
 import glob, json, os, re, sys, time
 
 sys.path.insert(0, os.environ["SCRIPTS"])
@@ -95,6 +96,28 @@ TEMPLATES = {
               "image": "fake-ios-c3725.image", "startup_config": "ios_base_startup-config.txt",
               "ram": 128, "nvram": 256, "idlepc": "0xffffffff80008040", "auto_delete_disks": True,
               "slot0": "GT96100-FE", "slot1": "NM-1FE-TX", "wic0": "WIC-1T"},
+    # The wizard sends every slot and WIC its chassis has, "" for one left
+    # empty; the stand-in's Ethernet is the first port of slot 0.
+    "c3640": {"name": "c3640", "template_type": "dynamips", "compute_id": "local", "platform": "c3600",
+              "chassis": "3640", "image": "fake-ios-c3600.image", "startup_config": "ios_base_startup-config.txt",
+              "ram": 192, "nvram": 256, "idlepc": "0xffffffff80008040", "auto_delete_disks": True,
+              "slot0": "NM-1FE-TX", "slot1": "NM-4E", "slot2": "", "slot3": ""},
+    "c3660": {"name": "c3660", "template_type": "dynamips", "compute_id": "local", "platform": "c3600",
+              "chassis": "3660", "image": "fake-ios-c3600.image", "startup_config": "ios_base_startup-config.txt",
+              "ram": 192, "nvram": 256, "idlepc": "0xffffffff80008040", "auto_delete_disks": True,
+              "slot0": "Leopard-2FE", "slot1": "NM-1FE-TX", "slot2": "", "slot3": "", "slot4": "", "slot5": "", "slot6": ""},
+    "c2691": {"name": "c2691", "template_type": "dynamips", "compute_id": "local", "platform": "c2691",
+              "image": "fake-ios-c2691.image", "startup_config": "ios_base_startup-config.txt",
+              "ram": 192, "nvram": 256, "idlepc": "0xffffffff80008040", "auto_delete_disks": True,
+              "slot0": "GT96100-FE", "slot1": "", "wic0": "WIC-2T", "wic1": "", "wic2": ""},
+    "c2610": {"name": "c2610", "template_type": "dynamips", "compute_id": "local", "platform": "c2600",
+              "chassis": "2610", "image": "fake-ios-c2600.image", "startup_config": "ios_base_startup-config.txt",
+              "ram": 160, "nvram": 128, "idlepc": "0x80008040", "auto_delete_disks": True,
+              "slot0": "C2600-MB-1E", "slot1": "", "wic0": "", "wic1": "", "wic2": ""},
+    "c2651xm": {"name": "c2651xm", "template_type": "dynamips", "compute_id": "local", "platform": "c2600",
+                "chassis": "2651XM", "image": "fake-ios-c2600.image", "startup_config": "ios_base_startup-config.txt",
+                "ram": 160, "nvram": 128, "idlepc": "0x80008040", "auto_delete_disks": True,
+                "slot0": "C2600-MB-2FE", "slot1": "NM-1FE-TX", "wic0": "WIC-1T", "wic1": "", "wic2": ""},
 }
 # The peers each link goes to: Dynamips-backed switches on the same server
 # (no ubridge needed), each in its own hypervisor, so the router's log holds
@@ -103,6 +126,11 @@ LINKS = {
     "c7200": [(1, 0, "ethernet_switch", {"name": "SW1"}, 0, 0)],                 # f1/0 -- SW1 port 0
     "c3725": [(0, 16, "frame_relay_switch", {"name": "FR1", "properties": {"mappings": {"0:102": "1:201"}}}, 0, 0),  # s0/0 -- FR1 port 0
               (0, 0, "ethernet_switch", {"name": "SW1"}, 0, 0)],                # f0/0 -- SW1 port 0
+    "c3640": [(0, 0, "ethernet_switch", {"name": "SW1"}, 0, 0)],
+    "c3660": [(0, 0, "ethernet_switch", {"name": "SW1"}, 0, 0)],
+    "c2691": [(0, 0, "ethernet_switch", {"name": "SW1"}, 0, 0)],
+    "c2610": [(0, 0, "ethernet_switch", {"name": "SW1"}, 0, 0)],
+    "c2651xm": [(0, 0, "ethernet_switch", {"name": "SW1"}, 0, 0)],
 }
 
 def router_log(project_id, name):
@@ -206,8 +234,8 @@ def record(case, idlepc_steps=False):
     must("DELETE", "/projects/%s" % pid)
     must("DELETE", "/templates/%s" % t["template_id"])
 
-record("c7200")
-record("c3725")
+for case in os.environ["CASES"].split():
+    record(case)
 if os.environ.get("IDLEPC") == "1":
     record("c7200", idlepc_steps=True)
 EOF

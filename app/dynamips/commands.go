@@ -193,13 +193,13 @@ func createCommands(s settings, in instance) []string {
 		return 0
 	}
 	// The order of gns3-server's recordings (testdata): image, RAM,
-	// NVRAM, idle PC, slots, WICs, disks; the others where they fit.
+	// NVRAM, idle PC, slots, WICs, sparse memory (the c2600's, off by
+	// default), disks; the others where they fit.
 	pf, base := app.DynamipsPlatforms[s.Platform], defaults()
 	set(true, "vm set_ios %s %s", name, quote(in.image))
 	set(s.RAM != pf.RAM, "vm set_ram %s %d", name, s.RAM)
 	set(s.NVRAM != pf.NVRAM, "vm set_nvram %s %d", name, s.NVRAM)
 	set(s.MMap != base.MMap, "vm set_ram_mmap %s %d", name, bit(s.MMap))
-	set(s.Sparsemem != pf.Sparsemem, "vm set_sparse_mem %s %d", name, bit(s.Sparsemem))
 	set(s.ClockDivisor != pf.ClockDivisor, "vm set_clock_divisor %s %d", name, s.ClockDivisor)
 	set(s.IdlePC != "", "vm set_idle_pc %s %s", name, hypervisorIdlePC(s.Platform, s.IdlePC))
 	set(s.ExecArea != base.ExecArea, "vm set_exec_area %s %d", name, s.ExecArea)
@@ -225,6 +225,7 @@ func createCommands(s settings, in instance) []string {
 	for i, w := range s.WICs {
 		set(w != "", "vm slot_add_binding %s 0 %d %s", name, 16*(i+1), w)
 	}
+	set(s.Sparsemem != pf.Sparsemem, "vm set_sparse_mem %s %d", name, bit(s.Sparsemem))
 	set(s.Disk0 != pf.Disk0, "vm set_disk0 %s %d", name, s.Disk0)
 	set(s.Disk1 != base.Disk1, "vm set_disk1 %s %d", name, s.Disk1)
 	for _, n := range in.nios {

@@ -68,13 +68,20 @@ func (r *Runner) IdlePCProposals(nodeID string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	props, err := rt.sampleIdlePCs()
+	if rt.s.IdlePC != "" { // the router idles again with the value it runs with
+		_ = rt.idleOnline(rt.s.IdlePC)
+	}
+	return props, err
+}
+
+// sampleIdlePCs clears the running router's idle PC and has Dynamips
+// sample the PCs it runs; the router is left without an idle PC.
+func (rt *router) sampleIdlePCs() ([]string, error) {
 	if err := rt.idleOnline(""); err != nil {
 		return nil, app.Errorf(app.ECONFLICT, "The idle PC of %s could not be cleared: %v", rt.p.Name, err)
 	}
 	props, err := rt.hv.send(60*time.Second, "vm get_idle_pc_prop %s 0", quote(rt.p.Name))
-	if rt.s.IdlePC != "" { // the router idles again with the value it runs with
-		_ = rt.idleOnline(rt.s.IdlePC)
-	}
 	if err != nil {
 		return nil, app.Errorf(app.ECONFLICT, "Dynamips could not sample the idle PC of %s: %v", rt.p.Name, err)
 	}
@@ -88,16 +95,31 @@ func (r *Runner) IdlePCProposals(nodeID string) ([]string, error) {
 
 // AutoIdlePC finds an idle-PC value for a running router and leaves it
 // running with it: the router's CPU use is measured over probeTime
-// without an idle PC, then with each proposal; the first that brings it
-// under 70% of a core, as gns3-server asks, and under half of what the
-// router used without one (so that a machine too busy to give the router
-// a core does not pass any value) is the answer.
+// without an idle PC (its own one removed too), then with each proposal;
+// the first that brings it under 70% of a core, as gns3-server asks, and
+// under half of what the router used without one (so that a machine too
+// busy to give the router a core does not pass any value) is the answer.
+// When none is found, or anything fails midway, the router gets back
+// the idle PC it ran with, so that Dynamips and the node agree.
 func (r *Runner) AutoIdlePC(nodeID string) (string, error) {
-	props, err := r.IdlePCProposals(nodeID)
+	rt, err := r.get(nodeID)
 	if err != nil {
 		return "", err
 	}
-	rt, err := r.get(nodeID)
+	return rt.autoIdlePC()
+}
+
+// autoIdlePC is AutoIdlePC's search on the router.
+func (rt *router) autoIdlePC() (found string, err error) {
+	kept := rt.s.IdlePC
+	defer func() {
+		if err != nil {
+			if rerr := rt.idleOnline(kept); rerr != nil && kept != "" {
+				err = app.Errorf(app.ECONFLICT, "%v; and its idle PC %s could not be given back: %v", err, kept, rerr)
+			}
+		}
+	}()
+	props, err := rt.sampleIdlePCs()
 	if err != nil {
 		return "", err
 	}
@@ -125,7 +147,6 @@ func (r *Runner) AutoIdlePC(nodeID string) (string, error) {
 			return v, nil
 		}
 	}
-	_ = rt.idleOnline("")
 	return "", app.Errorf(app.ECONFLICT, "None of the %d idle-PC values Dynamips proposed brings the CPU use of %s down; try again once IOS is idle at its prompt", len(props), rt.p.Name)
 }
 

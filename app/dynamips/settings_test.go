@@ -19,7 +19,7 @@ func TestReadSettings_NewNode(t *testing.T) {
 	}{
 		{nil, 256, []string{"C7200-IO-FE", "", "", "", "", "", ""}, "npe-400", ""},
 		{map[string]any{"platform": "c3725", "wic1": "WIC-1T"}, 128, []string{"GT96100-FE", "", ""}, "", ""},
-		{map[string]any{"platform": "c3600", "chassis": "3660"}, 128, []string{"Leopard-2FE", "", "", ""}, "", "3660"},
+		{map[string]any{"platform": "c3600", "chassis": "3660"}, 128, []string{"Leopard-2FE", "", "", "", "", "", ""}, "", "3660"},
 	} {
 		props, err := app.NewNodeProperties(app.Dynamips, "", tt.given)
 		if err != nil {
