@@ -420,10 +420,11 @@ func loopbackAllowed(p Properties) bool {
 
 // ATM switch and the emulated types nodedesk stores but does not run
 // (docker, ...): free-form properties, kept as given, and the ports GNS3
-// derives from them (node_ports.go).
+// derives from them (node_ports.go). An ATM switch's mappings must be ATM
+// connections (ATMUpdate).
 
 var (
-	atmProps     = withPorts(genericProps, (*Node).atmPorts)
+	atmProps     = withUpdate(withPorts(genericProps, (*Node).atmPorts), func() PropertiesUpdate { return &ATMUpdate{} })
 	traceNGProps = withPorts(genericProps, func(*Node) []Port { return []Port{ethernetPort("Ethernet0", "e0", 0, 0)} })
 	// vmProps are the free-form properties of VirtualBox and VMware
 	// nodes.
@@ -433,6 +434,44 @@ var (
 func withPorts(k propertyKind, ports func(*Node) []Port) propertyKind {
 	k.ports = ports
 	return k
+}
+
+func withUpdate(k propertyKind, newUpdate func() PropertiesUpdate) propertyKind {
+	k.newUpdate = newUpdate
+	return k
+}
+
+// ATMUpdate is a change to an ATM switch's properties: free-form, kept as
+// given like GNS3 keeps them (a JSON null removes a key), but its
+// mappings, when given, must be an object of ATM connections
+// (ATMConnections), which GNS3's Dynamips would otherwise refuse or
+// mis-switch.
+type ATMUpdate map[string]json.RawMessage
+
+func (u *ATMUpdate) apply(p *Properties) error {
+	if raw, ok := (*u)[atmMappingsKey]; ok && string(raw) != "null" {
+		var m map[string]string
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return Invalid("properties.mappings", "ATM mappings must be an object of strings, each \"port:VPI:VCI\": \"port:VPI:VCI\" or \"port:VPI\": \"port:VPI\"")
+		}
+		if err := checkATMMappings(m); err != nil {
+			return err
+		}
+	}
+	return (*GenericUpdate)(u).apply(p)
+}
+
+// atmMappingsKey is the property holding an ATM switch's mappings.
+const atmMappingsKey = "mappings"
+
+// ATMMappings are an ATM switch's mappings as stored (nil when it has none
+// or they are not an object of strings).
+func (n *Node) ATMMappings() map[string]string {
+	var m map[string]string
+	if json.Unmarshal(n.Properties.Extra[atmMappingsKey], &m) != nil {
+		return nil
+	}
+	return m
 }
 
 func withUpgrade(k propertyKind, upgrade func(rev int, p map[string]json.RawMessage)) propertyKind {
