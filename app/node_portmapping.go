@@ -238,9 +238,9 @@ func ATMConnections(m map[string]string) ([]ATMConnection, error) {
 		}
 	}
 	slices.SortFunc(entries, func(x, y entry) int { return x.from.compare(y.from) })
-	peer := map[ATMEnd]ATMEnd{} // each end -> the other end of its connection
-	paths := map[[2]int]ATMEnd{}  // port, VPI -> the path end that switches it whole
-	chans := map[[2]int]ATMEnd{}  // port, VPI -> a channel end in it
+	peer := map[ATMEnd]ATMEnd{}  // each end -> the other end of its connection
+	paths := map[[2]int]ATMEnd{} // port, VPI -> the path end that switches it whole
+	chans := map[[2]int]ATMEnd{} // port, VPI -> a channel end in it
 	var conns []ATMConnection
 	for _, e := range entries {
 		pa, usedA := peer[e.from]

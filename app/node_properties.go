@@ -424,7 +424,7 @@ func loopbackAllowed(p Properties) bool {
 // connections (ATMUpdate).
 
 var (
-	atmProps     = withUpdate(withPorts(genericProps, (*Node).atmPorts), func() PropertiesUpdate { return &ATMUpdate{} })
+	atmProps     = withUpdate(withPorts(genericProps, (*Node).atmPorts), func() PropertiesUpdate { return &ATMUpdate{} }, atmInit)
 	traceNGProps = withPorts(genericProps, func(*Node) []Port { return []Port{ethernetPort("Ethernet0", "e0", 0, 0)} })
 	// vmProps are the free-form properties of VirtualBox and VMware
 	// nodes.
@@ -436,9 +436,15 @@ func withPorts(k propertyKind, ports func(*Node) []Port) propertyKind {
 	return k
 }
 
-func withUpdate(k propertyKind, newUpdate func() PropertiesUpdate) propertyKind {
-	k.newUpdate = newUpdate
+func withUpdate(k propertyKind, newUpdate func() PropertiesUpdate, init func(*Node, newNodeEnv)) propertyKind {
+	k.newUpdate, k.init = newUpdate, init
 	return k
+}
+
+// atmInit gives a new ATM switch no mappings, as GNS3's compute shows
+// them: an empty object.
+func atmInit(n *Node, _ newNodeEnv) {
+	n.Properties.Extra = map[string]json.RawMessage{atmMappingsKey: json.RawMessage("{}")}
 }
 
 // ATMUpdate is a change to an ATM switch's properties: free-form, kept as
