@@ -122,25 +122,52 @@ func TestATM_ComputeSwitchesCells(t *testing.T) {
 		}
 		return false
 	}
+	// dropped sends in from port 1, then a cell of VC vc (VPI 10, VCI vc
+	// on port 1) until it reaches port 2 as VPI 20, VCI far: in, had it
+	// crossed, would have come first on that same path.
+	dropped := func(in []byte, vc, far int) {
+		t.Helper()
+		send(1, in)
+		fill := in[len(in)-1] + 100
+		marker, want := atmTestCell(10, vc, 0, 0, fill), atmTestCell(20, far, 0, 0, fill)
+		buf := make([]byte, 2048)
+		for range 20 {
+			send(1, marker)
+			_ = peers[2].SetReadDeadline(time.Now().Add(250 * time.Millisecond))
+			for {
+				n, err := peers[2].Read(buf)
+				if err != nil {
+					break
+				}
+				if n > 0 && buf[n-1] == in[len(in)-1] {
+					t.Fatalf("cell % x crossed to port 2 as % x; want it dropped", in[:5], buf[:5])
+				}
+				if bytes.Equal(buf[:n], want) {
+					return
+				}
+			}
+		}
+		t.Fatalf("the marker of VC 1:10:%d never reached port 2", vc)
+	}
 	for _, tc := range []struct {
-		name     string
-		from     int
-		in       []byte
-		to       int
-		want     []byte
-		crossing bool
+		name string
+		from int
+		in   []byte
+		to   int
+		want []byte
 	}{
-		{"VC 1:10:100 -> 2:20:200", 1, atmTestCell(10, 100, 0, 0, 1), 2, atmTestCell(20, 200, 0, 0, 1), true},
-		{"VC back, PTI and CLP kept", 2, atmTestCell(20, 200, 0b001, 1, 2), 1, atmTestCell(10, 100, 0b001, 1, 2), true},
-		{"VP 1:5 -> 3:7, VCI kept", 1, atmTestCell(5, 4242, 0, 0, 3), 3, atmTestCell(7, 4242, 0, 0, 3), true},
-		{"VP back", 3, atmTestCell(7, 33, 0, 0, 4), 1, atmTestCell(5, 33, 0, 0, 4), true},
-		{"unmapped VCI", 1, atmTestCell(10, 101, 0, 0, 5), 2, atmTestCell(20, 200, 0, 0, 5), false},
-		{"a VC of another port", 3, atmTestCell(10, 100, 0, 0, 6), 2, atmTestCell(20, 200, 0, 0, 6), false},
+		{"VC 1:10:100 -> 2:20:200", 1, atmTestCell(10, 100, 0, 0, 1), 2, atmTestCell(20, 200, 0, 0, 1)},
+		{"VC back, PTI and CLP kept", 2, atmTestCell(20, 200, 0b001, 1, 2), 1, atmTestCell(10, 100, 0b001, 1, 2)},
+		{"VP 1:5 -> 3:7, VCI kept", 1, atmTestCell(5, 4242, 0, 0, 3), 3, atmTestCell(7, 4242, 0, 0, 3)},
+		{"VP back", 3, atmTestCell(7, 33, 0, 0, 4), 1, atmTestCell(5, 33, 0, 0, 4)},
 	} {
-		if got := crosses(tc.from, tc.in, tc.to, tc.want); got != tc.crossing {
-			t.Errorf("%s: crossed %v, want %v", tc.name, got, tc.crossing)
+		if !crosses(tc.from, tc.in, tc.to, tc.want) {
+			t.Errorf("%s: no cell crossed", tc.name)
 		}
 	}
+	dropped(atmTestCell(10, 101, 0, 0, 5), 100, 200) // unmapped VCI
+	dropped(atmTestCell(6, 100, 0, 0, 6), 100, 200)  // unmapped VPI
+	dropped(atmTestCell(10, 100, 0, 0, 7)[:52], 100, 200)
 
 	// The capture of port 1 is a pcap of whole cells under GNS3's ATM
 	// link type.
@@ -175,14 +202,13 @@ func TestATM_ComputeSwitchesCells(t *testing.T) {
 	}
 
 	// New mappings apply at once: the old VC stops, the new one carries.
-	ts.Do("PUT", "/v2/compute/projects/"+c.PID+"/atm_switch/nodes/"+id, map[string]any{"mappings": map[string]any{"1:10:101": "2:20:201"}}).Want(t, 200)
-	if !crosses(1, atmTestCell(10, 101, 0, 0, 7), 2, atmTestCell(20, 201, 0, 0, 7)) {
+	// (Each port with a NIO keeps a mapping: a port a NIO uses cannot go.)
+	ts.Do("PUT", "/v2/compute/projects/"+c.PID+"/atm_switch/nodes/"+id, map[string]any{"mappings": map[string]any{"1:10:101": "2:20:201", "1:5": "3:7"}}).Want(t, 200)
+	if !crosses(1, atmTestCell(10, 101, 0, 0, 8), 2, atmTestCell(20, 201, 0, 0, 8)) {
 		t.Error("the new VC 1:10:101 -> 2:20:201 does not carry cells")
 	}
-	if crosses(1, atmTestCell(10, 100, 0, 0, 8), 2, atmTestCell(20, 200, 0, 0, 8)) {
-		t.Error("the removed VC 1:10:100 still carries cells")
-	}
-	ts.Do("PUT", "/v2/compute/projects/"+c.PID+"/atm_switch/nodes/"+id, map[string]any{"mappings": map[string]any{"1:10:101": "2:20"}}).Want(t, 400)
+	dropped(atmTestCell(10, 100, 0, 0, 9), 101, 201) // the removed VC
+	ts.Do("PUT", "/v2/compute/projects/"+c.PID+"/atm_switch/nodes/"+id, map[string]any{"mappings": map[string]any{"1:10:101": "2:20", "1:5": "3:7"}}).Want(t, 400)
 }
 
 // TestATM_ControllerRefusesBadMappings: the controller's door refuses them
