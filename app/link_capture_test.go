@@ -221,7 +221,7 @@ func TestService_StartCapture_ATM(t *testing.T) {
 	p := mustCreateProject(t, svc, "lab")
 	atm := func(m string) *app.Node {
 		return mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.ATMSwitch, NodeUpdate: app.NodeUpdate{
-			Properties: &app.ATMUpdate{"mappings": json.RawMessage(m)}}})
+			Properties: &app.ATMUpdate{Mappings: app.Some(json.RawMessage(m))}}})
 	}
 	a, b := atm(`{"1:1:100": "2:2:200"}`), atm(`{"1:1": "3:3"}`)
 	lk := mustLink(t, svc, p.ID, portEnd(a, 0, 2), portEnd(b, 0, 3))

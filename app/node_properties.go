@@ -418,53 +418,48 @@ func loopbackAllowed(p Properties) bool {
 	return json.Unmarshal(p.Extra[natLoopbackKey], &on) == nil && on
 }
 
-// ATM switch and the emulated types nodedesk stores but does not run
-// (docker, ...): free-form properties, kept as given, and the ports GNS3
-// derives from them (node_ports.go). An ATM switch's mappings must be ATM
-// connections (ATMUpdate).
+// ATM switch: its mappings (ATMUpdate), kept in Properties.Extra as GNS3
+// keys them, and the ports GNS3 derives from them (node_ports.go).
 
-var (
-	atmProps     = withUpdate(withPorts(genericProps, (*Node).atmPorts), func() PropertiesUpdate { return &ATMUpdate{} }, atmInit)
-	traceNGProps = withPorts(genericProps, func(*Node) []Port { return []Port{ethernetPort("Ethernet0", "e0", 0, 0)} })
-	// vmProps are the free-form properties of VirtualBox and VMware
-	// nodes.
-	vmProps = withUpgrade(genericProps, onClose)
-)
+var atmProps = withPorts(propertyKind{
+	keys:      []string{atmMappingsKey},
+	newUpdate: func() PropertiesUpdate { return &ATMUpdate{} },
+	init: func(n *Node, _ newNodeEnv) {
+		n.Properties.Extra = map[string]json.RawMessage{atmMappingsKey: json.RawMessage("{}")}
+	},
+	view: genericProps.view,
+}, (*Node).atmPorts)
 
-func withPorts(k propertyKind, ports func(*Node) []Port) propertyKind {
-	k.ports = ports
-	return k
+// ATMUpdate is a change to an ATM switch's properties: its mappings, which
+// must be an object of ATM connections (ATMConnections), which GNS3's
+// Dynamips would otherwise refuse or mis-switch; null is no mapping.
+type ATMUpdate struct {
+	Mappings Field[json.RawMessage] `json:"mappings"`
 }
-
-func withUpdate(k propertyKind, newUpdate func() PropertiesUpdate, init func(*Node, newNodeEnv)) propertyKind {
-	k.newUpdate, k.init = newUpdate, init
-	return k
-}
-
-// atmInit gives a new ATM switch no mappings, as GNS3's compute shows
-// them: an empty object.
-func atmInit(n *Node, _ newNodeEnv) {
-	n.Properties.Extra = map[string]json.RawMessage{atmMappingsKey: json.RawMessage("{}")}
-}
-
-// ATMUpdate is a change to an ATM switch's properties: free-form, kept as
-// given like GNS3 keeps them (a JSON null removes a key), but its
-// mappings, when given, must be an object of ATM connections
-// (ATMConnections), which GNS3's Dynamips would otherwise refuse or
-// mis-switch.
-type ATMUpdate map[string]json.RawMessage
 
 func (u *ATMUpdate) apply(p *Properties) error {
-	if raw, ok := (*u)[atmMappingsKey]; ok && string(raw) != "null" {
-		var m map[string]string
-		if err := json.Unmarshal(raw, &m); err != nil {
+	if !u.Mappings.Set {
+		return nil
+	}
+	m := map[string]string{}
+	if !u.Mappings.Null {
+		if err := json.Unmarshal(u.Mappings.Value, &m); err != nil || m == nil {
 			return Invalid("properties.mappings", "ATM mappings must be an object of strings, each \"port:VPI:VCI\": \"port:VPI:VCI\" or \"port:VPI\": \"port:VPI\"")
 		}
-		if err := checkATMMappings(m); err != nil {
-			return err
-		}
 	}
-	return (*GenericUpdate)(u).apply(p)
+	if err := checkATMMappings(m); err != nil {
+		return err
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	p.Extra = maps.Clone(p.Extra)
+	if p.Extra == nil {
+		p.Extra = map[string]json.RawMessage{}
+	}
+	p.Extra[atmMappingsKey] = raw
+	return nil
 }
 
 // atmMappingsKey is the property holding an ATM switch's mappings.
@@ -478,6 +473,22 @@ func (n *Node) ATMMappings() map[string]string {
 		return nil
 	}
 	return m
+}
+
+// The emulated types nodedesk stores but does not run (docker, ...):
+// free-form properties, kept as given, and the ports GNS3 derives from
+// them (node_ports.go).
+
+var (
+	traceNGProps = withPorts(genericProps, func(*Node) []Port { return []Port{ethernetPort("Ethernet0", "e0", 0, 0)} })
+	// vmProps are the free-form properties of VirtualBox and VMware
+	// nodes.
+	vmProps = withUpgrade(genericProps, onClose)
+)
+
+func withPorts(k propertyKind, ports func(*Node) []Port) propertyKind {
+	k.ports = ports
+	return k
 }
 
 func withUpgrade(k propertyKind, upgrade func(rev int, p map[string]json.RawMessage)) propertyKind {
