@@ -371,3 +371,32 @@ func BenchmarkATMSwitchInput(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkATMFabric: cells per second from one UDP endpoint (a PA-A1's
+// port) through the ATM switch's VC to another, as the fabric's reader
+// hands it each datagram, the UDP write included.
+func BenchmarkATMFabric(b *testing.B) {
+	h1, h2 := listenLoopback(b), listenLoopback(b)
+	nodes, _ := relayTopology("relay", h1.LocalAddr().(*net.UDPAddr).Port, freeUDPPort(b), h2.LocalAddr().(*net.UDPAddr).Port, freeUDPPort(b))
+	nodes = append(nodes, atmNode(b, "atm", map[string]string{"1:10:100": "2:20:200"}))
+	link := func(id, n string, port int) *app.Link {
+		return &app.Link{ID: id, Nodes: []app.LinkEnd{{NodeID: n}, {NodeID: "atm", PortNumber: port}}}
+	}
+	f := NewFabric("127.0.0.1", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b.Cleanup(f.Close)
+	f.Load(nodes, []*app.Link{link("l1", "n1", 1), link("l2", "n2", 2)})
+	hf := &hotFabric{f: f, w: newWorker(f), h1: h1, h2: h2}
+	cell := atmCell(10, 100, 0, 0, 0)
+	hf.carry(end{"n1", 0, 0}, cell)
+	buf := make([]byte, 2048)
+	_ = h2.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if n, err := h2.Read(buf); err != nil || !bytes.Equal(buf[:n], atmCell(20, 200, 0, 0, 0)) {
+		b.Fatalf("the cell did not cross the switch: % x, %v", buf[:n], err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(ATMCellSize)
+	for b.Loop() {
+		hf.carry(end{"n1", 0, 0}, cell)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cells/s")
+}
