@@ -87,7 +87,7 @@ func newNodeEnvFor(t NodeType, hostInterfaces func() []HostInterface) newNodeEnv
 }
 
 // PropertiesUpdate is a change to the type-specific fields of a node: a
-// VPCSUpdate, SwitchUpdate, HubUpdate, FrameRelayUpdate, CloudUpdate, NATUpdate,
+// VPCSUpdate, SwitchUpdate, HubUpdate, FrameRelayUpdate, ATMUpdate, CloudUpdate, NATUpdate,
 // QEMUUpdate or GenericUpdate. A nil PropertiesUpdate changes nothing.
 type PropertiesUpdate interface {
 	// apply checks the change against its type's rules and applies it to p.
