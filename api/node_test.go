@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// computeTypes are the five node types with a compute view.
-var computeTypes = []string{"vpcs", "cloud", "ethernet_switch", "ethernet_hub", "frame_relay_switch"}
+// computeTypes are the six node types with a compute view.
+var computeTypes = []string{"vpcs", "cloud", "ethernet_switch", "ethernet_hub", "frame_relay_switch", "atm_switch"}
 
 func TestNodeCreate_DefaultsPerType(t *testing.T) {
 	ts := mustOpenServer(t)
@@ -321,6 +321,9 @@ func TestNodeUpdate_Invalid(t *testing.T) {
 		{"FR mapping not port:dlci", "frame_relay_switch", compute("frame_relay_switch"), map[string]any{"mappings": map[string]any{"1": "2:201"}}, "port:DLCI"},
 		{"FR mapping value not a string", "frame_relay_switch", compute("frame_relay_switch"), map[string]any{"mappings": map[string]any{"1:101": 2}}, "mappings"},
 		{"FR DLCI out of range", "frame_relay_switch", ctrl("frame_relay_switch"), map[string]any{"properties": map[string]any{"mappings": map[string]any{"1:101": "2:5000"}}}, "DLCI"},
+		{"ATM mapping VC to VP", "atm_switch", compute("atm_switch"), map[string]any{"mappings": map[string]any{"1:10:100": "2:20"}}, "virtual channel"},
+		{"ATM mapping value not a string", "atm_switch", ctrl("atm_switch"), map[string]any{"properties": map[string]any{"mappings": map[string]any{"1:10:100": 2}}}, "mappings"},
+		{"ATM VPI out of range", "atm_switch", ctrl("atm_switch"), map[string]any{"properties": map[string]any{"mappings": map[string]any{"1:4096": "2:1"}}}, "VPI 4096"},
 		{"compute body field of another type", "ethernet_hub", compute("ethernet_hub"), map[string]any{"mappings": map[string]any{}}, "mappings"},
 		{"body is an array", "vpcs", ctrl("vpcs"), "[]", "body"},
 		{"body is a string", "vpcs", compute("vpcs"), `"name"`, "body"},

@@ -18,7 +18,7 @@ func TestStartupCalls(t *testing.T) {
 	}
 	ts.Do("GET", "/v2/computes/vm/ports", nil).Want(t, 404)
 	// The types a GNS3 controller may place on nodedesk: those with a compute view.
-	if c := ts.Do("GET", "/v2/compute/capabilities", nil).Want(t, 200).JSON(t); fmt.Sprint(c["node_types"]) != "[cloud nat ethernet_hub ethernet_switch frame_relay_switch docker dynamips vpcs iou qemu]" {
+	if c := ts.Do("GET", "/v2/compute/capabilities", nil).Want(t, 200).JSON(t); fmt.Sprint(c["node_types"]) != "[cloud nat ethernet_hub ethernet_switch frame_relay_switch atm_switch docker dynamips vpcs iou qemu]" {
 		t.Errorf("capabilities %v", c)
 	}
 	ts.Do("POST", "/v2/version", map[string]any{"version": "2.2.59"}).Want(t, 200)

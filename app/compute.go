@@ -57,11 +57,11 @@ func (s *Service) StartNIOCapture(ctx context.Context, ref NodeRef, adapter, por
 		case nio.Capturing:
 			return Errorf(ECONFLICT, "Packet capture is already running on port %d/%d of %s; stop it first", adapter, port, n.Name)
 		}
-		linkType := "ethernet"
+		linkType, ports := "ethernet", []Port(nil)
 		if p, ok := findPort(n, adapter, port); ok {
-			linkType = p.LinkType
+			linkType, ports = p.LinkType, []Port{p}
 		}
-		dlt, err := captureDataLinkType(linkType, c.DataLinkType)
+		dlt, err := captureDataLinkType(linkType, ports, c.DataLinkType)
 		if err != nil {
 			return err
 		}

@@ -25,6 +25,34 @@ var dataLinkTypes = map[string][]string{
 	"serial":   {"DLT_FRELAY"},
 }
 
+// portFormats are the capture formats a port offers (its data_link_types)
+// that nodedesk writes, in this order of preference: an ATM port's cells
+// are captured as DLT_ATM_RFC1483, as GNS3 captures them.
+var portFormats = []string{"DLT_EN10MB", "DLT_FRELAY", "DLT_ATM_RFC1483"}
+
+// captureFormats lists the formats a capture of a link of linkType
+// between ports can write, its default first: those the ports offer that
+// nodedesk writes (the first port's first), else its link type's.
+func captureFormats(linkType string, ports ...Port) []string {
+	var out []string
+	for _, p := range ports {
+		for _, f := range portFormats {
+			for _, offered := range p.DataLinkTypes {
+				if offered == f && !slices.Contains(out, f) {
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	if out = dataLinkTypes[linkType]; len(out) == 0 {
+		out = dataLinkTypes["ethernet"]
+	}
+	return out
+}
+
 // CaptureDir is the folder of a project's capture files.
 func (s *Service) CaptureDir(projectID string) string {
 	return filepath.Join(s.ProjectDir(projectID), "project-files", "captures")
@@ -60,7 +88,7 @@ func (s *Service) prepareCapture(tx Tx, projectID, linkID string, c LinkCapture)
 	if before.Capturing {
 		return nil, Errorf(ECONFLICT, "Link %s is already capturing to %s; stop that capture first", before.ID, *before.CaptureFileName)
 	}
-	dlt, err := captureDataLinkType(before.LinkType, c.DataLinkType)
+	dlt, err := captureDataLinkType(before.LinkType, linkPorts(tx, before), c.DataLinkType)
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +100,19 @@ func (s *Service) prepareCapture(tx Tx, projectID, linkID string, c LinkCapture)
 	path := filepath.Join(s.CaptureDir(after.ProjectID), name)
 	after.Capturing, after.CaptureFileName, after.CaptureFilePath, after.CaptureDataLinkType = true, &name, &path, dlt
 	return &after, nil
+}
+
+// linkPorts are the ports at l's ends that are known, in l's order.
+func linkPorts(tx Tx, l *Link) []Port {
+	var ports []Port
+	for _, e := range l.Nodes {
+		if n, err := tx.Node(l.ProjectID, e.NodeID); err == nil && n != nil {
+			if p, ok := findPort(n, e.AdapterNumber, e.PortNumber); ok {
+				ports = append(ports, p)
+			}
+		}
+	}
+	return ports
 }
 
 // captureFileName is the file a capture writes: the one asked for (a bare
@@ -107,14 +148,11 @@ func checkCaptureFileName(name string) (string, error) {
 	return name, nil
 }
 
-// captureDataLinkType is the data link type a capture of a port of
-// linkType writes: the one asked for, if that link type can carry it, or
-// its default.
-func captureDataLinkType(linkType string, asked Field[string]) (string, error) {
-	allowed := dataLinkTypes[linkType]
-	if len(allowed) == 0 {
-		allowed = dataLinkTypes["ethernet"]
-	}
+// captureDataLinkType is the data link type a capture of a link of
+// linkType between ports writes: the one asked for, if they can carry
+// it, or their default (captureFormats).
+func captureDataLinkType(linkType string, ports []Port, asked Field[string]) (string, error) {
+	allowed := captureFormats(linkType, ports...)
 	dlt := allowed[0]
 	if asked.has() {
 		dlt = asked.Value

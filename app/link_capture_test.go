@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"testing"
 
@@ -209,4 +210,34 @@ func TestService_AvailableFilters(t *testing.T) {
 	}
 	_, err = svc.AvailableFilters(ctx, l.p.ID, uuid.NewString())
 	wantCode(t, err, app.ENOTFOUND)
+}
+
+// TestService_StartCapture_ATM: a link of ATM ports is captured as GNS3
+// captures ATM cells, DLT_ATM_RFC1483, by default and when asked; Frame
+// Relay is refused there.
+func TestService_StartCapture_ATM(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := newService(t)
+	p := mustCreateProject(t, svc, "lab")
+	atm := func(m string) *app.Node {
+		return mustCreateNode(t, svc, p.ID, app.NodeCreate{Type: app.ATMSwitch, NodeUpdate: app.NodeUpdate{
+			Properties: &app.ATMUpdate{Mappings: app.Some(json.RawMessage(m))}}})
+	}
+	a, b := atm(`{"1:1:100": "2:2:200"}`), atm(`{"1:1": "3:3"}`)
+	lk := mustLink(t, svc, p.ID, portEnd(a, 0, 2), portEnd(b, 0, 3))
+	if _, err := svc.StartCapture(ctx, p.ID, lk.ID, app.LinkCapture{DataLinkType: app.Some("DLT_FRELAY")}); app.ErrorField(err) != "data_link_type" {
+		t.Errorf("an ATM link captured as Frame Relay: error %v; want one on data_link_type", err)
+	}
+	for _, give := range []app.LinkCapture{{}, {DataLinkType: app.Some("DLT_ATM_RFC1483")}} {
+		got, err := svc.StartCapture(ctx, p.ID, lk.ID, give)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.CaptureDataLinkType != "DLT_ATM_RFC1483" {
+			t.Errorf("%+v: ATM link captured as %q; want DLT_ATM_RFC1483", give, got.CaptureDataLinkType)
+		}
+		if _, err := svc.StopCapture(ctx, p.ID, lk.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

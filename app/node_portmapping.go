@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// The rules for the port lists of switches, hubs and clouds, and for the
-// DLCI mappings of Frame Relay switches.
+// The rules for the port lists of switches, hubs and clouds, for the DLCI
+// mappings of Frame Relay switches and for the VPI/VCI mappings of ATM
+// switches.
 
 // The VLANs a switch port may be in: 0 and 4095 are reserved by 802.1Q.
 const (
@@ -155,4 +156,180 @@ func parseDLCIEnd(s string) (FrameRelayEnd, error) {
 		return FrameRelayEnd{}, Invalid("properties.mappings", "DLCI %d in Frame Relay mapping %q is out of range; use 0 to 1023", dlci, s)
 	}
 	return FrameRelayEnd{port, dlci}, nil
+}
+
+// The ranges of an ATM cell header's fields as Dynamips' ATM switch reads
+// and writes them (GNS3 runs it for atm_switch nodes): a 12-bit VPI and a
+// 16-bit VCI.
+const (
+	MaxVPI = 4095
+	MaxVCI = 65535
+)
+
+// ATMPath is the VCI of an ATMEnd that is a whole virtual path.
+const ATMPath = -1
+
+// ATMEnd is one end of an ATM connection: a port and a VPI, and the VCI of
+// a virtual channel, or ATMPath for a virtual path (every VCI of the VPI).
+type ATMEnd struct{ Port, VPI, VCI int }
+
+// IsPath reports whether e is a virtual path's end.
+func (e ATMEnd) IsPath() bool { return e.VCI == ATMPath }
+
+// String is e as a mapping writes it: "port:vpi:vci", or "port:vpi" for a
+// path.
+func (e ATMEnd) String() string {
+	s := strconv.Itoa(e.Port) + ":" + strconv.Itoa(e.VPI)
+	if !e.IsPath() {
+		s += ":" + strconv.Itoa(e.VCI)
+	}
+	return s
+}
+
+func (e ATMEnd) compare(f ATMEnd) int {
+	return cmp.Or(cmp.Compare(e.Port, f.Port), cmp.Compare(e.VPI, f.VPI), cmp.Compare(e.VCI, f.VCI))
+}
+
+// ATMConnection is one bidirectional connection of an ATM switch, a
+// virtual channel (both ends have a VCI) or a virtual path (neither has),
+// its lower end (by port, VPI, then VCI) first.
+type ATMConnection [2]ATMEnd
+
+// ATMConnections reads an ATM switch's mappings as GNS3 writes them: each
+// key and value is "<port>:<vpi>:<vci>" (a virtual channel, switched by
+// VPI and VCI, both rewritten) or "<port>:<vpi>" (a virtual path, switched
+// by VPI alone, its VCIs kept), a VPI is 0–4095 and a VCI 0–65535 (the
+// header's fields), and each entry is one bidirectional connection, as
+// GNS3 maps both directions of an entry. A connection may be written in
+// both directions: it is the same connection given twice, returned once.
+// Entries are read in the order of their key; one that does not parse,
+// maps a channel to a path, ends where it starts, uses an end an earlier
+// connection holds, or puts a channel in a VPI of its port that a path
+// switches whole (the path would take its cells) is left out, and the
+// first such fault is the error. Connections come sorted by their lower
+// end.
+//
+// The Service refuses mappings with a fault (checkATMMappings); the data
+// plane and the ports array use what holds.
+func ATMConnections(m map[string]string) ([]ATMConnection, error) {
+	type entry struct {
+		key, value string
+		from, to   ATMEnd
+	}
+	var first error
+	fault := func(err error) {
+		if first == nil {
+			first = err
+		}
+	}
+	entries := make([]entry, 0, len(m))
+	for k, v := range m {
+		a, err1 := parseATMEnd(k)
+		b, err2 := parseATMEnd(v)
+		switch {
+		case err1 != nil || err2 != nil:
+			fault(cmp.Or(err1, err2))
+		case a.IsPath() != b.IsPath():
+			fault(Invalid("properties.mappings", "ATM mapping %s -> %s joins a virtual channel (port:VPI:VCI) and a virtual path (port:VPI); map a channel to a channel or a path to a path", k, v))
+		case a == b:
+			fault(Invalid("properties.mappings", "ATM connection %s -> %s ends where it starts; map it to another port, VPI or VCI", k, v))
+		default:
+			entries = append(entries, entry{k, v, a, b})
+		}
+	}
+	slices.SortFunc(entries, func(x, y entry) int { return x.from.compare(y.from) })
+	peer := map[ATMEnd]ATMEnd{}  // each end -> the other end of its connection
+	paths := map[[2]int]ATMEnd{} // port, VPI -> the path end that switches it whole
+	chans := map[[2]int]ATMEnd{} // port, VPI -> a channel end in it
+	var conns []ATMConnection
+	for _, e := range entries {
+		pa, usedA := peer[e.from]
+		pb, usedB := peer[e.to]
+		if usedA && usedB && pa == e.to && pb == e.from {
+			continue // the same connection, given the other way round
+		}
+		if usedA || usedB {
+			taken := e.key
+			if !usedA {
+				taken = e.value
+			}
+			fault(Invalid("properties.mappings", "ATM end %s is used by two connections; each port:VPI:VCI or port:VPI can carry one", taken))
+			continue
+		}
+		if err := atmPathClash(e.from, e.to, paths, chans); err != nil {
+			fault(err)
+			continue
+		}
+		peer[e.from], peer[e.to] = e.to, e.from
+		for _, end := range []ATMEnd{e.from, e.to} {
+			if end.IsPath() {
+				paths[[2]int{end.Port, end.VPI}] = end
+			} else {
+				chans[[2]int{end.Port, end.VPI}] = end
+			}
+		}
+		c := ATMConnection{e.from, e.to}
+		if c[1].compare(c[0]) < 0 {
+			c[0], c[1] = c[1], c[0]
+		}
+		conns = append(conns, c)
+	}
+	slices.SortFunc(conns, func(x, y ATMConnection) int { return x[0].compare(y[0]) })
+	return conns, first
+}
+
+// atmPathClash refuses a connection one of whose ends is a channel in a
+// VPI a path switches whole on its port, or a path over a VPI that
+// channels of its port use: Dynamips switches such a VPI's cells by the
+// path, so the channel would never carry a cell.
+func atmPathClash(a, b ATMEnd, paths, chans map[[2]int]ATMEnd) error {
+	for _, end := range []ATMEnd{a, b} {
+		k := [2]int{end.Port, end.VPI}
+		other, clash := paths[k]
+		if end.IsPath() {
+			other, clash = chans[k]
+		}
+		if !clash {
+			continue
+		}
+		path, ch := end, other
+		if !end.IsPath() {
+			path, ch = other, end
+		}
+		return Invalid("properties.mappings", "ATM virtual channel %s lies in virtual path %s, which is switched whole (its cells never reach the channel); give the channel another VPI or map the path's channels one by one", ch, path)
+	}
+	return nil
+}
+
+// checkATMMappings refuses mappings with any fault ATMConnections finds.
+func checkATMMappings(m map[string]string) error {
+	_, err := ATMConnections(m)
+	return err
+}
+
+// parseATMEnd parses "<port>:<vpi>:<vci>" or "<port>:<vpi>".
+func parseATMEnd(s string) (ATMEnd, error) {
+	bad := Invalid("properties.mappings", "ATM mapping %q is not of the form port:VPI:VCI (a virtual channel, for example \"1:10:100\": \"2:20:200\") or port:VPI (a virtual path, for example \"1:10\": \"2:20\")", s)
+	parts := strings.Split(s, ":")
+	if len(parts) != 2 && len(parts) != 3 {
+		return ATMEnd{}, bad
+	}
+	nums := []int{0, 0, ATMPath}
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 || strconv.Itoa(n) != p {
+			return ATMEnd{}, bad
+		}
+		nums[i] = n
+	}
+	e := ATMEnd{Port: nums[0], VPI: nums[1], VCI: nums[2]}
+	switch {
+	case e.Port > 65535:
+		return ATMEnd{}, Invalid("properties.mappings", "Port %d in ATM mapping %q is out of range; use 0 to 65535", e.Port, s)
+	case e.VPI > MaxVPI:
+		return ATMEnd{}, Invalid("properties.mappings", "VPI %d in ATM mapping %q is out of range; use 0 to %d (the cell header's 12-bit VPI)", e.VPI, s, MaxVPI)
+	case e.VCI > MaxVCI:
+		return ATMEnd{}, Invalid("properties.mappings", "VCI %d in ATM mapping %q is out of range; use 0 to %d", e.VCI, s, MaxVCI)
+	}
+	return e, nil
 }

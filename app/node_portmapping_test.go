@@ -2,7 +2,10 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"nodedesk/app"
@@ -48,6 +51,107 @@ func TestFrameRelayCircuits(t *testing.T) {
 				t.Errorf("FrameRelayCircuits(%v) = %v; want %v", tt.give, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestATMConnections: an ATM switch's mappings as GNS3 writes them, VCs
+// ("port:vpi:vci") and VPs ("port:vpi"), each one connection both ways; the
+// faults GNS3's Dynamips would refuse or mis-switch are refused.
+func TestATMConnections(t *testing.T) {
+	vc := func(port, vpi, vci int) app.ATMEnd { return app.ATMEnd{Port: port, VPI: vpi, VCI: vci} }
+	vp := func(port, vpi int) app.ATMEnd { return app.ATMEnd{Port: port, VPI: vpi, VCI: app.ATMPath} }
+	tests := []struct {
+		name    string
+		give    map[string]string
+		want    []app.ATMConnection
+		wantErr string
+	}{
+		{"None", map[string]string{}, nil, ""},
+		{"VCLowerEndFirst", map[string]string{"2:20:200": "1:10:100"}, []app.ATMConnection{{vc(1, 10, 100), vc(2, 20, 200)}}, ""},
+		{"VP", map[string]string{"1:10": "2:20"}, []app.ATMConnection{{vp(1, 10), vp(2, 20)}}, ""},
+		{"BothDirectionsOnce", map[string]string{"1:10:100": "2:20:200", "2:20:200": "1:10:100"}, []app.ATMConnection{{vc(1, 10, 100), vc(2, 20, 200)}}, ""},
+		{"VPsAndVCsSorted", map[string]string{"3:5": "4:6", "1:0:100": "10:0:200", "1:1:100": "3:0:300"},
+			[]app.ATMConnection{{vc(1, 0, 100), vc(10, 0, 200)}, {vc(1, 1, 100), vc(3, 0, 300)}, {vp(3, 5), vp(4, 6)}}, ""},
+		{"Bounds", map[string]string{"0:0:0": "65535:4095:65535"}, []app.ATMConnection{{vc(0, 0, 0), vc(65535, 4095, 65535)}}, ""},
+		{"SameVPIOtherPortAsAPath", map[string]string{"1:10": "2:20", "3:10:100": "2:21:100"},
+			[]app.ATMConnection{{vp(1, 10), vp(2, 20)}, {vc(2, 21, 100), vc(3, 10, 100)}}, ""},
+		// A fault leaves its entry out; what holds is still returned.
+		{"ErrBadEntryRestKept", map[string]string{"1:10:100": "2:20:200", "x": "3:1:1"}, []app.ATMConnection{{vc(1, 10, 100), vc(2, 20, 200)}}, "not of the form port:VPI:VCI"},
+		{"ErrVCToVP", map[string]string{"1:10:100": "2:20"}, nil, "joins a virtual channel"},
+		{"ErrEndTwice", map[string]string{"1:10:100": "2:20:200", "3:1:1": "2:20:200"}, []app.ATMConnection{{vc(1, 10, 100), vc(2, 20, 200)}}, "2:20:200 is used by two connections"},
+		{"ErrToItself", map[string]string{"1:10": "1:10"}, nil, "ends where it starts"},
+		{"ErrVPI4096", map[string]string{"1:4096:1": "2:1:1"}, nil, "VPI 4096"},
+		{"ErrVCI65536", map[string]string{"1:1:65536": "2:1:1"}, nil, "VCI 65536"},
+		{"ErrPort", map[string]string{"65536:1": "2:1"}, nil, "Port 65536"},
+		{"ErrNegative", map[string]string{"1:-1:1": "2:1:1"}, nil, "not of the form"},
+		{"ErrLeadingZero", map[string]string{"1:010:1": "2:1:1"}, nil, "not of the form"},
+		{"ErrFourFields", map[string]string{"1:1:1:1": "2:1:1:1"}, nil, "not of the form"},
+		{"ErrEmptyField", map[string]string{"1::1": "2:1:1"}, nil, "not of the form"},
+		{"ErrVCInAPath", map[string]string{"1:10": "2:20", "1:10:100": "3:1:1"}, []app.ATMConnection{{vp(1, 10), vp(2, 20)}}, "1:10:100 lies in virtual path 1:10"},
+		{"ErrPathOverVCs", map[string]string{"1:5:100": "3:1:1", "2:7": "1:5"}, []app.ATMConnection{{vc(1, 5, 100), vc(3, 1, 1)}}, "1:5:100 lies in virtual path 1:5"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := app.ATMConnections(tt.give)
+			if (err != nil) != (tt.wantErr != "") {
+				t.Fatalf("error = %v; want an error saying %q", err, tt.wantErr)
+			}
+			if err != nil {
+				wantCode(t, err, app.EINVALID)
+				if f := app.ErrorField(err); f != "properties.mappings" {
+					t.Errorf("error field %q; want properties.mappings", f)
+				}
+				if !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("error %q; want it to say %q", err, tt.wantErr)
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("ATMConnections(%v) = %v; want %v", tt.give, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestService_UpdateNode_ATMMappings: an ATM switch keeps mappings GNS3
+// can switch, shows one ATM port per port number they use, and refuses
+// the rest without changing what it had.
+func TestService_UpdateNode_ATMMappings(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := newService(t)
+	atm := mustCreateNode(t, svc, mustCreateProject(t, svc, "lab").ID, app.NodeCreate{Type: app.ATMSwitch})
+	update := func(m any) (*app.Node, error) {
+		raw, err := json.Marshal(map[string]any{"mappings": m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := app.DecodeProperties(app.ATMSwitch, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return svc.UpdateNode(ctx, ref(atm), app.NodeUpdate{Properties: u})
+	}
+	good := map[string]string{"1:10:100": "2:20:200", "3:5": "1:6"}
+	got, err := update(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ports []string
+	for _, p := range got.Ports() {
+		ports = append(ports, fmt.Sprintf("%d %s %s %v", p.PortNumber, p.Name, p.LinkType, p.DataLinkTypes))
+	}
+	if want := []string{"1 1 serial map[ATM:DLT_ATM_RFC1483]", "2 2 serial map[ATM:DLT_ATM_RFC1483]", "3 3 serial map[ATM:DLT_ATM_RFC1483]"}; !reflect.DeepEqual(ports, want) {
+		t.Errorf("ports %v; want %v", ports, want)
+	}
+	if !reflect.DeepEqual(got.ATMMappings(), good) {
+		t.Errorf("mappings %v; want %v", got.ATMMappings(), good)
+	}
+	for _, bad := range []any{map[string]any{"1:10:100": "2:20"}, map[string]any{"1:10:100": 2}, []string{"1:1"}, "1:1"} {
+		if _, err := update(bad); app.ErrorCode(err) != app.EINVALID || app.ErrorField(err) != "properties.mappings" {
+			t.Errorf("mappings %v: error %v; want EINVALID on properties.mappings", bad, err)
+		}
+	}
+	if n := mustFindNode(t, svc, atm); !reflect.DeepEqual(n.ATMMappings(), good) {
+		t.Errorf("after refused updates, mappings %v; want %v kept", n.ATMMappings(), good)
 	}
 }
 

@@ -46,18 +46,13 @@ type portClass struct {
 	dlts        map[string]string
 }
 
-// atmPorts gives an ATM switch one port per port number its mappings use
-// ("1:0:100": "10:0:200" uses ports 1 and 10), in order, as GNS3 does.
+// atmPorts gives an ATM switch one port per port number its connections
+// use ("1:0:100": "10:0:200" uses ports 1 and 10), in order, as GNS3 does.
 func (n *Node) atmPorts() []Port {
-	var m map[string]string
-	_ = json.Unmarshal(n.Properties.Extra["mappings"], &m)
+	conns, _ := ATMConnections(n.ATMMappings())
 	var nums []int
-	for k, v := range m {
-		for _, end := range []string{k, v} {
-			if p, err := strconv.Atoi(strings.SplitN(end, ":", 2)[0]); err == nil && p >= 0 && p <= 65535 {
-				nums = append(nums, p)
-			}
-		}
+	for _, c := range conns {
+		nums = append(nums, c[0].Port, c[1].Port)
 	}
 	slices.Sort(nums)
 	nums = slices.Compact(nums)

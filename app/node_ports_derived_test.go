@@ -55,8 +55,8 @@ func TestService_CreateNode_DerivedPorts(t *testing.T) {
 				"2/0 Serial2/0 serial", "2/1 Serial2/1 serial", "2/2 Serial2/2 serial", "2/3 Serial2/3 serial"}},
 		{"Docker", app.NodeCreate{Type: app.Docker, NodeUpdate: app.NodeUpdate{Properties: &app.DockerUpdate{"adapters": json.RawMessage("2")}}},
 			[]string{"0/0 eth0 ethernet", "1/0 eth1 ethernet"}},
-		{"ATM", app.NodeCreate{Type: app.ATMSwitch, NodeUpdate: app.NodeUpdate{Properties: genericProps(t, map[string]any{
-			"mappings": map[string]any{"1:0:100": "10:0:200"}})}},
+		{"ATM", app.NodeCreate{Type: app.ATMSwitch, NodeUpdate: app.NodeUpdate{Properties: &app.ATMUpdate{
+			Mappings: app.Some(json.RawMessage(`{"1:0:100": "10:0:200"}`))}}},
 			[]string{"0/1 1 serial", "0/10 10 serial"}},
 		{"TraceNG", app.NodeCreate{Type: app.TraceNG}, []string{"0/0 Ethernet0 ethernet"}},
 		{"VirtualBox", app.NodeCreate{Type: app.VirtualBox, NodeUpdate: app.NodeUpdate{Properties: genericProps(t, map[string]any{"adapters": 2})}},

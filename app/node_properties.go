@@ -87,7 +87,7 @@ func newNodeEnvFor(t NodeType, hostInterfaces func() []HostInterface) newNodeEnv
 }
 
 // PropertiesUpdate is a change to the type-specific fields of a node: a
-// VPCSUpdate, SwitchUpdate, HubUpdate, FrameRelayUpdate, CloudUpdate, NATUpdate,
+// VPCSUpdate, SwitchUpdate, HubUpdate, FrameRelayUpdate, ATMUpdate, CloudUpdate, NATUpdate,
 // QEMUUpdate or GenericUpdate. A nil PropertiesUpdate changes nothing.
 type PropertiesUpdate interface {
 	// apply checks the change against its type's rules and applies it to p.
@@ -418,12 +418,68 @@ func loopbackAllowed(p Properties) bool {
 	return json.Unmarshal(p.Extra[natLoopbackKey], &on) == nil && on
 }
 
-// ATM switch and the emulated types nodedesk stores but does not run
-// (docker, ...): free-form properties, kept as given, and the ports GNS3
-// derives from them (node_ports.go).
+// ATM switch: its mappings (ATMUpdate), kept in Properties.Extra as GNS3
+// keys them, and the ports GNS3 derives from them (node_ports.go).
+
+var atmProps = withPorts(propertyKind{
+	keys:      []string{atmMappingsKey},
+	newUpdate: func() PropertiesUpdate { return &ATMUpdate{} },
+	init: func(n *Node, _ newNodeEnv) {
+		n.Properties.Extra = map[string]json.RawMessage{atmMappingsKey: json.RawMessage("{}")}
+	},
+	view: genericProps.view,
+}, (*Node).atmPorts)
+
+// ATMUpdate is a change to an ATM switch's properties: its mappings, which
+// must be an object of ATM connections (ATMConnections), which GNS3's
+// Dynamips would otherwise refuse or mis-switch; null is no mapping.
+type ATMUpdate struct {
+	Mappings Field[json.RawMessage] `json:"mappings"`
+}
+
+func (u *ATMUpdate) apply(p *Properties) error {
+	if !u.Mappings.Set {
+		return nil
+	}
+	m := map[string]string{}
+	if !u.Mappings.Null {
+		if err := json.Unmarshal(u.Mappings.Value, &m); err != nil || m == nil {
+			return Invalid("properties.mappings", "ATM mappings must be an object of strings, each \"port:VPI:VCI\": \"port:VPI:VCI\" or \"port:VPI\": \"port:VPI\"")
+		}
+	}
+	if err := checkATMMappings(m); err != nil {
+		return err
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	p.Extra = maps.Clone(p.Extra)
+	if p.Extra == nil {
+		p.Extra = map[string]json.RawMessage{}
+	}
+	p.Extra[atmMappingsKey] = raw
+	return nil
+}
+
+// atmMappingsKey is the property holding an ATM switch's mappings.
+const atmMappingsKey = "mappings"
+
+// ATMMappings are an ATM switch's mappings as stored (nil when it has none
+// or they are not an object of strings).
+func (n *Node) ATMMappings() map[string]string {
+	var m map[string]string
+	if json.Unmarshal(n.Properties.Extra[atmMappingsKey], &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// The emulated types nodedesk stores but does not run (docker, ...):
+// free-form properties, kept as given, and the ports GNS3 derives from
+// them (node_ports.go).
 
 var (
-	atmProps     = withPorts(genericProps, (*Node).atmPorts)
 	traceNGProps = withPorts(genericProps, func(*Node) []Port { return []Port{ethernetPort("Ethernet0", "e0", 0, 0)} })
 	// vmProps are the free-form properties of VirtualBox and VMware
 	// nodes.

@@ -152,9 +152,9 @@ var kinds = []struct {
 		consoles: noConsole, lifecycle: AlwaysRunning,
 		props: frameRelayProps, computeView: []string{"mappings"}, noFilters: true}},
 	{ATMSwitch, nodeKind{title: "ATM switch", nameFormat: "ATMSW{0}", symbol: ":/symbols/atm_switch.svg",
-		traffic:  "nodedesk does not forward ATM cells: no traffic crosses it.",
+		traffic:  "It switches ATM cells between its ports, by VPI and VCI (a virtual channel) or by VPI alone (a virtual path), from the moment it exists: each UDP datagram is one 53-byte cell, as Dynamips' ATM port adapters send them.",
 		consoles: noConsole, lifecycle: AlwaysRunning,
-		props: atmProps, noFilters: true}},
+		props: atmProps, computeView: []string{"mappings"}, noFilters: true}},
 	// GNS3's Docker VNC console runs an X server on the host; nodedesk
 	// serves telnet and HTTP consoles and the aux shell.
 	{Docker, nodeKind{title: "Docker", nameFormat: "Docker{0}", symbol: ":/symbols/docker_guest.svg",

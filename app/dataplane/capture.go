@@ -36,6 +36,10 @@ const (
 var captureLinkTypes = map[string]layers.LinkType{
 	"DLT_EN10MB": layers.LinkTypeEthernet,
 	"DLT_FRELAY": layers.LinkTypeFRelay,
+	// Each ATM cell is written whole (header, HEC and payload), as
+	// dynamips' capture filter writes the cells of its ATM NIOs under
+	// this link type.
+	"DLT_ATM_RFC1483": layers.LinkTypeATM_RFC1483,
 }
 
 // Capture writes the frames of a link to a pcap file, as ubridge does for
@@ -56,13 +60,13 @@ type Capture struct {
 }
 
 // StartCapture creates (or truncates) the pcap file at path and writes its
-// header for linkType, GNS3's data_link_type: "DLT_EN10MB" (Ethernet) or
-// "DLT_FRELAY" (Frame Relay). Any other link type is an EINVALID
-// *app.Error.
+// header for linkType, GNS3's data_link_type: "DLT_EN10MB" (Ethernet),
+// "DLT_FRELAY" (Frame Relay) or "DLT_ATM_RFC1483" (ATM cells). Any other
+// link type is an EINVALID *app.Error.
 func StartCapture(path string, linkType string) (*Capture, error) {
 	lt, ok := captureLinkTypes[linkType]
 	if !ok {
-		return nil, app.Errorf(app.EINVALID, "Cannot capture with data_link_type %q; use DLT_EN10MB (Ethernet) or DLT_FRELAY (Frame Relay)", linkType)
+		return nil, app.Errorf(app.EINVALID, "Cannot capture with data_link_type %q; use DLT_EN10MB (Ethernet), DLT_FRELAY (Frame Relay) or DLT_ATM_RFC1483 (ATM)", linkType)
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {

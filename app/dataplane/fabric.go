@@ -44,6 +44,7 @@ var engines = map[app.NodeType]func(f *Fabric, n *app.Node) (Engine, error){
 	app.EthernetSwitch:   func(*Fabric, *app.Node) (Engine, error) { return NewEthernetSwitch(), nil },
 	app.EthernetHub:      func(*Fabric, *app.Node) (Engine, error) { return NewEthernetHub(), nil },
 	app.FrameRelaySwitch: func(*Fabric, *app.Node) (Engine, error) { return NewFrameRelaySwitch(), nil },
+	app.ATMSwitch:        func(*Fabric, *app.Node) (Engine, error) { return NewATMSwitch(), nil },
 	app.NAT:              newNATEngine,
 }
 

@@ -1602,6 +1602,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/compute/projects/{project_id}/atm_switch/nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create an ATM switch on the compute. */
+        post: operations["createATMSwitch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/compute/projects/{project_id}/frame_relay_switch/nodes/{node_id}": {
         parameters: {
             query?: never;
@@ -1621,6 +1638,25 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/compute/projects/{project_id}/atm_switch/nodes/{node_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an ATM switch on the compute. */
+        get: operations["getATMSwitch"];
+        /** Update an ATM switch on the compute. */
+        put: operations["updateATMSwitch"];
+        post?: never;
+        /** Delete an ATM switch on the compute. */
+        delete: operations["deleteATMSwitch"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/compute/projects/{project_id}/frame_relay_switch/nodes/{node_id}/console/ws": {
         parameters: {
             query?: never;
@@ -1630,6 +1666,23 @@ export interface paths {
         };
         /** Use the telnet console of a frame relay switch node on the compute over a WebSocket. */
         get: operations["wsFrameRelaySwitchConsole"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/atm_switch/nodes/{node_id}/console/ws": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Use the telnet console of an ATM switch node on the compute over a WebSocket. */
+        get: operations["wsATMSwitchConsole"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1655,6 +1708,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/compute/projects/{project_id}/atm_switch/nodes/{node_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start an ATM switch on the compute. */
+        post: operations["startATMSwitch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/compute/projects/{project_id}/frame_relay_switch/nodes/{node_id}/stop": {
         parameters: {
             query?: never;
@@ -1666,6 +1736,23 @@ export interface paths {
         put?: never;
         /** Stop a Frame Relay switch on the compute. */
         post: operations["stopFrameRelaySwitch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/atm_switch/nodes/{node_id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop an ATM switch on the compute. */
+        post: operations["stopATMSwitch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1689,6 +1776,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/compute/projects/{project_id}/atm_switch/nodes/{node_id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Suspend an ATM switch on the compute. */
+        post: operations["suspendATMSwitch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/compute/projects/{project_id}/frame_relay_switch/nodes/{node_id}/reload": {
         parameters: {
             query?: never;
@@ -1700,6 +1804,23 @@ export interface paths {
         put?: never;
         /** Reload a Frame Relay switch on the compute. */
         post: operations["reloadFrameRelaySwitch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/atm_switch/nodes/{node_id}/reload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reload an ATM switch on the compute. */
+        post: operations["reloadATMSwitch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2248,6 +2369,25 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/compute/projects/{project_id}/atm_switch/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/nio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change the filters and suspension of the NIO of a port of an ATM switch. */
+        put: operations["updateATMSwitchNIO"];
+        /** Give a port of an ATM switch a UDP tunnel (NIO); replaces the one it has. */
+        post: operations["createATMSwitchNIO"];
+        /** Remove the NIO of a port of an ATM switch and free its local UDP port. */
+        delete: operations["deleteATMSwitchNIO"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/compute/projects/{project_id}/ports/udp": {
         parameters: {
             query?: never;
@@ -2657,6 +2797,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/compute/projects/{project_id}/atm_switch/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/start_capture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Capture the cells of the NIO of a port of an ATM switch. */
+        post: operations["startATMSwitchCapture"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/compute/projects/{project_id}/frame_relay_switch/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/stop_capture": {
         parameters: {
             query?: never;
@@ -2668,6 +2825,23 @@ export interface paths {
         put?: never;
         /** Stop the capture of a port of a Frame Relay switch; the file stays. */
         post: operations["stopFrameRelaySwitchCapture"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/atm_switch/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/stop_capture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop the capture of a port of an ATM switch; the file stays. */
+        post: operations["stopATMSwitchCapture"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2691,6 +2865,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/compute/projects/{project_id}/atm_switch/nodes/{node_id}/adapters/{adapter_number}/ports/{port_number}/pcap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Stream the running capture of a port of an ATM switch (pcap) until it stops. */
+        get: operations["streamATMSwitchPcap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/compute/projects/{project_id}/frame_relay_switch/nodes/{node_id}/console/reset": {
         parameters: {
             query?: never;
@@ -2702,6 +2893,23 @@ export interface paths {
         put?: never;
         /** Drop the clients of the console of a Frame Relay switch. */
         post: operations["resetFrameRelaySwitchConsole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/atm_switch/nodes/{node_id}/console/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Drop the clients of the console of an ATM switch. */
+        post: operations["resetATMSwitchConsole"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2787,6 +2995,23 @@ export interface paths {
         put?: never;
         /** Complete the copy of a Frame Relay switch a controller made (the source's folder replaces the copy's, as GNS3's compute copies it, and the files its type owns go to the copy; refused while either node runs). */
         post: operations["duplicateFrameRelaySwitchOnCompute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/compute/projects/{project_id}/atm_switch/nodes/{node_id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Complete the copy of an ATM switch a controller made (the source's folder replaces the copy's, as GNS3's compute copies it, and the files its type owns go to the copy; refused while either node runs). */
+        post: operations["duplicateATMSwitchOnCompute"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4897,6 +5122,10 @@ export interface components {
         FrameRelayMappings: {
             [key: string]: string;
         };
+        /** @description ATM connections, each "port:vpi:vci" mapped to "port:vpi:vci" (a virtual channel) or "port:vpi" to "port:vpi" (a virtual path). */
+        ATMMappings: {
+            [key: string]: string;
+        };
         /** @description Controller properties of a VPCS node. */
         VPCSProperties: {
             /** @description Content of the startup script. */
@@ -5016,6 +5245,17 @@ export interface components {
             project_id: components["schemas"]["UUID"];
             status: components["schemas"]["NodeStatus"];
         };
+        /** @description A ATM switch as seen by the compute. */
+        ATMSwitchNode: {
+            mappings: components["schemas"]["ATMMappings"];
+            /** @description ATM switch name. */
+            name: string;
+            /** @description Node UUID. */
+            node_id: components["schemas"]["UUID"];
+            /** @description Project UUID. */
+            project_id: components["schemas"]["UUID"];
+            status: components["schemas"]["NodeStatus"];
+        };
         /** @description Body for updating a VPCS node on the compute; every field is optional. */
         VPCSUpdate: {
             /** @description Console TCP port, or null to keep the current one. */
@@ -5115,6 +5355,18 @@ export interface components {
             /** @description Run state. Read-only; accepted and ignored on input. */
             status?: components["schemas"]["NodeStatus"];
         };
+        /** @description Body for updating an ATM switch on the compute; every field is optional. */
+        ATMSwitchUpdate: {
+            /** @description ATM switch name. */
+            name?: string;
+            mappings?: components["schemas"]["ATMMappings"];
+            /** @description Node UUID. Read-only; accepted and ignored on input. */
+            node_id?: components["schemas"]["UUID"];
+            /** @description Project UUID. Read-only; accepted and ignored on input. */
+            project_id?: components["schemas"]["UUID"];
+            /** @description Run state. Read-only; accepted and ignored on input. */
+            status?: components["schemas"]["NodeStatus"];
+        };
         /** @description Body for creating a VPCS node on the compute. */
         VPCSCreate: {
             /** @description VPCS name. */
@@ -5187,6 +5439,14 @@ export interface components {
             /** @description Node UUID; generated when absent. */
             node_id?: components["schemas"]["UUID"];
             mappings?: components["schemas"]["FrameRelayMappings"];
+        };
+        /** @description Body for creating an ATM switch on the compute. */
+        ATMSwitchCreate: {
+            /** @description ATM switch name. */
+            name: string;
+            /** @description Node UUID; generated when absent. */
+            node_id?: components["schemas"]["UUID"];
+            mappings?: components["schemas"]["ATMMappings"];
         };
         /** @description A JSON object whose keys are not described here. */
         AnyObject: Record<string, unknown>;
@@ -5401,7 +5661,7 @@ export interface components {
             /** @description File name (no folder); by default <node>_<port>_to_<node>_<port>.pcap. */
             capture_file_name?: string;
             /**
-             * @description Capture format: DLT_EN10MB for Ethernet links (the default), DLT_FRELAY for Frame Relay links.
+             * @description Capture format: DLT_EN10MB for Ethernet links (the default), DLT_FRELAY for Frame Relay links, DLT_ATM_RFC1483 for ATM links (each cell whole).
              * @enum {string}
              */
             data_link_type?: "DLT_EN10MB" | "DLT_FRELAY" | "DLT_ATM_RFC1483" | "DLT_C_HDLC" | "DLT_PPP_SERIAL";
@@ -5768,7 +6028,7 @@ export interface components {
         CaptureStart: {
             /** @description The pcap file's name (in the project's captures folder). */
             capture_file_name?: string;
-            /** @description DLT_EN10MB for Ethernet, DLT_FRELAY for serial. */
+            /** @description DLT_EN10MB for Ethernet, DLT_FRELAY for serial, DLT_ATM_RFC1483 for ATM. */
             data_link_type?: string;
         };
         CaptureFile: {
@@ -13032,6 +13292,60 @@ export interface operations {
             };
         };
     };
+    createATMSwitch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ATMSwitchCreate"];
+            };
+        };
+        responses: {
+            /** @description Instance created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ATMSwitchNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getFrameRelaySwitch: {
         parameters: {
             query?: never;
@@ -13172,6 +13486,146 @@ export interface operations {
             };
         };
     };
+    getATMSwitch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ATMSwitchNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateATMSwitch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ATMSwitchUpdate"];
+            };
+        };
+        responses: {
+            /** @description Instance updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ATMSwitchNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteATMSwitch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Instance deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     wsFrameRelaySwitchConsole: {
         parameters: {
             query?: never;
@@ -13222,7 +13676,111 @@ export interface operations {
             };
         };
     };
+    wsATMSwitchConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching to WebSocket, relayed to the node's telnet console: text or binary messages from the client go to the console, the console's bytes come back as binary messages. Each websocket is one client of the console; several may share it. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The node has no telnet console, is not started, or its console does not answer. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     startFrameRelaySwitch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startATMSwitch: {
         parameters: {
             query?: never;
             header?: never;
@@ -13330,6 +13888,60 @@ export interface operations {
             };
         };
     };
+    stopATMSwitch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     suspendFrameRelaySwitch: {
         parameters: {
             query?: never;
@@ -13384,7 +13996,115 @@ export interface operations {
             };
         };
     };
+    suspendATMSwitch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     reloadFrameRelaySwitch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeAction"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reloadATMSwitch: {
         parameters: {
             query?: never;
             header?: never;
@@ -15370,6 +16090,180 @@ export interface operations {
             };
         };
     };
+    updateATMSwitchNIO: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NIOCreate"];
+            };
+        };
+        responses: {
+            /** @description NIO updated. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NIO"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createATMSwitchNIO: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NIOCreate"];
+            };
+        };
+        responses: {
+            /** @description NIO created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NIO"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteATMSwitchNIO: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description NIO removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     reserveComputeUDPPort: {
         parameters: {
             query?: never;
@@ -16537,7 +17431,112 @@ export interface operations {
             };
         };
     };
+    startATMSwitchCapture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CaptureStart"];
+            };
+        };
+        responses: {
+            /** @description Capture started. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptureFile"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     stopFrameRelaySwitchCapture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Capture stopped. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    stopATMSwitchCapture: {
         parameters: {
             query?: never;
             header?: never;
@@ -16638,7 +17637,104 @@ export interface operations {
             };
         };
     };
+    streamATMSwitchPcap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+                /** @description Adapter number of the node's port. */
+                adapter_number: components["parameters"]["AdapterNumber"];
+                /** @description Port number of the node's port on its adapter. */
+                port_number: components["parameters"]["PortNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The capture file, as it is written. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.tcpdump.pcap": string;
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     resetFrameRelaySwitchConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Console reset. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resetATMSwitchConsole: {
         parameters: {
             query?: never;
             header?: never;
@@ -16928,6 +18024,62 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FrameRelaySwitchNode"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The source or the copy runs (stop it first), or the source's folder cannot be copied. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    duplicateATMSwitchOnCompute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ComputeNodeDuplicate"];
+            };
+        };
+        responses: {
+            /** @description Copy completed. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ATMSwitchNode"];
                 };
             };
             /** @description The request is invalid. */
