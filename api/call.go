@@ -92,7 +92,7 @@ func (s *Server) ImportProject(ctx context.Context, id, name string, body io.Rea
 // reset_mac_addresses; ECONFLICT while a node runs.
 func (s *Server) ExportProject(ctx context.Context, id string, snapshots, resetMACs bool) (archive []byte, err error) {
 	defer s.answered("ExportProject", &err)
-	e, err := s.svc.ExportProject(ctx, id, snapshots)
+	e, err := s.svc.ExportProject(ctx, id, app.ExportContent{Snapshots: snapshots})
 	if err != nil {
 		return nil, err
 	}
