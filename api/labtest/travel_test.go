@@ -57,9 +57,9 @@ func travelNodes(t *testing.T, l *Lab, pid, disk string) {
 	iouNode(t, l, pid, "IOU1", travelIOU, nil)
 }
 
-// startAllRuns starts every node of pid and fails unless each runs; then
-// stops them all.
-func startAllRuns(t *testing.T, l *Lab, pid string) {
+// startAllRuns starts every node of pid and fails unless each runs, calls
+// running (if any), then stops them all.
+func startAllRuns(t *testing.T, l *Lab, pid string, running func()) {
 	t.Helper()
 	l.Do("POST", "/v2/projects/"+pid+"/open", nil).Want(t, 201)
 	l.Do("POST", "/v2/projects/"+pid+"/nodes/start", nil).Want(t, 204)
@@ -71,6 +71,9 @@ func startAllRuns(t *testing.T, l *Lab, pid string) {
 		if n["status"] != "started" {
 			t.Errorf("%s is %v after Start all", n["name"], n["status"])
 		}
+	}
+	if running != nil {
+		running()
 	}
 	l.Do("POST", "/v2/projects/"+pid+"/nodes/stop", nil).Want(t, 204)
 }
@@ -109,7 +112,20 @@ func TestTravel_ExportWithImagesRunsElsewhere(t *testing.T) {
 	data := filepath.Dir(l.Store.Path())
 	pid := l.MustCreateProject("travel")
 	travelNodes(t, l, pid, disk)
-	startAllRuns(t, l, pid)
+	// No snapshot of running routers (their RAM files are being written),
+	// as GNS3: 409, saying to stop them.
+	startAllRuns(t, l, pid, func() {
+		r := l.Do("POST", "/v2/projects/"+pid+"/snapshots", map[string]any{"name": "live"}).Want(t, 409).JSON(t)
+		if msg, _ := r["message"].(string); !strings.Contains(msg, "must be stopped") || !strings.Contains(msg, "R1") {
+			t.Errorf("a snapshot of running nodes is refused with %q; want it to say to stop them, naming them", msg)
+		}
+	})
+	// Stopped, the snapshot holds no scratch file.
+	snap := l.Do("POST", "/v2/projects/"+pid+"/snapshots", map[string]any{"name": "stopped"}).Want(t, 201).JSON(t)
+	kept, _ := filepath.Glob(filepath.Join(data, "projects", pid, "snapshots", snap["snapshot_id"].(string), "project-files", "dynamips", "*.ghost"))
+	if len(kept) > 0 {
+		t.Errorf("the snapshot kept the ghost RAM %v", kept)
+	}
 	ghosts, _ := filepath.Glob(filepath.Join(data, "projects", pid, "project-files", "dynamips", "*.ghost"))
 	if len(ghosts) == 0 {
 		t.Fatal("R1 ran but left no ghost RAM file: the test proves nothing")
@@ -153,7 +169,7 @@ func TestTravel_ExportWithImagesRunsElsewhere(t *testing.T) {
 			t.Errorf("the import did not put %s in the images folder: %v", p, err)
 		}
 	}
-	startAllRuns(t, l, nid)
+	startAllRuns(t, l, nid, nil)
 }
 
 // TestTravel_ForeignImagePaths: a project made on other machines names
@@ -217,5 +233,5 @@ func TestTravel_ForeignImagePaths(t *testing.T) {
 			t.Errorf("the user was not told which file %s's image is", name)
 		}
 	}
-	startAllRuns(t, l, pid)
+	startAllRuns(t, l, pid, nil)
 }
