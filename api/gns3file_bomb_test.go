@@ -145,3 +145,49 @@ func TestProjectImport_Bombs(t *testing.T) {
 type zeroReader struct{}
 
 func (zeroReader) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// TestProjectImport_Images: an archive's images go into nodedesk's images
+// folder; one the folder has already (same MD5) is not written again;
+// one whose name a different image of the user's has is stored beside it,
+// the user's left as it was, and the import's node uses the project's.
+func TestProjectImport_Images(t *testing.T) {
+	ts := mustOpenServer(t)
+	dir := filepath.Join(ts.dataDir(), "images", "QEMU")
+	mine := []byte("the user's own disk")
+	mustWrite(t, filepath.Join(dir, "disk.img"), mine)
+	sum := func(b []byte) string { h := md5.Sum(b); return hex.EncodeToString(h[:]) }
+	lab := func(id string, disk []byte) []byte {
+		g := newGNS3Project("with-images", 9)
+		g.node(id, "qemu", "Q1", 0, 0, map[string]any{"hda_disk_image": "disk.img"}, nil)
+		g.files["images/QEMU/disk.img"] = string(disk)
+		g.files["images/QEMU/new.img"] = "a new disk"
+		return g.archive(t)
+	}
+	diskOf := func(pid string) string {
+		nodes := ts.Do("GET", "/v2/projects/"+pid+"/nodes", nil).Want(t, 200).List(t)
+		return nodes[0]["properties"].(map[string]any)["hda_disk_image"].(string)
+	}
+
+	same := "7b6a4e34-2c7d-4b1e-9b35-0c7a0d5e1d00"
+	ts.importArchive(same, lab("7b6a4e34-2c7d-4b1e-9b35-0c7a0d5e1d01", mine), "").Want(t, 201)
+	if got := diskOf(same); got != "disk.img" {
+		t.Errorf("the same image: the node names %s; want disk.img", got)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "new.img")); err != nil || string(b) != "a new disk" {
+		t.Errorf("a new image was not put in the images folder: %q, %v", b, err)
+	}
+
+	theirs := []byte("the project's own disk, another one")
+	other := "7b6a4e34-2c7d-4b1e-9b35-0c7a0d5e1e00"
+	ts.importArchive(other, lab("7b6a4e34-2c7d-4b1e-9b35-0c7a0d5e1e01", theirs), "").Want(t, 201)
+	if b, _ := os.ReadFile(filepath.Join(dir, "disk.img")); string(b) != string(mine) {
+		t.Errorf("the user's disk.img was replaced by the project's: %q", b)
+	}
+	want := "disk-" + sum(theirs)[:8] + ".img"
+	if got := diskOf(other); got != want {
+		t.Errorf("a different image: the node names %s; want %s, the project's copy", got, want)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, want)); err != nil || string(b) != string(theirs) {
+		t.Errorf("the project's image is not kept as %s: %q, %v", want, b, err)
+	}
+}
