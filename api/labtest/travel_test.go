@@ -235,3 +235,40 @@ func TestTravel_ForeignImagePaths(t *testing.T) {
 	}
 	startAllRuns(t, l, pid, nil)
 }
+
+// TestTravel_ForeignPathAtStart: a node that names its disk by another
+// machine's path, made before the disk was here, starts once the disk is
+// in nodedesk's images folder: found by file name, and the user is told
+// which file runs.
+func TestTravel_ForeignPathAtStart(t *testing.T) {
+	l, disk := travelLab(t)
+	pid := l.MustCreateProject("late-disk")
+	foreign := `C:\Users\x\GNS3\images\QEMU\travel-disk.qcow2`
+	q := guestNode(t, l, pid, "Q1", map[string]any{"hda_disk_image": foreign, "ram": 64})
+	if got := q["properties"].(map[string]any)["hda_disk_image"]; got != foreign {
+		t.Fatalf("a disk not here yet is named %v; want %s, as given", got, foreign)
+	}
+	qemuDir := filepath.Join(filepath.Dir(l.Store.Path()), "images", "QEMU")
+	if err := os.MkdirAll(qemuDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(disk, filepath.Join(qemuDir, "travel-disk.qcow2")); err != nil {
+		t.Fatal(err)
+	}
+	events, stop := l.Events.Subscribe(64)
+	defer stop()
+	nodePath := "/v2/projects/" + pid + "/nodes/" + q["node_id"].(string)
+	l.Do("POST", nodePath+"/start", nil).Want(t, 200)
+	defer l.Do("POST", nodePath+"/stop", nil)
+	told := false
+	for len(events) > 0 {
+		e := <-events
+		if m, ok := e.Payload.(*app.LogMessage); ok && e.Action == app.EventLogWarning && strings.Contains(m.Message, "Q1") &&
+			strings.Contains(m.Message, filepath.Join(qemuDir, "travel-disk.qcow2")) {
+			told = true
+		}
+	}
+	if !told {
+		t.Error("the user was not told which file Q1's disk is")
+	}
+}
