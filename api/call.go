@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 
 	"nodedesk/app"
 	"nodedesk/app/gns3file"
@@ -87,20 +88,40 @@ func (s *Server) ImportProject(ctx context.Context, id, name string, body io.Rea
 	return s.importProject(ctx, id, name, body)
 }
 
-// ExportProject is project id as a .gns3project archive (zip), whole, as
-// GET /v2/projects/{id}/export answers it with include_snapshots and
-// reset_mac_addresses; ECONFLICT while a node runs.
-func (s *Server) ExportProject(ctx context.Context, id string, snapshots, resetMACs bool) (archive []byte, err error) {
+// ExportProject is project id as a .gns3project archive (zip), as GET
+// /v2/projects/{id}/export answers it with include_snapshots,
+// reset_mac_addresses and include_images; ECONFLICT while a node runs.
+// The archive is written to a temporary file of the projects folder (it
+// may hold GiBs of images), which closing the answer removes.
+func (s *Server) ExportProject(ctx context.Context, id string, snapshots, resetMACs, images bool) (archive io.ReadCloser, err error) {
 	defer s.answered("ExportProject", &err)
-	e, err := s.svc.ExportProject(ctx, id, snapshots)
+	e, err := s.svc.ExportProject(ctx, id, app.ExportContent{Snapshots: snapshots, Images: images})
 	if err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
-	if err := gns3file.WriteArchive(&b, e, gns3file.ExportOptions{Snapshots: snapshots, ResetMACAddresses: resetMACs}); err != nil {
+	f, err := s.svc.NewUploadFile()
+	if err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	err = gns3file.WriteArchive(f, e, gns3file.ExportOptions{Snapshots: snapshots, ResetMACAddresses: resetMACs})
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return removedOnClose{f}, nil
+}
+
+// removedOnClose is a temporary file removed when it is closed.
+type removedOnClose struct{ *os.File }
+
+func (f removedOnClose) Close() error {
+	err := f.File.Close()
+	os.Remove(f.Name())
+	return err
 }
 
 // answered ends a typed question (deferred, with its error): an internal

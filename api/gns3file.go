@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/gorilla/mux"
 
@@ -90,7 +91,9 @@ func (s *Server) importProject(ctx context.Context, id, name string, body io.Rea
 	_, _ = f.ReadAt(head, 0)
 	var imp *app.ProjectImport
 	if gns3file.IsArchive(head) {
-		imp, err = gns3file.ReadArchive(f, size, s.gns3Options())
+		o := s.gns3Options()
+		o.Limits.Room = s.svc.ImportRoom()
+		imp, err = gns3file.ReadArchive(f, size, o)
 	} else {
 		imp, err = s.decodeTopology(f, size)
 	}
@@ -135,6 +138,9 @@ func (s *Server) spool(body io.Reader, limit int64) (*os.File, int64, error) {
 		if errors.As(err, &over) {
 			return nil, 0, app.Errorf(app.EINVALID, "The request body is larger than %d MiB; nodedesk imports smaller archives (export without images)", limit>>20)
 		}
+		if errors.Is(err, syscall.ENOSPC) {
+			return nil, 0, app.Errorf(app.ECONFLICT, "Not enough disk space for the upload in nodedesk's data folder; free some space and send it again")
+		}
 		return nil, 0, app.Errorf(app.EINVALID, "Request body could not be read: %v", err)
 	}
 	return f, n, nil
@@ -143,15 +149,18 @@ func (s *Server) spool(body io.Reader, limit int64) (*os.File, int64, error) {
 // handleProjectExport answers a .gns3project archive of the project, as
 // GNS3 exports one: include_snapshots, reset_mac_addresses (yes/no, also
 // true/false or 1/0), compression (zip or none; GNS3's bzip2 and lzma are
-// not written), include_images and keep_compute_ids (accepted and ignored:
-// nodedesk has no images and one compute). 409 while a node runs.
+// not written), include_images (the images the nodes name, under
+// images/<kind>/), keep_compute_ids (accepted and ignored: nodedesk has
+// one compute). The archive is streamed as it is written. 409 while a node
+// runs.
 func (s *Server) handleProjectExport(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	var o gns3file.ExportOptions
+	var images bool
 	for _, f := range []struct {
 		name string
 		dst  *bool
-	}{{"include_snapshots", &o.Snapshots}, {"reset_mac_addresses", &o.ResetMACAddresses}, {"include_images", nil}, {"keep_compute_ids", nil}} {
+	}{{"include_snapshots", &o.Snapshots}, {"reset_mac_addresses", &o.ResetMACAddresses}, {"include_images", &images}, {"keep_compute_ids", nil}} {
 		v, err := queryBool(q.Get(f.name), f.name)
 		if err != nil {
 			return err
@@ -167,7 +176,7 @@ func (s *Server) handleProjectExport(w http.ResponseWriter, r *http.Request) err
 	default:
 		return app.Invalid("compression", "compression %q is not one nodedesk writes; use zip (deflate) or none", c)
 	}
-	e, err := s.svc.ExportProject(r.Context(), mux.Vars(r)["project_id"], o.Snapshots)
+	e, err := s.svc.ExportProject(r.Context(), mux.Vars(r)["project_id"], app.ExportContent{Snapshots: o.Snapshots, Images: images})
 	if err != nil {
 		return err
 	}

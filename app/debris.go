@@ -125,3 +125,17 @@ func (s *Service) SweepDebris(ctx context.Context) ([]string, error) {
 	}
 	return removed, errors.Join(errs...)
 }
+
+// ImportRoom is the disk space an import may unpack its files and images
+// into: the free space of the disk of the data folder, less what uploads
+// leave free (imageDiskReserve); 0 when it cannot be read (no bound).
+func (s *Service) ImportRoom() int64 {
+	free, ok := diskFree(s.c.DataDir)
+	if !ok {
+		return 0
+	}
+	if free <= imageDiskReserve {
+		return 1 // nothing fits
+	}
+	return int64(free - imageDiskReserve)
+}

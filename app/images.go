@@ -340,9 +340,12 @@ func (s *Service) ImagePath(kind ImageKind, name string) (string, error) {
 // none, or cannot read it): an absolute path to a file inside one of
 // kind's folders becomes its path relative to that folder (with /), when
 // that relative path finds the same file again (an image of the same name
-// in an earlier folder would be found instead: the path is kept); any
-// other name is kept as given. The sum is cached beside the image
-// (imageMD5), so only the first look at an image reads it whole.
+// in an earlier folder would be found instead: the path is kept); a path
+// of another machine (absolute, or a Windows path, that is not here)
+// found here by its file name becomes the file found, named so, and
+// foreign says which file that is; any other name is kept as given. The
+// sum is cached beside the image (imageMD5), so only the first look at an
+// image reads it whole.
 func (s *Service) keepImage(ctx context.Context, kind ImageKind, name string) keptImage {
 	p, err := s.ImagePath(kind, name)
 	if err != nil {
@@ -354,12 +357,17 @@ func (s *Service) keepImage(ctx context.Context, kind ImageKind, name string) ke
 			sum = ""
 		}
 	}
-	if !filepath.IsAbs(name) || p != name { // a relative name, or one found by its file name
-		return keptImage{name, sum}
+	foreign := (filepath.IsAbs(name) || isWindowsAbs(name)) && p != name
+	if !foreign && (!filepath.IsAbs(name) || p != name) { // a relative name
+		return keptImage{name: name, sum: sum}
+	}
+	kept := keptImage{name: name, sum: sum}
+	if foreign {
+		kept = keptImage{name: p, sum: sum, foreign: p}
 	}
 	folders, err := s.imageFolders(kind, false)
 	if err != nil {
-		return keptImage{name, sum}
+		return kept
 	}
 	for _, dir := range folders {
 		rel, err := filepath.Rel(dir, p)
@@ -371,10 +379,11 @@ func (s *Service) keepImage(ctx context.Context, kind ImageKind, name string) ke
 			continue // a hidden file or a checksum: not an image of the folder
 		}
 		if q, err := s.ImagePath(kind, rel); err == nil && samePath(q, p) {
-			return keptImage{rel, sum}
+			kept.name = rel
+			return kept
 		}
 	}
-	return keptImage{name, sum}
+	return kept
 }
 
 // imageDefaultsUpdate is a PropertiesUpdate whose new node may take some

@@ -108,8 +108,9 @@ type imageUpdate interface {
 }
 
 // keptImage is an image name as a node keeps it and the MD5 sum of the
-// image ("" when unknown here).
-type keptImage struct{ name, sum string }
+// image ("" when unknown here); foreign, when the name given was a path of
+// another machine found here by its file name, is the file found.
+type keptImage struct{ name, sum, foreign string }
 
 // DecodeProperties reads the type-specific fields of a node of type t from a
 // JSON object: the "properties" object of a controller node, or the body of

@@ -384,6 +384,16 @@ func (u *DynamipsUpdate) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// givenImages is the image the change names, if any.
+func (u *DynamipsUpdate) givenImages(keys []string) map[string]string { return givenImages(*u, keys) }
+
+// withImages is a copy of u with its image as a node keeps it and, when
+// known, its checksum (image_md5sum), which GNS3's compute computes.
+func (u *DynamipsUpdate) withImages(kept map[string]keptImage) PropertiesUpdate {
+	c := DynamipsUpdate(withImages(*u, kept, func(k string) string { return k + "_md5sum" }))
+	return &c
+}
+
 func (u *DynamipsUpdate) apply(p *Properties) error {
 	if len(*u) == 0 {
 		return nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -326,7 +327,9 @@ func portPairs(udp []int) []PortPair {
 
 // nodeImages finds, in the image folders of n's type, the images n's
 // properties name: their absolute paths by property key. An image that is
-// missing is a conflict that names the node, the property and the image.
+// missing is a conflict that names the node, the property and the image;
+// one another machine named by its path, found here by its file name, is
+// told on the project's notification stream.
 func (s *Service) nodeImages(n *Node) (map[string]string, error) {
 	keys := n.Type.ImageProperties()
 	if len(keys) == 0 {
@@ -341,6 +344,10 @@ func (s *Service) nodeImages(n *Node) (map[string]string, error) {
 		p, err := s.ImagePath(n.Type.kind().imageKind, name)
 		if err != nil {
 			return nil, &Error{Code: ErrorCode(err), Message: fmt.Sprintf("%s cannot start: its %s: %s", n.Name, k, ErrorMessage(err))}
+		}
+		if (filepath.IsAbs(name) || isWindowsAbs(name)) && p != name { // another machine's path
+			s.tell(EventLogWarning, n.ProjectID, fmt.Sprintf("%s: %s image %s is not on this machine; nodedesk uses %s, found by its file name",
+				n.Name, n.Type.kind().imageKind, name, p))
 		}
 		found[k] = p
 	}

@@ -78,6 +78,11 @@ type nodeKind struct {
 	// node (node_files.go): the store keeps them, and every view of the
 	// folder (node files, project files, export, import) shows them.
 	files []nodeFile
+	// scratch are patterns (path.Match, on a file name) of the files its
+	// emulator writes under project-files/<folder>/ that a next start
+	// makes again: working state, not the user's (a router's ghost RAM).
+	// An export, an import and a snapshot leave them out (Exportable).
+	scratch []string
 	// firstFile, when set, is what a file of the node's folder that its
 	// runner writes at the first start holds until then (a router's
 	// startup config): reading it shows that, not "not found". ok is
@@ -167,6 +172,9 @@ var kinds = []struct {
 		traffic:  "Its frames cross its links while it runs: each port is a UDP tunnel of its Dynamips process to nodedesk.",
 		consoles: []ConsoleType{ConsoleTelnet, ConsoleNone}, lifecycle: ProcessRun,
 		folder: "dynamips", props: dynamipsProps, images: []string{"image"}, imageKind: IOSImages, aux: true,
+		// Ghost RAM images (<image>-<RAM>.ghost), the translation caches
+		// (ilt_*), RAM and ROM files and locks: never NVRAM, flash or disks.
+		scratch:     []string{"*.ghost", "ilt_*", "*_ram", "*_rom", "*_lock"},
 		computeView: dynamipsComputeView, firstFile: dynamipsFirstFile,
 		computeCreate: map[string]any{"startup_config_content": IOSBaseConfig}}},
 	{VPCS, nodeKind{title: "VPCS", nameFormat: "PC{0}", symbol: ":/symbols/vpcs_guest.svg",

@@ -2,9 +2,12 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -30,6 +33,19 @@ type ProjectExport struct {
 	// start left on disk). A snapshot's are the files it kept
 	// (project_snapshot_files.go).
 	Files []ExportFile
+	// Images are the image files the nodes name, when asked for, each by
+	// its path in the archive, images/<kind>/<file name>, as GNS3 puts
+	// them (ExportContent.Images).
+	Images []ExportFile
+}
+
+// ExportContent says what an export carries besides the project's
+// records and files.
+type ExportContent struct {
+	// Snapshots adds the project's snapshots.
+	Snapshots bool
+	// Images adds the image files the nodes name (GNS3's include_images).
+	Images bool
 }
 
 // SnapshotExport is one snapshot of an exported project.
@@ -49,10 +65,13 @@ type ExportFile struct {
 }
 
 // ExportProject reads what a project file of the project holds, in one
-// read transaction, and lists the files of its folder. As GNS3, it is
-// refused while a node of the project runs a process (the files could be
-// half written). Codes: ENOTFOUND, ECONFLICT (a node runs).
-func (s *Service) ExportProject(ctx context.Context, projectID string, withSnapshots bool) (*ProjectExport, error) {
+// read transaction, and lists the files of its folder (and, when asked,
+// its images). Its nodes name their images by file name only
+// (portableImages), so that the file works on another machine. As GNS3, it
+// is refused while a node of the project runs a process (the files could
+// be half written). Codes: ENOTFOUND, ECONFLICT (a node runs).
+func (s *Service) ExportProject(ctx context.Context, projectID string, what ExportContent) (*ProjectExport, error) {
+	withSnapshots := what.Snapshots
 	e := &ProjectExport{}
 	var snaps []*Snapshot
 	err := s.view(func(tx Tx) (err error) {
@@ -83,6 +102,10 @@ func (s *Service) ExportProject(ctx context.Context, projectID string, withSnaps
 	if e.Files, err = folderFiles(s.ProjectDir(e.Project.ID), e.Nodes, time.Now()); err != nil {
 		return nil, err
 	}
+	if what.Images {
+		e.Images = s.exportImages(e.Project.ID, e.Nodes)
+	}
+	e.Nodes = portableImages(e.Nodes)
 	for _, snap := range snaps {
 		p := *snap.Project
 		p.ID, p.Name = e.Project.ID, e.Project.Name
@@ -93,10 +116,88 @@ func (s *Service) ExportProject(ctx context.Context, projectID string, withSnaps
 			return nil, err
 		}
 		e.Snapshots = append(e.Snapshots, SnapshotExport{Name: snap.Name, CreatedAt: snap.CreatedAt, Export: &ProjectExport{
-			Project: &p, Nodes: snap.Nodes, Links: snap.Links, Drawings: snap.Drawings, Files: files,
+			Project: &p, Nodes: portableImages(snap.Nodes), Links: snap.Links, Drawings: snap.Drawings, Files: files,
 		}})
 	}
 	return e, nil
+}
+
+// imageFileName is the file name an image is named by in a project file
+// that travels: the last part of the name this machine gives it, be it a
+// path relative to an images folder, an absolute path, or a Windows path
+// (C:\GNS3\images\IOS\c7200.image), as GNS3's export names it.
+func imageFileName(name string) string {
+	return path.Base(strings.ReplaceAll(name, `\`, "/"))
+}
+
+// nodeImageNames calls fn with each image property of n that names an
+// image (its key and the name).
+func nodeImageNames(n *Node, fn func(key, name string)) {
+	for _, k := range n.Type.ImageProperties() {
+		var name string
+		if raw, ok := n.Properties.Extra[k]; ok && json.Unmarshal(raw, &name) == nil && strings.TrimSpace(name) != "" {
+			fn(k, name)
+		}
+	}
+}
+
+// portableImages are copies of nodes whose image properties name their
+// images by file name only (imageFileName); a node that names none is
+// kept as it is.
+func portableImages(nodes []*Node) []*Node {
+	out := make([]*Node, len(nodes))
+	for i, n := range nodes {
+		out[i] = n
+		nodeImageNames(n, func(k, name string) {
+			if imageFileName(name) == name {
+				return
+			}
+			if out[i] == n {
+				c := *n
+				c.Properties.Extra = maps.Clone(n.Properties.Extra)
+				out[i] = &c
+			}
+			b, _ := json.Marshal(imageFileName(name))
+			out[i].Properties.Extra[k] = b
+		})
+	}
+	return out
+}
+
+// exportImages lists the image files the nodes name, found as a start
+// finds them (ImagePath), each once, at images/<kind>/<file name>. An
+// image that is not on this machine is left out, as GNS3 leaves it out,
+// and the project's notification stream says so.
+func (s *Service) exportImages(projectID string, nodes []*Node) []ExportFile {
+	var files []ExportFile
+	seen := map[string]bool{}
+	var missing []string
+	for _, n := range nodes {
+		kind := n.Type.kind().imageKind
+		nodeImageNames(n, func(k, name string) {
+			arc := "images/" + string(kind) + "/" + imageFileName(name)
+			if seen[arc] {
+				return
+			}
+			seen[arc] = true
+			p, err := s.ImagePath(kind, name)
+			var fi fs.FileInfo
+			if err == nil {
+				fi, err = os.Stat(p)
+			}
+			if err != nil {
+				missing = append(missing, n.Name+"'s "+name)
+				return
+			}
+			files = append(files, ExportFile{Path: arc, Modified: fi.ModTime(), Open: func() (io.ReadCloser, error) {
+				return os.Open(p)
+			}})
+		})
+	}
+	if len(missing) > 0 {
+		s.tell(EventLogWarning, projectID, fmt.Sprintf("The export carries no copy of these images, which are not on this machine: %s", strings.Join(missing, ", ")))
+	}
+	return files
 }
 
 // folderFiles lists the files of a project's folder (or of a snapshot's
@@ -140,9 +241,12 @@ func folderFiles(dir string, nodes []*Node, ownTime time.Time) ([]ExportFile, er
 
 // Exportable is GNS3's rule of what a project's archive leaves out:
 // snapshots unless asked for, the project-files folders tmp and captures,
-// log files, and macOS's .DS_Store. p is a path relative to the project's
-// folder, with /. It is the one rule: an export, a snapshot's copy of the
-// project's files, its restore, and a .gns3 read from disk all use it.
+// log files, and macOS's .DS_Store; and nodedesk's: the scratch files an
+// emulator makes again at its next start (a router's ghost RAM, which is
+// hundreds of MiB: scratchFile). p is a path relative to the project's
+// folder, with /. It is the one rule: an export, an import, a snapshot's
+// copy of the project's files, its restore, and a .gns3 read from disk all
+// use it.
 func Exportable(p string, withSnapshots bool) bool {
 	parts := strings.Split(p, "/")
 	if !withSnapshots && slices.Contains(parts[:len(parts)-1], snapshotsDir) {
@@ -152,7 +256,28 @@ func Exportable(p string, withSnapshots bool) bool {
 		return false
 	}
 	base := path.Base(p)
-	return !strings.HasSuffix(base, "_log.txt") && !strings.HasSuffix(base, ".log") && base != ".DS_Store"
+	return !strings.HasSuffix(base, "_log.txt") && !strings.HasSuffix(base, ".log") && base != ".DS_Store" && !scratchFile(parts)
+}
+
+// scratchFile reports whether a file of a project's folder (its path's
+// parts) is one of a node type's scratch files: under
+// project-files/<the type's folder>/, named as the type's row says.
+func scratchFile(parts []string) bool {
+	if len(parts) < 3 || parts[0] != projectFilesDir {
+		return false
+	}
+	base := parts[len(parts)-1]
+	for _, e := range kinds {
+		if e.k.folder != parts[1] {
+			continue
+		}
+		for _, pat := range e.k.scratch {
+			if ok, _ := path.Match(pat, base); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // walkCarried calls fn for each file of root that an export carries: a

@@ -51,6 +51,18 @@ func TestExportable(t *testing.T) {
 		{give: "project-files/snapshots/x"},
 		{give: "project-files/snapshots/x", withSnapshots: true, want: true},
 		{give: "project-files/qemu/x/snapshots/y"},
+		// A router's scratch files are made again at its next start; its
+		// NVRAM, flash, disk and configs are the user's.
+		{give: "project-files/dynamips/c7200-adv.image-512.ghost"},
+		{give: "project-files/dynamips/x/ilt_2023010200_mips64e"},
+		{give: "project-files/dynamips/x/c7200_i1_ram"},
+		{give: "project-files/dynamips/x/c3745_i1_rom"},
+		{give: "project-files/dynamips/x/c7200_i1_lock"},
+		{give: "project-files/dynamips/x/c7200_i1_nvram", want: true},
+		{give: "project-files/dynamips/x/c7200_i1_bootflash", want: true},
+		{give: "project-files/dynamips/x/c7200_i1_disk0", want: true},
+		{give: "project-files/dynamips/x/configs/i1_startup-config.cfg", want: true},
+		{give: "project-files/qemu/x/disk.ghost", want: true},
 	} {
 		if got := Exportable(c.give, c.withSnapshots); got != c.want {
 			t.Errorf("Exportable(%q, %v) = %v, want %v", c.give, c.withSnapshots, got, c.want)

@@ -48,6 +48,11 @@ type ProjectImport struct {
 	// and a file the node's type owns (a VPCS node's startup.vpc) becomes
 	// its property.
 	Files []ImportFile
+	// Images are the image files the project file carries, each by
+	// <kind folder>/<file name> (GNS3's images/IOS/c7200.image is
+	// IOS/c7200.image): they go into nodedesk's images folders
+	// (project_import_images.go).
+	Images []ImportFile
 }
 
 // LinkImport is a link of a project file: its id there and what it joins.
@@ -66,6 +71,9 @@ type ImportFile struct {
 }
 
 // ImportProject makes a project from a project file in one transaction:
+// first the images it carries go into the images folders and its local
+// nodes name their images as this machine finds them (importNodeImages);
+// then
 // its settings, nodes, links and drawings under the same rules as the
 // API's creations (names, console ports, properties, labels, ports), all
 // published as events once committed; process-run nodes are stopped. A
@@ -103,6 +111,16 @@ func (s *Service) ImportProject(ctx context.Context, imp ProjectImport) (*Projec
 	} else if ErrorCode(err) != ENOTFOUND {
 		return nil, err
 	}
+	images, err := s.importNodeImages(ctx, &imp)
+	if err != nil {
+		return nil, err
+	}
+	done := false
+	defer func() {
+		if !done {
+			images.undo()
+		}
+	}()
 	staged, owned, err := s.stageFiles(imp.Files, ids, imp.Nodes)
 	if err != nil {
 		return nil, err
@@ -137,6 +155,10 @@ func (s *Service) ImportProject(ctx context.Context, imp ProjectImport) (*Projec
 		_ = os.RemoveAll(dir)
 		_ = os.Rename(leftovers, dir)
 		return nil, err
+	}
+	done = true
+	for _, m := range images.notes {
+		s.tell(EventLogWarning, p.ID, m)
 	}
 	return p, nil
 }

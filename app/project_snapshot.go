@@ -76,9 +76,11 @@ func frozen(nodes []*Node, links []*Link, drawings []*Drawing) ([]*Node, []*Link
 // CreateSnapshot keeps the project's records as they are now under name,
 // which no other snapshot of the project has, and a copy of the files of
 // its folder that an export carries. The files are copied before the
-// record commits; if it does not, the copy is removed. Codes: EINVALID,
-// ENOTFOUND, ECONFLICT (name taken), EINTERNAL (the files could not be
-// copied).
+// record commits; if it does not, the copy is removed. As GNS3 (whose
+// snapshot is an export), it is refused while a node runs: the files a
+// running emulator writes would be copied half written. Codes: EINVALID,
+// ENOTFOUND, ECONFLICT (name taken, a node runs), EINTERNAL (the files
+// could not be copied).
 func (s *Service) CreateSnapshot(ctx context.Context, projectID, name string) (*Snapshot, error) {
 	if strings.TrimSpace(name) == "" {
 		return nil, Invalid("name", "A snapshot needs a name")
@@ -97,7 +99,10 @@ func (s *Service) CreateSnapshot(ctx context.Context, projectID, name string) (*
 				return Conflict("name", "The snapshot name %s already exists in project %s; choose another name", name, p.Name)
 			}
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return refuseRunning(tx, p.ID)
 	}); err != nil {
 		return nil, err
 	}
@@ -126,6 +131,9 @@ func (s *Service) CreateSnapshot(ctx context.Context, projectID, name string) (*
 		if err != nil {
 			return err
 		}
+		if err := refuseRunning(tx, p.ID); err != nil {
+			return err
+		}
 		snap = &Snapshot{ID: id, ProjectID: p.ID, Name: name, CreatedAt: time.Now().Unix(), Project: p}
 		snap.Nodes, snap.Links, snap.Drawings = frozen(nodes, links, drawings)
 		return tx.PutSnapshot(snap)
@@ -135,6 +143,27 @@ func (s *Service) CreateSnapshot(ctx context.Context, projectID, name string) (*
 		return nil, err
 	}
 	return snap, nil
+}
+
+// refuseRunning refuses a snapshot of project pid while one of its nodes
+// runs a process (GNS3 2.2.59 answers 409 "Project must be stopped in
+// order to export it").
+func refuseRunning(tx Tx, pid string) error {
+	nodes, err := tx.Nodes(pid)
+	if err != nil {
+		return err
+	}
+	var running []string
+	for _, n := range nodes {
+		if n.Active() {
+			running = append(running, n.Name)
+		}
+	}
+	if len(running) == 0 {
+		return nil
+	}
+	return Errorf(ECONFLICT, "Project must be stopped in order to take a snapshot: %s %s running; stop the project's nodes first (Stop and snapshot does both)",
+		strings.Join(running, ", "), map[bool]string{true: "is", false: "are"}[len(running) == 1])
 }
 
 // FindSnapshots returns a project's snapshots, oldest first (then by

@@ -74,19 +74,30 @@ func TestService_CreateSnapshot(t *testing.T) {
 		}
 	})
 
-	t.Run("FrozenNodesStopped", func(t *testing.T) {
+	// As GNS3, no snapshot while a node runs: its emulator writes the
+	// files a snapshot would copy. The message says what to do.
+	t.Run("RefusedWhileNodesRun", func(t *testing.T) {
 		svc, _ := newService(t)
 		p := mustCreateProject(t, svc, "lab")
 		n := mustCreateVPCS(t, svc, p.ID)
 		if _, err := svc.NodeAction(ctx, ref(n), app.Start); err != nil {
 			t.Fatal(err)
 		}
-		s := mustCreateSnapshot(t, svc, p.ID, "running")
-		if s.Nodes[0].Status != app.Stopped {
-			t.Errorf("snapshot keeps the running node as %s; want stopped", s.Nodes[0].Status)
+		_, err := svc.CreateSnapshot(ctx, p.ID, "running")
+		if app.ErrorCode(err) != app.ECONFLICT || !strings.Contains(app.ErrorMessage(err), "stop") || !strings.Contains(app.ErrorMessage(err), n.Name) {
+			t.Errorf("CreateSnapshot while %s runs = %v; want a conflict naming it and saying to stop it", n.Name, err)
+		}
+		if got, _ := svc.FindSnapshots(ctx, p.ID); len(got) != 0 {
+			t.Errorf("a refused snapshot was kept: %v", got)
 		}
 		if got := mustFindNode(t, svc, n); got.Status != app.Started {
-			t.Errorf("the node itself is %s after the snapshot; want started", got.Status)
+			t.Errorf("the node itself is %s after the refusal; want started", got.Status)
+		}
+		if _, err := svc.NodeAction(ctx, ref(n), app.Stop); err != nil {
+			t.Fatal(err)
+		}
+		if s := mustCreateSnapshot(t, svc, p.ID, "stopped"); s.Nodes[0].Status != app.Stopped {
+			t.Errorf("snapshot keeps the node as %s; want stopped", s.Nodes[0].Status)
 		}
 	})
 

@@ -62,8 +62,8 @@ type API interface {
 	// (POST /v2/projects/{id}/import?name=…).
 	ImportProject(ctx context.Context, id, name string, body io.Reader) (*app.Project, error)
 	// ExportProject is a project as a .gns3project archive (GET
-	// /v2/projects/{id}/export).
-	ExportProject(ctx context.Context, id string, snapshots, resetMACs bool) ([]byte, error)
+	// /v2/projects/{id}/export), to read once and close.
+	ExportProject(ctx context.Context, id string, snapshots, resetMACs, images bool) (io.ReadCloser, error)
 }
 
 // Emitter sends an event to the page (Wails' runtime.EventsEmit).

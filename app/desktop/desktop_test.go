@@ -112,12 +112,16 @@ func (f *fakeAPI) ImportProject(ctx context.Context, id, name string, body io.Re
 	return f.imp(id, name)
 }
 
-func (f *fakeAPI) ExportProject(ctx context.Context, id string, snapshots, resetMACs bool) ([]byte, error) {
+func (f *fakeAPI) ExportProject(ctx context.Context, id string, snapshots, resetMACs, images bool) (io.ReadCloser, error) {
 	f.ask(ctx, question{op: "ExportProject", id: id, snapshots: snapshots, resetMACs: resetMACs})
 	if f.export == nil {
 		return nil, notFound("Project " + id)
 	}
-	return f.export(id, snapshots, resetMACs)
+	b, err := f.export(id, snapshots, resetMACs)
+	if err != nil {
+		return nil, err
+	}
+	return io.NopCloser(bytes.NewReader(b)), nil
 }
 
 // ops are the methods asked, in order.

@@ -8,9 +8,9 @@ package desktop
 // still the API's, asked in-process through the same API as Call.
 
 import (
-	"bytes"
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -95,12 +95,13 @@ func (a *App) ImportProjectFile(path string) (string, error) {
 	}
 	var p *app.Project
 	if zip {
-		body, err := os.ReadFile(abs)
+		body, err := os.Open(abs) // streamed: an archive with images may be GiBs
 		if err != nil {
 			return "", readError(abs, err)
 		}
+		defer body.Close()
 		name := strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
-		p, err = a.api.ImportProject(a.asking(), a.newID(), name, bytes.NewReader(body))
+		p, err = a.api.ImportProject(a.asking(), a.newID(), name, body)
 		if err != nil {
 			return "", err
 		}
@@ -114,6 +115,7 @@ func (a *App) ImportProjectFile(path string) (string, error) {
 type ExportOptions struct {
 	IncludeSnapshots  bool `json:"include_snapshots"`
 	ResetMACAddresses bool `json:"reset_mac_addresses"`
+	IncludeImages     bool `json:"include_images"`
 }
 
 // ExportProject exports a project as a portable project (API.ExportProject,
@@ -127,10 +129,11 @@ func (a *App) ExportProject(pid string, o ExportOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	archive, err := a.api.ExportProject(a.asking(), pid, o.IncludeSnapshots, o.ResetMACAddresses)
+	archive, err := a.api.ExportProject(a.asking(), pid, o.IncludeSnapshots, o.ResetMACAddresses, o.IncludeImages)
 	if err != nil {
 		return "", err
 	}
+	defer archive.Close()
 	path, err := a.dialog(a.Dialogs.Save, FileDialog{
 		Title:           "Export " + p.Name,
 		DefaultFilename: fileName(p.Name) + extPortable,
@@ -190,13 +193,13 @@ func fileName(name string) string {
 
 // writeFile writes data to path whole or not at all: into a temporary file
 // beside it, then renamed over it.
-func writeFile(path string, data []byte) error {
+func writeFile(path string, data io.Reader) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".nodedesk-export-*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	_, err = f.Write(data)
+	_, err = io.Copy(f, data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -15,7 +15,9 @@ import (
 )
 
 // Limits bound what reading a project costs. Sizes are counted on the
-// bytes actually read, never taken from an archive's headers.
+// bytes actually read, never taken from an archive's headers alone (the
+// headers' sizes are also checked first, to refuse early what would not
+// fit).
 type Limits struct {
 	// ArchiveBytes bounds an archive (the request body of an import).
 	ArchiveBytes int64
@@ -27,18 +29,24 @@ type Limits struct {
 	// it has given RatioAfter bytes.
 	Ratio      int64
 	RatioAfter int64
+	// Room, when set, is the free disk space the unpacked files may take
+	// (app.Service.ImportRoom): an archive whose files need more is
+	// refused before a byte is written, and while it is read.
+	Room int64
 }
 
-// DefaultLimits fit real GNS3 projects with room to spare: a Dynamips
-// c7200's 64 MB PCMCIA disk of zeros, GNS3's largest ordinary file,
-// deflates about 1000:1, which is deflate's own ceiling (about 1032:1), so
-// the ratio bound only refuses what deflate cannot honestly give; the
-// absolute bounds are what stop a bomb.
+// DefaultLimits fit real GNS3 projects with room to spare, images
+// included (a project carries QEMU disks of many GiB): one file may be as
+// large as an image (app.MaxImageBytes). A Dynamips c7200's 64 MB PCMCIA
+// disk of zeros deflates about 1000:1, which is deflate's own ceiling
+// (about 1032:1), so the ratio bound only refuses what deflate cannot
+// honestly give; what stops a bomb that stays under it is the room on the
+// disk (Room), the total, and the count of entries.
 var DefaultLimits = Limits{
-	ArchiveBytes: 512 << 20,
-	Files:        5000,
-	FileBytes:    256 << 20,
-	TotalBytes:   512 << 20,
+	ArchiveBytes: 2 * app.MaxImageBytes,
+	Files:        10000,
+	FileBytes:    app.MaxImageBytes,
+	TotalBytes:   4 * app.MaxImageBytes,
 	Ratio:        1100,
 	RatioAfter:   1 << 20,
 }
@@ -52,7 +60,7 @@ func (l Limits) orDefault() Limits {
 	return Limits{
 		ArchiveBytes: cmp.Or(l.ArchiveBytes, d.ArchiveBytes), Files: cmp.Or(l.Files, d.Files),
 		FileBytes: cmp.Or(l.FileBytes, d.FileBytes), TotalBytes: cmp.Or(l.TotalBytes, d.TotalBytes),
-		Ratio: cmp.Or(l.Ratio, d.Ratio), RatioAfter: cmp.Or(l.RatioAfter, d.RatioAfter),
+		Ratio: cmp.Or(l.Ratio, d.Ratio), RatioAfter: cmp.Or(l.RatioAfter, d.RatioAfter), Room: l.Room,
 	}
 }
 
@@ -82,6 +90,8 @@ func (m *meter) Read(p []byte) (int, error) {
 		return n, app.Errorf(app.EINVALID, "The project's file %s is larger than %s; nodedesk does not import it", m.name, mib(m.limit))
 	case m.b.total > m.b.TotalBytes:
 		return n, app.Errorf(app.EINVALID, "The project's files are larger than %s in all; nodedesk does not import them", mib(m.b.TotalBytes))
+	case m.b.Room > 0 && m.b.total > m.b.Room:
+		return n, noRoom(m.b.total, m.b.Room)
 	case m.compressed > 0 && m.n > m.b.RatioAfter && m.n > m.compressed*m.b.Ratio:
 		return n, app.Errorf(app.EINVALID, "The project's file %s expands more than %d times; it looks like a zip bomb, so nodedesk does not import it", m.name, m.b.Ratio)
 	case err != nil && err != io.EOF:
@@ -94,13 +104,16 @@ func (m *meter) Read(p []byte) (int, error) {
 // a lone .gns3 (JSON, perhaps after a UTF-8 byte order mark).
 func IsArchive(b []byte) bool { return bytes.HasPrefix(b, []byte("PK")) }
 
-// ReadArchive reads a .gns3project archive: its project.gns3 (Decode) and
-// the files of the project's folder beside it, which app.ImportProject
-// writes. Entries under images/ (GNS3's images; nodedesk has none) and
-// snapshots/ (GNS3's snapshot archives) are left out, as are other .gns3
-// files at the top. The archive is refused whole if it is not a zip, has
-// no project.gns3, has too many entries, or holds a symbolic link or
-// another special file; its files' sizes and compression are bounded as
+// ReadArchive reads a .gns3project archive: its project.gns3 (Decode), the
+// files of the project's folder beside it, and the images under
+// images/<kind>/ (ProjectImport.Images), which app.ImportProject writes.
+// Entries under snapshots/ (GNS3's snapshot archives), other .gns3 files
+// at the top, and the files an export leaves out (app.Exportable: logs,
+// a router's scratch files, which an older export may hold) are left
+// out. The archive is refused whole if it is not a zip, has no
+// project.gns3, has too many entries, holds a symbolic link or another
+// special file, or its entries' stated sizes exceed the limits or the
+// room on the disk; its files' sizes and compression are bounded again as
 // they are read. Codes: EINVALID, ECONFLICT (Decode's revisions).
 func ReadArchive(ra io.ReaderAt, size int64, o Options) (*app.ProjectImport, error) {
 	lim := o.Limits.orDefault()
@@ -116,7 +129,8 @@ func ReadArchive(ra io.ReaderAt, size int64, o Options) (*app.ProjectImport, err
 	}
 	b := &budget{Limits: lim}
 	var topology *zip.File
-	var files []app.ImportFile
+	var files, images []app.ImportFile
+	var stated uint64 // the sizes the headers state, of the entries read
 	for _, f := range zr.File {
 		mode := f.Mode()
 		switch {
@@ -133,7 +147,21 @@ func ReadArchive(ra io.ReaderAt, size int64, o Options) (*app.ProjectImport, err
 		case skipped(f.Name):
 			continue
 		}
+		stated += f.UncompressedSize64
+		if f.UncompressedSize64 > uint64(lim.FileBytes) {
+			return nil, app.Errorf(app.EINVALID, "The project's file %s is larger than %s; nodedesk does not import it", f.Name, mib(lim.FileBytes))
+		}
+		if img, ok := imageEntry(f.Name); ok {
+			images = append(images, app.ImportFile{Path: img, Dir: mode.IsDir(), Open: entryOpener(f, b)})
+			continue
+		}
 		files = append(files, app.ImportFile{Path: f.Name, Dir: mode.IsDir(), Open: entryOpener(f, b)})
+	}
+	switch {
+	case stated > uint64(lim.TotalBytes):
+		return nil, app.Errorf(app.EINVALID, "The project's files are larger than %s in all; nodedesk does not import them", mib(lim.TotalBytes))
+	case lim.Room > 0 && stated > uint64(lim.Room):
+		return nil, noRoom(int64(stated), lim.Room)
 	}
 	if topology == nil {
 		return nil, app.Errorf(app.EINVALID, "Not a GNS3 project: the archive has no %s", TopologyFile)
@@ -146,22 +174,37 @@ func ReadArchive(ra io.ReaderAt, size int64, o Options) (*app.ProjectImport, err
 	if err != nil {
 		return nil, err
 	}
-	imp.Files = files
+	imp.Files, imp.Images = files, images
 	return imp, nil
 }
 
+// noRoom says that the unpacked files do not fit on the disk.
+func noRoom(need, room int64) error {
+	return app.Errorf(app.EINVALID, "The project's files need %s once unpacked, more than the %s the disk of nodedesk's data folder can take; free some space (or export the project without images) and import it again", mib(need), mib(room))
+}
+
+// imageEntry is, for an archive entry under images/ (GNS3's
+// images/<kind>/<file name>), its path below images/.
+func imageEntry(name string) (string, bool) {
+	p := path.Clean(strings.ReplaceAll(name, `\`, "/"))
+	rest, ok := strings.CutPrefix(p, "images/")
+	return rest, ok && rest != ""
+}
+
 func archiveTooLarge(lim Limits) error {
-	return app.Errorf(app.EINVALID, "The archive is larger than %s; nodedesk imports smaller ones (export without images)", mib(lim.ArchiveBytes))
+	return app.Errorf(app.EINVALID, "The archive is larger than %s; nodedesk imports smaller ones", mib(lim.ArchiveBytes))
 }
 
 // skipped reports whether an archive entry is one an import leaves out:
-// GNS3's images and snapshot archives, and other .gns3 files at the top.
+// GNS3's snapshot archives, other .gns3 files at the top, and what an
+// export leaves out (app.Exportable).
 // The name is cleaned first, so that a path that climbs out of one of
 // those folders is not mistaken for it (the import refuses it).
 func skipped(name string) bool {
 	p := path.Clean(strings.ReplaceAll(name, `\`, "/"))
 	top, _, _ := strings.Cut(p, "/")
-	return top == "images" || top == "snapshots" || (!strings.Contains(p, "/") && strings.HasSuffix(p, ".gns3"))
+	return top == "snapshots" || (!strings.Contains(p, "/") && strings.HasSuffix(p, ".gns3")) ||
+		(top != "images" && !app.Exportable(p, true))
 }
 
 // entryOpener opens an archive entry through the budget's meter.

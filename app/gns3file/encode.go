@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -154,7 +155,8 @@ func nonNilMap(m map[string]json.RawMessage) map[string]json.RawMessage {
 	return m
 }
 
-// ExportOptions are GNS3's export query options that nodedesk honours.
+// ExportOptions are GNS3's export query options that nodedesk honours
+// (include_images is app.ExportContent's: what the export lists).
 type ExportOptions struct {
 	// Store writes the files uncompressed (GNS3's compression=none).
 	Store bool
@@ -167,7 +169,8 @@ type ExportOptions struct {
 // WriteArchive writes a .gns3project archive of e to w: project.gns3 first,
 // then the files of the project's folder that GNS3 exports (e.Files, as
 // ExportProject lists them by app.Exportable: not its captures, tmp folder,
-// logs or snapshots folder), then, when asked, each snapshot (its records
+// logs or snapshots folder), then the images e lists
+// (images/<kind>/<file name>), then, when asked, each snapshot (its records
 // and the files it kept) as
 // snapshots/<name>_<ddmmyy_HHMMSS>.gns3project, an archive of its own,
 // which is how GNS3 names the snapshots it imports. An error after the
@@ -203,14 +206,27 @@ func WriteArchive(w io.Writer, e *app.ProjectExport, o ExportOptions) error {
 			return fmt.Errorf("exporting %s: %w", f.Path, err)
 		}
 	}
+	for _, f := range e.Images { // images/<kind>/<file name>, when asked
+		rc, err := f.Open()
+		if err != nil {
+			return fmt.Errorf("exporting image %s: %w", f.Path, err)
+		}
+		err = put(f.Path, f.Modified, rc)
+		rc.Close()
+		if err != nil {
+			return fmt.Errorf("exporting image %s: %w", f.Path, err)
+		}
+	}
 	if o.Snapshots {
 		for _, s := range e.Snapshots {
-			var b bytes.Buffer
-			if err := WriteArchive(&b, s.Export, ExportOptions{Store: true}); err != nil {
-				return err
-			}
 			at := time.Unix(s.CreatedAt, 0).UTC()
-			if err := put("snapshots/"+s.Name+"_"+at.Format("020106_150405")+".gns3project", at, &b); err != nil {
+			// The snapshot's archive is written into its entry as it is
+			// made (a pipe), never held whole in memory.
+			pr, pw := io.Pipe()
+			go func() { pw.CloseWithError(WriteArchive(pw, s.Export, ExportOptions{Store: true})) }()
+			err := put("snapshots/"+s.Name+"_"+at.Format("020106_150405")+".gns3project", at, pr)
+			pr.CloseWithError(errors.New("export stopped")) // ends the writer if put failed
+			if err != nil {
 				return err
 			}
 		}

@@ -10,8 +10,11 @@ import (
 
 func TestSkipped(t *testing.T) {
 	for give, want := range map[string]bool{
-		"images/QEMU/linux.qcow2": true, "snapshots/a.gns3project": true, "other.gns3": true,
+		"images/QEMU/linux.qcow2": false, "snapshots/a.gns3project": true, "other.gns3": true,
 		"project-files/x.gns3": false, "images/../evil": false, `images\..\..\evil`: false, "README.txt": false,
+		// What an export leaves out: logs, a router's scratch files.
+		"project-files/dynamips/c7200.image-512.ghost": true, "project-files/dynamips/x/c7200_i1_log.txt": true,
+		"project-files/dynamips/x/c7200_i1_nvram": false,
 	} {
 		if got := skipped(give); got != want {
 			t.Errorf("skipped(%q) = %v, want %v", give, got, want)

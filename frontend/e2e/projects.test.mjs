@@ -283,6 +283,28 @@ describe('project files, save as and snapshots', { timeout: 120_000 }, () => {
     await page.keyboard.press('Escape');
   });
 
+  test('a snapshot of running nodes: the server\'s 409, then Stop and snapshot stops them and takes it', async () => {
+    const { body: nodes } = await rest('GET', `/projects/${pid}/nodes`);
+    const started = await rest('POST', `/projects/${pid}/nodes/start`, {});
+    assert.equal(started.status, 204, 'the VPCS nodes start (vpcs is on this machine)');
+    await page.getByTestId('project-snapshots').click();
+    const dialog = page.getByTestId('snapshots-dialog');
+    await dialog.getByTestId('snapshot-name').fill('live');
+    await dialog.getByTestId('snapshot-take').click();
+    await dialog.getByTestId('snapshot-name-error').filter({ hasText: 'must be stopped' }).waitFor();
+    assert.deepEqual((await rest('GET', `/projects/${pid}/snapshots`)).body, []);
+    await dialog.getByTestId('snapshot-stop-take').click();
+    await dialog.locator('[data-testid="snapshot-item"][data-name="live"]').waitFor();
+    await dialog.getByTestId('snapshot-stop-take').waitFor({ state: 'detached' });
+    const after = (await rest('GET', `/projects/${pid}/nodes`)).body;
+    assert.deepEqual(after.map((n) => n.status), nodes.map(() => 'stopped'));
+    assert.deepEqual((await rest('GET', `/projects/${pid}/snapshots`)).body.map((s) => s.name), ['live']);
+    const live = (await rest('GET', `/projects/${pid}/snapshots`)).body[0];
+    await rest('DELETE', `/projects/${pid}/snapshots/${live.snapshot_id}`);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
   test('saves the project as a copy (Ctrl+Shift+S) and opens the copy with the same nodes', async () => {
     await page.getByTestId('canvas').click({ position: { x: 600, y: 500 } });
     await page.keyboard.press('Control+Shift+S');

@@ -302,13 +302,14 @@ describe('nodedesk UI in the desktop window (bindings)', { timeout: 60_000 }, ()
     await page.getByTestId('project-export').click();
     const dialog = page.getByTestId('export-dialog');
     await dialog.getByTestId('export-reset-macs').check();
+    await dialog.getByTestId('export-images').check();
     assert.match(await dialog.getByTestId('export-submit').textContent(), /Export…/);
     await dialog.getByTestId('export-submit').click();
     await dialog.waitFor({ state: 'detached' });
     await page.getByTestId('toast-success').filter({ hasText: 'Exported dropped lab to /home/user/dropped lab.gns3project' }).waitFor();
     const last = await page.evaluate(() => window.__calls.filter((c) => c.name === 'ExportProject').at(-1));
     const { body: projects } = await rest('GET', '/projects');
-    assert.deepEqual(last.args, [projects.find((p) => p.name === 'dropped lab').project_id, { include_snapshots: false, reset_mac_addresses: true }]);
+    assert.deepEqual(last.args, [projects.find((p) => p.name === 'dropped lab').project_id, { include_snapshots: false, reset_mac_addresses: true, include_images: true }]);
   });
 
   test('never used fetch or a websocket of its own, and raised no page errors', async () => {

@@ -2231,7 +2231,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Make a project from a portable project: the raw body is a .gns3project archive (a zip holding project.gns3 and the files of the project's folder), as GNS3 exports one. nodedesk's extension: the body may also be a lone .gns3 file (JSON, perhaps after a UTF-8 byte order mark), so that a browser can upload one. The new project has the path's project_id and new ids for its nodes, links and drawings; it is closed, with auto_start and auto_open off, as GNS3 does. Entries under images/ (nodedesk has no images) and snapshots/, and hidden names (.DS_Store, a node's own state), are left out. An archive with a path that leaves the project's folder, a symbolic link, more than 5000 entries, a file over 256 MiB, more than 512 MiB in all, or a body over 512 MiB is refused whole, and nothing is written. */
+        /** Make a project from a portable project: the raw body is a .gns3project archive (a zip holding project.gns3 and the files of the project's folder), as GNS3 exports one. nodedesk's extension: the body may also be a lone .gns3 file (JSON, perhaps after a UTF-8 byte order mark), so that a browser can upload one. The new project has the path's project_id and new ids for its nodes, links and drawings; it is closed, with auto_start and auto_open off, as GNS3 does. Entries under images/<kind>/ (GNS3's include_images) go into nodedesk's images folder of that kind: an image of that name with the same MD5 sum is kept as it is; one that differs is never replaced, the project's copy is stored beside it as <name>-<first 8 hex digits of its MD5><ext> and the imported nodes use it. An image a node names by another machine's path (C:\...\IOS\c7200.image) is found by its file name in nodedesk's images folders and named so. Each such choice is told as a log.warning notification of the project. Entries under snapshots/, hidden names (.DS_Store, a node's own state), logs, and a router's scratch files (ghost RAM, ILT caches, RAM and ROM files) are left out. An archive with a path that leaves the project's folder, a symbolic link, more than 10000 entries, a file over 64 GiB, files that need more room unpacked than the data folder's disk has free (less 256 MiB), or an entry that expands more than 1100 times is refused whole with a 400 saying why, and nothing is written. */
         post: operations["importProject"];
         delete?: never;
         options?: never;
@@ -9935,7 +9935,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The project has a snapshot of that name. */
+            /** @description The project has a snapshot of that name, or a node of the project runs (as GNS3: stop the nodes first; the message names them). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15060,7 +15060,7 @@ export interface operations {
                 include_snapshots?: "yes" | "no" | "true" | "false" | "1" | "0";
                 /** @description Write the nodes' mac_address and mac_addr properties as null. */
                 reset_mac_addresses?: "yes" | "no" | "true" | "false" | "1" | "0";
-                /** @description Accepted and ignored: nodedesk has no images. */
+                /** @description yes: the archive carries the image files its nodes name (QEMU disks, kernels, BIOS and CD-ROM images, IOS and IOU images) under images/<kind>/<file name> (IOS, QEMU, IOU), as GNS3 does. Whatever it says, project.gns3 names every image by file name only, so that the project opens on another machine. */
                 include_images?: "yes" | "no" | "true" | "false" | "1" | "0";
                 /** @description Accepted and ignored: nodedesk has one compute, local. */
                 keep_compute_ids?: "yes" | "no" | "true" | "false" | "1" | "0";

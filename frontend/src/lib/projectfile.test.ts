@@ -69,7 +69,7 @@ describe('project files', () => {
   });
 
   it('spells the export options as GNS3 does', () => {
-    expect(exportQuery({ include_snapshots: true, reset_mac_addresses: false })).toEqual({ include_snapshots: 'yes', reset_mac_addresses: 'no' });
+    expect(exportQuery({ include_snapshots: true, reset_mac_addresses: false, include_images: true })).toEqual({ include_snapshots: 'yes', reset_mac_addresses: 'no', include_images: 'yes' });
   });
 
   it('makes version 4 UUIDs', () => {
@@ -156,13 +156,13 @@ describe('project files over REST (browser)', () => {
 
   it('exports with GNS3\'s options and answers the archive', async () => {
     const calls = restFetch({
-      'GET /v2/projects/p1/export?include_snapshots=yes&reset_mac_addresses=no': () => new Response(ZIP, { headers: { 'Content-Type': 'application/zip' } }),
-      'GET /v2/projects/p1/export?include_snapshots=no&reset_mac_addresses=yes': () => json({ message: 'Stop the running nodes before exporting', status: 409, code: 'conflict' }, 409),
+      'GET /v2/projects/p1/export?include_snapshots=yes&reset_mac_addresses=no&include_images=yes': () => new Response(ZIP, { headers: { 'Content-Type': 'application/zip' } }),
+      'GET /v2/projects/p1/export?include_snapshots=no&reset_mac_addresses=yes&include_images=no': () => json({ message: 'Stop the running nodes before exporting', status: 409, code: 'conflict' }, 409),
     });
-    const r = await api.exportProject('p1', { include_snapshots: true, reset_mac_addresses: false });
+    const r = await api.exportProject('p1', { include_snapshots: true, reset_mac_addresses: false, include_images: true });
     expect(r.kind).toBe('download');
     if (r.kind === 'download') expect(new Uint8Array(await r.archive.arrayBuffer())).toEqual(ZIP);
-    await expect(api.exportProject('p1', { include_snapshots: false, reset_mac_addresses: true })).rejects.toMatchObject({ status: 409, code: 'conflict' });
+    await expect(api.exportProject('p1', { include_snapshots: false, reset_mac_addresses: true, include_images: false })).rejects.toMatchObject({ status: 409, code: 'conflict' });
     expect(calls).toHaveLength(2);
   });
 
@@ -209,7 +209,7 @@ describe('project files in the Wails window', () => {
     expect(await api.openProjectFile()).toBeNull(); // cancelled
     expect(await api.importProjectPath('/labs/a.gns3')).toBe('p6');
     expect(w.App.ImportProjectFile).toHaveBeenCalledWith('/labs/a.gns3');
-    const o = { include_snapshots: true, reset_mac_addresses: true };
+    const o = { include_snapshots: true, reset_mac_addresses: true, include_images: false };
     expect(await api.exportProject('p1', o)).toEqual({ kind: 'saved', path: '/home/me/lab.gns3project' });
     expect(w.App.ExportProject).toHaveBeenCalledWith('p1', o);
     vi.mocked(w.App.ExportProject!).mockResolvedValueOnce('');

@@ -51,12 +51,16 @@ export function exportFileName(projectName: string): string {
 export interface ExportOptions {
   include_snapshots: boolean;
   reset_mac_addresses: boolean;
+  /** The image files the nodes name travel in the archive (images/<kind>/). */
+  include_images: boolean;
 }
 
+type YesNo = 'yes' | 'no';
+
 /** exportQuery spells the options as GNS3's export route reads them. */
-export function exportQuery(o: ExportOptions): { include_snapshots: 'yes' | 'no'; reset_mac_addresses: 'yes' | 'no' } {
+export function exportQuery(o: ExportOptions): { include_snapshots: YesNo; reset_mac_addresses: YesNo; include_images: YesNo } {
   const yes = (b: boolean) => (b ? 'yes' : 'no');
-  return { include_snapshots: yes(o.include_snapshots), reset_mac_addresses: yes(o.reset_mac_addresses) };
+  return { include_snapshots: yes(o.include_snapshots), reset_mac_addresses: yes(o.reset_mac_addresses), include_images: yes(o.include_images) };
 }
 
 /** newProjectId is a random (version 4) UUID for an imported project;

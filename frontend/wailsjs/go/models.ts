@@ -35,6 +35,7 @@ export namespace desktop {
 	export class ExportOptions {
 	    include_snapshots: boolean;
 	    reset_mac_addresses: boolean;
+	    include_images: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new ExportOptions(source);
@@ -44,6 +45,7 @@ export namespace desktop {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.include_snapshots = source["include_snapshots"];
 	        this.reset_mac_addresses = source["reset_mac_addresses"];
+	        this.include_images = source["include_images"];
 	    }
 	}
 
