@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"nodedesk/app"
@@ -104,5 +105,20 @@ func TestService_DockerNode_Invalid(t *testing.T) {
 	wantCode(t, err, app.EINVALID) // GNS3's vnc needs an X server nodedesk does not run
 	if got, _ := json.Marshal(mustFindNode(t, svc, n).PropertiesView()["adapters"]); string(got) != "1" {
 		t.Errorf("a refused change changed adapters to %s", got)
+	}
+}
+
+// TestInterfacesExample: a new node's interfaces file sets nothing up.
+func TestInterfacesExample(t *testing.T) {
+	s := app.DockerInterfaces("R1", 2)
+	for _, line := range strings.Split(s, "\n") {
+		if line != "" && !strings.HasPrefix(line, "#") {
+			t.Errorf("an uncommented line: %q", line)
+		}
+	}
+	for _, want := range []string{"#iface eth0 inet static", "#iface eth1 inet dhcp", "#\thostname R1"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the example lacks %q:\n%s", want, s)
+		}
 	}
 }

@@ -490,6 +490,7 @@ func (s *Service) copyNodeIn(tx Tx, n *Node, id string, x, y int, z Field[int]) 
 		c.CommandLine = &empty
 	}
 	c.UDPPorts, c.Properties.MACOffset = nil, nil // its own, at its first start
+	c.Properties.Provisioned = ""                 // its own container, made for it
 	c.renewUnique()
 	if err := s.addNode(tx, c, n.Name, n.Label.Text == n.Name); err != nil {
 		return nil, err

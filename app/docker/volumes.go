@@ -189,29 +189,10 @@ func networkDefaults(root *os.Root, name string, adapters int) error {
 			return err
 		}
 	}
-	if _, err := root.Stat("etc/network/interfaces"); err == nil || !errors.Is(err, fs.ErrNotExist) {
+	if _, err := root.Stat(app.DockerInterfacesFile); err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return writeRoot(root, "etc/network/interfaces", []byte(interfacesExample(name, adapters)), 0o644)
-}
-
-// interfacesExample is the /etc/network/interfaces a new node starts
-// with: nothing set up, an example of each kind per interface.
-func interfacesExample(name string, adapters int) string {
-	var b strings.Builder
-	b.WriteString("# Network settings of " + name + ", read by `ifup -a` when the container starts.\n")
-	b.WriteString("# nodedesk keeps this file in the node's folder: edits last across restarts.\n")
-	b.WriteString("# To use an example below, remove the # at the start of its lines.\n")
-	b.WriteString("#\n# Read more settings from files of interfaces.d:\n# source /etc/network/interfaces.d/*\n")
-	for i := range adapters {
-		n := strconv.Itoa(i)
-		net := "10.0." + strconv.Itoa(i%256)
-		fmt.Fprintf(&b, "\n# eth%s with a fixed address:\n#auto eth%s\n#iface eth%s inet static\n", n, n, n)
-		fmt.Fprintf(&b, "#\taddress %s.2\n#\tnetmask 255.255.255.0\n#\tgateway %s.1\n", net, net)
-		fmt.Fprintf(&b, "#\tup echo nameserver %s.1 > /etc/resolv.conf\n", net)
-		fmt.Fprintf(&b, "\n# eth%s with an address from a DHCP server:\n#auto eth%s\n#iface eth%s inet dhcp\n#\thostname %s\n", n, n, n, hostname(name))
-	}
-	return b.String()
+	return writeRoot(root, app.DockerInterfacesFile, []byte(app.DockerInterfaces(name, adapters)), 0o644)
 }
 
 // writeRoot writes a file of root through a temporary file.

@@ -1,0 +1,237 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// What a Provisioner's nodes own from their creation (Docker's container,
+// as GNS3 2.2.59 makes it with the node) follows the node, whatever made
+// or removed it (a client, an undo, an import, a snapshot's restore): each
+// committed write's events are looked at once (provisionAfter), and a
+// local node of such a type that was made or changed is provisioned in the
+// background, one that was deleted released. A project that opens has its
+// nodes provisioned, one that closes or is deleted has them released
+// before it is answered. nodedesk's start provisions the open projects'
+// nodes again (their containers were removed by the runner's Open).
+//
+// A node is made at once even when its container cannot be (an image that
+// must be pulled, or cannot be): GNS3 answers such a create with an
+// error, nodedesk makes the node and tells the project's users why its
+// container is not there; its start tries again and says so too.
+
+// provisionWait bounds one provision: a pull of the image, within the
+// runner's own bound, and the container's making.
+const provisionWait = 3 * time.Minute
+
+// provisions is the Service's book of its background provisions.
+type provisions struct {
+	mu     sync.Mutex
+	wg     sync.WaitGroup
+	closed bool // StopRunners has begun: no more
+	// done holds, by node id, the settings (provisionKey) a node was last
+	// provisioned with, so that a move does not ask the runner again.
+	done map[string]string
+	// told holds, by node id, the last refusal told, so that it is told once.
+	told map[string]string
+}
+
+// goProvision runs fn in the background unless the runners are stopping.
+func (s *Service) goProvision(fn func()) {
+	p := &s.prov
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	p.wg.Go(fn)
+}
+
+// stopProvisions waits for the background provisions and refuses new ones:
+// what StopRunners does first, so that no container is made after.
+func (s *Service) stopProvisions() {
+	s.prov.mu.Lock()
+	s.prov.closed = true
+	s.prov.mu.Unlock()
+	s.prov.wg.Wait()
+}
+
+// provisioner is the Provisioner of a local node n, if its runner is one.
+func (s *Service) provisioner(n *Node) (Provisioner, bool) {
+	if n.Remote() {
+		return nil, false
+	}
+	pv, ok := s.runner(n.Type).(Provisioner)
+	return pv, ok
+}
+
+// provisionAfter looks at the events of a committed write: a node made or
+// changed is provisioned, one deleted released, in the background.
+func (s *Service) provisionAfter(events []Event) {
+	for _, e := range events {
+		n, ok := e.Payload.(*Node)
+		if !ok {
+			continue
+		}
+		pv, ok := s.provisioner(n)
+		if !ok {
+			continue
+		}
+		ref := NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}
+		switch e.Action {
+		case EventNodeCreated, EventNodeUpdated:
+			if e.Action == EventNodeUpdated && s.provisionedAs(n) {
+				continue // moved, renamed nothing the runner uses
+			}
+			s.goProvision(func() { s.provision(pv, ref) })
+		case EventNodeDeleted:
+			s.goProvision(func() { s.release(pv, ref) })
+		}
+	}
+}
+
+// provisionKey is what of a node its runner's Provision reads: a change
+// of anything else (a move, a label) asks nothing of it.
+func provisionKey(n *Node) string {
+	props := n.Properties
+	props.Provisioned = ""
+	b, _ := json.Marshal(struct {
+		Name, ConsoleType string
+		Custom            []CustomAdapter
+		Props             Properties
+	}{n.Name, string(n.ConsoleType), n.CustomAdapters, props})
+	return string(b)
+}
+
+// provisionedAs reports whether n was last provisioned as it is now.
+func (s *Service) provisionedAs(n *Node) bool {
+	s.prov.mu.Lock()
+	defer s.prov.mu.Unlock()
+	return n.Properties.Provisioned != "" && s.prov.done[n.ID] == provisionKey(n)
+}
+
+// provision makes what node ref owns, if its project is open, under the
+// node's lock (never beside a start or a stop), and keeps its id; a
+// refusal is told once to the project's users.
+func (s *Service) provision(pv Provisioner, ref NodeRef) {
+	defer s.lockNode(ref.NodeID)()
+	ctx, cancel := context.WithTimeout(context.Background(), provisionWait)
+	defer cancel()
+	n, err := s.FindNode(ctx, ref)
+	if err != nil || s.provisionedAs(n) {
+		return // deleted meanwhile, or done
+	}
+	if p, err := s.FindProjectByID(ctx, ref.ProjectID); err != nil || p.Status != ProjectOpened {
+		return
+	}
+	_, err = pv.Provision(ctx, s.processOf(n, nil))
+	key := provisionKey(n)
+	s.prov.mu.Lock()
+	if s.prov.done == nil {
+		s.prov.done, s.prov.told = map[string]string{}, map[string]string{}
+	}
+	if err == nil {
+		s.prov.done[n.ID] = key
+		delete(s.prov.told, n.ID)
+	}
+	tell := err != nil && s.prov.told[n.ID] != ErrorMessage(err)
+	if tell {
+		s.prov.told[n.ID] = ErrorMessage(err)
+	}
+	s.prov.mu.Unlock()
+	if tell {
+		s.tell(EventLogWarning, n.ProjectID, fmt.Sprintf("The container of %s could not be made yet (its start will try again): %s", n.Name, ErrorMessage(err)))
+	}
+	s.keepProvisioned(ctx, ref, pv.Provisioned(n.ID))
+}
+
+// keepProvisioned stores id as what node ref owns now (no history: it is
+// runtime), announcing the change.
+func (s *Service) keepProvisioned(ctx context.Context, ref NodeRef, id string) {
+	err := s.updateUnrecorded(ctx, func(tx Tx, emit emitFunc) error {
+		n, err := findNode(tx, ref)
+		if err != nil {
+			return err
+		}
+		if n.Properties.Provisioned == id {
+			return errUnchanged
+		}
+		c := *n
+		c.Properties.Provisioned = id
+		emit(EventNodeUpdated, c.ProjectID, &c)
+		return tx.PutNode(&c)
+	})
+	if err != nil && ErrorCode(err) != ENOTFOUND {
+		s.c.Logger.Warn("a node's container id could not be kept", "node", ref.NodeID, "err", err)
+	}
+}
+
+// release removes what node ref owns, under its lock, telling the
+// project's users of a failure (the runner keeps its record: nodedesk's
+// next start removes it).
+func (s *Service) release(pv Provisioner, ref NodeRef) {
+	defer s.lockNode(ref.NodeID)()
+	s.prov.mu.Lock()
+	delete(s.prov.done, ref.NodeID)
+	delete(s.prov.told, ref.NodeID)
+	s.prov.mu.Unlock()
+	if err := pv.Release(ref.NodeID); err != nil {
+		s.tell(EventLogWarning, ref.ProjectID, "A deleted node's container could not be removed: "+ErrorMessage(err))
+	}
+}
+
+// releaseNodes releases what the given nodes own, at once, and forgets
+// their ids: a project's close and delete.
+func (s *Service) releaseNodes(ctx context.Context, nodes []*Node) {
+	var wg sync.WaitGroup
+	for _, n := range nodes {
+		if pv, ok := s.provisioner(n); ok {
+			ref := NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}
+			wg.Go(func() {
+				s.release(pv, ref)
+				s.keepProvisioned(ctx, ref, "")
+			})
+		}
+	}
+	wg.Wait()
+}
+
+// releaseProject releases what the nodes of a project that closes own.
+func (s *Service) releaseProject(ctx context.Context, projectID string) {
+	if nodes, err := s.FindNodes(ctx, projectID); err == nil {
+		s.releaseNodes(ctx, nodes)
+	}
+}
+
+// provisionProject provisions, in the background, the nodes of a project
+// that opens.
+func (s *Service) provisionProject(ctx context.Context, projectID string) {
+	nodes, err := s.FindNodes(ctx, projectID)
+	if err != nil {
+		return
+	}
+	for _, n := range nodes {
+		if pv, ok := s.provisioner(n); ok {
+			ref := NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}
+			s.goProvision(func() { s.provision(pv, ref) })
+		}
+	}
+}
+
+// provisionOpenProjects provisions the nodes of every open project: what
+// nodedesk's start does once the runners have removed what a previous
+// nodedesk left.
+func (s *Service) provisionOpenProjects(ctx context.Context) {
+	projects, err := s.FindProjects(ctx)
+	if err != nil {
+		return
+	}
+	for _, p := range projects {
+		if p.Status == ProjectOpened {
+			s.provisionProject(ctx, p.ID)
+		}
+	}
+}
