@@ -37,17 +37,47 @@ type provisions struct {
 	done map[string]string
 	// told holds, by node id, the last refusal told, so that it is told once.
 	told map[string]string
+	// made holds, by node id, a channel closed once the provision begun
+	// at the node's creation has ended (awaitProvision).
+	made map[string]chan struct{}
 }
 
-// goProvision runs fn in the background unless the runners are stopping.
-func (s *Service) goProvision(fn func()) {
+// createWait is how long a node's create waits for its container, so
+// that its answer shows container_id as GNS3's does; a slower one (an
+// image pulled) goes on in the background.
+const createWait = 5 * time.Second
+
+// awaitProvision waits, up to createWait, for the provision begun when
+// node n was made, and returns n as it is then.
+func (s *Service) awaitProvision(ctx context.Context, n *Node) *Node {
+	s.prov.mu.Lock()
+	done, ok := s.prov.made[n.ID]
+	s.prov.mu.Unlock()
+	if !ok {
+		return n
+	}
+	select {
+	case <-done:
+	case <-time.After(createWait):
+		return n
+	}
+	if now, err := s.FindNode(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}); err == nil {
+		return now
+	}
+	return n
+}
+
+// goProvision runs fn in the background unless the runners are
+// stopping; ok says it runs.
+func (s *Service) goProvision(fn func()) (ok bool) {
 	p := &s.prov
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return
+		return false
 	}
 	p.wg.Go(fn)
+	return true
 }
 
 // stopProvisions waits for the background provisions and refuses new ones:
@@ -82,8 +112,27 @@ func (s *Service) provisionAfter(events []Event) {
 		}
 		ref := NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}
 		switch e.Action {
-		case EventNodeCreated, EventNodeUpdated:
-			if e.Action == EventNodeUpdated && s.provisionedAs(n) {
+		case EventNodeCreated:
+			done := make(chan struct{})
+			s.prov.mu.Lock()
+			if s.prov.made == nil {
+				s.prov.made = map[string]chan struct{}{}
+			}
+			s.prov.made[n.ID] = done
+			s.prov.mu.Unlock()
+			ended := func() {
+				s.prov.mu.Lock()
+				if s.prov.made[ref.NodeID] == done {
+					delete(s.prov.made, ref.NodeID)
+				}
+				s.prov.mu.Unlock()
+				close(done)
+			}
+			if !s.goProvision(func() { defer ended(); s.provision(pv, ref) }) {
+				ended()
+			}
+		case EventNodeUpdated:
+			if s.provisionedAs(n) {
 				continue // moved, renamed nothing the runner uses
 			}
 			s.goProvision(func() { s.provision(pv, ref) })

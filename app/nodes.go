@@ -51,7 +51,7 @@ func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate
 	if err != nil {
 		return nil, err
 	}
-	return n, nil
+	return s.awaitProvision(ctx, n), nil // a Docker node's container, made with it
 }
 
 // createNodeIn is CreateNode's rule, inside tx: the node made and stored,
