@@ -61,7 +61,7 @@ var dockerComputeView = append([]string{"aux", "console", "console_type", "conta
 // dockerView is a Docker node's properties: what it keeps, GNS3's default
 // for each property it lacks, and its aux console port (null: none).
 func dockerView(n *Node) map[string]any {
-	v := dockerSettings.view(n.Properties.Extra, map[string]any{"mac_address": idMAC("02:42", n.ID, "00")})
+	v := dockerSettings.view(n.Properties.Extra, map[string]any{"mac_address": dockerDefaultMAC(n)})
 	v["aux"] = nil
 	if n.Aux != 0 {
 		v["aux"] = n.Aux
@@ -107,6 +107,10 @@ func DockerInterfaces(name string, adapters int) string {
 	}
 	return b.String()
 }
+
+// dockerDefaultMAC is the MAC address of a Docker node's first adapter
+// when its mac_address is unset: 02:42, three bytes of its id, 00.
+func dockerDefaultMAC(n *Node) string { return idMAC("02:42", n.ID, "00") }
 
 // DockerImageName is an image name as GNS3 keeps it: one without a tag
 // is the image's "latest".
@@ -229,7 +233,7 @@ func allDigits(s string) bool {
 // address of its interface (AdapterMAC), as GNS3's controller lists them.
 func (n *Node) dockerPorts() []Port {
 	adapters := n.adapterCount("adapters", 1)
-	base, _ := dockerView(n)["mac_address"].(string)
+	base := cmp.Or(n.extraString("mac_address"), dockerDefaultMAC(n))
 	ports := make([]Port, adapters)
 	for a := range ports {
 		name := cmp.Or(n.customAdapter(a).PortName, "eth"+strconv.Itoa(a))

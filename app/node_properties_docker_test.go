@@ -122,3 +122,23 @@ func TestInterfacesExample(t *testing.T) {
 		}
 	}
 }
+
+// TestDockerPortMACs: a Docker node's ports show each adapter's MAC, its
+// mac_address plus the adapter's number, or a custom adapter's own.
+func TestDockerPortMACs(t *testing.T) {
+	svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces, PortFree: everyPortFree})
+	pid := mustCreateProject(t, svc, "macs").ID
+	n := mustCreateNode(t, svc, pid, app.NodeCreate{Type: app.Docker, NodeUpdate: app.NodeUpdate{
+		Properties:     dockerProps(t, `{"image": "alpine", "adapters": 3, "mac_address": "02:42:aa:bb:cc:fe"}`),
+		CustomAdapters: app.Some([]app.CustomAdapter{{AdapterNumber: 2, MACAddress: "02:00:00:00:00:99"}})}})
+	var got []string
+	for _, port := range n.Ports() {
+		got = append(got, port.MACAddress)
+	}
+	if want := []string{"02:42:aa:bb:cc:fe", "02:42:aa:bb:cc:ff", "02:00:00:00:00:99"}; !slices.Equal(got, want) {
+		t.Errorf("ports' MACs = %v, want %v", got, want)
+	}
+	if got := app.AdapterMAC("02:42:aa:bb:cc:ff", 1); got != "02:42:aa:bb:cd:00" {
+		t.Errorf("AdapterMAC carries into the next byte: %s, want 02:42:aa:bb:cd:00", got)
+	}
+}
