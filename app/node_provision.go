@@ -132,7 +132,7 @@ func (s *Service) provisionAfter(events []Event) {
 				ended()
 			}
 		case EventNodeUpdated:
-			if s.provisionedAs(n) {
+			if s.provisionedAs(pv, n) {
 				continue // moved, renamed nothing the runner uses
 			}
 			s.goProvision(func() { s.provision(pv, ref) })
@@ -155,11 +155,13 @@ func provisionKey(n *Node) string {
 	return string(b)
 }
 
-// provisionedAs reports whether n was last provisioned as it is now.
-func (s *Service) provisionedAs(n *Node) bool {
+// provisionedAs reports whether n was last provisioned as it is now and
+// shows what it owns (a snapshot brought back may show an older id).
+func (s *Service) provisionedAs(pv Provisioner, n *Node) bool {
 	s.prov.mu.Lock()
-	defer s.prov.mu.Unlock()
-	return n.Properties.Provisioned != "" && s.prov.done[n.ID] == provisionKey(n)
+	done := s.prov.done[n.ID]
+	s.prov.mu.Unlock()
+	return n.Properties.Provisioned != "" && done == provisionKey(n) && pv.Provisioned(n.ID) == n.Properties.Provisioned
 }
 
 // provision makes what node ref owns, if its project is open, under the
@@ -170,7 +172,7 @@ func (s *Service) provision(pv Provisioner, ref NodeRef) {
 	ctx, cancel := context.WithTimeout(context.Background(), provisionWait)
 	defer cancel()
 	n, err := s.FindNode(ctx, ref)
-	if err != nil || s.provisionedAs(n) {
+	if err != nil || s.provisionedAs(pv, n) {
 		return // deleted meanwhile, or done
 	}
 	if p, err := s.FindProjectByID(ctx, ref.ProjectID); err != nil || p.Status != ProjectOpened {
