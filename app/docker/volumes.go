@@ -20,8 +20,9 @@ import (
 // A Docker node keeps some folders of its container across restarts, as
 // GNS3 does (persistentFolders): each is a folder of the node's own
 // folder (<node>/etc/network for /etc/network), bound into the container
-// where the image has it. A container is removed when its node stops;
-// these folders are the node's state.
+// where the image has it. A container lasts until its node is deleted or
+// its project closed (containers.go), or is made again when its settings
+// change; these folders are the node's state beyond that.
 //
 // GNS3 binds them elsewhere and has its init script copy and bind-mount
 // them inside the container, which needs CAP_SYS_ADMIN. nodedesk binds
