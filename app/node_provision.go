@@ -37,34 +37,60 @@ type provisions struct {
 	done map[string]string
 	// told holds, by node id, the last refusal told, so that it is told once.
 	told map[string]string
-	// made holds, by node id, a channel closed once the provision begun
-	// at the node's creation has ended (awaitProvision).
-	made map[string]chan struct{}
+	// pending holds, by node id, a channel closed once the provision
+	// begun at the node's creation, or the release begun at its delete,
+	// has ended (awaitProvision).
+	pending map[string]chan struct{}
 }
 
-// createWait is how long a node's create waits for its container, so
-// that its answer shows container_id as GNS3's does; a slower one (an
-// image pulled) goes on in the background.
-const createWait = 5 * time.Second
+// awaitWait is how long a node's create waits for its container, so that
+// its answer shows container_id as GNS3's does, and its delete for its
+// container's removal; a slower one (an image pulled) goes on in the
+// background.
+const awaitWait = 5 * time.Second
 
-// awaitProvision waits, up to createWait, for the provision begun when
-// node n was made, and returns n as it is then.
+// awaitProvision waits, up to awaitWait, for the provision begun when
+// node n was made (or the release begun when it was deleted), and
+// returns n as it is then.
 func (s *Service) awaitProvision(ctx context.Context, n *Node) *Node {
 	s.prov.mu.Lock()
-	done, ok := s.prov.made[n.ID]
+	done, ok := s.prov.pending[n.ID]
 	s.prov.mu.Unlock()
 	if !ok {
 		return n
 	}
 	select {
 	case <-done:
-	case <-time.After(createWait):
+	case <-time.After(awaitWait):
 		return n
 	}
 	if now, err := s.FindNode(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}); err == nil {
 		return now
 	}
 	return n
+}
+
+// goTracked runs fn in the background as goProvision does, with a
+// channel awaitProvision waits on for node nodeID.
+func (s *Service) goTracked(nodeID string, fn func()) {
+	done := make(chan struct{})
+	s.prov.mu.Lock()
+	if s.prov.pending == nil {
+		s.prov.pending = map[string]chan struct{}{}
+	}
+	s.prov.pending[nodeID] = done
+	s.prov.mu.Unlock()
+	ended := func() {
+		s.prov.mu.Lock()
+		if s.prov.pending[nodeID] == done {
+			delete(s.prov.pending, nodeID)
+		}
+		s.prov.mu.Unlock()
+		close(done)
+	}
+	if !s.goProvision(func() { defer ended(); fn() }) {
+		ended()
+	}
 }
 
 // goProvision runs fn in the background unless the runners are
@@ -113,31 +139,14 @@ func (s *Service) provisionAfter(events []Event) {
 		ref := NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}
 		switch e.Action {
 		case EventNodeCreated:
-			done := make(chan struct{})
-			s.prov.mu.Lock()
-			if s.prov.made == nil {
-				s.prov.made = map[string]chan struct{}{}
-			}
-			s.prov.made[n.ID] = done
-			s.prov.mu.Unlock()
-			ended := func() {
-				s.prov.mu.Lock()
-				if s.prov.made[ref.NodeID] == done {
-					delete(s.prov.made, ref.NodeID)
-				}
-				s.prov.mu.Unlock()
-				close(done)
-			}
-			if !s.goProvision(func() { defer ended(); s.provision(pv, ref) }) {
-				ended()
-			}
+			s.goTracked(n.ID, func() { s.provision(pv, ref) })
 		case EventNodeUpdated:
 			if s.provisionedAs(pv, n) {
 				continue // moved, renamed nothing the runner uses
 			}
 			s.goProvision(func() { s.provision(pv, ref) })
 		case EventNodeDeleted:
-			s.goProvision(func() { s.release(pv, ref) })
+			s.goTracked(n.ID, func() { s.release(pv, ref) })
 		}
 	}
 }

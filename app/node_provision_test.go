@@ -77,7 +77,8 @@ func containerOf(t *testing.T, svc *app.Service, pid, id string) string {
 // TestService_Provision: a Provisioner's node owns its container from
 // its creation (the create's answer shows it), whatever brings the node
 // back (an undo of its delete, its project's open); a move asks nothing
-// of the runner; a delete, a project's close and delete release it; a
+// of the runner; a delete (before it answers), a project's close and
+// delete release it; a
 // copy gets its own; after StopRunners nothing more is made.
 func TestService_Provision(t *testing.T) {
 	ctx := context.Background()
@@ -114,8 +115,8 @@ func TestService_Provision(t *testing.T) {
 	if err := svc.DeleteNode(ctx, ref); err != nil {
 		t.Fatal(err)
 	}
-	if !kit.WaitFor(5*time.Second, func() bool { return r.Provisioned(n.ID) == "" }) {
-		t.Error("the deleted node's container was not released")
+	if id := r.Provisioned(n.ID); id != "" {
+		t.Errorf("the delete answered before its container %s was released", id)
 	}
 	if _, err := svc.Undo(ctx, pid); err != nil {
 		t.Fatal(err)

@@ -353,6 +353,7 @@ func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
 		return tx.DeleteNode(n.ProjectID, n.ID)
 	})
 	if err == nil {
+		s.awaitProvision(ctx, n) // a Docker node's container goes first
 		// Its folder goes with it, as GNS3's does: a QEMU node's disks
 		// are gigabytes nobody could reach any more.
 		s.removeNodeFolder(n)
