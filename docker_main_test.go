@@ -69,17 +69,21 @@ func (d *dockerLab) leftovers(t *testing.T, id string) []string {
 }
 
 // TestMain_DockerLeftBehind: after kill -9 of nodedesk with containers
-// running, the next nodedesk removes them and their veths, and shows the
-// nodes stopped.
+// running, the next nodedesk removes them and their veths, shows the
+// nodes stopped and makes each of them (their project is open) a new
+// container, not running; a clean quit then leaves none.
 func TestMain_DockerLeftBehind(t *testing.T) {
 	d, p, url := newDockerLab(t, 2, nil)
 	if code, body := call(t, "POST", url+"/v2/projects/"+d.pid+"/nodes/start", nil); code != 204 {
 		t.Fatalf("start all: %d %s", code, body)
 	}
+	var old []string
 	for _, id := range d.nodes {
-		if left := d.leftovers(t, id); len(left) != 3 { // a container, two veths
+		left := d.leftovers(t, id)
+		if len(left) != 3 { // a container, two veths
 			t.Fatalf("node %s runs as %v; want a container and two veths", id, left)
 		}
+		old = append(old, left[0])
 	}
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -87,9 +91,12 @@ func TestMain_DockerLeftBehind(t *testing.T) {
 	<-p.done
 	p = start(t, d.env, d.args()...)
 	url = p.waitServing(t)
-	for _, id := range d.nodes {
-		if !kit.WaitFor(30*time.Second, func() bool { return len(d.leftovers(t, id)) == 0 }) {
-			t.Errorf("after kill -9 and a restart, node %s left %v", id, d.leftovers(t, id))
+	for i, id := range d.nodes {
+		if !kit.WaitFor(30*time.Second, func() bool {
+			left := d.leftovers(t, id)
+			return len(left) == 1 && left[0] != old[i] && !d.running(t, left[0])
+		}) {
+			t.Errorf("after kill -9 and a restart, node %s has %v (it had container %s); want one new container, not running, and no veth", id, d.leftovers(t, id), old[i])
 		}
 	}
 	_, body := call(t, "GET", url+"/v2/projects/"+d.pid+"/nodes", nil)
@@ -101,6 +108,21 @@ func TestMain_DockerLeftBehind(t *testing.T) {
 		}
 	}
 	p.stop(t)
+	for _, id := range d.nodes {
+		if left := d.leftovers(t, id); len(left) != 0 {
+			t.Errorf("after a clean quit node %s left %v", id, left)
+		}
+	}
+}
+
+// running reports whether a container runs.
+func (d *dockerLab) running(t *testing.T, container string) bool {
+	t.Helper()
+	out, err := exec.Command("docker", "-H", d.host, "inspect", "-f", "{{.State.Running}}", container).CombinedOutput()
+	if err != nil {
+		t.Fatalf("docker inspect: %v %s", err, out)
+	}
+	return strings.TrimSpace(string(out)) == "true"
 }
 
 // TestMain_DockerWithoutNetAdmin: a nodedesk without CAP_NET_ADMIN cannot

@@ -88,16 +88,17 @@ var nodeRecord = recordKind[Node]{
 	remove: func(tx Tx, pid, id string) error { return tx.DeleteNode(pid, id) },
 	id:     func(n *Node) string { return n.ID },
 	label:  func(n *Node) string { return "node " + n.Name },
-	// Its status and command line, and the UDP ports and MAC offset its
-	// process claimed at its first start.
+	// Its status and command line, the UDP ports and MAC offset its
+	// process claimed at its first start, and what its runner made for it.
 	runtime: func(dst, src *Node) {
 		dst.Status, dst.CommandLine, dst.UDPPorts = src.Status, src.CommandLine, src.UDPPorts
-		dst.Properties.MACOffset = src.Properties.MACOffset
+		dst.Properties.MACOffset, dst.Properties.Provisioned = src.Properties.MACOffset, src.Properties.Provisioned
 	},
 	freshen: func(n *Node) {
 		if n.Active() {
 			n.Status = Stopped // a node brought back has no process
 		}
+		n.Properties.Provisioned = "" // nor a container: it is made again (node_provision.go)
 	},
 	event: lifeEvents[Node](EventNodeCreated, EventNodeUpdated, EventNodeDeleted),
 }

@@ -89,6 +89,9 @@ type Properties struct {
 	CloudPorts    []CloudPort                `json:"cloud_ports,omitempty"`    // cloud
 	RemoteConsole *RemoteConsole             `json:"remote_console,omitempty"` // cloud
 	Extra         map[string]json.RawMessage `json:"extra,omitempty"`          // generic types
+	// Provisioned is what a Provisioner made for the node gave as its id
+	// (a Docker container's), while it exists; runtime, as Status is.
+	Provisioned string `json:"provisioned,omitempty"`
 }
 
 // SwitchPort is one port of an Ethernet switch.

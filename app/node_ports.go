@@ -17,6 +17,9 @@ type Port struct {
 	PortNumber    int               `json:"port_number"`
 	LinkType      string            `json:"link_type"` // ethernet or serial
 	DataLinkTypes map[string]string `json:"data_link_types"`
+	// MACAddress is the port's interface's MAC address, for the types
+	// whose ports GNS3 lists with it (Docker); "" for the others.
+	MACAddress string `json:"mac_address,omitempty"`
 }
 
 // Ports lists the node's ports, derived from its properties by its type's

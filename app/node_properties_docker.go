@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -54,18 +56,61 @@ var dockerSettings = newSettingTable([]setting{
 
 // dockerComputeView is what GNS3 2.2.59's compute shows of a Docker node
 // besides name, node_id, project_id and status.
-var dockerComputeView = append([]string{"aux", "console", "console_type", "node_directory"}, dockerSettings.keys()...)
+var dockerComputeView = append([]string{"aux", "console", "console_type", "container_id", "node_directory"}, dockerSettings.keys()...)
 
 // dockerView is a Docker node's properties: what it keeps, GNS3's default
 // for each property it lacks, and its aux console port (null: none).
 func dockerView(n *Node) map[string]any {
-	v := dockerSettings.view(n.Properties.Extra, map[string]any{"mac_address": idMAC("02:42", n.ID, "00")})
+	v := dockerSettings.view(n.Properties.Extra, map[string]any{"mac_address": dockerDefaultMAC(n)})
 	v["aux"] = nil
 	if n.Aux != 0 {
 		v["aux"] = n.Aux
 	}
+	v["container_id"] = nil // GNS3's before the container is made
+	if n.Properties.Provisioned != "" {
+		v["container_id"] = n.Properties.Provisioned
+	}
 	return v
 }
+
+// DockerInterfacesFile is the file of a Docker node's folder its
+// container reads as /etc/network/interfaces (the GNS3 GUI's "Edit
+// network configuration" edits it).
+const DockerInterfacesFile = "etc/network/interfaces"
+
+// dockerFirstFile is a Docker node's interfaces file while its folder has
+// none, before its container is first made (nodeKind.firstFile): what
+// the runner writes there then.
+func dockerFirstFile(n *Node, name string) (string, bool) {
+	if name != DockerInterfacesFile {
+		return "", false
+	}
+	return DockerInterfaces(n.Name, n.adapterCount("adapters", 1)), true
+}
+
+// DockerInterfaces is the /etc/network/interfaces a new Docker node
+// starts with, as GNS3 gives one: nothing set up, and for each interface
+// an example of a fixed address and one of DHCP, commented out.
+func DockerInterfaces(name string, adapters int) string {
+	var b strings.Builder
+	b.WriteString("# Network settings of " + name + ", read by `ifup -a` when the container starts.\n")
+	b.WriteString("# nodedesk keeps this file in the node's folder: edits last across restarts.\n")
+	b.WriteString("# To use an example below, remove the # at the start of its lines.\n")
+	b.WriteString("#\n# Read more settings from files of interfaces.d:\n# source /etc/network/interfaces.d/*\n")
+	for i := range adapters {
+		n := strconv.Itoa(i)
+		net := "10.0." + strconv.Itoa(i%256)
+		fmt.Fprintf(&b, "\n# eth%s with a fixed address:\n#auto eth%s\n#iface eth%s inet static\n", n, n, n)
+		fmt.Fprintf(&b, "#\taddress %s.2\n#\tnetmask 255.255.255.0\n#\tgateway %s.1\n", net, net)
+		fmt.Fprintf(&b, "#\tup echo nameserver %s.1 > /etc/resolv.conf\n", net)
+		fmt.Fprintf(&b, "\n# eth%s with an address from a DHCP server:\n#auto eth%s\n#iface eth%s inet dhcp\n#\thostname %s\n", n, n, n, name)
+	}
+	return b.String()
+}
+
+// dockerDefaultMAC is the MAC address of a Docker node's first adapter
+// when its mac_address is unset: 02:42, three bytes of its id, 00.
+func dockerDefaultMAC(n *Node) string { return idMAC("02:42", n.ID, "00") }
 
 // DockerImageName is an image name as GNS3 keeps it: one without a tag
 // is the image's "latest".
@@ -184,15 +229,38 @@ func allDigits(s string) bool {
 }
 
 // dockerPorts are a Docker node's ports: one per adapter ("adapters"),
-// eth0, eth1, ..., or a custom adapter's port_name.
+// eth0, eth1, ..., or a custom adapter's port_name, each with the MAC
+// address of its interface (AdapterMAC), as GNS3's controller lists them.
 func (n *Node) dockerPorts() []Port {
 	adapters := n.adapterCount("adapters", 1)
+	base := cmp.Or(n.extraString("mac_address"), dockerDefaultMAC(n))
 	ports := make([]Port, adapters)
 	for a := range ports {
 		name := cmp.Or(n.customAdapter(a).PortName, "eth"+strconv.Itoa(a))
 		ports[a] = ethernetClass.port(name, name, 0, a, 0)
+		ports[a].MACAddress = cmp.Or(n.customAdapter(a).MACAddress, AdapterMAC(base, a))
 	}
 	return ports
+}
+
+// AdapterMAC is the MAC address of adapter a of a node whose first
+// adapter's is base: base plus a, as one 48-bit number, as GNS3 counts
+// them; "" if base is not a MAC address.
+func AdapterMAC(base string, a int) string {
+	hw, err := net.ParseMAC(base)
+	if err != nil || len(hw) != 6 {
+		return ""
+	}
+	var v uint64
+	for _, b := range hw {
+		v = v<<8 | uint64(b)
+	}
+	v = (v + uint64(a)) & (1<<48 - 1)
+	for i := 5; i >= 0; i-- {
+		hw[i] = byte(v)
+		v >>= 8
+	}
+	return hw.String()
 }
 
 // DockerEngine is what nodedesk asks of the Docker Engine of this machine

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"nodedesk/app"
@@ -104,5 +105,40 @@ func TestService_DockerNode_Invalid(t *testing.T) {
 	wantCode(t, err, app.EINVALID) // GNS3's vnc needs an X server nodedesk does not run
 	if got, _ := json.Marshal(mustFindNode(t, svc, n).PropertiesView()["adapters"]); string(got) != "1" {
 		t.Errorf("a refused change changed adapters to %s", got)
+	}
+}
+
+// TestInterfacesExample: a new node's interfaces file sets nothing up.
+func TestInterfacesExample(t *testing.T) {
+	s := app.DockerInterfaces("R1", 2)
+	for _, line := range strings.Split(s, "\n") {
+		if line != "" && !strings.HasPrefix(line, "#") {
+			t.Errorf("an uncommented line: %q", line)
+		}
+	}
+	for _, want := range []string{"#iface eth0 inet static", "#iface eth1 inet dhcp", "#\thostname R1"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the example lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+// TestDockerPortMACs: a Docker node's ports show each adapter's MAC, its
+// mac_address plus the adapter's number, or a custom adapter's own.
+func TestDockerPortMACs(t *testing.T) {
+	svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces, PortFree: everyPortFree})
+	pid := mustCreateProject(t, svc, "macs").ID
+	n := mustCreateNode(t, svc, pid, app.NodeCreate{Type: app.Docker, NodeUpdate: app.NodeUpdate{
+		Properties:     dockerProps(t, `{"image": "alpine", "adapters": 3, "mac_address": "02:42:aa:bb:cc:fe"}`),
+		CustomAdapters: app.Some([]app.CustomAdapter{{AdapterNumber: 2, MACAddress: "02:00:00:00:00:99"}})}})
+	var got []string
+	for _, port := range n.Ports() {
+		got = append(got, port.MACAddress)
+	}
+	if want := []string{"02:42:aa:bb:cc:fe", "02:42:aa:bb:cc:ff", "02:00:00:00:00:99"}; !slices.Equal(got, want) {
+		t.Errorf("ports' MACs = %v, want %v", got, want)
+	}
+	if got := app.AdapterMAC("02:42:aa:bb:cc:ff", 1); got != "02:42:aa:bb:cd:00" {
+		t.Errorf("AdapterMAC carries into the next byte: %s, want 02:42:aa:bb:cd:00", got)
 	}
 }

@@ -207,6 +207,9 @@ func (s *Service) startProcess(ctx context.Context, r Runner, ref NodeRef) (*Nod
 		return nil, err
 	}
 	cmdline, err := r.Start(p)
+	if pv, ok := r.(Provisioner); ok {
+		s.keepProvisioned(ctx, ref, pv.Provisioned(n.ID)) // a start may make it again
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -165,7 +165,8 @@ var kinds = []struct {
 	{Docker, nodeKind{title: "Docker", nameFormat: "Docker{0}", symbol: ":/symbols/docker_guest.svg",
 		traffic:  "Its frames cross its links while it runs: each adapter is a veth pair, one end in the container as eth<n>, the other read and written by nodedesk.",
 		consoles: []ConsoleType{ConsoleTelnet, ConsoleHTTP, ConsoleNone}, lifecycle: ProcessRun,
-		folder: "docker", props: dockerProps, veths: true, aux: true, remade: true, computeView: dockerComputeView}},
+		folder: "docker", props: dockerProps, veths: true, aux: true, remade: true, computeView: dockerComputeView,
+		firstFile: dockerFirstFile}},
 	// GNS3 2.2's Dynamips consoles are telnet or none; nodedesk serves
 	// them (and the aux console) in front of Dynamips' own.
 	{Dynamips, nodeKind{title: "Dynamips", nameFormat: "R{0}", symbol: ":/symbols/router.svg",

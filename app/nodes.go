@@ -51,7 +51,7 @@ func (s *Service) CreateNode(ctx context.Context, projectID string, c NodeCreate
 	if err != nil {
 		return nil, err
 	}
-	return n, nil
+	return s.awaitProvision(ctx, n), nil // a Docker node's container, made with it
 }
 
 // createNodeIn is CreateNode's rule, inside tx: the node made and stored,
@@ -353,6 +353,7 @@ func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
 		return tx.DeleteNode(n.ProjectID, n.ID)
 	})
 	if err == nil {
+		s.awaitProvision(ctx, n) // a Docker node's container goes first
 		// Its folder goes with it, as GNS3's does: a QEMU node's disks
 		// are gigabytes nobody could reach any more.
 		s.removeNodeFolder(n)
@@ -490,6 +491,7 @@ func (s *Service) copyNodeIn(tx Tx, n *Node, id string, x, y int, z Field[int]) 
 		c.CommandLine = &empty
 	}
 	c.UDPPorts, c.Properties.MACOffset = nil, nil // its own, at its first start
+	c.Properties.Provisioned = ""                 // its own container, made for it
 	c.renewUnique()
 	if err := s.addNode(tx, c, n.Name, n.Label.Text == n.Name); err != nil {
 		return nil, err

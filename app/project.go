@@ -273,6 +273,9 @@ func (s *Service) OpenProject(ctx context.Context, id string) (*Project, error) 
 		s.ReopenComputeProjects(ctx, p.ID)
 	}
 	if err == nil {
+		s.provisionProject(ctx, p.ID)
+	}
+	if err == nil {
 		s.sweepProjectSnapshots(p.ID)
 	}
 	return p, err
@@ -301,6 +304,7 @@ func (s *Service) CloseProject(ctx context.Context, id string) error {
 		return &c, nil
 	})
 	if err == nil {
+		s.releaseProject(ctx, p.ID) // closed first: no provision begins after
 		s.sweepProjectSnapshots(p.ID)
 	}
 	return err
@@ -351,6 +355,11 @@ func (s *Service) DeleteProject(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	nodes, err := s.FindNodes(ctx, id)
+	if err != nil {
+		return err
+	}
+
 	dir, aside := s.ProjectDir(p.ID), s.projectDeleteAside(p.ID)
 	rerr := os.Rename(dir, aside)
 	moved := rerr == nil
@@ -374,6 +383,9 @@ func (s *Service) DeleteProject(ctx context.Context, id string) error {
 		if rerr := os.RemoveAll(aside); rerr != nil {
 			s.c.Logger.Error("a deleted project's folder could not be removed", "project", p.ID, "folder", aside, "err", rerr)
 		}
+	}
+	if err == nil {
+		s.releaseNodes(ctx, nodes) // once gone: no provision begins after
 	}
 	return err
 }

@@ -124,6 +124,25 @@ type MachineIDs interface {
 	HeldElsewhere(id int) bool
 }
 
+// Provisioner is a Runner whose nodes own something from their creation,
+// not only while they run: Docker's container, which GNS3 makes with the
+// node and keeps across its stops, so that what is written in it lasts
+// until the node is deleted or its project closed. The Service provisions
+// a stopped node when it is made, changed or brought back and when its
+// project opens (node_provision.go), and releases it when it is deleted
+// or its project closes.
+type Provisioner interface {
+	// Provision makes what a stopped node owns, if it lacks it or has it
+	// with other settings, and returns its id (a container's), which the
+	// node's view shows. It may take a while (an image pulled).
+	Provision(ctx context.Context, p Process) (id string, err error)
+	// Provisioned is the id Provision (or a start) gave the node; "" if it
+	// owns nothing now.
+	Provisioned(nodeID string) string
+	// Release stops the node if it runs and removes what it owns.
+	Release(nodeID string) error
+}
+
 // claimEnv is what a claim of a node of type t sees inside tx.
 func (s *Service) claimEnv(tx Tx, t NodeType) claimEnv {
 	c := claimEnv{tx: tx}
@@ -198,12 +217,14 @@ func (s *Service) OpenRunners(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
+	s.provisionOpenProjects(ctx) // their containers, made again
 	return errors.Join(errs...)
 }
 
 // StopRunners stops every process of every Supervised runner: the last
 // thing nodedesk does, whatever happened before.
 func (s *Service) StopRunners() {
+	s.stopProvisions()
 	var wg sync.WaitGroup
 	for _, r := range s.c.Runners {
 		if sv, ok := r.(Supervised); ok {

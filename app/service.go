@@ -112,6 +112,8 @@ type Service struct {
 	// listeners counts each project's notification listeners
 	// (project_listeners.go).
 	listeners projectListeners
+	// prov keeps the background provisions (node_provision.go).
+	prov provisions
 }
 
 // NewService returns a Service for c.
@@ -287,6 +289,9 @@ func (s *Service) commit(batch []*write) {
 			for _, e := range w.events {
 				s.c.Events.Publish(e)
 			}
+		}
+		if w.err == nil {
+			s.provisionAfter(w.events)
 		}
 		close(w.done)
 	}

@@ -1,6 +1,7 @@
 package labtest
 
 import (
+	"fmt"
 	"net"
 	"os/exec"
 	"strings"
@@ -123,8 +124,8 @@ func TestDocker_Lab(t *testing.T) {
 
 	// Stop and start: the interfaces file configures it again.
 	l.Do("POST", nodeURL(pid, c1)+"/stop", nil).Want(t, 200)
-	if ids := containers(t, l, c1["node_id"].(string)); len(ids) != 0 {
-		t.Errorf("stopped C1 left containers %v", ids)
+	if ids := containers(t, l, c1["node_id"].(string)); len(ids) != 1 {
+		t.Errorf("stopped C1 has containers %v; want its one, kept", ids)
 	}
 	if vethExists(app.VethName(c1["node_id"].(string), 0)) {
 		t.Error("stopped C1 left its veth")
@@ -149,13 +150,27 @@ func TestDocker_Lab(t *testing.T) {
 }
 
 // TestDocker_MissingImage: a node whose image the engine does not have
-// (and cannot pull: no registry is reachable) does not start: the answer
-// names the image, and nothing is left behind.
+// (and cannot pull: no registry is reachable) is made, without a
+// container, and the project's users are told why; it does not start:
+// the answer names the image, and nothing is left behind.
 func TestDocker_MissingImage(t *testing.T) {
 	l := Start(t, with(dockertest.Emulator))
 	pid := l.MustCreateProject("missing")
+	next, _ := l.WSListen(t, "/v2/projects/"+pid+"/notifications/ws")
 	n := l.MustCreateNode(pid, map[string]any{"node_type": "docker", "name": "Ghost",
 		"properties": map[string]any{"image": "nodedesk-test/absent:9"}})
+	if cid := n["properties"].(map[string]any)["container_id"]; cid != nil {
+		t.Errorf("a node of a missing image has container_id %v, want null", cid)
+	}
+	told := ""
+	for deadline := time.Now().Add(90 * time.Second); told == "" && time.Now().Before(deadline); {
+		if e := next(); e.Action == "log.warning" {
+			told, _ = e.Event["message"].(string)
+		}
+	}
+	if !strings.Contains(told, "Ghost") || !strings.Contains(told, "nodedesk-test/absent:9") {
+		t.Errorf("the missing image was told as %q; want the node and the image named", told)
+	}
 	r := l.Do("POST", nodeURL(pid, n)+"/start", nil).Want(t, 409).JSON(t)
 	if msg, _ := r["message"].(string); !strings.Contains(msg, "nodedesk-test/absent:9") {
 		t.Errorf("start of a missing image: %v; want the image named", r)
@@ -190,8 +205,110 @@ func TestDocker_ExitsByItself(t *testing.T) {
 		t.Errorf("the exit was told as %q; want the node and its exit code", told)
 	}
 	if !kit.WaitFor(10*time.Second, func() bool {
-		return l.Do("GET", nodeURL(pid, n), nil).JSON(t)["status"] == "stopped" && len(containers(t, l, n["node_id"].(string))) == 0
+		return l.Do("GET", nodeURL(pid, n), nil).JSON(t)["status"] == "stopped"
 	}) {
-		t.Error("the node does not show stopped, or its container is left")
+		t.Error("the node does not show stopped")
+	}
+	if ids := containers(t, l, n["node_id"].(string)); len(ids) != 1 {
+		t.Errorf("the ended node has containers %v; want its one, kept until it is deleted", ids)
+	}
+}
+
+// dockerExec runs a command in a container, as a user does with docker
+// exec, and returns its output.
+func dockerExec(t *testing.T, l *Lab, container string, cmd ...string) string {
+	t.Helper()
+	args := append([]string{"-H", l.Env.Programs[app.Docker], "exec", container}, cmd...)
+	out, err := exec.Command("docker", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("docker exec %v: %v %s", cmd, err, out)
+	}
+	return string(out)
+}
+
+// containerID is a node's container_id as its view shows it ("" for null).
+func containerID(t *testing.T, l *Lab, pid, nodeID string) string {
+	t.Helper()
+	n := l.Do("GET", "/v2/projects/"+pid+"/nodes/"+nodeID, nil).Want(t, 200).JSON(t)
+	id, _ := n["properties"].(map[string]any)["container_id"].(string)
+	return id
+}
+
+// TestDocker_Container: a Docker node has its container from its
+// creation, as in GNS3 2.2.59: the create answers with its container_id
+// and ports that show each adapter's MAC (mac_address plus the adapter's
+// number), and the network settings' example (one stanza per adapter)
+// reads at once; what is written in the container lasts across a stop
+// and a start of the same container; a delete removes it, an undo of the
+// delete makes it again; closing the project removes it, opening it
+// makes it again.
+func TestDocker_Container(t *testing.T) {
+	l := Start(t, with(dockertest.Emulator))
+	pid := l.MustCreateProject("containers")
+	n := l.MustCreateNode(pid, map[string]any{"node_type": "docker", "name": "Box", "console_type": "telnet",
+		"properties": map[string]any{"image": dockertest.TestImage, "adapters": 3}})
+	id, url := n["node_id"].(string), nodeURL(pid, n)
+	props := n["properties"].(map[string]any)
+	cid, _ := props["container_id"].(string)
+	if ids := containers(t, l, id); cid == "" || len(ids) != 1 || !strings.HasPrefix(cid, ids[0]) {
+		t.Fatalf("the create's container_id %q, the engine's containers of the node %v; want the one made with it", cid, ids)
+	}
+	body := string(l.Do("GET", url+"/files/etc/network/interfaces", nil).Want(t, 200).Body)
+	for i := range 3 {
+		if !strings.Contains(body, fmt.Sprintf("#iface eth%d inet static", i)) {
+			t.Errorf("the interfaces file of a new node lacks eth%d's example:\n%s", i, body)
+		}
+	}
+	if strings.Contains(body, "eth3") {
+		t.Errorf("the interfaces file has an example for an adapter the node lacks:\n%s", body)
+	}
+	base := props["mac_address"].(string) // 02:42:xx:xx:xx:00
+	for i, p := range n["ports"].([]any) {
+		want := base[:len(base)-2] + fmt.Sprintf("%02x", i)
+		if got := p.(map[string]any)["mac_address"]; got != want {
+			t.Errorf("port %d's mac_address = %v, want %s (mac_address plus %d)", i, got, want, i)
+		}
+	}
+
+	l.Do("POST", url+"/start", nil).Want(t, 200)
+	dockerExec(t, l, cid, "sh", "-c", "echo written-inside > /mark")
+	if got := dockerExec(t, l, cid, "cat", "/sys/class/net/eth2/address"); strings.TrimSpace(got) != base[:len(base)-2]+"02" {
+		t.Errorf("eth2's MAC in the container = %q, want its port's", got)
+	}
+	l.Do("POST", url+"/stop", nil).Want(t, 200)
+	l.Do("POST", url+"/start", nil).Want(t, 200)
+	if got := dockerExec(t, l, cid, "cat", "/mark"); got != "written-inside\n" {
+		t.Errorf("/mark after a stop and a start = %q, want what was written before", got)
+	}
+	if now := containerID(t, l, pid, id); now != cid {
+		t.Errorf("container_id after a restart = %q, want the same %q", now, cid)
+	}
+
+	// A delete removes the container; its undo makes one again.
+	l.Do("DELETE", url, nil).Want(t, 204)
+	if ids := containers(t, l, id); len(ids) != 0 {
+		t.Errorf("the delete answered with the node's containers %v left", ids)
+	}
+	l.Do("POST", "/v2/projects/"+pid+"/undo", nil).Want(t, 200)
+	var back string
+	if !kit.WaitFor(20*time.Second, func() bool {
+		back = containerID(t, l, pid, id)
+		ids := containers(t, l, id)
+		return back != "" && back != cid && len(ids) == 1 && strings.HasPrefix(back, ids[0])
+	}) {
+		t.Errorf("after the undo of its delete the node has container_id %q and containers %v; want a new one", back, containers(t, l, id))
+	}
+
+	// Closing the project removes it; opening the project makes it again.
+	l.Do("POST", "/v2/projects/"+pid+"/close", nil).Want(t, 204)
+	if ids := containers(t, l, id); len(ids) != 0 {
+		t.Errorf("the closed project's node has containers %v", ids)
+	}
+	if got := containerID(t, l, pid, id); got != "" {
+		t.Errorf("the closed project's node shows container_id %q, want null", got)
+	}
+	l.Do("POST", "/v2/projects/"+pid+"/open", nil).Want(t, 201)
+	if !kit.WaitFor(20*time.Second, func() bool { return containerID(t, l, pid, id) != "" && len(containers(t, l, id)) == 1 }) {
+		t.Errorf("the reopened project's node has containers %v", containers(t, l, id))
 	}
 }

@@ -50,6 +50,7 @@ type Runner struct {
 	eng                 *engine
 	engErr              error // why there is no engine (DOCKER_HOST)
 	nodes               *supervise.Table[*node]
+	made                madeTable // every node's container, running or not
 
 	resMu    sync.Mutex
 	resReady bool
@@ -74,6 +75,7 @@ var (
 	_ app.ConsoleServer = (*Runner)(nil)
 	_ app.DockerEngine  = (*Runner)(nil)
 	_ app.Supervised    = (*Runner)(nil)
+	_ app.Provisioner   = (*Runner)(nil)
 )
 
 // NewRunner is the Docker runner of nodedesk (app/emulators): env's
@@ -274,13 +276,10 @@ func (r *Runner) gather(ctx context.Context, st *startPlan) error {
 }
 
 // build makes the running node: its consoles' ports, its folders, its
-// record, its container and interfaces. On a failure it undoes what it
-// made.
+// container (the one it has if made with its settings) and interfaces.
+// On a failure it undoes what it made; the container stays the node's.
 func (r *Runner) build(ctx context.Context, st *startPlan) (*node, error) {
-	p := st.p
-	targets := mountTargets(st.vols, st.im)
-	st.n = &node{p: p, vols: st.vols, targets: targets, done: make(chan struct{}),
-		rec: record{NodeID: p.NodeID, ProjectID: p.ProjectID, Name: p.Name, ContainerName: containerName(p), Veths: st.veths}}
+	st.n = &node{p: st.p, done: make(chan struct{})}
 	err := r.openPorts(st)
 	if err == nil {
 		err = r.prepare(ctx, st)
@@ -295,7 +294,6 @@ func (r *Runner) build(ctx context.Context, st *startPlan) (*node, error) {
 		st.rollback()
 		return nil, err
 	}
-	st.n.cmdline = strings.Join(append(slices.Clone(st.cfg.Entrypoint[1:]), st.cfg.Cmd...), " ")
 	return st.n, nil
 }
 
@@ -325,7 +323,7 @@ func (r *Runner) prepare(ctx context.Context, st *startPlan) error {
 	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
 		return app.Errorf(app.EINTERNAL, "The folder of %s could not be made (%v); check free disk space and permissions", p.Name, err)
 	}
-	if err := r.prepareFolders(ctx, p, st.s.Image, st.vols, st.n.targets, len(st.veths)); err != nil {
+	if err := r.prepareFolders(ctx, p, st.s.Image, st.vols, mountTargets(st.vols, st.im), len(st.veths)); err != nil {
 		if app.ErrorCode(err) == app.EINTERNAL { // not the engine's own message
 			err = app.Errorf(app.ECONFLICT, "The kept folders of %s could not be prepared in its folder %s: %v", p.Name, p.Dir, err)
 		}
@@ -334,27 +332,18 @@ func (r *Runner) prepare(ctx context.Context, st *startPlan) error {
 	return nil
 }
 
-// makeContainer records the node, then creates its container (a stale one
-// of its name removed first) and attaches its console before the start,
-// so that the console shows the first output.
+// makeContainer gives the node its container (ensure) and attaches its
+// console before the start, so that the console shows the first output.
+// A failed start leaves the container stopped.
 func (r *Runner) makeContainer(ctx context.Context, st *startPlan) error {
 	p, n := st.p, st.n
-	if err := r.keep(n.rec); err != nil {
-		return app.Errorf(app.EINTERNAL, "The record of %s could not be written in %s (%v); check free disk space", p.Name, r.c.RunDir, err)
-	}
-	st.undo = append(st.undo, func() { r.forget(p.NodeID) })
-	r.removeStale(ctx, n.rec)
-
-	st.cfg = r.containerConfig(p, st.s, st.im, st.vols, n.targets, len(st.veths), st.env, st.hosts, st.caps)
-	id, err := r.create(ctx, n.rec.ContainerName, st.cfg, p)
+	m, _, err := r.ensure(ctx, st)
 	if err != nil {
 		return err
 	}
-	st.undo = append(st.undo, func() { _ = r.eng.remove(context.Background(), id) })
-	n.rec.Container = id
-	if err := r.keep(n.rec); err != nil {
-		return app.Errorf(app.EINTERNAL, "The record of %s could not be written in %s (%v); check free disk space", p.Name, r.c.RunDir, err)
-	}
+	n.rec, n.vols, n.targets, n.cmdline = m.rec, m.vols, m.targets, m.cmdline
+	id := m.rec.Container
+	st.undo = append(st.undo, func() { _ = r.eng.stop(context.Background(), id, 0) })
 	if st.conLns != nil && p.ConsoleType == app.ConsoleTelnet {
 		if n.console, err = r.openConsole(ctx, id, p.Name, st.conLns); err != nil {
 			return r.engineError(err, "attach the console of "+p.Name)
@@ -600,9 +589,9 @@ func (r *Runner) watch(n *node) {
 }
 
 // Stop ends a node's container (SIGTERM, then SIGKILL after the grace)
-// and removes it with its interfaces and consoles; its kept folders stay
-// in the node's folder, handed back to nodedesk's user first. A node that
-// does not run is already stopped.
+// and removes its interfaces and consoles; the container stays, with what
+// was written in it, until Release, and its kept folders are handed back
+// to nodedesk's user first. A node that does not run is already stopped.
 func (r *Runner) Stop(nodeID string) error {
 	n, ok := r.nodes.Get(nodeID)
 	if !ok {
@@ -624,9 +613,9 @@ func (r *Runner) Stop(nodeID string) error {
 // handBackWait bounds the stop's hand-back of the kept folders.
 const handBackWait = 20 * time.Second
 
-// teardown ends a node: its consoles, its container (after handing its
-// kept folders back), its interfaces, its record.
-// exited says that the container has ended by itself.
+// teardown ends a node: its consoles, its container's processes (after
+// handing its kept folders back), its interfaces. The container and its
+// record stay. exited says that the container has ended by itself.
 func (r *Runner) teardown(ctx context.Context, n *node, exited bool) error {
 	defer close(n.done)
 	n.console.close()
@@ -638,18 +627,14 @@ func (r *Runner) teardown(ctx context.Context, n *node, exited bool) error {
 	}
 	var err error
 	if serr := r.eng.stop(ctx, id, r.c.StopGrace); serr != nil && status(serr) != http.StatusNotFound {
-		_ = r.eng.kill(ctx, id)
-	}
-	if rerr := r.eng.remove(ctx, id); rerr != nil {
-		err = r.engineError(rerr, "remove the container of "+n.p.Name)
+		if kerr := r.eng.kill(ctx, id); kerr != nil && status(kerr) != http.StatusConflict && status(kerr) != http.StatusNotFound {
+			err = r.engineError(serr, "stop the container of "+n.p.Name)
+		}
 	}
 	for _, v := range n.rec.Veths {
 		deleteLink(v)
 	}
 	r.nodes.Forget(n.p.NodeID, n)
-	if err == nil {
-		r.forget(n.p.NodeID)
-	}
 	return err
 }
 

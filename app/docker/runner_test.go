@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -35,6 +36,7 @@ func TestRunner(t *testing.T) {
 	host := dockertest.Dockerd(t)
 	t.Run("Engine", func(t *testing.T) { testEngine(t, host) })
 	t.Run("StartStop", func(t *testing.T) { testStartStop(t, host) })
+	t.Run("KeptContainer", func(t *testing.T) { testKeptContainer(t, host) })
 	t.Run("FramesFlow", func(t *testing.T) { testFramesFlow(t, host) })
 	t.Run("DHCP", func(t *testing.T) { testDHCP(t, host) })
 	t.Run("KeptFolders", func(t *testing.T) { testKeptFolders(t, host) })
@@ -155,6 +157,40 @@ func mustBeGone(t *testing.T, r *Runner, p app.Process) {
 	}
 }
 
+// mustBeStopped checks that a stopped node keeps its container, not
+// running, and its record, and that its interfaces are gone.
+func mustBeStopped(t *testing.T, r *Runner, p app.Process) {
+	t.Helper()
+	id := r.Provisioned(p.NodeID)
+	if id == "" {
+		t.Fatalf("%s has no container after its stop", p.Name)
+	}
+	c, err := r.eng.inspect(context.Background(), id)
+	if err != nil || c.State.Running {
+		t.Errorf("%s's container after its stop: %+v, %v; want it there, not running", p.Name, c, err)
+	}
+	for _, v := range p.HostInterfaces {
+		if linkExists(v) {
+			t.Errorf("%s's interface %s is left after its stop", p.Name, v)
+		}
+	}
+	if _, err := os.Stat(r.recordPath(p.NodeID)); err != nil {
+		t.Errorf("%s's record is gone while its container is there: %v", p.Name, err)
+	}
+}
+
+// mustRelease releases a node and checks nothing is left of it.
+func mustRelease(t *testing.T, r *Runner, p app.Process) {
+	t.Helper()
+	if err := r.Release(p.NodeID); err != nil {
+		t.Fatal(err)
+	}
+	mustBeGone(t, r, p)
+	if id := r.Provisioned(p.NodeID); id != "" {
+		t.Errorf("%s still has container %s after its release", p.Name, id)
+	}
+}
+
 func testEngine(t *testing.T, host string) {
 	r := newRunner(t, host, t.TempDir())
 	ctx := context.Background()
@@ -264,10 +300,71 @@ func testStartStop(t *testing.T, host string) {
 	if err := r.Stop(p.NodeID); err != nil {
 		t.Fatal(err)
 	}
-	mustBeGone(t, r, p)
+	mustBeStopped(t, r, p)
 	if err := r.Stop(p.NodeID); err != nil {
 		t.Errorf("a second stop: %v", err)
 	}
+	mustRelease(t, r, p)
+	if err := r.Release(p.NodeID); err != nil {
+		t.Errorf("a second release: %v", err)
+	}
+}
+
+// testKeptContainer: a node's container is made before its first start
+// (Provision, as GNS3 makes it with the node) with the node's interfaces
+// file in its folder; what is written inside it lasts across a stop and
+// a start, in the same container; a change of the node's settings makes
+// it again; Release removes it, and stops it first if it runs.
+func testKeptContainer(t *testing.T, host string) {
+	r := newRunner(t, host, t.TempDir())
+	ctx := context.Background()
+	p := process(t, "Keeper2", 2, nil)
+	id, err := r.Provision(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := r.eng.inspect(ctx, id); err != nil || c.State.Running || c.State.Status != "created" {
+		t.Fatalf("the provisioned container: %+v, %v; want it created, not running", c, err)
+	}
+	if again, err := r.Provision(ctx, p); err != nil || again != id {
+		t.Errorf("a second Provision = %s, %v; want the same container %s", again, err, id)
+	}
+	b, err := os.ReadFile(filepath.Join(p.Dir, "etc", "network", "interfaces"))
+	if err != nil || strings.Count(string(b), "inet static") != 2 {
+		t.Errorf("the interfaces file before any start = %q, %v; want one stanza per adapter", b, err)
+	}
+	n := mustStart(t, r, p)
+	if n.rec.Container != id {
+		t.Errorf("the start used container %s, want the provisioned %s", n.rec.Container, id)
+	}
+	inContainer(t, r, n, "sh", "-c", "echo written-inside > /mark")
+	if err := r.Stop(p.NodeID); err != nil {
+		t.Fatal(err)
+	}
+	mustBeStopped(t, r, p)
+	n = mustStart(t, r, p)
+	if n.rec.Container != id {
+		t.Errorf("the second start used container %s, want %s", n.rec.Container, id)
+	}
+	if got := inContainer(t, r, n, "cat", "/mark"); got != "written-inside\n" {
+		t.Errorf("/mark after a stop and a start = %q, want what was written before", got)
+	}
+	if err := r.Stop(p.NodeID); err != nil {
+		t.Fatal(err)
+	}
+	// Changed settings: the container is made again, the old one removed.
+	changed := p
+	changed.Properties = maps.Clone(p.Properties)
+	changed.Properties["environment"], _ = json.Marshal("ROLE=edge")
+	id2, err := r.Provision(ctx, changed)
+	if err != nil || id2 == id || id2 == "" {
+		t.Fatalf("Provision with a new environment = %s, %v; want a new container", id2, err)
+	}
+	if _, err := r.eng.inspect(ctx, id); status(err) != http.StatusNotFound {
+		t.Errorf("the old container is left: %v", err)
+	}
+	mustStart(t, r, changed)
+	mustRelease(t, r, changed)
 }
 
 // lineWith is the first line of s that holds sub.
@@ -371,7 +468,7 @@ func testKeptFolders(t *testing.T, host string) {
 	if err := r.Stop(p.NodeID); err != nil {
 		t.Fatal(err)
 	}
-	mustBeGone(t, r, p)
+	mustBeStopped(t, r, p)
 	b, err := os.ReadFile(filepath.Join(p.Dir, "etc", "network", "interfaces"))
 	if err != nil || !strings.Contains(string(b), "# edited inside") {
 		t.Errorf("the interfaces file after the stop = %q, %v; want the edit made inside", b, err)
@@ -454,7 +551,7 @@ func testSuspendResume(t *testing.T, host string) {
 	if err := r.Stop(p.NodeID); err != nil {
 		t.Fatal(err)
 	}
-	mustBeGone(t, r, p)
+	mustBeStopped(t, r, p)
 }
 
 func testExitsByItself(t *testing.T, host string) {
@@ -481,7 +578,7 @@ func testExitsByItself(t *testing.T, host string) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("no exit was reported")
 	}
-	mustBeGone(t, r, p)
+	mustBeStopped(t, r, p)
 	if err := r.Stop(p.NodeID); err != nil {
 		t.Errorf("a stop after the exit: %v", err)
 	}
@@ -563,11 +660,17 @@ func testOpen(t *testing.T, host string) {
 	crashed := newRunner(t, host, runDir)
 	p := process(t, "Orphan", 2, nil)
 	n := mustStart(t, crashed, p)
+	// A node made and never started keeps its container, recorded.
+	ctx := context.Background()
+	kept := process(t, "NeverStarted", 1, nil)
+	if _, err := crashed.Provision(ctx, kept); err != nil {
+		t.Fatal(err)
+	}
 	// The killed nodedesk's runner is forgotten as it was.
 	crashed.nodes.Forget(p.NodeID, n)
 	n.ending.Store(true)
+	crashed.made = madeTable{}
 	// A container made after its record and before its id was written.
-	ctx := context.Background()
 	stray := app.Process{ProjectID: p.ProjectID, NodeID: uuid.NewString(), Name: "Stray"}
 	if _, err := crashed.eng.create(ctx, "", &containerConfig{Image: dockertest.TestImage, Cmd: []string{"sh"},
 		Labels: crashed.labels(stray), HostConfig: hostConfig{NetworkMode: "none"}}); err != nil {
@@ -588,12 +691,13 @@ func testOpen(t *testing.T, host string) {
 		t.Fatal(err)
 	}
 	slices.Sort(ended)
-	want := []string{p.Name, stray.Name} // names, as app.Supervised.Open says
+	want := []string{p.Name, stray.Name, kept.Name} // names, as app.Supervised.Open says
 	slices.Sort(want)
 	if !slices.Equal(ended, want) {
 		t.Errorf("Open = %v, want %v", ended, want)
 	}
 	mustBeGone(t, next, p)
+	mustBeGone(t, next, kept)
 	if list := containersOf(t, next, labelNode, stray.NodeID); len(list) > 0 {
 		t.Errorf("the unrecorded container is left: %v", list)
 	}

@@ -78,17 +78,12 @@ func baseMAC(s settings, nodeID string) (net.HardwareAddr, error) {
 }
 
 // adapterMACs are the MAC addresses of the node's n adapters: its base
-// address plus the adapter's number (as GNS3 counts, carrying into the
-// higher bytes), or the adapter's custom address.
+// address plus the adapter's number (app.AdapterMAC), or the adapter's
+// custom address.
 func adapterMACs(base net.HardwareAddr, n int, custom []app.CustomAdapter) ([]net.HardwareAddr, error) {
-	var v uint64
-	for _, b := range base {
-		v = v<<8 | uint64(b)
-	}
 	macs := make([]net.HardwareAddr, n)
 	for i := range macs {
-		x := v + uint64(i)
-		macs[i] = net.HardwareAddr{byte(x >> 40), byte(x >> 32), byte(x >> 24), byte(x >> 16), byte(x >> 8), byte(x)}
+		macs[i], _ = net.ParseMAC(app.AdapterMAC(base.String(), i))
 		for _, c := range custom {
 			if c.AdapterNumber == i && c.MACAddress != "" {
 				m, err := net.ParseMAC(c.MACAddress)

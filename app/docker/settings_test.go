@@ -220,18 +220,3 @@ func TestUntar(t *testing.T) {
 		t.Errorf("perms = %q; want the owners and modes inside the container", perms)
 	}
 }
-
-// TestInterfacesExample: a new node's interfaces file sets nothing up.
-func TestInterfacesExample(t *testing.T) {
-	s := interfacesExample("R1", 2)
-	for _, line := range strings.Split(s, "\n") {
-		if line != "" && !strings.HasPrefix(line, "#") {
-			t.Errorf("an uncommented line: %q", line)
-		}
-	}
-	for _, want := range []string{"#iface eth0 inet static", "#iface eth1 inet dhcp", "#\thostname R1"} {
-		if !strings.Contains(s, want) {
-			t.Errorf("the example lacks %q:\n%s", want, s)
-		}
-	}
-}

@@ -20,8 +20,9 @@ import (
 // A Docker node keeps some folders of its container across restarts, as
 // GNS3 does (persistentFolders): each is a folder of the node's own
 // folder (<node>/etc/network for /etc/network), bound into the container
-// where the image has it. A container is removed when its node stops;
-// these folders are the node's state.
+// where the image has it. A container lasts until its node is deleted or
+// its project closed (containers.go), or is made again when its settings
+// change; these folders are the node's state beyond that.
 //
 // GNS3 binds them elsewhere and has its init script copy and bind-mount
 // them inside the container, which needs CAP_SYS_ADMIN. nodedesk binds
@@ -189,29 +190,10 @@ func networkDefaults(root *os.Root, name string, adapters int) error {
 			return err
 		}
 	}
-	if _, err := root.Stat("etc/network/interfaces"); err == nil || !errors.Is(err, fs.ErrNotExist) {
+	if _, err := root.Stat(app.DockerInterfacesFile); err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return writeRoot(root, "etc/network/interfaces", []byte(interfacesExample(name, adapters)), 0o644)
-}
-
-// interfacesExample is the /etc/network/interfaces a new node starts
-// with: nothing set up, an example of each kind per interface.
-func interfacesExample(name string, adapters int) string {
-	var b strings.Builder
-	b.WriteString("# Network settings of " + name + ", read by `ifup -a` when the container starts.\n")
-	b.WriteString("# nodedesk keeps this file in the node's folder: edits last across restarts.\n")
-	b.WriteString("# To use an example below, remove the # at the start of its lines.\n")
-	b.WriteString("#\n# Read more settings from files of interfaces.d:\n# source /etc/network/interfaces.d/*\n")
-	for i := range adapters {
-		n := strconv.Itoa(i)
-		net := "10.0." + strconv.Itoa(i%256)
-		fmt.Fprintf(&b, "\n# eth%s with a fixed address:\n#auto eth%s\n#iface eth%s inet static\n", n, n, n)
-		fmt.Fprintf(&b, "#\taddress %s.2\n#\tnetmask 255.255.255.0\n#\tgateway %s.1\n", net, net)
-		fmt.Fprintf(&b, "#\tup echo nameserver %s.1 > /etc/resolv.conf\n", net)
-		fmt.Fprintf(&b, "\n# eth%s with an address from a DHCP server:\n#auto eth%s\n#iface eth%s inet dhcp\n#\thostname %s\n", n, n, n, hostname(name))
-	}
-	return b.String()
+	return writeRoot(root, app.DockerInterfacesFile, []byte(app.DockerInterfaces(name, adapters)), 0o644)
 }
 
 // writeRoot writes a file of root through a temporary file.

@@ -6903,6 +6903,8 @@ export interface components {
             console_type: "telnet" | "http" | "none";
             /** @description Auxiliary console TCP port (a shell in the container), or null. */
             aux: number | null;
+            /** @description Id of the node's container in the Docker Engine: made with the node in an open project, kept across stops, removed when the node is deleted or its project closed; null while it has none. */
+            container_id?: string | null;
             /** @description Working directory of the node. */
             node_directory: string;
             /** @description Notes on how to use the container. */
