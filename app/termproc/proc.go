@@ -133,6 +133,14 @@ func (p *Proc) run() {
 	}()
 	go func() {
 		err := p.cmd.Wait()
+		// What it wrote before it ended is read to the end first: a
+		// crash's last words are there, and closing the terminal
+		// before would drop them. (A child of its own holding the
+		// output open would keep it from ending: 2 s at most.)
+		select {
+		case <-readerDone:
+		case <-time.After(2 * time.Second):
+		}
 		p.con.mu.Lock()
 		p.con.keep([]byte(p.exitText(err)))
 		p.con.mu.Unlock()
@@ -140,10 +148,6 @@ func (p *Proc) run() {
 		p.tty.Close()
 		if p.in != p.tty {
 			p.in.Close()
-		}
-		select {
-		case <-readerDone:
-		case <-time.After(2 * time.Second):
 		}
 		p.con.Close()
 		close(p.done)
