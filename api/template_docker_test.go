@@ -12,7 +12,7 @@ import (
 
 // dockerProperties are the properties of a new Docker node on the
 // controller: what GNS3 2.2.59's compute shows of one.
-var dockerProperties = []string{"adapters", "aux", "console_http_path", "console_http_port", "console_resolution", "environment",
+var dockerProperties = []string{"adapters", "aux", "console_http_path", "console_http_port", "console_resolution", "container_id", "environment",
 	"extra_hosts", "extra_volumes", "image", "mac_address", "start_command", "usage"}
 
 // TestDockerTemplate_GUIWizard: the GNS3 2.2.59 GUI's "New Docker

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -302,18 +303,25 @@ func TestHostPort_ReadZeroAllocs(t *testing.T) {
 	fd := packetSocket(t, b, 0)
 	hf := newHotFabric(t, "relay") // the frame goes on from n1's port to n2's
 	frame := relayFrame(1500, 1, 2, 1, 1)
-	allocs := testing.AllocsPerRun(100, func() {
-		if _, err := unix.Write(fd, frame); err != nil {
-			t.Fatal(err)
-		}
-		got, err := rd.read()
-		if err != nil || !bytes.Equal(got, frame) {
-			t.Fatalf("read % x, %v", got, err)
-		}
-		hf.carry(end{"n1", 0, 0}, got)
-	})
+	// AllocsPerRun counts the whole process's allocations, and on a busy
+	// machine a goroutine an earlier test left winding down can allocate
+	// during a run; an allocation of the read path itself shows in every
+	// run, so the fewest of three is what a frame costs.
+	allocs := math.Inf(1)
+	for range 3 {
+		allocs = min(allocs, testing.AllocsPerRun(100, func() {
+			if _, err := unix.Write(fd, frame); err != nil {
+				t.Fatal(err)
+			}
+			got, err := rd.read()
+			if err != nil || !bytes.Equal(got, frame) {
+				t.Fatalf("read % x, %v", got, err)
+			}
+			hf.carry(end{"n1", 0, 0}, got)
+		}))
+	}
 	if allocs != 0 {
-		t.Errorf("%v allocations per frame", allocs)
+		t.Errorf("%v allocations per frame, in the best of three runs", allocs)
 	}
 }
 
