@@ -97,16 +97,17 @@ func TestProjectImport_Bombs(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		archive []byte
+		code    int // a full disk is a conflict, as everywhere else
 		want    []string
 	}{
-		{"more than the disk holds", rawArchive(t, topo, overDisk), []string{"once unpacked", "free some space"}},
-		{"headers that lie", rawArchive(t, topo, []rawEntry{{name: "project-files/qemu/x/hda_disk.qcow2", data: blob, crc: crc, stated: mb}}), []string{"hda_disk.qcow2", "damaged"}},
-		{"too many entries", rawArchive(t, topo, many), []string{"10002 entries", "at most 10000"}},
+		{"more than the disk holds", rawArchive(t, topo, overDisk), 409, []string{"once unpacked", "free some space"}},
+		{"headers that lie", rawArchive(t, topo, []rawEntry{{name: "project-files/qemu/x/hda_disk.qcow2", data: blob, crc: crc, stated: mb}}), 400, []string{"hda_disk.qcow2", "damaged"}},
+		{"too many entries", rawArchive(t, topo, many), 400, []string{"10002 entries", "at most 10000"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			mustWrite(t, filepath.Join(ts.dataDir(), "projects", ".keep"), nil)
 			before := tree(t, ts.dataDir())
-			r := ts.importArchive("7b6a4e34-2c7d-4b1e-9b35-0c7a0d5e1b0"+strconv.Itoa(len(c.name)%10), c.archive, "").Want(t, 400).JSON(t)
+			r := ts.importArchive("7b6a4e34-2c7d-4b1e-9b35-0c7a0d5e1b0"+strconv.Itoa(len(c.name)%10), c.archive, "").Want(t, c.code).JSON(t)
 			if msg, _ := r["message"].(string); !containsAll(msg, c.want...) {
 				t.Errorf("message %q; want it to say %q", msg, c.want)
 			}
