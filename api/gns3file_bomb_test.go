@@ -150,7 +150,8 @@ func (zeroReader) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 // TestProjectImport_Images: an archive's images go into nodedesk's images
 // folder; one the folder has already (same MD5) is not written again;
 // one whose name a different image of the user's has is stored beside it,
-// the user's left as it was, and the import's node uses the project's.
+// the user's left as it was, and the import's node uses the project's,
+// on a second import of the project too.
 func TestProjectImport_Images(t *testing.T) {
 	ts := mustOpenServer(t)
 	dir := filepath.Join(ts.dataDir(), "images", "QEMU")
@@ -190,5 +191,12 @@ func TestProjectImport_Images(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, want)); err != nil || string(b) != string(theirs) {
 		t.Errorf("the project's image is not kept as %s: %q, %v", want, b, err)
+	}
+	// The same project again: its copy is there already, and its node
+	// uses it, not the user's image of that name.
+	again := "7b6a4e34-2c7d-4b1e-9b35-0c7a0d5e1e10"
+	ts.importArchive(again, lab("7b6a4e34-2c7d-4b1e-9b35-0c7a0d5e1e11", theirs), "").Want(t, 201)
+	if got := diskOf(again); got != want {
+		t.Errorf("imported a second time, the node names %s; want %s, the project's copy", got, want)
 	}
 }
