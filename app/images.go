@@ -247,6 +247,16 @@ func imageMD5(ctx context.Context, p string, fi fs.FileInfo) (string, error) {
 			}
 		}
 	}
+	sum, err := fileMD5(ctx, p)
+	if err != nil {
+		return "", err
+	}
+	_ = writeSidecar(p, sum)
+	return sum, nil
+}
+
+// fileMD5 reads the file at p whole for its MD5 sum, caching nothing.
+func fileMD5(ctx context.Context, p string) (string, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return "", err
@@ -256,9 +266,7 @@ func imageMD5(ctx context.Context, p string, fi fs.FileInfo) (string, error) {
 	if _, err := io.Copy(h, ctxReader{ctx, f}); err != nil {
 		return "", err
 	}
-	sum := hex.EncodeToString(h.Sum(nil))
-	_ = writeSidecar(p, sum)
-	return sum, nil
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // isMD5 reports whether s is an MD5 sum in hexadecimal.
@@ -398,13 +406,14 @@ func inImageFolders(folders []string, p string) bool {
 // in an earlier folder would be found instead: the path is kept); a path
 // of another machine (absolute, or a Windows path, that is not here)
 // found here by its file name becomes the file found, named so, and
-// foreign tells the user which file that is; any other name is kept as given. An
-// absolute path to a file outside the folders is kept as given, with no
-// sum, when a user gives it (imported false); a project's (imported) is
-// another machine's path, and one found nowhere is kept as its file name,
-// so that no start ever takes a file outside the folders a project named.
-// The sum is cached beside the image (imageMD5), so only the first look at
-// an image reads it whole; nothing is written outside the folders.
+// foreign tells the user which file that is; any other name is kept as
+// given. An absolute path to a file outside the folders is kept as given,
+// its sum read but not cached, when a user gives it (imported false); a
+// project's (imported) is taken for another machine's path, and one found
+// nowhere is kept as its file name, so that no start ever takes a file
+// outside the folders that a project named. The sum of an image of the
+// folders is cached beside it (imageMD5), so only the first look at an
+// image reads it whole; nothing is written outside the folders.
 func (s *Service) keepImage(ctx context.Context, kind ImageKind, name string, imported bool) keptImage {
 	f, err := s.findImageFile(kind, name, !imported)
 	if err != nil {
@@ -413,8 +422,12 @@ func (s *Service) keepImage(ctx context.Context, kind ImageKind, name string, im
 		}
 		return keptImage{name: name} // missing here: kept as given, to be found at start
 	}
-	if f.outside {
-		return keptImage{name: name}
+	if f.outside { // its sum, as GNS3 answers it, but no file beside it
+		sum, err := fileMD5(ctx, f.path)
+		if err != nil {
+			sum = ""
+		}
+		return keptImage{name: name, sum: sum}
 	}
 	p := f.path
 	var sum string
