@@ -97,16 +97,17 @@ func TestProjectImport_Bombs(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		archive []byte
+		code    int // a full disk is a conflict, as everywhere else
 		want    []string
 	}{
-		{"more than the disk holds", rawArchive(t, topo, overDisk), []string{"once unpacked", "free some space"}},
-		{"headers that lie", rawArchive(t, topo, []rawEntry{{name: "project-files/qemu/x/hda_disk.qcow2", data: blob, crc: crc, stated: mb}}), []string{"hda_disk.qcow2", "damaged"}},
-		{"too many entries", rawArchive(t, topo, many), []string{"10002 entries", "at most 10000"}},
+		{"more than the disk holds", rawArchive(t, topo, overDisk), 409, []string{"once unpacked", "free some space"}},
+		{"headers that lie", rawArchive(t, topo, []rawEntry{{name: "project-files/qemu/x/hda_disk.qcow2", data: blob, crc: crc, stated: mb}}), 400, []string{"hda_disk.qcow2", "damaged"}},
+		{"too many entries", rawArchive(t, topo, many), 400, []string{"10002 entries", "at most 10000"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			mustWrite(t, filepath.Join(ts.dataDir(), "projects", ".keep"), nil)
 			before := tree(t, ts.dataDir())
-			r := ts.importArchive("7b6a4e34-2c7d-4b1e-9b35-0c7a0d5e1b0"+strconv.Itoa(len(c.name)%10), c.archive, "").Want(t, 400).JSON(t)
+			r := ts.importArchive("7b6a4e34-2c7d-4b1e-9b35-0c7a0d5e1b0"+strconv.Itoa(len(c.name)%10), c.archive, "").Want(t, c.code).JSON(t)
 			if msg, _ := r["message"].(string); !containsAll(msg, c.want...) {
 				t.Errorf("message %q; want it to say %q", msg, c.want)
 			}
@@ -149,7 +150,8 @@ func (zeroReader) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 // TestProjectImport_Images: an archive's images go into nodedesk's images
 // folder; one the folder has already (same MD5) is not written again;
 // one whose name a different image of the user's has is stored beside it,
-// the user's left as it was, and the import's node uses the project's.
+// the user's left as it was, and the import's node uses the project's,
+// on a second import of the project too.
 func TestProjectImport_Images(t *testing.T) {
 	ts := mustOpenServer(t)
 	dir := filepath.Join(ts.dataDir(), "images", "QEMU")
@@ -189,5 +191,12 @@ func TestProjectImport_Images(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, want)); err != nil || string(b) != string(theirs) {
 		t.Errorf("the project's image is not kept as %s: %q, %v", want, b, err)
+	}
+	// The same project again: its copy is there already, and its node
+	// uses it, not the user's image of that name.
+	again := "7b6a4e34-2c7d-4b1e-9b35-0c7a0d5e1e10"
+	ts.importArchive(again, lab("7b6a4e34-2c7d-4b1e-9b35-0c7a0d5e1e11", theirs), "").Want(t, 201)
+	if got := diskOf(again); got != want {
+		t.Errorf("imported a second time, the node names %s; want %s, the project's copy", got, want)
 	}
 }

@@ -247,6 +247,16 @@ func imageMD5(ctx context.Context, p string, fi fs.FileInfo) (string, error) {
 			}
 		}
 	}
+	sum, err := fileMD5(ctx, p)
+	if err != nil {
+		return "", err
+	}
+	_ = writeSidecar(p, sum)
+	return sum, nil
+}
+
+// fileMD5 reads the file at p whole for its MD5 sum, caching nothing.
+func fileMD5(ctx context.Context, p string) (string, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return "", err
@@ -256,9 +266,7 @@ func imageMD5(ctx context.Context, p string, fi fs.FileInfo) (string, error) {
 	if _, err := io.Copy(h, ctxReader{ctx, f}); err != nil {
 		return "", err
 	}
-	sum := hex.EncodeToString(h.Sum(nil))
-	_ = writeSidecar(p, sum)
-	return sum, nil
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // isMD5 reports whether s is an MD5 sum in hexadecimal.
@@ -299,26 +307,59 @@ func (r ctxReader) Read(b []byte) (int, error) {
 }
 
 // ImagePath resolves what a node's property names (a file name, a path
-// relative to an images folder, or an absolute path) to the image file:
-// an absolute path that exists is taken as it is; a relative one is looked
-// for in the folders in order, a bare file name in their subfolders too. An
-// absolute path that does not exist here (a project made on another
-// machine, perhaps on Windows) is looked for by its file name. Codes:
-// EINVALID (an empty name, or one that leaves the folders), ECONFLICT (the
-// image is in none of the folders: the message names it and the folders,
-// and says to upload it).
+// relative to an images folder, or an absolute path) to the image file
+// (findImageFile, an absolute path outside the folders taken as it is: a
+// user may name any file of this machine, as GNS3's compute takes it).
+// Codes: those of findImageFile.
 func (s *Service) ImagePath(kind ImageKind, name string) (string, error) {
+	f, err := s.findImageFile(kind, name, true)
+	return f.path, err
+}
+
+// foundImage is the file an image name finds here (findImageFile).
+type foundImage struct {
+	path string
+	// foreign: the name is a path of another machine (absolute, or a
+	// Windows path, that names no image here), found by its file name.
+	foreign bool
+	// outside: the name is an absolute path to a file outside kind's
+	// folders, which a user gave; nodedesk starts a node on it, but never
+	// exports it nor writes beside it (decision 0064).
+	outside bool
+}
+
+// foreignNote tells the user that a node's image, named by another
+// machine's path, is the file f found here by its file name.
+func (f foundImage) foreignNote(kind ImageKind, name string) string {
+	return fmt.Sprintf("%s image %s is not on this machine; nodedesk uses %s, found by its file name", kind, name, f.path)
+}
+
+// findImageFile finds the image file name names: an absolute path to a
+// file inside one of kind's folders (inImageFolders) is that file; one
+// to a file outside them is that file when outsideOK (a user's own
+// choice), else, as a path that names no image here (another machine's,
+// perhaps on Windows), it is looked for by its file name; a relative one
+// is looked for in the folders in order, a bare file name in their
+// subfolders too. Codes: EINVALID (an empty name, or one that leaves the
+// folders), ECONFLICT (the image is in none of the folders: the message
+// names it and the folders, and says to upload it).
+func (s *Service) findImageFile(kind ImageKind, name string, outsideOK bool) (foundImage, error) {
 	folders, err := s.imageFolders(kind, false)
 	if err != nil {
-		return "", err
+		return foundImage{}, err
 	}
 	if strings.TrimSpace(name) == "" {
-		return "", Errorf(EINVALID, "No %s image named: give the file name of an image", kind)
+		return foundImage{}, Errorf(EINVALID, "No %s image named: give the file name of an image", kind)
 	}
 	look := name
 	if filepath.IsAbs(name) {
 		if fi, err := os.Stat(name); err == nil && fi.Mode().IsRegular() {
-			return name, nil
+			switch {
+			case inImageFolders(folders, name):
+				return foundImage{path: name}, nil
+			case outsideOK:
+				return foundImage{path: name, outside: true}, nil
+			}
 		}
 		look = path.Base(filepath.ToSlash(name))
 	} else if isWindowsAbs(name) {
@@ -326,13 +367,35 @@ func (s *Service) ImagePath(kind ImageKind, name string) (string, error) {
 	}
 	rel, err := imageName(look)
 	if err != nil {
-		return "", &Error{Code: EINVALID, Message: ErrorMessage(err)}
+		return foundImage{}, &Error{Code: EINVALID, Message: ErrorMessage(err)}
 	}
 	if p := findImage(folders, rel); p != "" {
-		return p, nil
+		return foundImage{path: p, foreign: look != name}, nil
 	}
-	return "", Errorf(ECONFLICT, "%s image %s is missing: it is not in %s; upload it (or copy it into %s) and start again",
+	return foundImage{}, Errorf(ECONFLICT, "%s image %s is missing: it is not in %s; upload it (or copy it into %s) and start again",
 		kind, name, strings.Join(folders, " nor in "), folders[0])
+}
+
+// inImageFolders reports whether the absolute path p lies inside one of
+// folders, once cleaned and the links of its folder and of theirs
+// resolved (a link to an image inside a folder is the folder's, as a
+// listing counts it; /images/QEMU/../../home/u/.ssh/id_rsa is not).
+func inImageFolders(folders []string, p string) bool {
+	dir, err := filepath.EvalSymlinks(filepath.Dir(filepath.Clean(p)))
+	if err != nil {
+		return false
+	}
+	p = filepath.Join(dir, filepath.Base(p))
+	for _, f := range folders {
+		root, err := filepath.EvalSymlinks(f)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(root, p); err == nil && filepath.IsLocal(rel) {
+			return true
+		}
+	}
+	return false
 }
 
 // keepImage is an image name as a node keeps it, as GNS3 2.2.59's compute
@@ -343,27 +406,42 @@ func (s *Service) ImagePath(kind ImageKind, name string) (string, error) {
 // in an earlier folder would be found instead: the path is kept); a path
 // of another machine (absolute, or a Windows path, that is not here)
 // found here by its file name becomes the file found, named so, and
-// foreign says which file that is; any other name is kept as given. The
-// sum is cached beside the image (imageMD5), so only the first look at an
-// image reads it whole.
-func (s *Service) keepImage(ctx context.Context, kind ImageKind, name string) keptImage {
-	p, err := s.ImagePath(kind, name)
+// foreign tells the user which file that is; any other name is kept as
+// given. An absolute path to a file outside the folders is kept as given,
+// its sum read but not cached, when a user gives it (imported false); a
+// project's (imported) is taken for another machine's path, and one found
+// nowhere is kept as its file name, so that no start ever takes a file
+// outside the folders that a project named. The sum of an image of the
+// folders is cached beside it (imageMD5), so only the first look at an
+// image reads it whole; nothing is written outside the folders.
+func (s *Service) keepImage(ctx context.Context, kind ImageKind, name string, imported bool) keptImage {
+	f, err := s.findImageFile(kind, name, !imported)
 	if err != nil {
+		if imported && filepath.IsAbs(name) {
+			return keptImage{name: imageFileName(name)}
+		}
 		return keptImage{name: name} // missing here: kept as given, to be found at start
 	}
+	if f.outside { // its sum, as GNS3 answers it, but no file beside it
+		sum, err := fileMD5(ctx, f.path)
+		if err != nil {
+			sum = ""
+		}
+		return keptImage{name: name, sum: sum}
+	}
+	p := f.path
 	var sum string
 	if fi, err := os.Stat(p); err == nil {
 		if sum, err = imageMD5(ctx, p, fi); err != nil {
 			sum = ""
 		}
 	}
-	foreign := (filepath.IsAbs(name) || isWindowsAbs(name)) && p != name
-	if !foreign && (!filepath.IsAbs(name) || p != name) { // a relative name
+	if !f.foreign && !filepath.IsAbs(name) { // a relative name
 		return keptImage{name: name, sum: sum}
 	}
 	kept := keptImage{name: name, sum: sum}
-	if foreign {
-		kept = keptImage{name: p, sum: sum, foreign: p}
+	if f.foreign {
+		kept = keptImage{name: p, sum: sum, foreign: f.foreignNote(kind, name)}
 	}
 	folders, err := s.imageFolders(kind, false)
 	if err != nil {
@@ -440,7 +518,7 @@ func (s *Service) settleImages(ctx context.Context, t NodeType, u PropertiesUpda
 	}
 	kept := make(map[string]keptImage, len(given))
 	for key, name := range given {
-		kept[key] = s.keepImage(ctx, t.kind().imageKind, name)
+		kept[key] = s.keepImage(ctx, t.kind().imageKind, name, false)
 	}
 	return iu.withImages(kept)
 }

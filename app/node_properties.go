@@ -109,7 +109,8 @@ type imageUpdate interface {
 
 // keptImage is an image name as a node keeps it and the MD5 sum of the
 // image ("" when unknown here); foreign, when the name given was a path of
-// another machine found here by its file name, is the file found.
+// another machine found here by its file name, is what the user is told
+// (foundImage.foreignNote).
 type keptImage struct{ name, sum, foreign string }
 
 // DecodeProperties reads the type-specific fields of a node of type t from a

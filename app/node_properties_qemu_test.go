@@ -369,6 +369,9 @@ func TestService_QEMUImagePaths(t *testing.T) {
 	if b, err := os.ReadFile(own + ".md5sum"); err != nil || strings.TrimSpace(string(b)) != md5Of("alpine disk") {
 		t.Errorf("sum kept beside the image: %q, %v", b, err)
 	}
+	if _, err := os.Stat(outside + ".md5sum"); err == nil {
+		t.Errorf("a sum was written beside %s, outside the images folders", outside)
+	}
 	// The node starts with the images it names.
 	got, err := f.svc.ImagePath(app.QEMUImages, v["hdb_disk_image"].(string))
 	if err != nil || got != sub {

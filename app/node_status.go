@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -344,15 +343,14 @@ func (s *Service) nodeImages(n *Node) (map[string]string, error) {
 		if raw, ok := n.Properties.Extra[k]; !ok || json.Unmarshal(raw, &name) != nil || name == "" {
 			continue
 		}
-		p, err := s.ImagePath(n.Type.kind().imageKind, name)
+		f, err := s.findImageFile(n.Type.kind().imageKind, name, true)
 		if err != nil {
 			return nil, &Error{Code: ErrorCode(err), Message: fmt.Sprintf("%s cannot start: its %s: %s", n.Name, k, ErrorMessage(err))}
 		}
-		if (filepath.IsAbs(name) || isWindowsAbs(name)) && p != name { // another machine's path
-			s.tell(EventLogWarning, n.ProjectID, fmt.Sprintf("%s: %s image %s is not on this machine; nodedesk uses %s, found by its file name",
-				n.Name, n.Type.kind().imageKind, name, p))
+		if f.foreign {
+			s.tell(EventLogWarning, n.ProjectID, n.Name+": "+f.foreignNote(n.Type.kind().imageKind, name))
 		}
-		found[k] = p
+		found[k] = f.path
 	}
 	return found, nil
 }

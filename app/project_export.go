@@ -102,10 +102,15 @@ func (s *Service) ExportProject(ctx context.Context, projectID string, what Expo
 	if e.Files, err = folderFiles(s.ProjectDir(e.Project.ID), e.Nodes, time.Now()); err != nil {
 		return nil, err
 	}
+	var renamed exportRenames
 	if what.Images {
-		e.Images = s.exportImages(e.Project.ID, e.Nodes)
+		all := slices.Clone(e.Nodes)
+		for _, snap := range snaps { // a snapshot's nodes need their images too
+			all = append(all, snap.Nodes...)
+		}
+		e.Images, renamed = s.exportImages(ctx, e.Project.ID, all)
 	}
-	e.Nodes = portableImages(e.Nodes)
+	e.Nodes = portableImages(e.Nodes, renamed)
 	for _, snap := range snaps {
 		p := *snap.Project
 		p.ID, p.Name = e.Project.ID, e.Project.Name
@@ -116,7 +121,7 @@ func (s *Service) ExportProject(ctx context.Context, projectID string, what Expo
 			return nil, err
 		}
 		e.Snapshots = append(e.Snapshots, SnapshotExport{Name: snap.Name, CreatedAt: snap.CreatedAt, Export: &ProjectExport{
-			Project: &p, Nodes: portableImages(snap.Nodes), Links: snap.Links, Drawings: snap.Drawings, Files: files,
+			Project: &p, Nodes: portableImages(snap.Nodes, renamed), Links: snap.Links, Drawings: snap.Drawings, Files: files,
 		}})
 	}
 	return e, nil
@@ -141,15 +146,24 @@ func nodeImageNames(n *Node, fn func(key, name string)) {
 	}
 }
 
+// exportRenames are the file names an export gives images whose file
+// name another image of the export took (exportImages): by node, by
+// image property.
+type exportRenames map[*Node]map[string]string
+
 // portableImages are copies of nodes whose image properties name their
-// images by file name only (imageFileName); a node that names none is
-// kept as it is.
-func portableImages(nodes []*Node) []*Node {
+// images by file name only (imageFileName), or by the name renamed gives
+// the image; a node that names none is kept as it is.
+func portableImages(nodes []*Node, renamed exportRenames) []*Node {
 	out := make([]*Node, len(nodes))
 	for i, n := range nodes {
 		out[i] = n
 		nodeImageNames(n, func(k, name string) {
-			if imageFileName(name) == name {
+			file := imageFileName(name)
+			if other, ok := renamed[n][k]; ok {
+				file = other
+			}
+			if file == name {
 				return
 			}
 			if out[i] == n {
@@ -157,7 +171,7 @@ func portableImages(nodes []*Node) []*Node {
 				c.Properties.Extra = maps.Clone(n.Properties.Extra)
 				out[i] = &c
 			}
-			b, _ := json.Marshal(imageFileName(name))
+			b, _ := json.Marshal(file)
 			out[i].Properties.Extra[k] = b
 		})
 	}
@@ -165,30 +179,51 @@ func portableImages(nodes []*Node) []*Node {
 }
 
 // exportImages lists the image files the nodes name, found as a start
-// finds them (ImagePath), each once, at images/<kind>/<file name>. An
-// image that is not on this machine is left out, as GNS3 leaves it out,
-// and the project's notification stream says so.
-func (s *Service) exportImages(projectID string, nodes []*Node) []ExportFile {
+// finds them (findImageFile), each once, at images/<kind>/<file name>. A
+// second image of one file name (vyos/disk.qcow2 and debian/disk.qcow2)
+// goes under the name an import gives a different image of a taken name
+// (differentImageName), and its nodes are renamed to it (the renames). An
+// image that is not on this machine, or that a user named by a path
+// outside the images folders (decision 0064), is left out, as GNS3
+// leaves a missing one out, and the project's notification stream says
+// so.
+func (s *Service) exportImages(ctx context.Context, projectID string, nodes []*Node) ([]ExportFile, exportRenames) {
 	var files []ExportFile
-	seen := map[string]bool{}
+	renamed := exportRenames{}
+	seen := map[string]string{} // archive path → the file there
 	var missing []string
 	for _, n := range nodes {
 		kind := n.Type.kind().imageKind
 		nodeImageNames(n, func(k, name string) {
-			arc := "images/" + string(kind) + "/" + imageFileName(name)
-			if seen[arc] {
-				return
-			}
-			seen[arc] = true
-			p, err := s.ImagePath(kind, name)
+			f, err := s.findImageFile(kind, name, true)
 			var fi fs.FileInfo
-			if err == nil {
-				fi, err = os.Stat(p)
+			if err == nil && !f.outside {
+				fi, err = os.Stat(f.path)
 			}
-			if err != nil {
+			if err != nil || f.outside {
 				missing = append(missing, n.Name+"'s "+name)
 				return
 			}
+			file := imageFileName(name)
+			arc := "images/" + string(kind) + "/" + file
+			if had, ok := seen[arc]; ok && !samePath(had, f.path) {
+				sum, err := imageMD5(ctx, f.path, fi)
+				if err != nil {
+					missing = append(missing, n.Name+"'s "+name)
+					return
+				}
+				file = differentImageName(file, sum)
+				arc = "images/" + string(kind) + "/" + file
+				if renamed[n] == nil {
+					renamed[n] = map[string]string{}
+				}
+				renamed[n][k] = file
+			}
+			if _, ok := seen[arc]; ok {
+				return
+			}
+			seen[arc] = f.path
+			p := f.path
 			files = append(files, ExportFile{Path: arc, Modified: fi.ModTime(), Open: func() (io.ReadCloser, error) {
 				return os.Open(p)
 			}})
@@ -197,7 +232,7 @@ func (s *Service) exportImages(projectID string, nodes []*Node) []ExportFile {
 	if len(missing) > 0 {
 		s.tell(EventLogWarning, projectID, fmt.Sprintf("The export carries no copy of these images, which are not on this machine: %s", strings.Join(missing, ", ")))
 	}
-	return files
+	return files, renamed
 }
 
 // folderFiles lists the files of a project's folder (or of a snapshot's

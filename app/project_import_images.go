@@ -135,15 +135,15 @@ func (s *Service) importImage(ctx context.Context, kind ImageKind, name string, 
 			}
 		}
 		keep = differentImageName(name, sum)
-		if other := filepath.Join(dir, keep); fileExists(other) {
-			return nil // imported before, under that name
-		}
 		if out.renamed[kind] == nil {
 			out.renamed[kind] = map[string]string{}
 		}
-		out.renamed[kind][name] = keep
+		out.renamed[kind][name] = keep // the nodes use it, written now or before
 		out.notes = append(out.notes, fmt.Sprintf("The project's %s image %s differs from the one of that name on this machine (%s), which is kept as it is; the project's copy is stored as %s and its nodes use it",
 			kind, name, existing, keep))
+		if other := filepath.Join(dir, keep); fileExists(other) {
+			return nil // imported before, under that name
+		}
 	}
 	p := filepath.Join(dir, keep)
 	if err := os.Rename(tmp, p); err != nil {
@@ -196,9 +196,9 @@ func (s *Service) importImageNames(ctx context.Context, t NodeType, u Properties
 		if other, ok := got.renamed[kind][imageFileName(name)]; ok {
 			look = other
 		}
-		k := s.keepImage(ctx, kind, look)
+		k := s.keepImage(ctx, kind, look, true)
 		if k.foreign != "" {
-			note(fmt.Sprintf("%s image %s is not on this machine; nodedesk uses %s, found by its file name", kind, name, k.foreign))
+			note(k.foreign)
 		}
 		kept[key] = k
 	}

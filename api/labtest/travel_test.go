@@ -102,14 +102,22 @@ func zipEntries(t *testing.T, archive []byte) map[string][]byte {
 
 // TestTravel_ExportWithImagesRunsElsewhere: a lab of a c7200 that has run
 // (its ghost RAM and other scratch files in the project's folder), a QEMU
-// node whose disk is named by an absolute path and an IOU node, exported
+// node whose disk is named by an absolute path (in a subfolder of
+// nodedesk's QEMU folder) and an IOU node, exported
 // with include_images=yes: the archive carries each image under
 // images/<kind>/ and names it by file name, and no scratch file; with the
 // project and every image gone, the archive imports, the images are back
 // in nodedesk's folders, and every node runs.
 func TestTravel_ExportWithImagesRunsElsewhere(t *testing.T) {
-	l, disk := travelLab(t)
+	l, outside := travelLab(t)
 	data := filepath.Dir(l.Store.Path())
+	disk := filepath.Join(data, "images", "QEMU", "mine", "travel-disk.qcow2")
+	if err := os.MkdirAll(filepath.Dir(disk), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(outside, disk); err != nil {
+		t.Fatal(err)
+	}
 	pid := l.MustCreateProject("travel")
 	travelNodes(t, l, pid, disk)
 	// No snapshot of running routers (their RAM files are being written),
@@ -157,9 +165,6 @@ func TestTravel_ExportWithImagesRunsElsewhere(t *testing.T) {
 
 	l.Do("DELETE", "/v2/projects/"+pid, nil).Want(t, 204)
 	if err := os.RemoveAll(filepath.Join(data, "images")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(disk); err != nil {
 		t.Fatal(err)
 	}
 	nid := uuid.NewString()
@@ -270,5 +275,50 @@ func TestTravel_ForeignPathAtStart(t *testing.T) {
 	}
 	if !told {
 		t.Error("the user was not told which file Q1's disk is")
+	}
+}
+
+// TestTravel_OutsideDiskStaysHome: a user who names a QEMU disk by its
+// path outside nodedesk's images folders keeps it: the node starts on it.
+// But an export with its images carries no copy of it (the user is told),
+// and nodedesk writes nothing beside it (no checksum file).
+func TestTravel_OutsideDiskStaysHome(t *testing.T) {
+	l, disk := travelLab(t)
+	pid := l.MustCreateProject("outside")
+	q := guestNode(t, l, pid, "Q1", map[string]any{"hda_disk_image": disk, "ram": 64})
+	if got := q["properties"].(map[string]any)["hda_disk_image"]; got != disk {
+		t.Fatalf("the disk is named %v; want %s, as the user gave it", got, disk)
+	}
+	nodePath := "/v2/projects/" + pid + "/nodes/" + q["node_id"].(string)
+	l.Do("POST", nodePath+"/start", nil).Want(t, 200)
+	l.Do("POST", nodePath+"/stop", nil).Want(t, 200)
+	events, stop := l.Events.Subscribe(64)
+	defer stop()
+	entries := zipEntries(t, l.Do("GET", "/v2/projects/"+pid+"/export?include_images=yes", nil).Want(t, 200).Body)
+	for name := range entries {
+		if strings.HasPrefix(name, "images/") {
+			t.Errorf("the export carries %s, a disk outside the images folders", name)
+		}
+	}
+	told := false
+	for len(events) > 0 {
+		e := <-events
+		if m, ok := e.Payload.(*app.LogMessage); ok && e.Action == app.EventLogWarning && strings.Contains(m.Message, "no copy") && strings.Contains(m.Message, "Q1") {
+			told = true
+		}
+	}
+	if !told {
+		t.Error("the user was not told that the export carries no copy of Q1's disk")
+	}
+	es, err := os.ReadDir(filepath.Dir(disk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 1 {
+		var names []string
+		for _, e := range es {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the disk's folder holds %v; want only the disk", names)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"math"
 	"path"
 	"strconv"
 	"strings"
@@ -85,13 +86,13 @@ func (m *meter) Read(p []byte) (int, error) {
 	n, err := m.r.Read(p)
 	m.n += int64(n)
 	m.b.total += int64(n)
+	if err := m.b.checkFile(m.name, m.n, m.limit); err != nil {
+		return n, err
+	}
+	if err := m.b.checkTotal(m.b.total); err != nil {
+		return n, err
+	}
 	switch {
-	case m.n > m.limit:
-		return n, app.Errorf(app.EINVALID, "The project's file %s is larger than %s; nodedesk does not import it", m.name, mib(m.limit))
-	case m.b.total > m.b.TotalBytes:
-		return n, app.Errorf(app.EINVALID, "The project's files are larger than %s in all; nodedesk does not import them", mib(m.b.TotalBytes))
-	case m.b.Room > 0 && m.b.total > m.b.Room:
-		return n, noRoom(m.b.total, m.b.Room)
 	case m.compressed > 0 && m.n > m.b.RatioAfter && m.n > m.compressed*m.b.Ratio:
 		return n, app.Errorf(app.EINVALID, "The project's file %s expands more than %d times; it looks like a zip bomb, so nodedesk does not import it", m.name, m.b.Ratio)
 	case err != nil && err != io.EOF:
@@ -114,7 +115,8 @@ func IsArchive(b []byte) bool { return bytes.HasPrefix(b, []byte("PK")) }
 // project.gns3, has too many entries, holds a symbolic link or another
 // special file, or its entries' stated sizes exceed the limits or the
 // room on the disk; its files' sizes and compression are bounded again as
-// they are read. Codes: EINVALID, ECONFLICT (Decode's revisions).
+// they are read. Codes: EINVALID, ECONFLICT (Decode's revisions; files
+// that need more room than the disk has).
 func ReadArchive(ra io.ReaderAt, size int64, o Options) (*app.ProjectImport, error) {
 	lim := o.Limits.orDefault()
 	if size > lim.ArchiveBytes {
@@ -148,8 +150,8 @@ func ReadArchive(ra io.ReaderAt, size int64, o Options) (*app.ProjectImport, err
 			continue
 		}
 		stated += f.UncompressedSize64
-		if f.UncompressedSize64 > uint64(lim.FileBytes) {
-			return nil, app.Errorf(app.EINVALID, "The project's file %s is larger than %s; nodedesk does not import it", f.Name, mib(lim.FileBytes))
+		if err := b.checkFile(f.Name, statedSize(f.UncompressedSize64), lim.FileBytes); err != nil {
+			return nil, err
 		}
 		if img, ok := imageEntry(f.Name); ok {
 			images = append(images, app.ImportFile{Path: img, Dir: mode.IsDir(), Open: entryOpener(f, b)})
@@ -157,11 +159,8 @@ func ReadArchive(ra io.ReaderAt, size int64, o Options) (*app.ProjectImport, err
 		}
 		files = append(files, app.ImportFile{Path: f.Name, Dir: mode.IsDir(), Open: entryOpener(f, b)})
 	}
-	switch {
-	case stated > uint64(lim.TotalBytes):
-		return nil, app.Errorf(app.EINVALID, "The project's files are larger than %s in all; nodedesk does not import them", mib(lim.TotalBytes))
-	case lim.Room > 0 && stated > uint64(lim.Room):
-		return nil, noRoom(int64(stated), lim.Room)
+	if err := b.checkTotal(statedSize(stated)); err != nil {
+		return nil, err
 	}
 	if topology == nil {
 		return nil, app.Errorf(app.EINVALID, "Not a GNS3 project: the archive has no %s", TopologyFile)
@@ -178,9 +177,38 @@ func ReadArchive(ra io.ReaderAt, size int64, o Options) (*app.ProjectImport, err
 	return imp, nil
 }
 
-// noRoom says that the unpacked files do not fit on the disk.
+// statedSize is a size a zip header states, as an int64 (a size beyond
+// int64 is the largest, which every limit refuses).
+func statedSize(n uint64) int64 {
+	return int64(min(n, math.MaxInt64))
+}
+
+// checkFile refuses a file of n bytes (read so far, or stated by its
+// header) over limit: the one rule and message of a file too large.
+func (b *budget) checkFile(name string, n, limit int64) error {
+	if n > limit {
+		return app.Errorf(app.EINVALID, "The project's file %s is larger than %s; nodedesk does not import it", name, mib(limit))
+	}
+	return nil
+}
+
+// checkTotal refuses files of n bytes in all (read so far, or stated by
+// their headers) over the total bound (EINVALID) or the room on the disk
+// (ECONFLICT, as a full disk is everywhere else: noRoom).
+func (b *budget) checkTotal(n int64) error {
+	switch {
+	case n > b.TotalBytes:
+		return app.Errorf(app.EINVALID, "The project's files are larger than %s in all; nodedesk does not import them", mib(b.TotalBytes))
+	case b.Room > 0 && n > b.Room:
+		return noRoom(n, b.Room)
+	}
+	return nil
+}
+
+// noRoom says that the unpacked files do not fit on the disk: a conflict
+// with the disk's state, as an upload or an import's spool that fills it.
 func noRoom(need, room int64) error {
-	return app.Errorf(app.EINVALID, "The project's files need %s once unpacked, more than the %s the disk of nodedesk's data folder can take; free some space (or export the project without images) and import it again", mib(need), mib(room))
+	return app.Errorf(app.ECONFLICT, "The project's files need %s once unpacked, more than the %s the disk of nodedesk's data folder can take; free some space (or export the project without images) and import it again", mib(need), mib(room))
 }
 
 // imageEntry is, for an archive entry under images/ (GNS3's
