@@ -186,9 +186,9 @@ func (r *provisioner) settled(t *testing.T, svc *app.Service, pid, id string) bo
 }
 
 // TestService_ProvisionFollowsLastEvent: a node's events are handled in
-// their order, the last deciding: a snapshot's restore (the node deleted
-// and made again in one write) and a quick undo/redo of its delete leave
-// the node with a container it shows, never one released after.
+// their order, the last deciding: snapshot restores, a write that deletes
+// and makes the node again, a quick undo/redo of its delete leave the
+// node with a container it shows, never one released after.
 func TestService_ProvisionFollowsLastEvent(t *testing.T) {
 	ctx := context.Background()
 	r := &provisioner{}
@@ -211,6 +211,19 @@ func TestService_ProvisionFollowsLastEvent(t *testing.T) {
 	if !kit.WaitFor(5*time.Second, func() bool { return r.settled(t, svc, pid, n.ID) }) {
 		t.Errorf("after restores container_id = %q, the runner's = %q, its last call %q; want the same id, made last",
 			containerOf(t, svc, pid, n.ID), r.Provisioned(n.ID), r.last(n.ID))
+	}
+
+	for i := range 20 { // one write deleting and making it again: the last decides
+		n, err := svc.FindNode(ctx, app.NodeRef{ProjectID: pid, NodeID: n.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc.SettleAfter([]app.Event{{Action: app.EventNodeDeleted, ProjectID: pid, Payload: n},
+			{Action: app.EventNodeCreated, ProjectID: pid, Payload: n}})
+		if !r.settled(t, svc, pid, n.ID) {
+			t.Fatalf("after a delete and a create in one write (#%d) container_id = %q, the runner's = %q, its last call %q; want the same id, made last",
+				i, containerOf(t, svc, pid, n.ID), r.Provisioned(n.ID), r.last(n.ID))
+		}
 	}
 
 	pid2 := mustCreateProject(t, svc, "undone").ID
