@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,14 +24,24 @@ type provisioner struct {
 	next       int
 	provisions int
 	released   []string
+	log        []string // "provision <id>", "release <id>", in order
+	stall      bool     // Provision waits until its context ends (a pull)
 }
 
 var _ app.Provisioner = (*provisioner)(nil)
 
-func (r *provisioner) Provision(_ context.Context, p app.Process) (string, error) {
+func (r *provisioner) Provision(ctx context.Context, p app.Process) (string, error) {
+	r.mu.Lock()
+	stall := r.stall
+	r.mu.Unlock()
+	if stall {
+		<-ctx.Done()
+		return "", ctx.Err()
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.provisions++
+	r.log = append(r.log, "provision "+p.NodeID)
 	if r.made == nil {
 		r.made = map[string]string{}
 	}
@@ -53,6 +65,7 @@ func (r *provisioner) Release(nodeID string) error {
 	if _, ok := r.made[nodeID]; ok {
 		r.released = append(r.released, nodeID)
 	}
+	r.log = append(r.log, "release "+nodeID)
 	delete(r.made, nodeID)
 	return nil
 }
@@ -151,4 +164,189 @@ func TestService_Provision(t *testing.T) {
 	if id := r.Provisioned(late.ID); id != "" || slices.Contains(r.released, late.ID) {
 		t.Errorf("a node made after StopRunners got container %q", id)
 	}
+}
+
+// last is the last call the runner had for node id ("" if none).
+func (r *provisioner) last(id string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.log) - 1; i >= 0; i-- {
+		if strings.HasSuffix(r.log[i], " "+id) {
+			return r.log[i]
+		}
+	}
+	return ""
+}
+
+// settled reports whether node id shows the container its runner has for
+// it, and has one, the runner's last call for it being a provision.
+func (r *provisioner) settled(t *testing.T, svc *app.Service, pid, id string) bool {
+	got := containerOf(t, svc, pid, id)
+	return got != "" && got == r.Provisioned(id) && strings.HasPrefix(r.last(id), "provision ")
+}
+
+// TestService_ProvisionFollowsLastEvent: a node's events are handled in
+// their order, the last deciding: snapshot restores, a write that deletes
+// and makes the node again, a quick undo/redo of its delete leave the
+// node with a container it shows, never one released after.
+func TestService_ProvisionFollowsLastEvent(t *testing.T) {
+	ctx := context.Background()
+	r := &provisioner{}
+	svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+		Runners: []app.Runner{r}, PortFree: everyPortFree})
+	defer svc.StopRunners()
+	docker := app.NodeCreate{Type: app.Docker, NodeUpdate: app.NodeUpdate{Properties: dockerProps(t, `{"image": "alpine"}`)}}
+
+	pid := mustCreateProject(t, svc, "restored").ID
+	n := mustCreateNode(t, svc, pid, docker)
+	snap, err := svc.CreateSnapshot(ctx, pid, "one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		if _, err := svc.RestoreSnapshot(ctx, pid, snap.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !kit.WaitFor(5*time.Second, func() bool { return r.settled(t, svc, pid, n.ID) }) {
+		t.Errorf("after restores container_id = %q, the runner's = %q, its last call %q; want the same id, made last",
+			containerOf(t, svc, pid, n.ID), r.Provisioned(n.ID), r.last(n.ID))
+	}
+
+	for i := range 20 { // one write deleting and making it again: the last decides
+		n, err := svc.FindNode(ctx, app.NodeRef{ProjectID: pid, NodeID: n.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc.SettleAfter([]app.Event{{Action: app.EventNodeDeleted, ProjectID: pid, Payload: n},
+			{Action: app.EventNodeCreated, ProjectID: pid, Payload: n}})
+		if !r.settled(t, svc, pid, n.ID) {
+			t.Fatalf("after a delete and a create in one write (#%d) container_id = %q, the runner's = %q, its last call %q; want the same id, made last",
+				i, containerOf(t, svc, pid, n.ID), r.Provisioned(n.ID), r.last(n.ID))
+		}
+	}
+
+	pid2 := mustCreateProject(t, svc, "undone").ID
+	m := mustCreateNode(t, svc, pid2, docker)
+	if err := svc.DeleteNode(ctx, app.NodeRef{ProjectID: pid2, NodeID: m.ID}); err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		if _, err := svc.Undo(ctx, pid2); err != nil { // m back
+			t.Fatal(err)
+		}
+		if _, err := svc.Redo(ctx, pid2); err != nil { // m deleted again
+			t.Fatal(err)
+		}
+	}
+	if _, err := svc.Undo(ctx, pid2); err != nil {
+		t.Fatal(err)
+	}
+	if !kit.WaitFor(5*time.Second, func() bool { return r.settled(t, svc, pid2, m.ID) }) {
+		t.Errorf("after undo/redo container_id = %q, the runner's = %q, its last call %q; want the same id, made last",
+			containerOf(t, svc, pid2, m.ID), r.Provisioned(m.ID), r.last(m.ID))
+	}
+}
+
+// hookStore runs hook (once at a time) after each read that lists the
+// nodes of project pid.
+type hookStore struct {
+	app.Store
+	pid     string
+	hook    atomic.Pointer[func()]
+	running atomic.Bool
+}
+
+type listTx struct {
+	app.Tx
+	listed *bool
+	pid    string
+}
+
+func (tx listTx) Nodes(projectID string) ([]*app.Node, error) {
+	if projectID == tx.pid {
+		*tx.listed = true
+	}
+	return tx.Tx.Nodes(projectID)
+}
+
+func (s *hookStore) View(fn func(app.Tx) error) error {
+	listed := false
+	err := s.Store.View(func(tx app.Tx) error { return fn(listTx{tx, &listed, s.pid}) })
+	if h := s.hook.Load(); listed && h != nil && s.running.CompareAndSwap(false, true) {
+		(*h)()
+		s.running.Store(false)
+	}
+	return err
+}
+
+// TestService_ProvisionDeleteProjectReleasesAll: a project's delete
+// removes the container of a node made while it was being deleted (after
+// its nodes were first read), as well as the others'.
+func TestService_ProvisionDeleteProjectReleasesAll(t *testing.T) {
+	ctx := context.Background()
+	r := &provisioner{}
+	st := &hookStore{Store: storetest.Open(t)}
+	svc := app.NewService(app.Config{Store: st, DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+		Runners: []app.Runner{r}, PortFree: everyPortFree})
+	defer svc.StopRunners()
+	docker := app.NodeCreate{Type: app.Docker, NodeUpdate: app.NodeUpdate{Properties: dockerProps(t, `{"image": "alpine"}`)}}
+	pid := mustCreateProject(t, svc, "lab").ID
+	mustCreateNode(t, svc, pid, docker)
+	st.pid = pid
+	var made []string
+	hook := func() { // each time the delete reads the nodes, one more is made
+		if n, err := svc.CreateNode(ctx, pid, docker); err == nil {
+			made = append(made, n.ID)
+		}
+	}
+	st.hook.Store(&hook)
+	if err := svc.DeleteProject(ctx, pid); err != nil {
+		t.Fatal(err)
+	}
+	st.hook.Store(nil)
+	if len(made) == 0 {
+		t.Fatal("no node was made during the delete: the test proves nothing")
+	}
+	if !kit.WaitFor(5*time.Second, func() bool { _, n := r.count(); return n == 0 }) {
+		r.mu.Lock()
+		t.Errorf("containers left after the project's delete: %v (nodes made during it: %v)", r.made, made)
+		r.mu.Unlock()
+	}
+}
+
+// TestService_ProvisionCancelled: a node whose container waits for an
+// image's pull is deleted at once (its provision cancelled, not waited
+// for), and nodedesk quits at once while others wait.
+func TestService_ProvisionCancelled(t *testing.T) {
+	ctx := context.Background()
+	r := &provisioner{stall: true}
+	svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+		Runners: []app.Runner{r}, PortFree: everyPortFree})
+	pid := mustCreateProject(t, svc, "lab").ID
+	if err := svc.CloseProject(ctx, pid); err != nil { // its nodes made without waiting
+		t.Fatal(err)
+	}
+	docker := app.NodeCreate{Type: app.Docker, NodeUpdate: app.NodeUpdate{Properties: dockerProps(t, `{"image": "alpine"}`)}}
+	a := mustCreateNode(t, svc, pid, docker)
+	mustCreateNode(t, svc, pid, docker)
+	if _, err := svc.OpenProject(ctx, pid); err != nil { // their provisions stall
+		t.Fatal(err)
+	}
+	within := func(what string, fn func()) {
+		t.Helper()
+		done := make(chan struct{})
+		go func() { defer close(done); fn() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second): // a stalled provision lasts 3 min
+			t.Fatalf("%s waited for a stalled provision", what)
+		}
+	}
+	within("the delete of a node", func() {
+		if err := svc.DeleteNode(ctx, app.NodeRef{ProjectID: pid, NodeID: a.ID}); err != nil {
+			t.Error(err)
+		}
+	})
+	within("StopRunners", svc.StopRunners)
 }

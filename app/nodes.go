@@ -318,6 +318,7 @@ func (s *Service) changeNodeIn(tx Tx, emit emitFunc, before, after *Node) error 
 // them (the node, its links' tunnels) is deleted there first
 // (dropFromComputes). Codes: EINVALID, ENOTFOUND.
 func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
+	s.cancelProvision(ref.NodeID) // its lock is not held for an image's pull
 	if _, err := s.NodeAction(ctx, ref, Stop); err != nil {
 		return err
 	}

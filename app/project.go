@@ -355,10 +355,6 @@ func (s *Service) DeleteProject(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	nodes, err := s.FindNodes(ctx, id)
-	if err != nil {
-		return err
-	}
 
 	dir, aside := s.ProjectDir(p.ID), s.projectDeleteAside(p.ID)
 	rerr := os.Rename(dir, aside)
@@ -366,9 +362,13 @@ func (s *Service) DeleteProject(ctx context.Context, id string) error {
 	if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 		s.c.Logger.Error("a project's folder could not be set aside for its delete; it stays", "project", p.ID, "folder", dir, "err", rerr)
 	}
+	var nodes []*Node // as the delete finds them: one made meanwhile too
 	err = s.update(ctx, func(tx Tx, emit emitFunc) error {
 		p, err := findProject(tx, id)
 		if err != nil {
+			return err
+		}
+		if nodes, err = tx.Nodes(p.ID); err != nil {
 			return err
 		}
 		emit(EventProjectDeleted, p.ID, p)

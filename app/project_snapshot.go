@@ -274,6 +274,7 @@ func (s *Service) RestoreSnapshot(ctx context.Context, projectID, snapshotID str
 	}
 	slices.Sort(ids) // one order for every caller that holds several
 	for _, id := range ids {
+		s.cancelProvision(id) // no wait for an image's pull: its events provision it again
 		defer s.lockNode(id)()
 	}
 	s.snapFiles.Lock()
