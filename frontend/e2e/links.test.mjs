@@ -148,7 +148,7 @@ describe('link traffic from the UI', { timeout: 120_000 }, () => {
     await marks().waitFor({ state: 'detached' });
   });
 
-  test('each panel says what the server does with frames: the switch switches, NAT is a gateway, ATM carries nothing, QEMU runs, TraceNG is not run (no Start)', async () => {
+  test('each panel says what the server does with frames: the switch switches, NAT is a gateway, ATM switches cells, QEMU runs, TraceNG is not run (no Start)', async () => {
     const { body: templates } = await rest('GET', '/templates');
     const tid = (type) => templates.find((t) => t.template_type === type).template_id;
     const sw = (await rest('POST', `/projects/${pid}/templates/${tid('ethernet_switch')}`, { x: 0, y: 200 })).body;
@@ -166,7 +166,7 @@ describe('link traffic from the UI', { timeout: 120_000 }, () => {
     await page.getByTestId('node-save').click();
     await until(async () => (await rest('GET', `/projects/${pid}/nodes/${nat.node_id}`)).body.properties.allow_host_loopback === true, WAIT, 'allow_host_loopback saved');
     await page.locator(`[data-testid="canvas-node"][data-name="${atm.name}"]`).click();
-    assert.match(await page.getByTestId('node-traffic').textContent(), /does not forward ATM cells/);
+    assert.match(await page.getByTestId('node-traffic').textContent(), /^Always running\. It switches ATM cells between its ports, by VPI and VCI/);
     const qemu = (await rest('POST', `/projects/${pid}/nodes`, { node_type: 'qemu', x: 360, y: 360 })).body;
     await page.locator(`[data-testid="canvas-node"][data-name="${qemu.name}"]`).click();
     await page.getByTestId('node-start').waitFor();
