@@ -1,5 +1,5 @@
 // More of what a user does: move nodes (mouse and keys), select all,
-// duplicate, run a real VPCS, edit a Frame Relay switch, read the console
+// duplicate, run a real VPCS, edit Frame Relay and ATM switches, read the console
 // command, follow a second tab, and manage projects.
 
 import { after, before, describe, test } from 'node:test';
@@ -121,6 +121,44 @@ describe('nodedesk UI workflows', { timeout: 120_000 }, () => {
     await page.getByTestId('node-save').click();
     await page.getByTestId('error-mappings').filter({ hasText: 'out of range' }).waitFor();
     assert.deepEqual((await getNode(ids.fr)).properties.mappings, { '1:101': '2:201', '1:102': '2:202' });
+    await page.getByTestId('node-revert').click();
+  });
+
+  test('edits ATM VPI/VCI mappings: a channel and a path; a refusal is shown as the server says it', async () => {
+    const { body: templates } = await rest('GET', '/templates');
+    const tid = templates.find((t) => t.template_type === 'atm_switch').template_id;
+    const atm = (await rest('POST', `/projects/${pid}/templates/${tid}`, { x: 450, y: 250 })).body;
+    await node(page, atm.name).click();
+    await page.getByTestId('atm-add').click();
+    await page.getByTestId('atm-add').click();
+    assert.equal(await page.getByTestId('atm-row').count(), 2);
+    // The second row becomes a virtual path: VPI 2 on both sides, no VCIs.
+    await page.getByTestId('atm-src-vpi').nth(1).fill('2');
+    await page.getByTestId('atm-src-vci').nth(1).fill('');
+    await page.getByTestId('atm-dst-vpi').nth(1).fill('2');
+    await page.getByTestId('atm-dst-vci').nth(1).fill('');
+    await page.getByTestId('node-save').click();
+    await page.getByTestId('node-panel').getByText('All changes saved').waitFor();
+    const saved = { '1:1:100': '2:1:100', '1:2': '2:2' };
+    assert.deepEqual((await getNode(atm.node_id)).properties.mappings, saved);
+    assert.equal((await getNode(atm.node_id)).ports.length, 2, 'the connections made ports 1 and 2');
+
+    // A VCI at one end only: the row is refused before anything is sent.
+    await page.getByTestId('atm-dst-vci').nth(1).fill('7');
+    await page.getByTestId('node-save').click();
+    await page.getByTestId('error-mappings').filter({ hasText: 'Row 2: a virtual channel has a VCI at both ends' }).waitFor();
+    await page.getByTestId('atm-dst-vci').nth(1).fill('');
+
+    // A path over VPI 1 of port 1, where the channel lies: only the server
+    // sees the whole table, and its message is shown as it is.
+    await page.getByTestId('atm-src-vpi').nth(1).fill('1');
+    await page.getByTestId('node-save').click();
+    const shown = page.getByTestId('error-mappings').filter({ hasText: 'switched whole' });
+    await shown.waitFor();
+    const refused = await rest('PUT', `/projects/${pid}/nodes/${atm.node_id}`, { properties: { mappings: { '1:1:100': '2:1:100', '1:1': '2:2' } } });
+    assert.equal(refused.status, 400);
+    assert.equal(await shown.textContent(), refused.body.message);
+    assert.deepEqual((await getNode(atm.node_id)).properties.mappings, saved);
     await page.getByTestId('node-revert').click();
   });
 

@@ -32,6 +32,8 @@ export type HostInterface = S['HostInterface'];
 export type CloudPort = S['CloudPort'];
 /** Frame Relay circuits: "port:dlci" → "port:dlci". */
 export type FrameRelayMappings = S['FrameRelayMappings'];
+/** ATM connections: "port:vpi:vci" → "port:vpi:vci" or "port:vpi" → "port:vpi". */
+export type ATMMappings = S['ATMMappings'];
 export type NodeUpdate = S['NodeUpdate'];
 export type NodeCreate = S['NodeCreate'];
 export type Link = S['Link'];
