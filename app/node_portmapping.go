@@ -78,9 +78,43 @@ type FrameRelayCircuit [2]FrameRelayEnd
 // The Service refuses mappings with a fault (checkFrameRelayMappings); the
 // data plane and the ports array use what holds.
 func FrameRelayCircuits(m map[string]string) ([]FrameRelayCircuit, error) {
+	return pairEnds[FrameRelayEnd, FrameRelayCircuit](m, pairRules[FrameRelayEnd]{
+		parse:   parseDLCIEnd,
+		compare: FrameRelayEnd.compare,
+		check: func(k, v string, a, b FrameRelayEnd) error {
+			if a == b {
+				return Invalid("properties.mappings", "Frame Relay circuit %s -> %s ends where it starts; map it to another port:DLCI", k, v)
+			}
+			return nil
+		},
+		usedTwice: func(end string) error {
+			return Invalid("properties.mappings", "Frame Relay end %s is used by two circuits; each port:DLCI can carry one circuit", end)
+		},
+	})
+}
+
+// pairRules are what a switch's mappings reader tells pairEnds: how an end
+// parses and sorts, the faults of one entry alone, the fault of an end two
+// entries use, and (optionally) admit, which may refuse an entry given
+// those accepted before it and records the ones it lets through.
+type pairRules[E comparable] struct {
+	parse     func(string) (E, error)
+	compare   func(a, b E) int
+	check     func(key, value string, a, b E) error
+	usedTwice func(end string) error
+	admit     func(a, b E) error
+}
+
+// pairEnds reads mappings whose entries each join two ends both ways (the
+// Frame Relay and ATM switches'): entries are read in the order of their
+// key; an entry written both ways is one pair; one that does not parse,
+// fails check, uses an end an earlier pair holds, or is refused by admit
+// is left out, and the first such fault is the error. Pairs come with
+// their lower end first, sorted by it.
+func pairEnds[E comparable, P ~[2]E](m map[string]string, r pairRules[E]) ([]P, error) {
 	type entry struct {
 		key, value string
-		from, to   FrameRelayEnd
+		from, to   E
 	}
 	var first error
 	fault := func(err error) {
@@ -90,43 +124,48 @@ func FrameRelayCircuits(m map[string]string) ([]FrameRelayCircuit, error) {
 	}
 	entries := make([]entry, 0, len(m))
 	for k, v := range m {
-		a, err1 := parseDLCIEnd(k)
-		b, err2 := parseDLCIEnd(v)
-		switch {
-		case err1 != nil || err2 != nil:
-			fault(cmp.Or(err1, err2))
-		case a == b:
-			fault(Invalid("properties.mappings", "Frame Relay circuit %s -> %s ends where it starts; map it to another port:DLCI", k, v))
-		default:
+		a, err1 := r.parse(k)
+		b, err2 := r.parse(v)
+		if err := cmp.Or(err1, err2); err != nil {
+			fault(err)
+		} else if err := r.check(k, v, a, b); err != nil {
+			fault(err)
+		} else {
 			entries = append(entries, entry{k, v, a, b})
 		}
 	}
-	slices.SortFunc(entries, func(x, y entry) int { return x.from.compare(y.from) })
-	peer := map[FrameRelayEnd]FrameRelayEnd{} // each end -> the other end of its circuit
-	var circuits []FrameRelayCircuit
+	slices.SortFunc(entries, func(x, y entry) int { return r.compare(x.from, y.from) })
+	peer := map[E]E{} // each end -> the other end of its pair
+	var pairs []P
 	for _, e := range entries {
 		pa, usedA := peer[e.from]
 		pb, usedB := peer[e.to]
 		if usedA && usedB && pa == e.to && pb == e.from {
-			continue // the same circuit, given the other way round
+			continue // the same pair, given the other way round
 		}
 		if usedA || usedB {
 			taken := e.key
 			if !usedA {
 				taken = e.value
 			}
-			fault(Invalid("properties.mappings", "Frame Relay end %s is used by two circuits; each port:DLCI can carry one circuit", taken))
+			fault(r.usedTwice(taken))
 			continue
 		}
-		peer[e.from], peer[e.to] = e.to, e.from
-		c := FrameRelayCircuit{e.from, e.to}
-		if c[1].compare(c[0]) < 0 {
-			c[0], c[1] = c[1], c[0]
+		if r.admit != nil {
+			if err := r.admit(e.from, e.to); err != nil {
+				fault(err)
+				continue
+			}
 		}
-		circuits = append(circuits, c)
+		peer[e.from], peer[e.to] = e.to, e.from
+		pair := P{e.from, e.to}
+		if r.compare(pair[1], pair[0]) < 0 {
+			pair[0], pair[1] = pair[1], pair[0]
+		}
+		pairs = append(pairs, pair)
 	}
-	slices.SortFunc(circuits, func(x, y FrameRelayCircuit) int { return x[0].compare(y[0]) })
-	return circuits, first
+	slices.SortFunc(pairs, func(x, y P) int { return r.compare(x[0], y[0]) })
+	return pairs, first
 }
 
 func (a FrameRelayEnd) compare(b FrameRelayEnd) int {
@@ -212,70 +251,37 @@ type ATMConnection [2]ATMEnd
 // The Service refuses mappings with a fault (checkATMMappings); the data
 // plane and the ports array use what holds.
 func ATMConnections(m map[string]string) ([]ATMConnection, error) {
-	type entry struct {
-		key, value string
-		from, to   ATMEnd
-	}
-	var first error
-	fault := func(err error) {
-		if first == nil {
-			first = err
-		}
-	}
-	entries := make([]entry, 0, len(m))
-	for k, v := range m {
-		a, err1 := parseATMEnd(k)
-		b, err2 := parseATMEnd(v)
-		switch {
-		case err1 != nil || err2 != nil:
-			fault(cmp.Or(err1, err2))
-		case a.IsPath() != b.IsPath():
-			fault(Invalid("properties.mappings", "ATM mapping %s -> %s joins a virtual channel (port:VPI:VCI) and a virtual path (port:VPI); map a channel to a channel or a path to a path", k, v))
-		case a == b:
-			fault(Invalid("properties.mappings", "ATM connection %s -> %s ends where it starts; map it to another port, VPI or VCI", k, v))
-		default:
-			entries = append(entries, entry{k, v, a, b})
-		}
-	}
-	slices.SortFunc(entries, func(x, y entry) int { return x.from.compare(y.from) })
-	peer := map[ATMEnd]ATMEnd{}  // each end -> the other end of its connection
 	paths := map[[2]int]ATMEnd{} // port, VPI -> the path end that switches it whole
 	chans := map[[2]int]ATMEnd{} // port, VPI -> a channel end in it
-	var conns []ATMConnection
-	for _, e := range entries {
-		pa, usedA := peer[e.from]
-		pb, usedB := peer[e.to]
-		if usedA && usedB && pa == e.to && pb == e.from {
-			continue // the same connection, given the other way round
-		}
-		if usedA || usedB {
-			taken := e.key
-			if !usedA {
-				taken = e.value
+	return pairEnds[ATMEnd, ATMConnection](m, pairRules[ATMEnd]{
+		parse:   parseATMEnd,
+		compare: ATMEnd.compare,
+		check: func(k, v string, a, b ATMEnd) error {
+			switch {
+			case a.IsPath() != b.IsPath():
+				return Invalid("properties.mappings", "ATM mapping %s -> %s joins a virtual channel (port:VPI:VCI) and a virtual path (port:VPI); map a channel to a channel or a path to a path", k, v)
+			case a == b:
+				return Invalid("properties.mappings", "ATM connection %s -> %s ends where it starts; map it to another port, VPI or VCI", k, v)
 			}
-			fault(Invalid("properties.mappings", "ATM end %s is used by two connections; each port:VPI:VCI or port:VPI can carry one", taken))
-			continue
-		}
-		if err := atmPathClash(e.from, e.to, paths, chans); err != nil {
-			fault(err)
-			continue
-		}
-		peer[e.from], peer[e.to] = e.to, e.from
-		for _, end := range []ATMEnd{e.from, e.to} {
-			if end.IsPath() {
-				paths[[2]int{end.Port, end.VPI}] = end
-			} else {
-				chans[[2]int{end.Port, end.VPI}] = end
+			return nil
+		},
+		usedTwice: func(end string) error {
+			return Invalid("properties.mappings", "ATM end %s is used by two connections; each port:VPI:VCI or port:VPI can carry one", end)
+		},
+		admit: func(a, b ATMEnd) error {
+			if err := atmPathClash(a, b, paths, chans); err != nil {
+				return err
 			}
-		}
-		c := ATMConnection{e.from, e.to}
-		if c[1].compare(c[0]) < 0 {
-			c[0], c[1] = c[1], c[0]
-		}
-		conns = append(conns, c)
-	}
-	slices.SortFunc(conns, func(x, y ATMConnection) int { return x[0].compare(y[0]) })
-	return conns, first
+			for _, end := range []ATMEnd{a, b} {
+				if end.IsPath() {
+					paths[[2]int{end.Port, end.VPI}] = end
+				} else {
+					chans[[2]int{end.Port, end.VPI}] = end
+				}
+			}
+			return nil
+		},
+	})
 }
 
 // atmPathClash refuses a connection one of whose ends is a channel in a
