@@ -128,22 +128,8 @@ func TestDynamipsProject_ImportKeepsRouters(t *testing.T) {
 				}
 			}
 
-			var exported struct {
-				Topology struct {
-					Nodes []struct {
-						Name       string         `json:"name"`
-						Properties map[string]any `json:"properties"`
-					} `json:"nodes"`
-				} `json:"topology"`
-			}
 			zip := readZip(t, ts.Do("GET", "/v2/projects/"+pid+"/export", nil).Want(t, 200).Body)
-			if err := json.Unmarshal(zip["project.gns3"], &exported); err != nil {
-				t.Fatal(err)
-			}
-			back := map[string]map[string]any{}
-			for _, n := range exported.Topology.Nodes {
-				back[n.Name] = n.Properties
-			}
+			back := nodeProperties(t, zip["project.gns3"])
 			for _, want := range file.Topology.Nodes {
 				if want.NodeType != "dynamips" {
 					continue

@@ -167,6 +167,28 @@ func makeZip(t testing.TB, entries ...zipEntry) []byte {
 	return b.Bytes()
 }
 
+// nodeProperties reads a project.gns3's nodes: their properties by node
+// name.
+func nodeProperties(t testing.TB, projectGNS3 []byte) map[string]map[string]any {
+	t.Helper()
+	var topo struct {
+		Topology struct {
+			Nodes []struct {
+				Name       string         `json:"name"`
+				Properties map[string]any `json:"properties"`
+			} `json:"nodes"`
+		} `json:"topology"`
+	}
+	if err := json.Unmarshal(projectGNS3, &topo); err != nil {
+		t.Fatalf("project.gns3: %v", err)
+	}
+	out := map[string]map[string]any{}
+	for _, n := range topo.Topology.Nodes {
+		out[n.Name] = n.Properties
+	}
+	return out
+}
+
 // readZip returns an archive's entries by name.
 func readZip(t testing.TB, b []byte) map[string][]byte {
 	t.Helper()

@@ -440,21 +440,10 @@ func TestProjectExportOptions(t *testing.T) {
 	}
 	inner := readZip(t, entries[snapshot])
 	checkTopologyDump(t, inner["project.gns3"], pid)
-	var top struct {
-		Topology struct {
-			Nodes []struct {
-				Name       string         `json:"name"`
-				Properties map[string]any `json:"properties"`
-			} `json:"nodes"`
-		} `json:"topology"`
-	}
-	if err := json.Unmarshal(entries["project.gns3"], &top); err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range top.Topology.Nodes {
+	for name, props := range nodeProperties(t, entries["project.gns3"]) {
 		for _, k := range []string{"mac_address", "mac_addr"} {
-			if v, ok := n.Properties[k]; ok && v != nil {
-				t.Errorf("%s's %s is %v after reset_mac_addresses", n.Name, k, v)
+			if v, ok := props[k]; ok && v != nil {
+				t.Errorf("%s's %s is %v after reset_mac_addresses", name, k, v)
 			}
 		}
 	}

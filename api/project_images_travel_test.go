@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -12,20 +11,9 @@ import (
 // (hda_disk_image) by node name.
 func exportTopology(t *testing.T, entries map[string][]byte) map[string]string {
 	t.Helper()
-	var topo struct {
-		Topology struct {
-			Nodes []struct {
-				Name       string         `json:"name"`
-				Properties map[string]any `json:"properties"`
-			} `json:"nodes"`
-		} `json:"topology"`
-	}
-	if err := json.Unmarshal(entries["project.gns3"], &topo); err != nil {
-		t.Fatalf("project.gns3: %v", err)
-	}
 	out := map[string]string{}
-	for _, n := range topo.Topology.Nodes {
-		out[n.Name], _ = n.Properties["hda_disk_image"].(string)
+	for name, props := range nodeProperties(t, entries["project.gns3"]) {
+		out[name], _ = props["hda_disk_image"].(string)
 	}
 	return out
 }
