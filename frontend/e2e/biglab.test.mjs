@@ -14,7 +14,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchBrowser, restClient, startServer, until as untilIn, screenshot } from './harness.mjs';
+import { launchBrowser, restClient, startServer, until as untilIn, screenshot, canvasNode } from './harness.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const LAB = path.join(HERE, 'fixtures', 'campus88.gns3project');
@@ -33,7 +33,7 @@ describe('a big imported lab at 1440×900', { timeout: 240_000 }, () => {
   let lab; // the server's nodes, by name
   let types; // GET /v2/node_types, by type
   const pageErrors = [];
-  const node = (name) => page.locator(`[data-testid="canvas-node"][data-name="${name}"]`);
+  const node = (name) => canvasNode(page, name);
   const menu = () => page.getByTestId('context-menu');
 
   /** The flow → window transform of the canvas now. */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { launchBrowser, restClient, startServer, until, screenshot } from './harness.mjs';
+import { launchBrowser, restClient, startServer, until, screenshot, clickNode } from './harness.mjs';
 
 const WAIT = 5_000;
 const PID = '0f1e2d3c-0000-4000-8000-0000000000e1';
@@ -56,7 +56,7 @@ describe('ports from a project file', { timeout: 60_000 }, () => {
   test('the cloud panel names the waiting port and Allow agrees in one click', async () => {
     const { body: before } = await rest('GET', `/projects/${PID}/nodes/${CLOUD}`);
     assert.deepEqual(before.ports_waiting, ['ndx-author0']);
-    await page.locator('[data-testid="canvas-node"][data-name="Uplink"]').click();
+    await clickNode(page, 'Uplink');
     const notice = page.getByTestId('ports-waiting');
     await notice.waitFor();
     assert.match(await notice.textContent(), /Port ndx-author0 comes from the project file and carries nothing until you allow it/);

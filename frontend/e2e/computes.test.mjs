@@ -6,7 +6,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, restClient, startServer, until as untilIn, screenshot } from './harness.mjs';
+import { launchBrowser, restClient, startServer, until as untilIn, screenshot, clickNode, canvasNode } from './harness.mjs';
 
 const WAIT = 5_000; // bound for anything the UI does after a click
 /** Bound for A to see B go (its notification stream closes at once). */
@@ -30,7 +30,7 @@ describe('remote computes in the UI', { timeout: 180_000 }, () => {
   let computeId;
   const ids = {};
   const pageErrors = [];
-  const node = (name) => page.locator(`[data-testid="canvas-node"][data-name="${name}"]`);
+  const node = (name) => canvasNode(page, name);
   const item = (name) => page.locator(`[data-testid="compute-item"][data-name="${name}"]`);
   const local = () => page.locator('[data-testid="compute-item"][data-id="local"]');
   const getNode = async (id) => (await rest('GET', `/projects/${pid}/nodes/${id}`)).body;
@@ -133,7 +133,7 @@ describe('remote computes in the UI', { timeout: 180_000 }, () => {
   });
 
   test('the VPCS on B starts from its panel', async () => {
-    await node('PC1').click();
+    await clickNode(page, 'PC1');
     await page.getByTestId('panel-node-name').filter({ hasText: 'PC1' }).waitFor();
     await page.getByTestId('node-start').click();
     await until(
@@ -190,7 +190,7 @@ describe('remote computes in the UI', { timeout: 180_000 }, () => {
     await until(async () => (await pc.getAttribute('data-status')) === 'started', WAIT, 'PC1 shows its recorded status again');
     const path = page.locator(`.svelte-flow__edge[data-id="${ids.link}"] .svelte-flow__edge-path`);
     await until(async () => !/unreachable/.test((await path.getAttribute('class')) ?? ''), WAIT, 'the link drawn as usual');
-    await node('PC1').click();
+    await clickNode(page, 'PC1');
     await page.getByTestId('panel-node-name').filter({ hasText: 'PC1' }).waitFor();
     assert.equal(await page.getByTestId('panel-unreachable').count(), 0);
     assert.equal(await page.getByTestId('node-stop').isDisabled(), false);

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { launchBrowser, restClient, startServer, until as untilIn, screenshot, ARTIFACTS } from './harness.mjs';
+import { launchBrowser, restClient, startServer, until as untilIn, screenshot, ARTIFACTS, clickNode, canvasNode } from './harness.mjs';
 
 const WAIT = 10_000;
 const until = (fn, ms = WAIT, what = 'condition') => untilIn(fn, ms, what);
@@ -20,7 +20,7 @@ describe('console tabs', { timeout: 120_000 }, () => {
   let pid;
   const ids = {};
   const pageErrors = [];
-  const node = (name) => page.locator(`[data-testid="canvas-node"][data-name="${name}"]`);
+  const node = (name) => canvasNode(page, name);
   const tab = (name) => page.locator(`[data-testid="console-tab"][data-name="${name}"]`);
   /** The whole buffer of a node's terminal, scrollback included. */
   const screen = (nid) =>
@@ -73,10 +73,10 @@ describe('console tabs', { timeout: 120_000 }, () => {
   });
 
   test('a started VPCS: double-click opens its console; show ip; stop says so; start reconnects', async () => {
-    await node('PC1').click();
+    await clickNode(page, 'PC1');
     await page.getByTestId('node-start').click();
     await until(async () => (await node('PC1').getAttribute('data-status')) === 'started', WAIT, 'PC1 started');
-    await node('PC1').dblclick();
+    await clickNode(page, 'PC1', { double: true });
     await tab('PC1').and(page.locator('[data-state="connected"]')).waitFor();
     await typeUntil(ids.pc1, 'show ip', '10.9.8.7');
     assert.match(await screen(ids.pc1), /255\.255\.255\.0/);
@@ -125,7 +125,20 @@ describe('console tabs', { timeout: 120_000 }, () => {
     assert.equal(await tab('Sw1').count(), 0);
     assert.ok([first, second].includes('Sw1'));
 
-    await node('Sw1').click();
+    // The dock took the bottom of the canvas, and half of Sw1 with it.
+    // Bringing Sw1 into view as focus does leaves the canvas where it was:
+    // only panning moves it.
+    const canvas = await page.locator('.svelte-flow').boundingBox();
+    const sw = await node('Sw1').boundingBox();
+    assert.ok(sw.y + sw.height > canvas.y + canvas.height, `Sw1 is cut off by the dock (${sw.y + sw.height} > ${canvas.y + canvas.height})`);
+    const scrolled = await node('Sw1').evaluate((el) => {
+      el.scrollIntoView({ block: 'end' });
+      return el.closest('.svelte-flow').scrollTop;
+    });
+    assert.equal(scrolled, 0, 'nothing scrolls the canvas');
+    assert.deepEqual(await node('Sw1').boundingBox(), sw);
+    await page.getByTestId('fit-view').click();
+    await clickNode(page, 'Sw1');
     await page.keyboard.press('Alt+Enter');
     await tab('Sw1').and(page.locator('[aria-selected="true"]')).waitFor();
     await tab('Sw1').and(page.locator('[data-state="connected"]')).waitFor();

@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchBrowser, restClient, startDockerEngine, startServer, screenshot, until as untilIn } from './harness.mjs';
+import { launchBrowser, restClient, startDockerEngine, startServer, screenshot, until as untilIn, clickNode, canvasNode } from './harness.mjs';
 
 const WAIT = 5_000; // bound for anything the UI does after a click
 /** Bound for a container to start and its console to answer. */
@@ -36,7 +36,7 @@ describe('Docker in the UI', { timeout: 240_000 }, () => {
   let pid;
   const pageErrors = [];
   const palette = (group, name) => page.locator(`[data-testid="palette-group-${group}"] [data-name="${name}"]`);
-  const node = (name) => page.locator(`[data-testid="canvas-node"][data-name="${name}"]`);
+  const node = (name) => canvasNode(page, name);
   /** The terminal of a node's console, or (kind 'aux') of its aux console. */
   const terminal = (nid, kind = 'console') => `[data-testid="console-terminal"][data-node="${nid}"][data-kind="${kind}"]`;
   /** The whole buffer of a node's terminal. */
@@ -142,7 +142,7 @@ describe('Docker in the UI', { timeout: 240_000 }, () => {
     const made = await until(async () => (await rest('GET', `/projects/${pid}/nodes`)).body.find((n) => n.node_type === 'docker'), WAIT, 'the Docker node made');
     assert.equal(made.properties.image, IMAGE);
     assert.equal(made.ports.length, 1);
-    await node(made.name).click();
+    await clickNode(page, made.name);
     const panel = page.getByTestId('node-panel');
     await panel.getByTestId('docker-properties').waitFor();
     assert.match(await panel.textContent(), /Docker container/);
@@ -271,7 +271,7 @@ describe('Docker in the UI', { timeout: 240_000 }, () => {
       properties: { start_command: 'sh -c "mkdir -p /www && echo hello from $HOSTNAME > /www/index.html && exec httpd -f -p 8080 -h /www"', console_http_port: 8080, console_http_path: '/index.html' },
     })).body;
     assert.equal(web.console_type, 'http', JSON.stringify(web));
-    await node(web.name).click();
+    await clickNode(page, web.name);
     const panel = page.getByTestId('node-panel');
     const link = panel.getByTestId('node-web');
     await link.waitFor();

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchBrowser, restClient, startServer, screenshot, until as untilIn } from './harness.mjs';
+import { launchBrowser, restClient, startServer, screenshot, until as untilIn, clickNode, canvasNode } from './harness.mjs';
 
 const WAIT = 5_000; // bound for anything the UI does after a click
 const until = (fn, ms = WAIT, what = 'condition') => untilIn(fn, ms, what);
@@ -35,7 +35,7 @@ describe('Dynamips routers in the UI', { timeout: 240_000 }, () => {
   let rest;
   let pid;
   const pageErrors = [];
-  const node = (name) => page.locator(`[data-testid="canvas-node"][data-name="${name}"]`);
+  const node = (name) => canvasNode(page, name);
 
   before(async () => {
     assert.ok(existsSync(dynamips), `dynamips is not built at ${dynamips}: run make dynamips`);
@@ -88,7 +88,7 @@ describe('Dynamips routers in the UI', { timeout: 240_000 }, () => {
     assert.equal(r.status, 201, JSON.stringify(r.body));
     const nid = r.body.node_id;
     const name = r.body.name;
-    await node(name).click();
+    await clickNode(page, name);
     const panel = page.getByTestId('dynamips-properties');
     await panel.waitFor();
     assert.equal(await page.getByTestId('dynamips-platform').textContent(), 'c7200');
@@ -126,7 +126,7 @@ describe('Dynamips routers in the UI', { timeout: 240_000 }, () => {
     assert.equal(r.status, 201, JSON.stringify(r.body));
     const { node_id: nid, name } = r.body;
     const file = `/projects/${pid}/nodes/${nid}/files/configs/i${r.body.properties.dynamips_id}_startup-config.cfg`;
-    await node(name).click();
+    await clickNode(page, name);
     await page.getByTestId('dynamips-config').locator('summary').click();
     const text = page.getByTestId('dynamips-config-text');
     await until(async () => (await text.inputValue()).includes(`hostname ${name}\n`), WAIT, "GNS3's base config, named after the router");

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchBrowser, restClient, startServer, until as untilIn, screenshot } from './harness.mjs';
+import { launchBrowser, restClient, startServer, until as untilIn, screenshot, clickNode, canvasNode } from './harness.mjs';
 
 const WAIT = 10_000;
 const until = (fn, ms = WAIT, what = 'condition') => untilIn(fn, ms, what);
@@ -24,7 +24,7 @@ describe('the README\'s first lab', { timeout: 180_000 }, () => {
   let pid;
   const ids = {};
   const pageErrors = [];
-  const node = (name) => page.locator(`[data-testid="canvas-node"][data-name="${name}"]`);
+  const node = (name) => canvasNode(page, name);
   const tab = (name) => page.locator(`[data-testid="console-tab"][data-name="${name}"]`);
   /** The whole buffer of a node's terminal, scrollback included. */
   const screen = (nid) =>
@@ -143,14 +143,14 @@ describe('the README\'s first lab', { timeout: 180_000 }, () => {
   });
 
   test("5. PC2's console by a double-click; ip 10.0.0.2/24", async () => {
-    await node('PC2').dblclick();
+    await clickNode(page, 'PC2', { double: true });
     await tab('PC2').and(page.locator('[data-state="connected"]')).waitFor();
     // VPCS names the host in this answer by its slot ("PC1 : …"), whatever its pcname.
     await run('PC2', 'ip 10.0.0.2/24', /: 10\.0\.0\.2 255\.255\.255\.0/);
   });
 
   test("6. PC1's console by its Console button; ip 10.0.0.1/24", async () => {
-    await node('PC1').click();
+    await clickNode(page, 'PC1');
     await page.getByTestId('node-panel').getByRole('button', { name: 'Console', exact: true }).click();
     await tab('PC1').and(page.locator('[aria-selected="true"]')).waitFor();
     await tab('PC1').and(page.locator('[data-state="connected"]')).waitFor();

@@ -131,6 +131,30 @@ export async function until(fn, ms, what = 'condition') {
   }
 }
 
+/** canvasNode is the node called name on the page's canvas. */
+export const canvasNode = (page, name) => page.locator(`[data-testid="canvas-node"][data-name="${name}"]`);
+
+/** clickNode clicks (or double-clicks) a node on the canvas, which must be
+ * wholly in view. Playwright reaches a node cut off by the canvas's edge by
+ * scrolling the canvas; Svelte Flow scrolls it straight back, and on a busy
+ * machine that lands between the press and the release, so the click misses
+ * the node now and then. A test that clicks a node out of view fails here
+ * instead, every time, saying so. */
+export async function clickNode(page, name, { double = false } = {}) {
+  const node = canvasNode(page, name);
+  await node.waitFor();
+  let box, view;
+  const inside = async () => {
+    [box, view] = [await node.boundingBox(), await page.locator('.svelte-flow').boundingBox()];
+    return box && view && box.x >= view.x && box.y >= view.y && box.x + box.width <= view.x + view.width && box.y + box.height <= view.y + view.height;
+  };
+  // A moment for a view just fitted or a panel just closed to settle.
+  await until(inside, 2_000, `${name} wholly in view on the canvas`).catch(() => {
+    throw new Error(`${name} is not wholly in view on the canvas (node ${JSON.stringify(box)}, canvas ${JSON.stringify(view)}): place it in view, or fit the view first`);
+  });
+  await (double ? node.dblclick() : node.click());
+}
+
 /** ARTIFACTS is where the tests leave pictures for a person reading a failure. */
 export const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'artifacts');
 

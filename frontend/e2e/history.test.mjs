@@ -7,7 +7,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, restClient, startServer, until as untilIn, screenshot } from './harness.mjs';
+import { launchBrowser, restClient, startServer, until as untilIn, screenshot, clickNode, canvasNode } from './harness.mjs';
 
 const WAIT = 5_000;
 const until = (fn, ms = WAIT, what = 'condition') => untilIn(fn, ms, what);
@@ -22,7 +22,7 @@ describe('undo, redo and copy/paste in the UI', { timeout: 120_000 }, () => {
   const pageErrors = [];
   const states = {};
 
-  const node = (name) => page.locator(`[data-testid="canvas-node"][data-name="${name}"]`);
+  const node = (name) => canvasNode(page, name);
   /** The project as the server has it: node names at their places, and the links by node names. */
   const topology = async () => {
     const { body: nodes } = await rest('GET', `/projects/${pid}/nodes`);
@@ -81,7 +81,7 @@ describe('undo, redo and copy/paste in the UI', { timeout: 120_000 }, () => {
     await until(async () => (await rest('GET', `/projects/${pid}/nodes/${pc1}`)).body.y > 50, WAIT, 'the move to be saved');
     await until(async () => (await undoButton().getAttribute('aria-label')) === 'Undo: Moved PC1', WAIT, 'the undo label of the move, without an origin (this kind of client)');
     // 2. Rename PC2 in its panel.
-    await node('PC2').click();
+    await clickNode(page, 'PC2');
     await page.getByTestId('field-name').fill('web');
     await page.getByTestId('node-save').click();
     await node('web').waitFor();
@@ -115,9 +115,9 @@ describe('undo, redo and copy/paste in the UI', { timeout: 120_000 }, () => {
   });
 
   test('copies two linked nodes and pastes them with their link, selected; one undo takes the paste back', async () => {
-    await node('PC1').click();
+    await clickNode(page, 'PC1');
     await page.keyboard.down('Control');
-    await node('web').click();
+    await clickNode(page, 'web');
     await page.keyboard.up('Control');
     await page.getByTestId('selection-panel').waitFor();
     await page.getByTestId('canvas').focus();

@@ -10,7 +10,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, restClient, startServer, screenshot, until as untilIn } from './harness.mjs';
+import { launchBrowser, restClient, startServer, screenshot, until as untilIn, clickNode, canvasNode } from './harness.mjs';
 
 const WAIT = 5_000; // bound for anything the UI does after a click
 const until = (fn, ms = WAIT, what = 'condition') => untilIn(fn, ms, what);
@@ -26,7 +26,7 @@ describe('IOU in the UI', { timeout: 120_000 }, () => {
   let rest;
   let pid;
   const pageErrors = [];
-  const node = (name) => page.locator(`[data-testid="canvas-node"][data-name="${name}"]`);
+  const node = (name) => canvasNode(page, name);
   const iouTemplates = async () => (await rest('GET', '/templates')).body.filter((t) => t.template_type === 'iou');
 
   before(async () => {
@@ -120,7 +120,7 @@ describe('IOU in the UI', { timeout: 120_000 }, () => {
     assert.equal(r.status, 201, JSON.stringify(r.body));
     const { node_id: nid, name } = r.body;
     assert.match(name, /^IOU\d+$/);
-    await node(name).click();
+    await clickNode(page, name);
     await page.getByTestId('iou-properties').waitFor();
     assert.equal(await page.getByTestId('iou-image-select').inputValue(), IMAGE);
     assert.equal(await page.getByTestId('iou-ethernet_adapters').inputValue(), '4');

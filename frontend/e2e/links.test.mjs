@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { launchBrowser, restClient, startServer, until as untilIn, screenshot } from './harness.mjs';
+import { launchBrowser, restClient, startServer, until as untilIn, screenshot, clickNode } from './harness.mjs';
 
 const WAIT = 5_000;
 const until = (fn, ms = WAIT, what = 'condition') => untilIn(fn, ms, what);
@@ -151,12 +151,12 @@ describe('link traffic from the UI', { timeout: 120_000 }, () => {
   test('each panel says what the server does with frames: the switch switches, NAT is a gateway, ATM switches cells, QEMU runs, TraceNG is not run (no Start)', async () => {
     const { body: templates } = await rest('GET', '/templates');
     const tid = (type) => templates.find((t) => t.template_type === type).template_id;
-    const sw = (await rest('POST', `/projects/${pid}/templates/${tid('ethernet_switch')}`, { x: 0, y: 200 })).body;
-    const nat = (await rest('POST', `/projects/${pid}/templates/${tid('nat')}`, { x: 360, y: 200 })).body;
-    const atm = (await rest('POST', `/projects/${pid}/templates/${tid('atm_switch')}`, { x: 180, y: 360 })).body;
-    await page.locator(`[data-testid="canvas-node"][data-name="${sw.name}"]`).click();
+    const sw = (await rest('POST', `/projects/${pid}/templates/${tid('ethernet_switch')}`, { x: 0, y: 110 })).body;
+    const nat = (await rest('POST', `/projects/${pid}/templates/${tid('nat')}`, { x: 360, y: 110 })).body;
+    const atm = (await rest('POST', `/projects/${pid}/templates/${tid('atm_switch')}`, { x: 180, y: 110 })).body;
+    await clickNode(page, sw.name);
     assert.match(await page.getByTestId('node-traffic').textContent(), /^Always running\. It switches frames between its ports, per VLAN/);
-    await page.locator(`[data-testid="canvas-node"][data-name="${nat.name}"]`).click();
+    await clickNode(page, nat.name);
     assert.match(await page.getByTestId('node-traffic').textContent(), /It is a gateway to the host network/);
     // Its one setting: the host's loopback, off until the box is ticked and saved.
     const loopback = page.getByLabel('Let the lab reach services that listen only on this computer (127.0.0.1)');
@@ -165,15 +165,15 @@ describe('link traffic from the UI', { timeout: 120_000 }, () => {
     await loopback.check();
     await page.getByTestId('node-save').click();
     await until(async () => (await rest('GET', `/projects/${pid}/nodes/${nat.node_id}`)).body.properties.allow_host_loopback === true, WAIT, 'allow_host_loopback saved');
-    await page.locator(`[data-testid="canvas-node"][data-name="${atm.name}"]`).click();
+    await clickNode(page, atm.name);
     assert.match(await page.getByTestId('node-traffic').textContent(), /^Always running\. It switches ATM cells between its ports, by VPI and VCI/);
-    const qemu = (await rest('POST', `/projects/${pid}/nodes`, { node_type: 'qemu', x: 360, y: 360 })).body;
-    await page.locator(`[data-testid="canvas-node"][data-name="${qemu.name}"]`).click();
+    const qemu = (await rest('POST', `/projects/${pid}/nodes`, { node_type: 'qemu', x: 0, y: 230 })).body;
+    await clickNode(page, qemu.name);
     await page.getByTestId('node-start').waitFor();
     assert.equal(await page.getByTestId('node-traffic').count(), 0, 'a node nodedesk runs has Start instead');
-    const r = (await rest('POST', `/projects/${pid}/nodes`, { node_type: 'traceng', compute_id: 'local', x: 180, y: 100 })).body;
+    const r = (await rest('POST', `/projects/${pid}/nodes`, { node_type: 'traceng', compute_id: 'local', x: 360, y: 230 })).body;
     assert.ok(r.name, JSON.stringify(r));
-    await page.locator(`[data-testid="canvas-node"][data-name="${r.name}"]`).click();
+    await clickNode(page, r.name);
     assert.match(await page.getByTestId('node-traffic').textContent(), /^nodedesk does not run this emulator/);
     assert.equal(await page.getByTestId('node-start').count(), 0, 'no Start for a node nodedesk does not run');
   });

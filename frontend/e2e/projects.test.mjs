@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { launchBrowser, restClient, startServer, until as untilIn, screenshot } from './harness.mjs';
+import { launchBrowser, restClient, startServer, until as untilIn, screenshot, canvasNode } from './harness.mjs';
 
 const WAIT = 5_000;
 const until = (fn, ms = WAIT, what = 'condition') => untilIn(fn, ms, what);
@@ -74,7 +74,7 @@ describe('project files, save as and snapshots', { timeout: 120_000 }, () => {
   let files;
   let exported;
   const pageErrors = [];
-  const node = (name) => page.locator(`[data-testid="canvas-node"][data-name="${name}"]`);
+  const node = (name) => canvasNode(page, name);
   const projectNamed = async (name) => (await rest('GET', '/projects')).body.find((p) => p.name === name);
   const nodeNames = async (id) => (await rest('GET', `/projects/${id}/nodes`)).body.map((n) => n.name).sort();
 

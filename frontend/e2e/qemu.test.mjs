@@ -9,7 +9,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { launchBrowser, restClient, startServer, screenshot, until as untilIn } from './harness.mjs';
+import { launchBrowser, restClient, startServer, screenshot, until as untilIn, clickNode, canvasNode } from './harness.mjs';
 
 const WAIT = 5_000; // bound for anything the UI does after a click
 /** Bound for a QEMU guest (TCG) to start and show its screen. */
@@ -27,7 +27,7 @@ describe('QEMU in the UI', { timeout: 180_000 }, () => {
   let pid;
   const pageErrors = [];
   const palette = (group, name) => page.locator(`[data-testid="palette-group-${group}"] [data-name="${name}"]`);
-  const node = (name) => page.locator(`[data-testid="canvas-node"][data-name="${name}"]`);
+  const node = (name) => canvasNode(page, name);
   /** Uploads bytes as an image of the QEMU images folder, as the dialog does. */
   const upload = async (name, bytes) => {
     const r = await fetch(`${server.url}/v2/computes/local/qemu/images/${name}`, { method: 'POST', body: bytes });
@@ -201,7 +201,7 @@ describe('QEMU in the UI', { timeout: 180_000 }, () => {
       console_type: 'vnc', on_close: 'shutdown_signal', linked_clone: true,
     })).body;
     const n = (await rest('POST', `/projects/${pid}/templates/${tpl.template_id}`, { x: 100, y: 100 })).body;
-    await node(n.name).click();
+    await clickNode(page, n.name);
     const panel = page.getByTestId('node-panel');
     await panel.getByTestId('qemu-properties').waitFor();
     assert.equal(await panel.getByTestId('qemu-hda-select').inputValue(), 'panel.qcow2');
@@ -264,7 +264,7 @@ describe('QEMU in the UI', { timeout: 180_000 }, () => {
       template_type: 'qemu', name: 'Screen VM', category: 'guest', compute_id: 'local', hda_disk_image: blank.name, ram: 32, console_type: 'vnc',
     })).body;
     const n = (await rest('POST', `/projects/${pid}/templates/${tpl.template_id}`, { x: 300, y: 100 })).body;
-    await node(n.name).click();
+    await clickNode(page, n.name);
     const panel = page.getByTestId('node-panel');
     await panel.getByTestId('node-vnc').click();
     const tab = page.locator(`[data-testid="console-tab"][data-node="${n.node_id}"]`);

@@ -5,7 +5,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, restClient, startServer } from './harness.mjs';
+import { launchBrowser, restClient, startServer, clickNode, canvasNode } from './harness.mjs';
 
 const WAIT = 5_000;
 
@@ -18,12 +18,12 @@ describe('the page follows the server', { timeout: 60_000 }, () => {
   let nodeTypes;
   const ids = {};
   const pageErrors = [];
-  const node = (name) => page.locator(`[data-testid="canvas-node"][data-name="${name}"]`);
+  const node = (name) => canvasNode(page, name);
   const getNode = async (id) => (await rest('GET', `/projects/${pid}/nodes/${id}`)).body;
 
   /** Opens a node's property panel. */
   async function open(name) {
-    await node(name).click();
+    await clickNode(page, name);
     await page.getByTestId('panel-node-name').filter({ hasText: name }).waitFor();
   }
 

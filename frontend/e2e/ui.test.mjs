@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { launchBrowser, restClient, startServer, screenshot, ARTIFACTS } from './harness.mjs';
+import { launchBrowser, restClient, startServer, screenshot, ARTIFACTS, clickNode, canvasNode } from './harness.mjs';
 
 const WAIT = 5_000; // bound for anything the UI does after a click
 
@@ -17,7 +17,7 @@ describe('nodedesk UI', { timeout: 120_000 }, () => {
   const pageErrors = [];
   const state = { pid: null, pcId: null, swId: null };
 
-  const node = (name) => page.locator(`[data-testid="canvas-node"][data-name="${name}"]`);
+  const node = (name) => canvasNode(page, name);
 
   before(async () => {
     server = await startServer();
@@ -90,7 +90,7 @@ describe('nodedesk UI', { timeout: 120_000 }, () => {
   });
 
   test('bulk-edits two switch ports to dot1q VLAN 20 and saves them', async () => {
-    await node('Switch1').click();
+    await clickNode(page, 'Switch1');
     const panel = page.getByTestId('node-panel');
     await panel.waitFor();
     const rows = page.getByTestId('switch-row-select');
@@ -152,7 +152,7 @@ describe('nodedesk UI', { timeout: 120_000 }, () => {
 
   test('shows a validation error next to the field and changes nothing', async () => {
     const { body: before } = await rest('GET', `/projects/${state.pid}/nodes/${state.pcId}`);
-    await node('web1').click();
+    await clickNode(page, 'web1');
     await page.getByTestId('panel-node-name').filter({ hasText: 'web1' }).waitFor();
     const consoleInput = page.getByTestId('field-console');
     await consoleInput.fill('80');
@@ -176,7 +176,7 @@ describe('nodedesk UI', { timeout: 120_000 }, () => {
   });
 
   test('deletes the selected node with the Delete key, with its links', async () => {
-    await node('web1').click(); // focus is on the canvas, not in the panel
+    await clickNode(page, 'web1'); // focus is on the canvas, not in the panel
     await page.getByTestId('panel-node-name').filter({ hasText: 'web1' }).waitFor();
     await page.keyboard.press('Delete');
     await node('web1').waitFor({ state: 'detached' });

@@ -7,7 +7,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, restClient, startServer } from './harness.mjs';
+import { launchBrowser, restClient, startServer, clickNode, canvasNode } from './harness.mjs';
 
 const WAIT = 5_000;
 
@@ -158,7 +158,7 @@ describe('nodedesk UI in the desktop window (bindings)', { timeout: 60_000 }, ()
   const pageErrors = [];
   // Each call as "Name" or, for Call, "METHOD /path".
   const calls = () => page.evaluate(() => window.__calls.map((c) => (c.name === 'Call' ? `${c.args[0]} ${c.args[1]}` : c.name)));
-  const node = (name) => page.locator(`[data-testid="canvas-node"][data-name="${name}"]`);
+  const node = (name) => canvasNode(page, name);
 
   before(async () => {
     server = await startServer();
@@ -197,7 +197,7 @@ describe('nodedesk UI in the desktop window (bindings)', { timeout: 60_000 }, ()
   });
 
   test('shows a binding error next to its field', async () => {
-    await node('PC1').click();
+    await clickNode(page, 'PC1');
     await page.getByTestId('field-console').fill('80');
     await page.getByTestId('node-save').click();
     await page.getByTestId('error-console').filter({ hasText: 'Console port 80' }).waitFor();
@@ -215,7 +215,7 @@ describe('nodedesk UI in the desktop window (bindings)', { timeout: 60_000 }, ()
   });
 
   test('opens the console in a terminal through the binding', async () => {
-    await node('host-a').click();
+    await clickNode(page, 'host-a');
     await page.getByTestId('node-console-external').click();
     await page.getByTestId('toast-info').filter({ hasText: 'Opened the console of host-a' }).waitFor();
     assert.ok((await calls()).includes('OpenConsole'));
@@ -226,7 +226,7 @@ describe('nodedesk UI in the desktop window (bindings)', { timeout: 60_000 }, ()
     const { body: projects } = await rest('GET', '/projects');
     const pid = projects.find((p) => p.name === 'window lab').project_id;
     const { body: sw } = await rest('POST', `/projects/${pid}/nodes`, { node_type: 'ethernet_switch', name: 'WSw', console_type: 'telnet', x: 400, y: 300 });
-    await node('WSw').click();
+    await clickNode(page, 'WSw');
     await page.getByTestId('node-console').click();
     const tab = page.locator('[data-testid="console-tab"][data-name="WSw"][data-state="connected"]');
     await tab.waitFor();

@@ -4,7 +4,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, restClient, startServer, until as untilIn, screenshot } from './harness.mjs';
+import { launchBrowser, restClient, startServer, until as untilIn, screenshot, clickNode, canvasNode } from './harness.mjs';
 
 const WAIT = 5_000;
 const until = (fn, ms = WAIT, what = 'condition') => untilIn(fn, ms, what);
@@ -17,7 +17,7 @@ describe('nodedesk UI workflows', { timeout: 120_000 }, () => {
   let pid;
   const ids = {};
   const pageErrors = [];
-  const node = (p, name) => p.locator(`[data-testid="canvas-node"][data-name="${name}"]`);
+  const node = (p, name) => canvasNode(p, name);
   const getNode = async (id) => (await rest('GET', `/projects/${pid}/nodes/${id}`)).body;
 
   before(async () => {
@@ -65,7 +65,7 @@ describe('nodedesk UI workflows', { timeout: 120_000 }, () => {
 
   test('arrow keys nudge the selection by 10 px, Shift by 1 px, and save', async () => {
     const before = await getNode(ids.pc1);
-    await node(page, 'PC1').click();
+    await clickNode(page, 'PC1');
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('Shift+ArrowDown');
@@ -85,7 +85,7 @@ describe('nodedesk UI workflows', { timeout: 120_000 }, () => {
   });
 
   test('starts and stops a real VPCS, and gives its console command', async () => {
-    await node(page, 'PC1').click();
+    await clickNode(page, 'PC1');
     await page.getByTestId('node-start').click();
     await until(async () => (await node(page, 'PC1').getAttribute('data-status')) === 'started', WAIT, 'PC1 started');
     assert.equal((await getNode(ids.pc1)).status, 'started');
@@ -99,7 +99,7 @@ describe('nodedesk UI workflows', { timeout: 120_000 }, () => {
   });
 
   test('saves a VPCS startup script', async () => {
-    await node(page, 'PC2').click();
+    await clickNode(page, 'PC2');
     await page.getByTestId('field-startup_script').fill('ip 10.0.0.2/24 10.0.0.1\n');
     await page.getByTestId('node-save').click();
     await page.getByTestId('node-panel').getByText('All changes saved').waitFor();
@@ -107,7 +107,7 @@ describe('nodedesk UI workflows', { timeout: 120_000 }, () => {
   });
 
   test('edits Frame Relay DLCI mappings, and a bad DLCI is shown by the table', async () => {
-    await node(page, 'FRSW1').click();
+    await clickNode(page, 'FRSW1');
     await page.getByTestId('fr-add').click();
     await page.getByTestId('fr-add').click();
     const rows = page.getByTestId('fr-row');
@@ -127,8 +127,8 @@ describe('nodedesk UI workflows', { timeout: 120_000 }, () => {
   test('edits ATM VPI/VCI mappings: a channel and a path; a refusal is shown as the server says it', async () => {
     const { body: templates } = await rest('GET', '/templates');
     const tid = templates.find((t) => t.template_type === 'atm_switch').template_id;
-    const atm = (await rest('POST', `/projects/${pid}/templates/${tid}`, { x: 450, y: 250 })).body;
-    await node(page, atm.name).click();
+    const atm = (await rest('POST', `/projects/${pid}/templates/${tid}`, { x: 300, y: 250 })).body;
+    await clickNode(page, atm.name);
     await page.getByTestId('atm-add').click();
     await page.getByTestId('atm-add').click();
     assert.equal(await page.getByTestId('atm-row').count(), 2);
@@ -163,7 +163,7 @@ describe('nodedesk UI workflows', { timeout: 120_000 }, () => {
   });
 
   test('duplicates the selection beside itself', async () => {
-    await node(page, 'PC2').click();
+    await clickNode(page, 'PC2');
     await page.getByTestId('node-duplicate').click();
     await node(page, 'PC3').waitFor();
     const { body: nodes } = await rest('GET', `/projects/${pid}/nodes`);
@@ -178,7 +178,7 @@ describe('nodedesk UI workflows', { timeout: 120_000 }, () => {
     other.on('pageerror', (e) => pageErrors.push(e));
     await other.goto(`${server.url}/#/projects/${pid}`, { waitUntil: 'domcontentloaded' });
     await node(other, 'PC3').waitFor();
-    await node(page, 'PC3').click();
+    await clickNode(page, 'PC3');
     await page.keyboard.press('Delete');
     await node(other, 'PC3').waitFor({ state: 'detached', timeout: 1000 });
     await other.close();
