@@ -104,13 +104,21 @@ func (s *Service) bringBackNodeFolder(n *Node) {
 	}
 	s.trashMu.Lock()
 	defer s.trashMu.Unlock()
+	if s.nodeExists(n) {
+		s.bringBackLocked(n, rel)
+	}
+}
+
+// bringBackLocked moves n's folder from the trash to rel, its place, if
+// the trash has it; trashMu is held and n exists.
+func (s *Service) bringBackLocked(n *Node, rel string) {
 	root, err := os.OpenRoot(s.ProjectDir(n.ProjectID))
 	if err != nil {
 		return
 	}
 	defer root.Close()
 	from := nodeTrash(n)
-	if _, err := root.Lstat(from); err != nil || !s.nodeExists(n) {
+	if _, err := root.Lstat(from); err != nil {
 		return
 	}
 	if _, err := root.Lstat(rel); err == nil {
@@ -128,7 +136,9 @@ func (s *Service) bringBackNodeFolder(n *Node) {
 
 // sweepNodeTrash removes the folders of a project's trash whose node no
 // entry of its history names, nor exists (so that nothing can bring it
-// back), and the trash once empty. A failure is left for the next sweep.
+// back), and the trash once empty; the folder of a node that exists (an
+// undo whose move a killed nodedesk did not make) goes back to its place.
+// A failure is left for the next sweep.
 func (s *Service) sweepNodeTrash(projectID string) {
 	s.trashMu.Lock()
 	defer s.trashMu.Unlock()
@@ -158,12 +168,14 @@ func (s *Service) sweepNodeTrashLocked(projectID string) {
 		return
 	}
 	kept := map[string]bool{}
+	var back []*Node
 	err = s.view(func(tx Tx) error {
 		for _, id := range candidates {
 			if n, err := tx.Node(projectID, id); err != nil {
 				return err
 			} else if n != nil {
-				kept[id] = true // brought back, its move not done yet
+				back = append(back, n) // brought back, its move not done (nodedesk was killed)
+				kept[id] = true
 			}
 		}
 		for _, st := range []HistoryStack{UndoStack, RedoStack} {
@@ -182,13 +194,17 @@ func (s *Service) sweepNodeTrashLocked(projectID string) {
 	if err != nil {
 		return
 	}
-	left := len(entries)
-	for _, id := range candidates {
-		if !kept[id] && root.RemoveAll(id) == nil {
-			left--
+	for _, n := range back {
+		if rel := s.nodeFolderRel(n); rel != "" {
+			s.bringBackLocked(n, rel)
 		}
 	}
-	if left == 0 {
+	for _, id := range candidates {
+		if !kept[id] {
+			_ = root.RemoveAll(id)
+		}
+	}
+	if rest, err := fs.ReadDir(root.FS(), "."); err == nil && len(rest) == 0 {
 		_ = os.Remove(filepath.Join(s.ProjectDir(projectID), trashDir))
 	}
 }

@@ -209,8 +209,8 @@ type write struct {
 	// swept are the projects whose history dropped entries (its bound,
 	// an emptied redo stack): their trash is swept after the commit.
 	swept []string
-	err    error
-	done   chan struct{}
+	err   error
+	done  chan struct{}
 }
 
 // update runs fn in a read-write transaction and returns once that
