@@ -204,7 +204,8 @@ type write struct {
 	record bool
 	events []Event
 	// committed, if set, runs once the write has committed, before its
-	// events start any background work (a container's provision).
+	// events are published and start any background work (a container's
+	// provision).
 	committed func()
 	// swept are the projects whose history dropped entries (its bound,
 	// an emptied redo stack): their trash is swept after the commit.
@@ -294,13 +295,13 @@ func (s *Service) commit(batch []*write) {
 		}
 	}
 	for _, w := range batch {
+		if w.err == nil && w.committed != nil {
+			w.committed() // before its events: they announce the result
+		}
 		if w.err == nil && s.c.Events != nil {
 			for _, e := range w.events {
 				s.c.Events.Publish(e)
 			}
-		}
-		if w.err == nil && w.committed != nil {
-			w.committed()
 		}
 		if w.err == nil {
 			s.provisionAfter(w.events)
