@@ -1,8 +1,10 @@
 package labtest
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,7 +32,28 @@ func deleteAndUndo(t *testing.T, l *Lab, pid string, n map[string]any) {
 	l.Do("POST", "/v2/projects/"+pid+"/undo", nil).Want(t, 200)
 	undone := time.Since(began)
 	kit.WantFiles(t, n["name"].(string)+"'s folder after the undo of its delete", kit.FolderHashes(t, dir), before)
-	t.Logf("%s: %d files, %d bytes kept for undo; delete %v, undo %v", n["name"], len(before), size, deleted, undone)
+	t.Logf("%s: %d files, %d bytes (%d on disk) kept for undo; delete %v, undo %v", n["name"], len(before), size, diskUse(t, dir), deleted, undone)
+}
+
+// diskUse is the disk the files under dir take (their blocks: a sparse
+// file takes less than its size).
+func diskUse(t *testing.T, dir string) int64 {
+	t.Helper()
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		info, err := d.Info()
+		if st, ok := info.Sys().(*syscall.Stat_t); err == nil && ok {
+			n += st.Blocks * 512
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // TestUndo_RouterFiles: a Dynamips router started and stopped (its NVRAM
