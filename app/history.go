@@ -220,7 +220,9 @@ func (s *Service) replay(ctx context.Context, projectID string, from HistoryStac
 		}
 	}
 	var done *HistoryEntry
-	err := s.submit(&write{fn: func(tx Tx, emit emitFunc) error {
+	var gone, back []*Node // the nodes it deletes and brings back, for their folders
+	var pid string
+	w := &write{fn: func(tx Tx, emit emitFunc) error {
 		r, err := s.newReplayer(tx, projectID, from)
 		if err != nil {
 			return err
@@ -230,6 +232,15 @@ func (s *Service) replay(ctx context.Context, projectID string, from HistoryStac
 		}
 		if err := r.apply(emit); err != nil {
 			return err
+		}
+		pid, gone, back = r.pid, nil, nil
+		for _, st := range r.nodes.list {
+			switch {
+			case st.cur == nil:
+				back = append(back, st.next)
+			case st.next == nil:
+				gone = append(gone, st.cur)
+			}
 		}
 		if err := tx.PopHistory(r.pid, from); err != nil {
 			return err
@@ -250,10 +261,22 @@ func (s *Service) replay(ctx context.Context, projectID string, from HistoryStac
 		}
 		emit(EventHistoryUpdated, r.pid, state)
 		return nil
-	}})
-	if err != nil {
+	}}
+	// The folders of nodes brought back are in place before their
+	// containers are made again (provisionAfter).
+	w.committed = func() {
+		for _, n := range back {
+			s.bringBackNodeFolder(n)
+		}
+	}
+	if err := s.submit(w); err != nil {
 		return nil, err
 	}
+	for _, n := range gone {
+		s.awaitProvision(ctx, n) // a Docker node's container goes first, as at its delete
+		s.trashNodeFolder(n)
+	}
+	s.sweepNodeTrash(pid) // the other stack's bound may have dropped an entry
 	return done, nil
 }
 

@@ -349,8 +349,10 @@ func (r *recorder) entry(projectID string) (*HistoryEntry, error) {
 // project it touched, inside its transaction: one entry per project, or,
 // for the next write of the same gesture, the entry of the gesture grown.
 // A new entry empties the redo stack. events are the write's, and the
-// announcement of each project's new history joins them.
-func (s *Service) record(tx Tx, r *recorder, src Source, events *[]Event) error {
+// announcement of each project's new history joins them; dropped gets the
+// projects whose history lost entries (an emptied redo stack, the oldest
+// entry beyond MaxHistory), whose trash may then go (sweepNodeTrash).
+func (s *Service) record(tx Tx, r *recorder, src Source, events *[]Event, dropped *[]string) error {
 	for _, pid := range r.touched {
 		e, err := r.entry(pid)
 		if err != nil {
@@ -376,11 +378,17 @@ func (s *Service) record(tx Tx, r *recorder, src Source, events *[]Event) error 
 		} else {
 			e.ID = s.c.NewID()
 		}
-		if err := tx.ClearHistory(pid, RedoStack); err != nil {
+		if redo, err := tx.HistoryTop(pid, RedoStack); err != nil {
 			return err
+		} else if redo != nil {
+			*dropped = append(*dropped, pid)
+			if err := tx.ClearHistory(pid, RedoStack); err != nil {
+				return err
+			}
 		}
 		state := &HistoryState{ProjectID: pid, Undo: e}
 		if e.empty() { // the gesture put everything back as it was
+			*dropped = append(*dropped, pid)
 			if err := tx.PopHistory(pid, UndoStack); err != nil {
 				return err
 			}
@@ -393,6 +401,9 @@ func (s *Service) record(tx Tx, r *recorder, src Source, events *[]Event) error 
 			}
 			if err := tx.PushHistory(UndoStack, e, MaxHistory); err != nil {
 				return err
+			}
+			if e.Seq > MaxHistory && (top == nil || top.ID != e.ID) { // a new entry: the oldest went
+				*dropped = append(*dropped, pid)
 			}
 		}
 		*events = append(*events, Event{Action: EventHistoryUpdated, ProjectID: pid, Payload: state})

@@ -314,9 +314,10 @@ func (s *Service) changeNodeIn(tx Tx, emit emitFunc, before, after *Node) error 
 }
 
 // DeleteNode stops a node's process, if it runs one, and deletes the node
-// and its links, freeing its name and ports. What remote computes hold of
-// them (the node, its links' tunnels) is deleted there first
-// (dropFromComputes). Codes: EINVALID, ENOTFOUND.
+// and its links, freeing its name and ports. Its folder is kept in the
+// project's trash while an undo can bring the node back (node_trash.go).
+// What remote computes hold of them (the node, its links' tunnels) is
+// deleted there first (dropFromComputes). Codes: EINVALID, ENOTFOUND.
 func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
 	s.cancelProvision(ref.NodeID) // its lock is not held for an image's pull
 	if _, err := s.NodeAction(ctx, ref, Stop); err != nil {
@@ -355,9 +356,10 @@ func (s *Service) DeleteNode(ctx context.Context, ref NodeRef) error {
 	})
 	if err == nil {
 		s.awaitProvision(ctx, n) // a Docker node's container goes first
-		// Its folder goes with it, as GNS3's does: a QEMU node's disks
-		// are gigabytes nobody could reach any more.
-		s.removeNodeFolder(n)
+		// Its folder goes to the project's trash, whole, for an undo to
+		// bring it back; it goes for good once no history entry names
+		// the node (node_trash.go).
+		s.trashNodeFolder(n)
 	}
 	return err
 }

@@ -257,8 +257,8 @@ func (s *Service) OpenProjectFile(ctx context.Context, path string) (p *Project,
 
 // OpenProject marks a project opened, makes a closed project's remote
 // nodes and tunnels again on their computes (ReopenComputeProjects), and
-// sweeps the files of its snapshots that nothing can bring back
-// (sweepSnapshotFiles). Codes: ENOTFOUND.
+// sweeps the files of its snapshots and deleted nodes that nothing can
+// bring back (sweepSnapshotFiles, sweepNodeTrash). Codes: ENOTFOUND.
 func (s *Service) OpenProject(ctx context.Context, id string) (*Project, error) {
 	before, err := s.FindProjectByID(ctx, id)
 	if err != nil {
@@ -282,17 +282,19 @@ func (s *Service) OpenProject(ctx context.Context, id string) (*Project, error) 
 }
 
 // sweepProjectSnapshots runs sweepSnapshotFiles under the lock of the
-// snapshots' files.
+// snapshots' files, then sweepNodeTrash.
 func (s *Service) sweepProjectSnapshots(projectID string) {
 	s.snapFiles.Lock()
 	defer s.snapFiles.Unlock()
 	s.sweepSnapshotFiles(projectID)
+	s.sweepNodeTrash(projectID) // and the deleted nodes' folders (node_trash.go)
 }
 
 // CloseProject stops the project's running nodes, closes it on the remote
 // computes its nodes live on (closeComputeProjects) and marks it closed.
-// Its nodes stay readable and editable. The files of its snapshots that
-// nothing can bring back are swept (sweepSnapshotFiles). Codes: ENOTFOUND.
+// Its nodes stay readable and editable. The files of its snapshots and
+// deleted nodes that nothing can bring back are swept (sweepSnapshotFiles,
+// sweepNodeTrash). Codes: ENOTFOUND.
 func (s *Service) CloseProject(ctx context.Context, id string) error {
 	if err := s.ProjectAction(ctx, id, Stop); err != nil {
 		return err

@@ -98,6 +98,9 @@ type Service struct {
 	// (project_snapshot_files.go): a take's copy and its commit, a restore's
 	// records and files, a sweep.
 	snapFiles sync.Mutex
+	// trashMu serialises the moves of deleted nodes' folders to and from
+	// their project's trash, and its sweeps (node_trash.go).
+	trashMu sync.Mutex
 	// consoleServers are reset by ResetConsole (node_console.go).
 	consoleMu      sync.Mutex
 	consoleServers []ConsoleServer
@@ -200,8 +203,15 @@ type write struct {
 	src    Source
 	record bool
 	events []Event
-	err    error
-	done   chan struct{}
+	// committed, if set, runs once the write has committed, before its
+	// events are published and start any background work (a container's
+	// provision).
+	committed func()
+	// swept are the projects whose history dropped entries (its bound,
+	// an emptied redo stack): their trash is swept after the commit.
+	swept []string
+	err   error
+	done  chan struct{}
 }
 
 // update runs fn in a read-write transaction and returns once that
@@ -285,6 +295,9 @@ func (s *Service) commit(batch []*write) {
 		}
 	}
 	for _, w := range batch {
+		if w.err == nil && w.committed != nil {
+			w.committed() // before its events: they announce the result
+		}
 		if w.err == nil && s.c.Events != nil {
 			for _, e := range w.events {
 				s.c.Events.Publish(e)
@@ -292,6 +305,9 @@ func (s *Service) commit(batch []*write) {
 		}
 		if w.err == nil {
 			s.provisionAfter(w.events)
+			for _, pid := range w.swept {
+				s.sweepNodeTrash(pid)
+			}
 		}
 		close(w.done)
 	}
@@ -301,7 +317,7 @@ func (s *Service) commit(batch []*write) {
 // A rejection that wrote nothing is kept as the write's own result; an
 // error after a write is returned, to roll back.
 func (s *Service) run(w *write, tx Tx) error {
-	w.events, w.err = nil, nil
+	w.events, w.err, w.swept = nil, nil, nil
 	before := tx.Writes()
 	emit := func(action EventAction, projectID string, payload any) {
 		w.events = append(w.events, Event{Action: action, ProjectID: projectID, Payload: payload})
@@ -310,7 +326,7 @@ func (s *Service) run(w *write, tx Tx) error {
 	if w.record {
 		rec := newRecorder(tx)
 		if err = w.fn(rec, emit); err == nil {
-			err = s.record(tx, rec, w.src, &w.events)
+			err = s.record(tx, rec, w.src, &w.events, &w.swept)
 		}
 	} else {
 		err = w.fn(tx, emit)

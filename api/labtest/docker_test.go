@@ -240,8 +240,8 @@ func containerID(t *testing.T, l *Lab, pid, nodeID string) string {
 // number), and the network settings' example (one stanza per adapter)
 // reads at once; what is written in the container lasts across a stop
 // and a start of the same container; a delete removes it, an undo of the
-// delete makes it again; closing the project removes it, opening it
-// makes it again.
+// delete makes it again, with the node's folder back byte for byte;
+// closing the project removes it, opening it makes it again.
 func TestDocker_Container(t *testing.T) {
 	l := Start(t, with(dockertest.Emulator))
 	pid := l.MustCreateProject("containers")
@@ -284,7 +284,12 @@ func TestDocker_Container(t *testing.T) {
 		t.Errorf("container_id after a restart = %q, want the same %q", now, cid)
 	}
 
-	// A delete removes the container; its undo makes one again.
+	// A delete removes the container; its undo makes one again, from
+	// the node's folder as it was, byte for byte (what the container
+	// wrote in its own layer, /mark, goes with it, as in GNS3).
+	l.Do("POST", url+"/stop", nil).Want(t, 200)
+	dir := n["node_directory"].(string)
+	files := kit.FolderHashes(t, dir)
 	l.Do("DELETE", url, nil).Want(t, 204)
 	if ids := containers(t, l, id); len(ids) != 0 {
 		t.Errorf("the delete answered with the node's containers %v left", ids)
@@ -298,6 +303,8 @@ func TestDocker_Container(t *testing.T) {
 	}) {
 		t.Errorf("after the undo of its delete the node has container_id %q and containers %v; want a new one", back, containers(t, l, id))
 	}
+	kit.WantFiles(t, "the container's node folder after the undo of its delete", kit.FolderHashes(t, dir), files)
+	t.Logf("Box: %d files, %d bytes kept for undo", len(files), kit.FolderSize(t, dir))
 
 	// Closing the project removes it; opening the project makes it again.
 	l.Do("POST", "/v2/projects/"+pid+"/close", nil).Want(t, 204)

@@ -53,6 +53,19 @@ export async function duplicateNodes(pid: string, ids: readonly string[]): Promi
   if (clip) await pasteClip(pid, clip, PASTE_OFFSET, 'duplicate');
 }
 
+/** copyNode makes one copy of n moved by (offset, offset). An original
+ * that is still a node of project pid is duplicated by the server, which
+ * copies its files (a VM's disks) and gives the copy what must be its own
+ * (a MAC address), as GNS3's duplicate does; one of another project, or
+ * deleted since, is made anew from its settings (GNS3 keeps MACs across
+ * projects too, unless a project duplicate resets them). */
+function copyNode(pid: string, here: ReadonlyMap<string, Node>, n: Node, offset: number): Promise<Node> {
+  if (n.project_id === pid && here.has(n.node_id)) {
+    return api.duplicateNode(pid, n.node_id, { x: n.x + offset, y: n.y + offset, z: n.z });
+  }
+  return api.createNode(pid, nodeCopy(n, offset, offset));
+}
+
 /** Each request's outcome, in order. */
 type Outcomes<T> = PromiseSettledResult<T>[];
 
@@ -64,7 +77,8 @@ const errorsOf = (...rs: Outcomes<unknown>[]): unknown[] => rs.flat().flatMap((r
  * copies become the selection. What failed is the notice; what was made stays. */
 export async function pasteClip(pid: string, clip: Clip, offset: number, what: 'paste' | 'duplicate'): Promise<void> {
   const g = gesture();
-  const nodeResults = await g(() => Promise.allSettled(clip.nodes.map((n) => api.createNode(pid, nodeCopy(n, offset, offset)))));
+  const here = get(nodes);
+  const nodeResults = await g(() => Promise.allSettled(clip.nodes.map((n) => copyNode(pid, here, n, offset))));
   const ids = new Map<string, string>();
   const copies: Node[] = [];
   nodeResults.forEach((r, i) => {
