@@ -14464,7 +14464,10 @@ export interface operations {
     };
     streamNotifications: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description nodedesk's own: true when the client is a UI of nodedesk. While such a stream is open no auto_close project is closed, whichever project the UI shows (decision 0069). */
+                viewer?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -14478,6 +14481,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Notification"];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
