@@ -6,6 +6,9 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { launchBrowser, restClient, startServer, until, screenshot } from './harness.mjs';
 
 describe('auto_close and the pages of nodedesk', () => {
@@ -57,5 +60,39 @@ describe('auto_close and the pages of nodedesk', () => {
     const reopened = await project(lab.project_id);
     assert.equal(reopened.status, 'opened');
     assert.equal(reopened.closure, undefined, 'opening the lab forgets the note');
+  });
+});
+
+describe('what a nodedesk that did not shut down left', () => {
+  let server, browser, page;
+
+  after(async () => {
+    await screenshot(page, 'leftovers.png');
+    await browser?.close();
+    await server?.stop();
+  });
+
+  test('the page says what the start cleaned up and what to do, until the user has read it', async () => {
+    // An upload a killed nodedesk was spooling, in the data folder the next one starts on.
+    const dir = mkdtempSync(path.join(tmpdir(), 'nodedesk-e2e-'));
+    const upload = path.join(dir, 'projects', '.upload-7d1c9a52-3b7e-4f5e-9a49-0c1d2e3f4a5b');
+    mkdirSync(path.dirname(upload), { recursive: true });
+    writeFileSync(upload, 'half an archive');
+    server = await startServer({ dir });
+    browser = await launchBrowser();
+    assert.equal(existsSync(upload), false, 'the start removed the cut-short upload');
+
+    page = await browser.context.newPage();
+    await page.goto(server.url);
+    const notice = page.getByTestId('toast-error').filter({ hasText: 'did not shut down' });
+    await notice.waitFor();
+    assert.match(await notice.innerText(), /import or upload them again/);
+    await notice.getByTestId('toast-action').click(); // Got it
+    await until(async () => (await restClient(server.url)('GET', '/leftovers')).body.message === '', 5_000, 'the leftovers dismissed');
+    const asked = page.waitForResponse((r) => r.url().endsWith('/v2/leftovers'));
+    await page.reload();
+    await asked; // the page has asked again, and has been told nothing
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    assert.equal(await page.getByTestId('toast-error').count(), 0, 'a page loaded after the user read it says nothing');
   });
 });
