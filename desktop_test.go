@@ -4,7 +4,9 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +21,9 @@ import (
 // mounted, which nodedesk logs). Then, as a user would with mouse and keys
 // (xdotool), it opens the project, selects its switch and opens its
 // console in a tab (Alt+Enter), which the window reaches through its
-// console-session bindings, and types `show vlan` there. It keeps
+// console-session bindings, and types `show vlan` there. Then it checks
+// that the window alone keeps an auto_close project open once a REST
+// client that listened to it has left (decision 0069). It keeps
 // screenshots in build/artifacts (desktop.png, desktop-console.png).
 // Run by `make test` (go test -tags desktoptest -run TestDesktop .).
 func TestDesktop(t *testing.T) {
@@ -88,7 +92,46 @@ func TestDesktop(t *testing.T) {
 		t.Fatalf("projects %v", projects)
 	}
 	consoleTab(t, p, disp, url, projects[0]["project_id"].(string))
+	windowKeepsOpen(t, p, url, projects[0]["project_id"].(string))
 	p.stop(t) // SIGTERM closes the window: exit 0
+}
+
+// windowKeepsOpen: the window alone keeps an auto_close project open. A
+// REST client listens to the project's notifications and leaves, which
+// in GNS3 closes an auto_close project 5 s later; the window still shows
+// nodedesk, so nodedesk says it keeps the project open, and it is opened.
+func windowKeepsOpen(t *testing.T, p *proc, url, pid string) {
+	t.Helper()
+	status, body := call(t, "GET", url+"/v2/projects/"+pid, nil)
+	var proj struct {
+		AutoClose bool   `json:"auto_close"`
+		Status    string `json:"status"`
+	}
+	if err := json.Unmarshal(body, &proj); status != 200 || err != nil || !proj.AutoClose || proj.Status != "opened" {
+		t.Fatalf("the project before: %d %s; want opened, with auto_close", status, body)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", url+"/v2/projects/"+pid+"/notifications", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil { // the first ping: it listens
+		t.Fatalf("reading the notification stream: %v", err)
+	}
+	cancel() // the last listener leaves
+	_ = resp.Body.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(p.stderr.String(), "auto_close: kept open") && !strings.Contains(p.stderr.String(), "closing a project with auto_close") {
+		if time.Now().After(deadline) {
+			t.Fatalf("nodedesk never decided whether to close the project once its listener left\n%s", p.stderr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	_, body = call(t, "GET", url+"/v2/projects/"+pid, nil)
+	if err := json.Unmarshal(body, &proj); err != nil || proj.Status != "opened" {
+		t.Fatalf("the project while the window is open: %s; want opened\n%s", body, p.stderr)
+	}
 }
 
 // consoleTab opens a switch's console in a tab of the real window, with

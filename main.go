@@ -251,6 +251,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		door.FollowCapture = fabric.FollowCapture // OpenCapture feeds Wireshark from the data plane
 		door.DialConsole = srv.DialConsole        // the window's console tabs
 		door.DialAux = srv.DialAux
+		door.Viewer = svc.AttachViewer // the window keeps auto_close projects open
 		if err := runWindow(ctx, door, srv.UI, logger); err != nil {
 			logger.Warn(err.Error() + "; serving the API headless until Ctrl+C")
 			<-ctx.Done()

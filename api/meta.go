@@ -194,3 +194,17 @@ func (s *Server) handleGNS3VMEngineVMs(w http.ResponseWriter, r *http.Request) e
 	}
 	return app.Errorf(app.ENOTFOUND, "GNS3 VM engine %q doesn't exist; GET /v2/gns3vm/engines lists them", engine)
 }
+
+// handleLeftovers answers what this nodedesk found at start of a previous
+// one that did not shut down (app.Service.Leftovers).
+func (s *Server) handleLeftovers(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, s.svc.Leftovers())
+	return nil
+}
+
+// handleLeftoversDismiss forgets it: the user has read it.
+func (s *Server) handleLeftoversDismiss(w http.ResponseWriter, r *http.Request) error {
+	s.svc.DismissLeftovers()
+	noContent(w)
+	return nil
+}

@@ -56,6 +56,9 @@ type stream struct {
 	// project is the project of a project stream, whose listener it
 	// counts (app.Service.ListenProject: auto_close); "" for the others.
 	project string
+	// viewer is a controller stream of a UI of nodedesk (?viewer=true),
+	// counted as a viewer (app.Service.AttachViewer: auto_close).
+	viewer bool
 }
 
 func projectFilter(projectID string) filter {
@@ -89,7 +92,11 @@ func (s *Server) streamOf(r *http.Request) (stream, error) {
 	}
 	id, ok := mux.Vars(r)["project_id"]
 	if !ok {
-		return stream{carries: controllerFilter, controller: true}, nil
+		viewer := r.URL.Query().Get("viewer")
+		if viewer != "" && viewer != "true" && viewer != "false" {
+			return stream{}, app.Invalid("viewer", "viewer is true or false, not %q", viewer)
+		}
+		return stream{carries: controllerFilter, controller: true, viewer: viewer == "true"}, nil
 	}
 	p, err := s.svc.FindProjectByID(r.Context(), id)
 	if err != nil {
@@ -111,16 +118,20 @@ func (s *Server) pump(ctx context.Context, st stream, sendJSON func([]byte) erro
 	}
 	events, cancel := s.events.Subscribe(subscriberBuffer)
 	defer cancel()
-	if st.project != "" {
-		leave := s.svc.ListenProject(st.project)
-		defer func() {
-			select {
-			case <-s.closing: // shutting down: the project stays as it is
-			default:
-				leave()
-			}
-		}()
+	leave := func() {}
+	switch {
+	case st.project != "":
+		leave = s.svc.ListenProject(st.project)
+	case st.viewer:
+		leave = s.svc.AttachViewer()
 	}
+	defer func() {
+		select {
+		case <-s.closing: // shutting down: the projects stay as they are
+		default:
+			leave()
+		}
+	}()
 	ping := func() error {
 		cpu, mem := hostUsage()
 		err := send(notification{Action: "ping", Event: map[string]float64{"cpu_usage_percent": cpu, "memory_usage_percent": mem}})

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -237,5 +238,68 @@ func TestNotifications_AutoClose(t *testing.T) {
 		if p := ts.Do("GET", "/v2/projects/"+pid, nil).Want(t, 200).JSON(t); p["status"] != "opened" {
 			t.Errorf("project %s is %v; want it still opened", p["name"], p["status"])
 		}
+	}
+}
+
+// syncLog is a log a test reads while the server writes it.
+type syncLog struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *syncLog) has(s string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Contains(l.buf.String(), s)
+}
+
+// TestNotifications_ViewerKeepsProjectsOpen: a page of nodedesk (its
+// controller stream with ?viewer=true) keeps an auto_close project open
+// after the project's last listener left, as when the user switched to
+// another project (decision 0069); once the page has gone the project is
+// closed, and its JSON says when and why. A viewer value that is not a
+// boolean is refused.
+func TestNotifications_ViewerKeepsProjectsOpen(t *testing.T) {
+	logs := &syncLog{}
+	ts := mustOpenServerWith(t, testOptions{autoCloseAfter: 50 * time.Millisecond, serviceLog: logs})
+	ts.Do("GET", "/v2/notifications?viewer=maybe", nil).Want(t, 400)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dial := func(path string) *websocket.Conn {
+		c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http")+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := c.Read(ctx); err != nil { // the first ping: the server counts it
+			t.Fatal(err)
+		}
+		return c
+	}
+	ctl, _ := ts.WSListen(t, "/v2/notifications/ws")
+	lab := ts.MustCreateProject("lab")
+	page := dial("/v2/notifications/ws?viewer=true")
+	dial("/v2/projects/"+lab+"/notifications/ws").Close(websocket.StatusNormalClosure, "") // the page shows another project
+	if !kit.WaitFor(10*time.Second, func() bool { return logs.has("auto_close: kept open") }) {
+		t.Fatal("the auto close never ran once the lab's listener left")
+	}
+	if p := ts.Do("GET", "/v2/projects/"+lab, nil).Want(t, 200).JSON(t); p["status"] != "opened" || p["closure"] != nil {
+		t.Fatalf("lab while the page is open: %v, closure %v; want opened", p["status"], p["closure"])
+	}
+	page.Close(websocket.StatusNormalClosure, "") // the last page of nodedesk
+	for e := ctl(); e.Action != "project.closed"; e = ctl() {
+	}
+	p := ts.Do("GET", "/v2/projects/"+lab, nil).Want(t, 200).JSON(t)
+	closure, _ := p["closure"].(map[string]any)
+	if msg, _ := closure["message"].(string); p["status"] != "closed" || !strings.Contains(msg, "nodedesk closed this project at") || closure["at"] == nil {
+		t.Fatalf("lab once no page shows it: %v, closure %v; want closed, saying when and why", p["status"], p["closure"])
+	}
+	if p := ts.Do("POST", "/v2/projects/"+lab+"/open", nil).Want(t, 201).JSON(t); p["closure"] != nil {
+		t.Errorf("opened again, closure %v; want none", p["closure"])
 	}
 }

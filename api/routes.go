@@ -43,6 +43,8 @@ func (s *Server) routes() (*mux.Router, error) {
 	routes := []route{
 		{"GET", "/v2/version", s.handleVersion},
 		{"POST", "/v2/version", s.handleVersionCheck},
+		{"GET", "/v2/leftovers", s.handleLeftovers},
+		{"DELETE", "/v2/leftovers", s.handleLeftoversDismiss},
 		{"GET", "/v2/openapi.json", s.handleOpenAPI},
 		{"GET", "/v2/computes", s.handleComputeList},
 		{"GET", "/v2/computes/{compute_id}", s.handleComputeGet},

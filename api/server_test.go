@@ -44,6 +44,8 @@ type testOptions struct {
 	portFree func(network string, port int) bool
 	// autoCloseAfter is the service's Config.AutoCloseAfter.
 	autoCloseAfter time.Duration
+	// serviceLog, when set, gets the service's log.
+	serviceLog io.Writer
 }
 
 func mustOpenServer(tb testing.TB) *testServer {
@@ -87,6 +89,7 @@ func (ts *testServer) open() {
 	ts.svc = app.NewService(app.Config{
 		Store: appStore, Events: ts.events, DataDir: filepath.Dir(ts.dbPath), PortFree: portFree,
 		GNS3ImagesDir: ts.opts.gns3Images, Runners: runners, AutoCloseAfter: ts.opts.autoCloseAfter,
+		Logger:            serviceLogger(ts.opts.serviceLog),
 		NetworkInterfaces: hostnet.NetworkInterfaces,
 		HostInterfaces: func() []app.HostInterface {
 			return []app.HostInterface{{Name: "eth0", Type: "ethernet"}, {Name: "lo", Special: true, Type: "ethernet"}}
@@ -154,3 +157,11 @@ func (toolsRunner) Start(app.Process) (string, error) { return "", nil }
 func (toolsRunner) Stop(string) error                 { return nil }
 func (toolsRunner) Suspend(string) error              { return nil }
 func (toolsRunner) Resume(string) error               { return nil }
+
+// serviceLogger logs to w; nil: nowhere.
+func serviceLogger(w io.Writer) *slog.Logger {
+	if w == nil {
+		w = io.Discard
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}

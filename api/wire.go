@@ -137,6 +137,8 @@ type projectJSON struct {
 	Supplier            *app.Supplier     `json:"supplier"`
 	Variables           []app.Variable    `json:"variables"`
 	Zoom                int               `json:"zoom"`
+	// Closure is nodedesk's own: why it closed the project by itself.
+	Closure *app.ProjectClosure `json:"closure,omitempty"`
 }
 
 func (s *Server) projectJSON(p *app.Project) projectJSON {
@@ -144,7 +146,7 @@ func (s *Server) projectJSON(p *app.Project) projectJSON {
 		DrawingGridSize: p.DrawingGridSize, Filename: p.Filename, GridSize: p.GridSize, Name: p.Name,
 		Path: s.svc.ProjectDir(p.ID), ProjectID: p.ID, SceneHeight: p.SceneHeight, SceneWidth: p.SceneWidth,
 		ShowGrid: p.ShowGrid, ShowInterfaceLabels: p.ShowInterfaceLabels, ShowLayers: p.ShowLayers,
-		SnapToGrid: p.SnapToGrid, Status: p.Status, Supplier: p.Supplier, Variables: p.Variables, Zoom: p.Zoom}
+		SnapToGrid: p.SnapToGrid, Status: p.Status, Supplier: p.Supplier, Variables: p.Variables, Zoom: p.Zoom, Closure: p.Closure}
 }
 
 // linkJSON is a link as GNS3 shows it.

@@ -72,7 +72,8 @@ func (s *Service) NewUploadFile() (*os.File, error) {
 // are gone, and put back when they are not (the delete never committed).
 // Only names nodedesk makes are touched (debrisName); links are not
 // followed. Call it at start, before anything can upload, import or
-// delete. It returns the paths removed; an error names what could not be.
+// delete. It returns the paths removed, which Leftovers reports to the
+// user; an error names what could not be.
 func (s *Service) SweepDebris(ctx context.Context) ([]string, error) {
 	var removed []string
 	var errs []error
@@ -123,6 +124,7 @@ func (s *Service) SweepDebris(ctx context.Context) ([]string, error) {
 			errs = append(errs, err)
 		}
 	}
+	s.noteLeftovers(nil, removed) // the user is told (leftovers.go)
 	return removed, errors.Join(errs...)
 }
 

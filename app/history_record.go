@@ -76,7 +76,7 @@ var projectRecord = recordKind[Project]{
 	put:     func(tx Tx, p *Project) error { return tx.PutProject(p) },
 	id:      func(p *Project) string { return p.ID },
 	label:   func(*Project) string { return "the project's settings" },
-	runtime: func(dst, src *Project) { dst.Status = src.Status },
+	runtime: func(dst, src *Project) { dst.Status, dst.Closure = src.Status, src.Closure },
 	event: func(_, next *Project) (EventAction, any) {
 		return EventProjectUpdated, next
 	},

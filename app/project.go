@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // ProjectStatus tells whether a project is open for work.
@@ -39,8 +40,19 @@ type Project struct {
 	SnapToGrid          bool          `json:"snap_to_grid"`
 	Supplier            *Supplier     `json:"supplier"`
 	Variables           []Variable    `json:"variables"`
+	// Closure says why nodedesk closed the project by itself (auto_close,
+	// project_listeners.go), until it is opened or closed again; nil when
+	// the last close was asked for. Runtime: history keeps it as it is.
+	Closure *ProjectClosure `json:"closure,omitempty"`
 	// Seq orders projects by creation; the store assigns it.
 	Seq uint64 `json:"seq"`
+}
+
+// ProjectClosure is a close nodedesk decided by itself: when, and the
+// message that tells the user why and what became of the nodes.
+type ProjectClosure struct {
+	At      time.Time `json:"at"`
+	Message string    `json:"message"`
 }
 
 // Supplier names who provides a project (GNS3's appliance metadata).
@@ -266,7 +278,7 @@ func (s *Service) OpenProject(ctx context.Context, id string) (*Project, error) 
 	}
 	p, err := s.changeProject(ctx, id, EventProjectOpened, func(p *Project) (*Project, error) {
 		c := *p
-		c.Status = ProjectOpened
+		c.Status, c.Closure = ProjectOpened, nil
 		return &c, nil
 	})
 	if err == nil && before.Status == ProjectClosed {
@@ -296,13 +308,19 @@ func (s *Service) sweepProjectSnapshots(projectID string) {
 // deleted nodes that nothing can bring back are swept (sweepSnapshotFiles,
 // sweepNodeTrash). Codes: ENOTFOUND.
 func (s *Service) CloseProject(ctx context.Context, id string) error {
+	return s.closeProject(ctx, id, nil)
+}
+
+// closeProject is CloseProject, noting on the project why nodedesk closed
+// it by itself (note), or nil when it was asked to.
+func (s *Service) closeProject(ctx context.Context, id string, note *ProjectClosure) error {
 	if err := s.ProjectAction(ctx, id, Stop); err != nil {
 		return err
 	}
 	s.closeComputeProjects(ctx, id)
 	p, err := s.changeProject(ctx, id, EventProjectClosed, func(p *Project) (*Project, error) {
 		c := *p
-		c.Status = ProjectClosed
+		c.Status, c.Closure = ProjectClosed, note
 		return &c, nil
 	})
 	if err == nil {

@@ -52,7 +52,7 @@ func (s *Service) DuplicateProject(ctx context.Context, projectID string, d Proj
 			return ids[old]
 		}
 		c := *src
-		c.ID, c.Name, c.Filename, c.Status, c.Seq = s.c.NewID(), name, projectFilename(name), ProjectClosed, 0
+		c.ID, c.Name, c.Filename, c.Status, c.Seq, c.Closure = s.c.NewID(), name, projectFilename(name), ProjectClosed, 0, nil
 		c.AutoOpen, c.AutoClose, c.AutoStart = false, false, false
 		dup = &c
 		emit(EventProjectCreated, dup.ID, dup)

@@ -205,7 +205,7 @@ type RunnerEnv struct {
 
 // OpenRunners readies every Supervised runner at nodedesk's start (Open):
 // the leftovers of a killed nodedesk are ended (each runner says which in
-// the log).
+// the log, and Leftovers tells the user).
 func (s *Service) OpenRunners(ctx context.Context) error {
 	var errs []error
 	for _, r := range s.c.Runners {
@@ -213,9 +213,11 @@ func (s *Service) OpenRunners(ctx context.Context) error {
 		if !ok {
 			continue
 		}
-		if _, err := sv.Open(ctx); err != nil { // each runner logs what it ended
+		ended, err := sv.Open(ctx) // each runner logs what it ended
+		if err != nil {
 			errs = append(errs, err)
 		}
+		s.noteLeftovers(ended, nil) // and the user is told (leftovers.go)
 	}
 	s.provisionOpenProjects(ctx) // their containers, made again
 	return errors.Join(errs...)

@@ -115,6 +115,9 @@ type Service struct {
 	// listeners counts each project's notification listeners
 	// (project_listeners.go).
 	listeners projectListeners
+	// left is what a previous nodedesk that did not stop left, found at
+	// start (leftovers.go).
+	left leftovers
 	// prov keeps the background provisions (node_provision.go).
 	prov provisions
 }

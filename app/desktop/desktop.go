@@ -105,6 +105,11 @@ type App struct {
 	Dialogs Dialogs
 	// NewID names an imported project; nil: a random UUID.
 	NewID func() string
+	// Viewer counts the window as a viewer of nodedesk's projects
+	// (app.Service.AttachViewer): while it is open no auto_close project
+	// is closed, whichever project it shows. Nil: the window counts as
+	// none.
+	Viewer func() (detach func())
 
 	mu   sync.Mutex
 	ctx  context.Context
@@ -120,10 +125,18 @@ func New(api API, events *app.Broker, emit Emitter, logger *slog.Logger) *App {
 // every committed change is forwarded to the page until ctx ends, and calls
 // run under ctx. It is a function, not a method, so that the page cannot
 // call it.
+//
+// From Start on the window is a viewer (Viewer) for as long as nodedesk
+// runs: it is never detached, since closing the window ends nodedesk, whose
+// shutdown stops the nodes and leaves every project as it is, rather than
+// closing the auto_close ones a moment later.
 func Start(ctx context.Context, a *App) {
 	a.mu.Lock()
 	a.ctx = ctx
 	a.mu.Unlock()
+	if a.Viewer != nil {
+		_ = a.Viewer() // never detached: see above
+	}
 	ch, cancel := a.events.Subscribe(1024)
 	emit := a.emitter()
 	go func() {

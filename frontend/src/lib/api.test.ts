@@ -191,7 +191,7 @@ describe('live events over websockets (browser)', () => {
     const got: LiveEvent[] = [];
     api.subscribe(null, (e) => got.push(e));
     const ws = FakeSocket.all[0];
-    expect(ws.url).toBe('ws://127.0.0.1:3080/v2/notifications/ws');
+    expect(ws.url).toBe('ws://127.0.0.1:3080/v2/notifications/ws?viewer=true'); // a viewer (decision 0069)
     ws.send('ping', { cpu_usage_percent: 1 });
     ws.send('compute.updated', { compute_id: 'c1', connected: false });
     ws.send('project.updated', { project_id: 'p1', name: 'x' });

@@ -123,6 +123,10 @@ export async function ready(): Promise<string> {
 }
 
 export const listProjects = () => answer(client().GET('/v2/projects'));
+/** getLeftovers is what this nodedesk found at start of a previous one
+ * that did not shut down; dismissLeftovers forgets it (read by the user). */
+export const getLeftovers = () => answer(client().GET('/v2/leftovers'));
+export const dismissLeftovers = () => done(client().DELETE('/v2/leftovers'));
 export const createProject = (body: ProjectCreate) => answer(client().POST('/v2/projects', { body }));
 export const updateProject = (pid: string, body: ProjectUpdate) =>
   answer(client().PUT('/v2/projects/{project_id}', { ...inProject(pid), body }));

@@ -43,7 +43,10 @@ function subscribeRest(env: Env, pid: string | null, handler: Handler, onState?:
   const WS = env.WebSocket;
   if (!WS) return () => {};
   const loc = env.location ?? { protocol: 'http:', host: '127.0.0.1:3080' };
-  const path = pid === null ? '/v2/notifications/ws' : `/v2/projects/${encodeURIComponent(pid)}/notifications/ws`;
+  // The controller stream says it is nodedesk's page (viewer=true): while
+  // it is open no auto_close project is closed, whichever one this page
+  // shows (decision 0069). The window is a viewer on the Go side.
+  const path = pid === null ? '/v2/notifications/ws?viewer=true' : `/v2/projects/${encodeURIComponent(pid)}/notifications/ws`;
   const url = `${loc.protocol === 'https:' ? 'wss:' : 'ws:'}//${loc.host}${path}`;
   const allowed = pid === null ? GLOBAL_ACTIONS : PROJECT_ACTIONS;
   const later = env.setTimeout ?? ((fn: () => void, ms: number) => setTimeout(fn, ms));

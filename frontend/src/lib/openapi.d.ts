@@ -298,6 +298,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/leftovers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What this nodedesk found at start of a previous one that did not shut down (a crash, kill -9): the nodes whose processes it ended and the unfinished imports and uploads it removed, with a message saying what to do; an empty message when nothing was found or it was dismissed. nodedesk's own. */
+        get: operations["getLeftovers"];
+        put?: never;
+        post?: never;
+        /** Forget what the start found of a previous nodedesk: the user has read it. nodedesk's own. */
+        delete: operations["dismissLeftovers"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/version": {
         parameters: {
             query?: never;
@@ -4556,6 +4574,17 @@ export interface components {
             /** @description Path of the offending field in the request body, dot-separated (properties.ports_mapping.3.vlan); absent when the error is not about one field. */
             field?: string;
         };
+        /** @description What this nodedesk found at start of a previous one that did not shut down. */
+        Leftovers: {
+            /** @description When it was found (RFC 3339); the zero time when nothing was. */
+            at: string;
+            /** @description The names of the nodes whose processes (or containers) the previous nodedesk left running and this start ended. */
+            nodes: string[];
+            /** @description The leftovers of unfinished imports and uploads this start removed. */
+            files: string[];
+            /** @description What happened and what to do, for the user; empty when nothing was found. */
+            message: string;
+        };
         /** @description Server version information. */
         Version: {
             /** @description Server version. */
@@ -4668,6 +4697,13 @@ export interface components {
             variables: components["schemas"]["Variable"][] | null;
             /** @description Zoom level in percent. */
             zoom: number;
+            /** @description nodedesk's own: present when nodedesk closed the project by itself (auto_close, once no window, page or client showed it), until it is opened or closed again. */
+            closure?: {
+                /** @description When nodedesk closed it (RFC 3339). */
+                at: string;
+                /** @description Why, and what became of its nodes, for the user. */
+                message: string;
+            };
         };
         /** @description Body for creating a project. */
         ProjectCreate: {
@@ -8647,6 +8683,44 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    getLeftovers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Leftovers"];
+                };
+            };
+        };
+    };
+    dismissLeftovers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Dismissed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -14390,7 +14464,10 @@ export interface operations {
     };
     streamNotifications: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description nodedesk's own: true when the client is a UI of nodedesk. While such a stream is open no auto_close project is closed, whichever project the UI shows (decision 0069). */
+                viewer?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -14406,11 +14483,23 @@ export interface operations {
                     "application/json": components["schemas"]["Notification"];
                 };
             };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     wsNotifications: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description nodedesk's own: true when the client is a UI of nodedesk (its page in a browser). While such a stream is open no auto_close project is closed, whichever project the UI shows (decision 0069). */
+                viewer?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;

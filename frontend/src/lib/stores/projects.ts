@@ -4,7 +4,7 @@ import { derived, get, writable } from 'svelte/store';
 import * as api from '../api';
 import { assertNever } from '../assert';
 import type { LiveEvent, Project } from '../types';
-import { whenGone } from './notices';
+import { notify, whenGone } from './notices';
 
 export const projects = writable<Project[]>([]);
 /** 'loading' until the first list arrives; an error message if it failed. */
@@ -66,6 +66,18 @@ export async function openProject(id: string): Promise<void> {
   const p = get(projects).find((x) => x.project_id === id);
   if (!p || p.status !== 'opened') upsert(await api.openProject(id));
   currentId.set(id);
+  // nodedesk closed it by itself while nobody looked (auto_close): say
+  // when, why and what became of its nodes (opening it forgot the note).
+  if (p?.closure) notify('info', p.closure.message, 30000);
+}
+
+/** tellLeftovers shows what this nodedesk found at start of a previous
+ * one that did not shut down, until the user dismisses it (for every
+ * page and the window). */
+export async function tellLeftovers(): Promise<void> {
+  const left = await api.getLeftovers().catch(() => null);
+  if (!left?.message) return;
+  notify('error', left.message, 120000, { label: 'Got it', run: () => void api.dismissLeftovers().catch(() => {}) });
 }
 
 export async function closeProject(id: string): Promise<void> {
