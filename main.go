@@ -102,6 +102,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (cliOptions, error) {
 			*dst = v
 		}
 	}
+	// The data folder is absolute, whatever the current folder: the
+	// emulators' processes run in their nodes' folders, and Dynamips is
+	// told its folders by path (issue 38).
+	if o.db, err = filepath.Abs(o.db); err != nil {
+		return o, fmt.Errorf("--db %q: %v", o.db, err)
+	}
 	if (*user == "") != (*password == "") {
 		return o, errors.New("basic authentication needs both a user and a password (--auth-user and --auth-password, or auth_user and auth_password in the configuration file)")
 	}

@@ -144,6 +144,13 @@ func start(t *testing.T, env []string, args ...string) *proc {
 // with its arguments, say); nil runs it directly.
 func startUnder(t *testing.T, env, wrapper []string, args ...string) *proc {
 	t.Helper()
+	return startAt(t, env, "", wrapper, args...)
+}
+
+// startAt is startUnder with nodedesk's working folder dir ("": the
+// test's).
+func startAt(t *testing.T, env []string, dir string, wrapper []string, args ...string) *proc {
+	t.Helper()
 	if env == nil {
 		env = sandboxEnv(t)
 	}
@@ -155,6 +162,7 @@ func startUnder(t *testing.T, env, wrapper []string, args ...string) *proc {
 		done:   make(chan struct{}),
 	}
 	p.cmd.Env = env
+	p.cmd.Dir = dir
 	p.cmd.Stdout = p.stdout
 	p.cmd.Stderr = p.stderr
 	p.cmd.WaitDelay = 5 * time.Second // bounds Wait's copying after a kill

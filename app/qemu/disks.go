@@ -32,12 +32,14 @@ func qemuImg(qemuBinary string) (string, error) {
 	return p, nil
 }
 
-// runImg runs qemu-img and returns its output; a failure says what it printed.
-func runImg(ctx context.Context, img string, args ...string) ([]byte, error) {
+// runImg runs qemu-img in dir, the folder of the disk it works on, and
+// returns its output; a failure says what it printed.
+func runImg(ctx context.Context, img, dir string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, imgWait)
 	defer cancel()
 	var out, errOut bytes.Buffer
 	cmd := exec.CommandContext(ctx, img, args...)
+	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(errOut.String())
@@ -59,7 +61,7 @@ type imageInfo struct {
 
 func diskInfo(ctx context.Context, img, path string) (imageInfo, error) {
 	var info imageInfo
-	out, err := runImg(ctx, img, "info", "--output=json", "-U", path)
+	out, err := runImg(ctx, img, filepath.Dir(path), "info", "--output=json", "-U", path)
 	if err != nil {
 		return info, err
 	}
@@ -101,11 +103,11 @@ func prepareDisk(ctx context.Context, img string, s settings, p app.Process, i i
 		if err := os.MkdirAll(p.Dir, 0o755); err != nil {
 			return "", app.Errorf(app.EINTERNAL, "The folder of %s could not be made (%v); check free disk space and permissions", p.Name, err)
 		}
-		if _, err := runImg(ctx, img, "create", "-f", "qcow2", "-F", info.Format, "-b", base, clone); err != nil {
+		if _, err := runImg(ctx, img, p.Dir, "create", "-f", "qcow2", "-F", info.Format, "-b", base, clone); err != nil {
 			os.Remove(clone)
 			return "", app.Errorf(app.ECONFLICT, "The %s disk of %s could not be made over %s: %v; check free disk space", d, p.Name, base, err)
 		}
-	} else if _, err := runImg(ctx, img, "rebase", "-u", "-F", info.Format, "-b", base, clone); err != nil {
+	} else if _, err := runImg(ctx, img, p.Dir, "rebase", "-u", "-F", info.Format, "-b", base, clone); err != nil {
 		return "", app.Errorf(app.ECONFLICT, "The %s disk of %s (%s) could not be pointed at its image %s: %v", d, p.Name, clone, base, err)
 	}
 	return clone, nil

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -151,7 +152,7 @@ func (r *Runner) Start(p app.Process) (string, error) {
 		l.loadVM = s.OnClose == saveState && len(saved) > 0
 		if s.OnClose != saveState {
 			for _, d := range saved { // a node no longer saving its state boots afresh
-				_, _ = runImg(ctx, img, "snapshot", "-d", savedState, d)
+				_, _ = runImg(ctx, img, filepath.Dir(d), "snapshot", "-d", savedState, d)
 			}
 		}
 	}
@@ -253,7 +254,7 @@ func (r *Runner) ResizeDisk(p app.Process, drive string, extendMB int) error {
 	if err != nil {
 		return err
 	}
-	if _, err := runImg(ctx, img, "resize", disk, fmt.Sprintf("+%dM", extendMB)); err != nil {
+	if _, err := runImg(ctx, img, filepath.Dir(disk), "resize", disk, fmt.Sprintf("+%dM", extendMB)); err != nil {
 		return app.Errorf(app.ECONFLICT, "The %s disk of %s could not grow by %d MiB: %v", drive, p.Name, extendMB, err)
 	}
 	return nil

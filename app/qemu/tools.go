@@ -225,7 +225,9 @@ func (t *Tools) CreateImage(ctx context.Context, spec app.QEMUImageSpec) error {
 		args = append(args, "-o", o)
 	}
 	args = append(args, spec.Path, fmt.Sprintf("%dM", spec.Size))
-	if out, err := exec.CommandContext(ctx, spec.QEMUImg, args...).CombinedOutput(); err != nil {
+	cmd := exec.CommandContext(ctx, spec.QEMUImg, args...)
+	cmd.Dir = filepath.Dir(spec.Path) // it writes nothing else, nor anywhere else
+	if out, err := cmd.CombinedOutput(); err != nil {
 		os.Remove(spec.Path) // what a failed create left, if anything: the Service made sure nothing was there
 		return app.Errorf(app.ECONFLICT, "qemu-img could not create disk image %s: %s", spec.Path, imgFailure(out, err))
 	}
@@ -235,7 +237,9 @@ func (t *Tools) CreateImage(ctx context.Context, spec app.QEMUImageSpec) error {
 // ResizeImage runs qemu-img resize to grow spec.Path by spec.Extend MiB.
 // Codes: ECONFLICT (qemu-img refused, with its words).
 func (t *Tools) ResizeImage(ctx context.Context, spec app.QEMUImageResize) error {
-	out, err := exec.CommandContext(ctx, spec.QEMUImg, "resize", spec.Path, fmt.Sprintf("+%dM", spec.Extend)).CombinedOutput()
+	cmd := exec.CommandContext(ctx, spec.QEMUImg, "resize", spec.Path, fmt.Sprintf("+%dM", spec.Extend))
+	cmd.Dir = filepath.Dir(spec.Path)
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return app.Errorf(app.ECONFLICT, "qemu-img could not resize disk image %s: %s", spec.Path, imgFailure(out, err))
 	}
