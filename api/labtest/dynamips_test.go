@@ -223,6 +223,15 @@ func TestDynamips_IdlePC(t *testing.T) {
 		t.Errorf("auto_idlepc on a stopped router: %q", msg)
 	}
 	l.Do("POST", path+"/start", nil).Want(t, 200)
+	pids := dynamipstest.PIDs(r["node_directory"].(string))
+	if len(pids) != 1 {
+		t.Fatalf("dynamips processes %v", pids)
+	}
+	// The contrast that gives the idle checks below their meaning: without
+	// an idle PC the router spins.
+	if busy := cpuShare(t, pids[0], time.Second); busy < spinning {
+		t.Errorf("the router uses %.0f%% of a core without an idle PC; it should spin (at least %.0f%%), or the idle checks prove nothing", busy*100, spinning*100)
+	}
 	got := l.Do("GET", path+"/dynamips/auto_idlepc", nil).Want(t, 200).JSON(t)
 	found, _ := got["idlepc"].(string)
 	if !regexp.MustCompile(`^0x[0-9a-f]{8}$`).MatchString(found) {
@@ -231,10 +240,6 @@ func TestDynamips_IdlePC(t *testing.T) {
 	n := l.Do("GET", path, nil).Want(t, 200).JSON(t)
 	if v := n["properties"].(map[string]any)["idlepc"]; v != found {
 		t.Errorf("the router's idlepc is %v after the search found %s", v, found)
-	}
-	pids := dynamipstest.PIDs(r["node_directory"].(string))
-	if len(pids) != 1 {
-		t.Fatalf("dynamips processes %v", pids)
 	}
 	if busy := cpuShare(t, pids[0], 2*time.Second); busy > 0.5 {
 		t.Errorf("the router uses %.0f%% of a core with the idle PC found", busy*100)
@@ -270,6 +275,9 @@ func TestDynamips_IdlePC(t *testing.T) {
 	if sent("vm set_idle_pc_online R1 0 0x0") != cleared+1 {
 		t.Errorf("the idle PC cleared in the panel did not reach the running router")
 	}
+	if busy := cpuShare(t, pids[0], time.Second); busy < spinning {
+		t.Errorf("the router uses %.0f%% of a core once its idle PC was cleared while it ran; it should spin (at least %.0f%%)", busy*100, spinning*100)
+	}
 	l.Do("PUT", path, map[string]any{"properties": map[string]any{"idlepc": fakeIdlePC}}).Want(t, 200)
 	if sent("vm set_idle_pc_online R1 0 0xffffffff80008040") != set+1 {
 		t.Errorf("the idle PC typed in the panel did not reach the running router")
@@ -282,6 +290,11 @@ func TestDynamips_IdlePC(t *testing.T) {
 		t.Errorf("a rename sent the idle settings again")
 	}
 }
+
+// spinning is the least share of a core a router without an idle PC
+// uses, even on a busy machine (alone it takes a whole core; make test
+// runs two streams on two cores).
+const spinning = 0.5
 
 // cpuShare is the share of one core a process used over d.
 func cpuShare(t *testing.T, pid int, d time.Duration) float64 {
