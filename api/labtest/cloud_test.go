@@ -145,7 +145,7 @@ func TestCloudHostPort_WithoutPrivileges(t *testing.T) {
 
 func TestCloudHostPortWithoutPrivilegesChild(t *testing.T) {
 	if os.Getenv("NODEDESK_NOCAPS_CHILD") == "" {
-		t.Skip("run by TestCloudHostPort_WithoutPrivileges, without capabilities")
+		kit.RunElsewhere(t, "a child process of TestCloudHostPort_WithoutPrivileges, without capabilities")
 	}
 	exe, err := os.Executable()
 	if err != nil {

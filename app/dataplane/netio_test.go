@@ -444,7 +444,7 @@ const netioLockEnv = "NODEDESK_NETIO_TEST_HOLD"
 func TestNetIO_LockHolder(t *testing.T) {
 	path := os.Getenv(netioLockEnv)
 	if path == "" {
-		t.Skip("run by TestNetIO_LockedByAnotherProcess")
+		kit.RunElsewhere(t, "a child process of TestNetIO_LockedByAnotherProcess")
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {

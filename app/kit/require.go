@@ -24,3 +24,16 @@ func Unavailable(t testing.TB, format string, args ...any) {
 	}
 	t.Skip("SKIPPED: " + why)
 }
+
+// ElsewhereMark begins the reason of every RunElsewhere skip, so that the
+// closing skip list of make test (scripts/testskips) can set them apart.
+const ElsewhereMark = "RUN ELSEWHERE: "
+
+// RunElsewhere skips a Test function that is not one of this run's tests:
+// a child process's entry, which its parent test runs in a process of
+// its own, or a benchmark that make bench runs. why says which. The skip
+// stays visible: make test's skip list shows it apart from the others.
+func RunElsewhere(t testing.TB, why string) {
+	t.Helper()
+	t.Skip(ElsewhereMark + why)
+}

@@ -34,11 +34,27 @@ func main() {
 		}
 		skips = append(skips, got...)
 	}
-	fmt.Printf("\nSkipped tests: %d\n", len(skips))
+	var elsewhere, others []string
 	for _, s := range skips {
+		if strings.Contains(s, elsewhereMark) {
+			elsewhere = append(elsewhere, s)
+		} else {
+			others = append(others, s)
+		}
+	}
+	fmt.Printf("\nNot tests of this run (child processes, benchmarks: kit.RunElsewhere): %d\n", len(elsewhere))
+	for _, s := range elsewhere {
+		fmt.Println(s)
+	}
+	fmt.Printf("\nSkipped tests: %d\n", len(others))
+	for _, s := range others {
 		fmt.Println(s)
 	}
 }
+
+// elsewhereMark is kit.ElsewhereMark (kit is for tests; this command
+// does not import it).
+const elsewhereMark = "RUN ELSEWHERE: "
 
 // goSkips lists the skipped tests of a go test -json stream, each with
 // the lines it printed (its t.Skip reason among them).
