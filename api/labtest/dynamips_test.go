@@ -229,7 +229,9 @@ func TestDynamips_IdlePC(t *testing.T) {
 	}
 	// The contrast that gives the idle checks below their meaning: without
 	// an idle PC the router spins.
-	if busy := cpuShare(t, pids[0], time.Second); busy < spinning {
+	busy := cpuShare(t, pids[0], time.Second)
+	t.Logf("without an idle PC the router uses %.0f%% of a core", busy*100)
+	if busy < spinning {
 		t.Errorf("the router uses %.0f%% of a core without an idle PC; it should spin (at least %.0f%%), or the idle checks prove nothing", busy*100, spinning*100)
 	}
 	got := l.Do("GET", path+"/dynamips/auto_idlepc", nil).Want(t, 200).JSON(t)
@@ -243,6 +245,8 @@ func TestDynamips_IdlePC(t *testing.T) {
 	}
 	if busy := cpuShare(t, pids[0], 2*time.Second); busy > 0.5 {
 		t.Errorf("the router uses %.0f%% of a core with the idle PC found", busy*100)
+	} else {
+		t.Logf("with the idle PC found the router uses %.0f%% of a core", busy*100)
 	}
 	// Listing proposals samples the router without its idle PC, then gives
 	// it back: the GNS3 GUI's Idle-PC dialog sends nothing when the user
