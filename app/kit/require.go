@@ -20,7 +20,7 @@ func Unavailable(t testing.TB, format string, args ...any) {
 	t.Helper()
 	why := fmt.Sprintf(format, args...)
 	if os.Getenv(RequireLabs) == "1" {
-		t.Fatalf("cannot run here, and %s=1 says this machine must: %s (unset %s to skip such tests)", RequireLabs, why, RequireLabs)
+		t.Fatalf("cannot run here, and %s=1 says this machine must: %s (%s=0 allows such skips)", RequireLabs, why, RequireLabs)
 	}
 	t.Skip("SKIPPED: " + why)
 }
