@@ -70,7 +70,7 @@ test-rest:
 	# -p 1: packages that run real VPCS share this host's console and UDP ports.
 	$(call gotest,rest) -race -p 1 -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/api/labtest$$')
 	cd frontend && npm run check && npm test
-	cd frontend && NODEDESK_BIN=$(CURDIR)/$(SERVER) NODE_OPTIONS='$(E2E_REPORT)' npm run e2e
+	mkdir -p $(TEST_OUT) && cd frontend && NODEDESK_BIN=$(CURDIR)/$(SERVER) NODE_OPTIONS='$(E2E_REPORT)' npm run e2e
 	$(call gotest,desktop,standard-verbose) -count=1 -tags desktoptest -run '^TestDesktop$$' -timeout 5m .
 
 deps: deps-apt deps-go
