@@ -35,7 +35,26 @@ frontend: deps-npm
 	cd frontend && npm run build
 
 test: deps deps-apt-test fmt-check vet frontend server
-	$(MAKE) --no-print-directory -j$(TEST_STREAMS) --output-sync=target test-lab test-rest
+	@rm -rf $(TEST_OUT) && mkdir -p $(TEST_OUT)
+	@status=0; $(MAKE) --no-print-directory -j$(TEST_STREAMS) --output-sync=target test-lab test-rest || status=$$?; \
+	$(GO) run ./scripts/testskips $$(ls $(TEST_OUT)/*.json $(TEST_OUT)/*.tap 2>/dev/null); exit $$status
+
+# Every go test of make test runs through gotestsum (a tool of go.mod): a
+# line a package, a failed test's output in full, and all its events in
+# $(TEST_OUT)/NAME.json; the browser tests also write their report to
+# $(TEST_OUT)/e2e.tap. The log then ends with "Skipped tests: N" and each
+# skipped Go and e2e test with its reason (scripts/testskips), even when
+# a test failed.
+TEST_OUT := build/test
+gotest = $(GO) tool gotestsum --format $(or $(2),pkgname-and-test-fails) --format-icons text --hide-summary skipped --jsonfile $(TEST_OUT)/$(1).json --
+E2E_REPORT := --test-reporter=spec --test-reporter-destination=stdout --test-reporter=tap --test-reporter-destination=$(CURDIR)/$(TEST_OUT)/e2e.tap
+
+# Where make test runs as root with /dev/net/tun (as CI does), no test may
+# skip for want of root, the tun device, a tmpfs, dockerd, io_uring or a
+# tool make test installs: NODEDESK_REQUIRE_LABS=1 turns such a skip
+# (kit.Unavailable) into a failure. NODEDESK_REQUIRE_LABS=0 allows them.
+NODEDESK_REQUIRE_LABS ?= $(if $(shell [ "$$(id -u)" -eq 0 ] && [ -c /dev/net/tun ] && echo yes),1,0)
+test: export NODEDESK_REQUIRE_LABS := $(NODEDESK_REQUIRE_LABS)
 
 # make test runs two streams at once (about 9 minutes each, mostly waiting
 # for emulators to boot): the lab tests of api/labtest, and everything
@@ -46,13 +65,13 @@ TEST_STREAMS := $(if $(shell [ "$$(id -u)" -eq 0 ] && unshare -n true 2>/dev/nul
 TEST_NETNS   := $(if $(filter 2,$(TEST_STREAMS)),scripts/in-netns.sh)
 .PHONY: test-lab test-rest
 test-lab:
-	$(TEST_NETNS) $(GO) test -race -count=1 -timeout 20m ./api/labtest
+	$(TEST_NETNS) $(call gotest,lab) -race -count=1 -timeout 20m ./api/labtest
 test-rest:
 	# -p 1: packages that run real VPCS share this host's console and UDP ports.
-	$(GO) test -race -p 1 -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/api/labtest$$')
+	$(call gotest,rest) -race -p 1 -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/api/labtest$$')
 	cd frontend && npm run check && npm test
-	cd frontend && NODEDESK_BIN=$(CURDIR)/$(SERVER) npm run e2e
-	$(GO) test -count=1 -tags desktoptest -run '^TestDesktop$$' -v -timeout 5m .
+	mkdir -p $(TEST_OUT) && cd frontend && NODEDESK_BIN=$(CURDIR)/$(SERVER) NODE_OPTIONS='$(E2E_REPORT)' npm run e2e
+	$(call gotest,desktop,standard-verbose) -count=1 -tags desktoptest -run '^TestDesktop$$' -timeout 5m .
 
 deps: deps-apt deps-go
 
@@ -141,8 +160,8 @@ bench-dataplane: deps-go
 # runs under the lab lock (BENCH_LOCK= if you hold it). BENCH_GNS3_ARGS
 # passes -rate, -iou-rate, -seconds, -rounds, -start-rounds, -labs
 # (hop,lab,iou,iou-start), -sizes, -go=false.
-UBRIDGE_SRC  ?= /work/shared/third_party/ubridge-0.9.19.tar.gz
-DYNAMIPS_SRC ?= /work/shared/third_party/dynamips-0.2.24.tar.gz
+UBRIDGE_SRC  ?= $(THIRD_PARTY)/ubridge-0.9.19.tar.gz
+DYNAMIPS_SRC ?= $(THIRD_PARTY)/dynamips-0.2.24.tar.gz
 FAKE_IOL     ?= $(SHARED)/fake-iol/fake-iol-x86_64.bin
 BENCH_GNS3   := build/bench-gns3
 NODEDESK_SIDES ?= nodedesk=$(BENCH_GNS3)/nodedesk-server
@@ -179,10 +198,11 @@ bench-qemu: guest deps-go
 # Dynamips (app/dynamips): built from the unmodified Dynamips 0.2.24
 # source in THIRD_PARTY (GPL-2.0; run as a separate program, never
 # linked) into build/dynamips, once; the tests run it on the free
-# stand-in IOS images of FAKE_IOS (never a real IOS image). Both folders
-# are the shared folder beside the repository's checkout, or
-# /work/shared's when the checkout is elsewhere (a fresh clone in /tmp).
-SHARED      ?= $(firstword $(wildcard $(abspath $(CURDIR)/../shared) /work/shared) $(abspath $(CURDIR)/../shared))
+# stand-in IOS images of FAKE_IOS (never a real IOS image). Both are in
+# SHARED, the shared folder: ../shared beside the checkout, or the folder
+# given as SHARED=<folder> (.ci/run passes this machine's when a fresh
+# clone has none beside it).
+SHARED      ?= $(abspath $(CURDIR)/../shared)
 THIRD_PARTY ?= $(SHARED)/third_party
 FAKE_IOS    ?= $(SHARED)/fake-ios
 DYNAMIPS    := build/dynamips/dynamips

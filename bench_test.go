@@ -500,7 +500,7 @@ func startCeilings(t *testing.T, bodies map[string][]byte, keys int) *benchCeili
 func TestBenchCeilingServer(t *testing.T) {
 	dir := os.Getenv(benchCeilingEnv)
 	if dir == "" {
-		t.Skip("run by TestLoadTable")
+		kit.RunElsewhere(t, "a child process of TestLoadTable")
 	}
 	bodies := map[string][]byte{}
 	for _, name := range []string{"node", "compute", "list"} {
@@ -658,7 +658,7 @@ func formatTable(title string, rows []benchRow) string {
 // target missed (after printing all of it) and for any request error.
 func TestLoadTable(t *testing.T) {
 	if os.Getenv("NODEDESK_BENCH") != "1" {
-		t.Skip("the load benchmark runs with NODEDESK_BENCH=1 (make bench)")
+		kit.RunElsewhere(t, "the load benchmark runs with NODEDESK_BENCH=1 (make bench)")
 	}
 	n := kit.EnvInt(t, "NODEDESK_BENCH_NODES", benchRefNodes)
 	dur := time.Duration(kit.EnvInt(t, "NODEDESK_BENCH_SECONDS", 3)) * time.Second

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"nodedesk/app/kit"
 )
 
 // Crash safety, proven on the built binary: every write nodedesk
@@ -184,8 +186,14 @@ func TestCrash_KillNine(t *testing.T) {
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	for k := range kills {
 		stop := make(chan struct{})
+		before := a.count()
 		wg := load(t, url, pid, workers, a, stop)
-		time.Sleep(time.Duration(20+r.IntN(300)) * time.Millisecond)
+		// Each kill lands under load: after this round's first
+		// acknowledged writes, at a random moment after them.
+		if !kit.WaitFor(10*time.Second, func() bool { return a.count() >= before+minWritesPerKill }) {
+			t.Fatalf("kill %d: fewer than %d writes acknowledged in 10 s (%d): the kill would prove nothing", k+1, minWritesPerKill, a.count()-before)
+		}
+		time.Sleep(time.Duration(r.IntN(300)) * time.Millisecond)
 		if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
@@ -205,6 +213,17 @@ func TestCrash_KillNine(t *testing.T) {
 	p.stop(t)
 }
 
+// minWritesPerKill is how many writes each round of TestCrash_KillNine
+// must have acknowledged before its kill.
+const minWritesPerKill = 5
+
+// count is the number of writes acknowledged so far.
+func (a *acked) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.writes
+}
+
 // TestShutdown_UnderLoad: SIGTERM while clients write: nodedesk exits 0
 // soon, no request gets a 5xx, and every acknowledged write is kept.
 func TestShutdown_UnderLoad(t *testing.T) {
@@ -216,7 +235,11 @@ func TestShutdown_UnderLoad(t *testing.T) {
 	pid, workers, a := mustSetUpWorkers(t, url, "term")
 	stop := make(chan struct{})
 	wg := load(t, url, pid, workers, a, stop)
-	time.Sleep(300 * time.Millisecond)
+	// SIGTERM lands under load, with writes acknowledged to keep.
+	const minWrites = 50
+	if !kit.WaitFor(10*time.Second, func() bool { return a.count() >= minWrites }) {
+		t.Fatalf("fewer than %d writes acknowledged in 10 s (%d): the shutdown would prove nothing", minWrites, a.count())
+	}
 	p.stop(t) // SIGTERM, exit code 0 within the shutdown limit
 	close(stop)
 	wg.Wait()

@@ -35,13 +35,18 @@ func newDockerLab(t *testing.T, n int, wrapper []string) (*dockerLab, *proc, str
 	}
 	_ = json.Unmarshal(body, &proj)
 	d.pid = proj.ProjectID
+	if d.pid == "" {
+		t.Fatalf("create project: %s", body)
+	}
 	for range n {
-		_, body = call(t, "POST", url+"/v2/projects/"+d.pid+"/nodes", map[string]any{"node_type": "docker",
+		code, body := call(t, "POST", url+"/v2/projects/"+d.pid+"/nodes", map[string]any{"node_type": "docker",
 			"properties": map[string]any{"image": dockertest.TestImage, "adapters": 2}})
 		var node struct {
 			NodeID string `json:"node_id"`
 		}
-		_ = json.Unmarshal(body, &node)
+		if err := json.Unmarshal(body, &node); code != 201 || err != nil || node.NodeID == "" {
+			t.Fatalf("create Docker node: %d %s", code, body)
+		}
 		d.nodes = append(d.nodes, node.NodeID)
 	}
 	return d, p, url
@@ -101,7 +106,9 @@ func TestMain_DockerLeftBehind(t *testing.T) {
 	}
 	_, body := call(t, "GET", url+"/v2/projects/"+d.pid+"/nodes", nil)
 	var got []struct{ Status string }
-	_ = json.Unmarshal(body, &got)
+	if err := json.Unmarshal(body, &got); err != nil || len(got) != len(d.nodes) {
+		t.Fatalf("after a crash the project lists %s; want its %d nodes", body, len(d.nodes))
+	}
 	for _, n := range got {
 		if n.Status != "stopped" {
 			t.Errorf("after a crash a node is %s at start-up, want stopped", n.Status)

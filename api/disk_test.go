@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"nodedesk/app"
+	"nodedesk/app/kit"
 )
 
 // failingStore makes writes fail on demand, as a full disk would: nothing
@@ -52,11 +53,11 @@ func TestDiskTrouble_FailingStore(t *testing.T) {
 // Mounting needs root; CI runs as root.
 func TestDiskTrouble_FullDisk(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("mounting a small tmpfs needs root")
+		kit.Unavailable(t, "mounting a small tmpfs needs root (CI runs as root)")
 	}
 	dir := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
+		kit.Unavailable(t, "cannot mount a tmpfs here: %v %s", err, out)
 	}
 	t.Cleanup(func() { _ = exec.Command("umount", "-l", dir).Run() })
 	ts := mustOpenServerWith(t, testOptions{dbPath: filepath.Join(dir, "nodedesk.db")})

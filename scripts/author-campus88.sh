@@ -25,7 +25,7 @@
 # Everything listens on 127.0.0.1; the script stops what it started and
 # removes the interface it added.
 #
-#   GNS3SERVER_GIT=/work/.mirror/GNS3+gns3-server/repo scripts/author-campus88.sh
+#   GNS3SERVER_GIT=/path/to/gns3-server.git scripts/author-campus88.sh
 #
 # The lab: four sites, each in a filled rectangle at z=0 with a black title
 # note, around a core of four Dynamips c7200s in an ellipse; per site a
@@ -41,8 +41,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/frontend/e2e/fixtures/campus88.gns3project
 GNS3_PORT=${GNS3_PORT:-3187}
-shared=$root/../shared # beside the checkout, else the machine's
-[[ -d "$shared" ]] || shared=/work/shared
+shared=${SHARED:-$root/../shared} # beside the checkout, or SHARED=<folder>
 FAKE_IOS=${FAKE_IOS:-$shared/fake-ios}
 dynamips=$(realpath "${DYNAMIPS:-$root/build/dynamips/dynamips}")
 ubridge=$(realpath "${UBRIDGE:-$root/build/bench-gns3/ubridge}")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures the export of a router lab with snapshots on the built server
 # (make server): two c7200 routers on the stand-in IOS image
-# (/work/shared/fake-ios, or FAKE_IOS) that have run (ghost RAM and
+# (the shared folder's beside the checkout, ../shared/fake-ios, or FAKE_IOS) that have run (ghost RAM and
 # scratch files in the project's folder), two snapshots, then an export
 # with include_snapshots=yes: its wall time and size, the server's peak
 # RSS (VmHWM), and that the archive imports back. Dynamips is
@@ -9,7 +9,8 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${NODEDESK_BIN:-$ROOT/build/bin/nodedesk-server}
-IOS=${FAKE_IOS:-/work/shared/fake-ios/fake-ios-c7200.image}
+IOS=${FAKE_IOS:-$ROOT/../shared/fake-ios/fake-ios-c7200.image}
+[[ -f "$IOS" ]] || { echo "no stand-in IOS image at $IOS: set FAKE_IOS=<path of fake-ios-c7200.image>" >&2; exit 1; }
 TMP=$(mktemp -d /tmp/nodedesk-routers.XXXXXX)
 PORT=$((20000 + RANDOM % 20000))
 API=http://127.0.0.1:$PORT/v2

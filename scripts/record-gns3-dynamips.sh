@@ -15,7 +15,7 @@
 # end.
 # Everything listens on 127.0.0.1; the script stops what it started.
 #
-#   GNS3SERVER_GIT=/work/.mirror/GNS3+gns3-server/repo scripts/record-gns3-dynamips.sh [OUTDIR]
+#   GNS3SERVER_GIT=/path/to/gns3-server.git scripts/record-gns3-dynamips.sh [OUTDIR]
 #
 # OUTDIR (default app/dynamips/testdata/gns3-2.2.59) gets a <case>.log for each
 # case in CASES (default all: c7200 c3725 c3640 c3660 c2691 c2610 c2651xm)
@@ -29,8 +29,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(realpath -m "${1:-$root/app/dynamips/testdata/gns3-2.2.59}")
 GNS3_PORT=${GNS3_PORT:-3186}
-shared=$root/../shared # beside the checkout, else the machine's
-[[ -d "$shared" ]] || shared=/work/shared
+shared=${SHARED:-$root/../shared} # beside the checkout, or SHARED=<folder>
 FAKE_IOS=${FAKE_IOS:-$shared/fake-ios}
 THIRD_PARTY=${THIRD_PARTY:-$shared/third_party}
 work=$(mktemp -d /tmp/record-gns3-dynamips.XXXXXX)

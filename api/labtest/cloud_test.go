@@ -55,7 +55,7 @@ func TestCloudEthernetPort_PingIntoNamespace(t *testing.T) {
 func TestCloudTAPPort_PingIntoNamespace(t *testing.T) {
 	kit.MustBeNetAdmin(t)
 	if _, err := os.Stat("/dev/net/tun"); err != nil {
-		t.Skip("no /dev/net/tun")
+		kit.Unavailable(t, "no /dev/net/tun: the TAP port needs the tun device")
 	}
 	ns := kit.Netns(t)
 	tap := "ndtap" + kit.RandomSuffix(t)
@@ -94,7 +94,7 @@ func TestCloudTAPPort_PingIntoNamespace(t *testing.T) {
 // it is linked, naming it and the interfaces there are.
 func TestCloudHostPort_MissingInterface(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("cloud host ports are Linux only")
+		kit.Unavailable(t, "cloud host ports are Linux only")
 	}
 	ts := Start(t, Options{DataPlane: true})
 	pid := ts.MustCreateProject("lab")
@@ -131,7 +131,7 @@ func TestCloudHostPort_WithoutPrivileges(t *testing.T) {
 	kit.MustBeNetAdmin(t)
 	setpriv, err := exec.LookPath("setpriv")
 	if err != nil {
-		t.Skip("needs setpriv (util-linux) to drop capabilities")
+		kit.Unavailable(t, "needs setpriv (util-linux) to drop capabilities")
 	}
 	cmd := exec.Command(setpriv, "--inh-caps=-net_raw,-net_admin", "--bounding-set=-net_raw,-net_admin", "--",
 		os.Args[0], "-test.run=^TestCloudHostPortWithoutPrivilegesChild$", "-test.count=1", "-test.v")
@@ -145,7 +145,7 @@ func TestCloudHostPort_WithoutPrivileges(t *testing.T) {
 
 func TestCloudHostPortWithoutPrivilegesChild(t *testing.T) {
 	if os.Getenv("NODEDESK_NOCAPS_CHILD") == "" {
-		t.Skip("run by TestCloudHostPort_WithoutPrivileges, without capabilities")
+		kit.RunElsewhere(t, "a child process of TestCloudHostPort_WithoutPrivileges, without capabilities")
 	}
 	exe, err := os.Executable()
 	if err != nil {

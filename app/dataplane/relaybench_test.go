@@ -84,7 +84,7 @@ var relaySizes = []int{64, 512, 1500}
 func TestRelayBenchChild(t *testing.T) {
 	spec := os.Getenv(relayChildEnv)
 	if spec == "" {
-		t.Skip("the relay benchmark's child process")
+		kit.RunElsewhere(t, "a child process of the relay benchmark (TestRelayTable)")
 	}
 	f := strings.Split(spec, ",")
 	ports := make([]int, 4)
@@ -473,7 +473,7 @@ func (p *relayProc) measure(c *relayCell, size int, rate float64, window time.Du
 // missed, after printing all of it.
 func TestRelayTable(t *testing.T) {
 	if os.Getenv("NODEDESK_BENCH") != "1" {
-		t.Skip("the data-plane benchmark runs with NODEDESK_BENCH=1 (make bench)")
+		kit.RunElsewhere(t, "the data-plane benchmark runs with NODEDESK_BENCH=1 (make bench)")
 	}
 	rate := float64(benchEnv(t, "NODEDESK_BENCH_RELAY_RATE", 20000))
 	havePerf = procstat.HavePerf()

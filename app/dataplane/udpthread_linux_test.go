@@ -28,7 +28,10 @@ func udpCloud(lports []int, rport int) *app.Node {
 // threads and releases the ports at once.
 func TestFabric_ClosedEndpointsEndTheirPollers(t *testing.T) {
 	for _, k := range pollerKinds {
-		t.Run(k.name, func(t *testing.T) { closedEndpointsEndTheirPollers(t, k.noRing) })
+		t.Run(k.name, func(t *testing.T) {
+			needKind(t, k.noRing)
+			closedEndpointsEndTheirPollers(t, k.noRing)
+		})
 	}
 }
 

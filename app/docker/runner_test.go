@@ -737,7 +737,7 @@ func testNoNetAdmin(t *testing.T, host string) {
 func TestNoNetAdminHelper(t *testing.T) {
 	host := os.Getenv("NODEDESK_TEST_NO_NET_ADMIN")
 	if host == "" {
-		t.Skip("run by TestRunner/NoNetAdmin")
+		kit.RunElsewhere(t, "a child process of TestRunner/NoNetAdmin")
 	}
 	if haveNetAdmin() {
 		t.Fatal("the helper runs with CAP_NET_ADMIN")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"errors"
+	"nodedesk/app/kit"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,7 +154,7 @@ func TestCheckImageMounts(t *testing.T) {
 	mount := func(opts uintptr) string {
 		d := t.TempDir()
 		if err := unix.Mount("tmpfs", d, "tmpfs", opts, "size=16m"); err != nil {
-			t.Skipf("cannot mount a tmpfs here (%v): the noexec and read-only cases need root", err)
+			kit.Unavailable(t, "cannot mount a tmpfs here (%v): the noexec and read-only cases need root", err)
 		}
 		t.Cleanup(func() { _ = unix.Unmount(d, unix.MNT_DETACH) })
 		return d
@@ -165,7 +166,7 @@ func TestCheckImageMounts(t *testing.T) {
 	ro := mount(0)
 	q := copyFile(t, x86, ro, "i86bi-linux-l3.bin", 0o644)
 	if err := unix.Mount("tmpfs", ro, "tmpfs", unix.MS_REMOUNT|unix.MS_RDONLY, ""); err != nil {
-		t.Skipf("cannot remount read-only: %v", err)
+		kit.Unavailable(t, "cannot remount a tmpfs read-only: %v", err)
 	}
 	wantError(t, CheckImage(q), "is not executable, and making it so failed", "read-only file system", "chmod +x "+q)
 }
@@ -204,7 +205,7 @@ func TestProbe32(t *testing.T) {
 	}
 	qemu, err := exec.LookPath("qemu-i386")
 	if err != nil {
-		t.Skip("qemu-i386 is not installed (Debian: qemu-user): the probe is not run")
+		kit.Unavailable(t, "qemu-i386 is not installed (Debian: qemu-user): the probe is not run")
 	}
 	p := writeFile(t, t.TempDir(), "probe", probe32, 0o755)
 	if err := exec.Command(qemu, p).Run(); err != nil {
@@ -217,7 +218,7 @@ func gccBuild(t *testing.T, dir, name, src string, args ...string) string {
 	t.Helper()
 	gcc, err := exec.LookPath("gcc")
 	if err != nil {
-		t.Skip("gcc is not installed (Debian: build-essential, which make test installs): the dynamic-image cases need it to build a program")
+		kit.Unavailable(t, "gcc is not installed (Debian: build-essential, which make test installs): the dynamic-image cases need it to build a program")
 	}
 	c := filepath.Join(dir, name+".c")
 	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {

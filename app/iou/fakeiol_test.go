@@ -16,8 +16,8 @@ import (
 // fakeIOL is the path of a build of the free stand-in IOU image
 // ("fake-iol-x86_64.bin" or "fake-iol-i386.bin"), looked up as
 // ioutest.FakeIOL does (that package imports app, which these internal
-// tests must not): $NODEDESK_FAKE_IOL, the shared folder beside the
-// checkout, /work/shared/fake-iol.
+// tests must not): $NODEDESK_FAKE_IOL, else the shared folder beside the
+// checkout (../shared/fake-iol).
 func fakeIOL(t testing.TB, name string) string {
 	t.Helper()
 	var dirs []string
@@ -35,13 +35,12 @@ func fakeIOL(t testing.TB, name string) string {
 			}
 		}
 	}
-	dirs = append(dirs, "/work/shared/fake-iol")
 	for _, d := range dirs {
 		if fi, err := os.Stat(filepath.Join(d, name)); err == nil && fi.Mode().IsRegular() {
 			return filepath.Join(d, name)
 		}
 	}
-	t.Fatalf("the stand-in IOU image %s is in none of %v: set NODEDESK_FAKE_IOL to the fake-iol folder", name, dirs)
+	t.Fatalf("the stand-in IOU image %s is in none of %v: set NODEDESK_FAKE_IOL to the fake-iol folder (make test sets it from SHARED=<the shared folder>, ../shared by default)", name, dirs)
 	return ""
 }
 

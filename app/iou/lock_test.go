@@ -2,6 +2,7 @@ package iou
 
 import (
 	"bufio"
+	"nodedesk/app/kit"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +19,7 @@ import (
 func TestLockHolder(t *testing.T) {
 	path := os.Getenv("NODEDESK_TEST_HOLD_LOCK")
 	if path == "" {
-		t.Skip("run by TestLockedByOther as the other process")
+		kit.RunElsewhere(t, "a child process of TestLockedByOther, the other process")
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {

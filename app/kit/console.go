@@ -35,9 +35,18 @@ func DialConsole(t testing.TB, host string, port int) *Console {
 // limit; it reports whether it did.
 func (c *Console) Expect(want string, enter bool, limit time.Duration) bool {
 	c.t.Helper()
-	deadline := time.Now().Add(limit)
-	buf := make([]byte, 4096)
 	c.Seen.Reset()
+	return c.readUntil(func(seen string) bool { return strings.Contains(seen, want) }, enter, time.Now().Add(limit))
+}
+
+// readUntil reads into Seen (without resetting it), pressing Enter before
+// each read if enter, until done(Seen) or the deadline; it reports
+// whether done said so.
+func (c *Console) readUntil(done func(seen string) bool, enter bool, deadline time.Time) bool {
+	buf := make([]byte, 4096)
+	if done(c.Seen.String()) {
+		return true
+	}
 	for time.Now().Before(deadline) {
 		if enter {
 			if _, err := c.Conn.Write([]byte("\r\n")); err != nil {
@@ -48,7 +57,7 @@ func (c *Console) Expect(want string, enter bool, limit time.Duration) bool {
 		n, err := c.Conn.Read(buf)
 		c.Seen.Write(buf[:n])
 		c.Log.Write(buf[:n])
-		if strings.Contains(c.Seen.String(), want) {
+		if done(c.Seen.String()) {
 			return true
 		}
 		if err != nil && !os.IsTimeout(err) {
@@ -94,6 +103,46 @@ func (c *Console) Run(command, want string, limit time.Duration) bool {
 		}
 	}
 	return false
+}
+
+// RunToEnd types a command, typing it again while the console has not
+// echoed it (VPCS drops keys typed while it is busy), then reads until
+// one of ends appears after the echo, within limit. It answers what the
+// command printed (Seen holds it too) and the end seen, "" if none came:
+// then the command did not finish, or never ran.
+func (c *Console) RunToEnd(command string, ends []string, limit time.Duration) (out, end string) {
+	c.t.Helper()
+	deadline := time.Now().Add(limit)
+	c.Seen.Reset()
+	echoed := func(seen string) bool { return strings.Contains(seen, command) }
+	for {
+		if !time.Now().Before(deadline) {
+			return c.Seen.String(), ""
+		}
+		c.Send(command)
+		wait := time.Now().Add(2 * time.Second)
+		if wait.After(deadline) {
+			wait = deadline
+		}
+		if c.readUntil(echoed, false, wait) {
+			break
+		}
+	}
+	after := func(seen string) string {
+		_, rest, _ := strings.Cut(seen, command)
+		return rest
+	}
+	found := func(seen string) bool {
+		for _, e := range ends {
+			if strings.Contains(after(seen), e) {
+				end = e
+				return true
+			}
+		}
+		return false
+	}
+	c.readUntil(found, false, deadline)
+	return after(c.Seen.String()), end
 }
 
 // Printable drops telnet negotiation and carriage returns from a

@@ -46,10 +46,25 @@ func (h *Host) Pings(ip string, limit time.Duration) bool {
 	return true
 }
 
-// Silent reports whether h gets no reply from ip in two tries.
+// Silent reports whether h's ping of ip (two tries) ran and got no
+// reply. VPCS must give its verdict on the last try (a timeout, or no
+// route or ARP answer), so a ping VPCS dropped while busy, or one still
+// waiting, is never taken for silence; no verdict fails the test.
 func (h *Host) Silent(ip string) bool {
 	h.Con.t.Helper()
 	h.Con.Drain()
-	h.Con.Send("ping " + ip + " -c 2")
-	return !h.Con.Expect("ttl=", false, 5*time.Second) // a loss reads "icmp_seq=1 timeout"
+	out, end := h.Con.RunToEnd("ping "+ip+" -c 2", []string{
+		"icmp_seq=2 ttl=",                 // a reply to the last try: "84 bytes from … icmp_seq=2 ttl=64"
+		"icmp_seq=2 timeout",              // no reply to it: "10.0.0.2 icmp_seq=2 timeout"
+		"host (" + ip + ") not reachable", // no ARP answer
+		"No gateway found",                // off-link without a default route
+		"Destination host unreachable",    // a router said so
+	}, 15*time.Second)
+	if end == "" {
+		h.Con.t.Fatalf("%s: VPCS gave no verdict on ping %s within 15 s (dropped or still running): %q", h.Name, ip, Printable(out))
+	}
+	// The rest up to the prompt, kept in Seen, so none is read as the
+	// next command's.
+	h.Con.readUntil(func(seen string) bool { return strings.HasSuffix(strings.TrimRight(seen, " \r\n"), h.Name+">") }, false, time.Now().Add(5*time.Second))
+	return !strings.Contains(out, "ttl=")
 }

@@ -16,17 +16,18 @@ import (
 // traffic between a lab and this machine that never leaves it. They need
 // root's network privileges (CI runs as root).
 
-// MustBeNetAdmin skips a test that needs root's network privileges.
+// MustBeNetAdmin ends a test that needs root's network privileges where
+// they are missing (Unavailable).
 func MustBeNetAdmin(t testing.TB) {
 	t.Helper()
 	if runtime.GOOS != "linux" {
-		t.Skip("cloud host ports are Linux only")
+		Unavailable(t, "cloud host ports are Linux only")
 	}
 	if os.Geteuid() != 0 {
-		t.Skip("needs root: the test creates a network namespace, a veth pair and a TAP device (CI runs as root)")
+		Unavailable(t, "needs root: the test creates a network namespace, a veth pair and a TAP device (CI runs as root)")
 	}
 	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("needs the ip tool (iproute2)")
+		Unavailable(t, "needs the ip tool (iproute2)")
 	}
 }
 

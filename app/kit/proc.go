@@ -45,8 +45,8 @@ func ModuleRoot(dir string) (string, error) {
 // SharedFile is the path of a file of the shared folder's sub-folder
 // (fake-ios, fake-iol: free stand-in images for tests): in the folder
 // $env names (make test sets it), else in the shared folder beside the
-// repository's checkout, else in /work/shared. The test fails, saying
-// where it looked and what to set, if it is in none.
+// repository's checkout (../shared). The test fails, saying where it
+// looked and what to set, if it is in neither.
 func SharedFile(tb testing.TB, env, sub, name string) string {
 	tb.Helper()
 	var dirs []string
@@ -58,12 +58,11 @@ func SharedFile(tb testing.TB, env, sub, name string) string {
 			dirs = append(dirs, filepath.Join(root, "..", "shared", sub))
 		}
 	}
-	dirs = append(dirs, filepath.Join("/work/shared", sub))
 	for _, d := range dirs {
 		if fi, err := os.Stat(filepath.Join(d, name)); err == nil && !fi.IsDir() {
 			return filepath.Join(d, name)
 		}
 	}
-	tb.Fatalf("the stand-in %s is in none of %v: set %s to the %s folder", name, dirs, env, sub)
+	tb.Fatalf("the stand-in %s is in none of %v: set %s to the %s folder (make test sets it from SHARED=<the shared folder>, ../shared by default)", name, dirs, env, sub)
 	return ""
 }

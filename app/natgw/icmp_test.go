@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"log/slog"
 	"net"
+	"nodedesk/app/kit"
 	"os"
 	"regexp"
 	"strings"
@@ -135,7 +136,7 @@ func allowPingSockets(t *testing.T) {
 	const f = "/proc/sys/net/ipv4/ping_group_range"
 	old, err := os.ReadFile(f)
 	if err != nil {
-		t.Skipf("no %s: %v", f, err)
+		kit.Unavailable(t, "no %s: %v", f, err)
 	}
 	if c, err := net.ListenPacket("udp4", "127.0.0.1:0"); err == nil { // (just a sanity check that sockets work)
 		c.Close()
@@ -144,7 +145,7 @@ func allowPingSockets(t *testing.T) {
 		return // already every group from 0
 	}
 	if err := os.WriteFile(f, []byte("0 2147483647"), 0o644); err != nil {
-		t.Skipf("ping sockets not allowed here (%s is %q) and cannot be allowed: %v", f, strings.TrimSpace(string(old)), err)
+		kit.Unavailable(t, "ping sockets not allowed here (%s is %q) and cannot be allowed (as root they can): %v", f, strings.TrimSpace(string(old)), err)
 	}
 	t.Cleanup(func() { _ = os.WriteFile(f, old, 0o644) })
 }
@@ -191,7 +192,7 @@ func TestGateway_PingsBeyondTheGateway(t *testing.T) {
 			allowPingSockets(t)
 		}
 		if c, _, err := listenICMP(); err != nil {
-			t.Skipf("no unprivileged ICMP socket: %v", err)
+			kit.Unavailable(t, "no unprivileged ICMP socket: %v", err)
 		} else {
 			c.Close()
 		}
@@ -200,7 +201,7 @@ func TestGateway_PingsBeyondTheGateway(t *testing.T) {
 	t.Run("raw socket", func(t *testing.T) {
 		withNetworks(t, "ip4:icmp")
 		if c, _, err := listenICMP(); err != nil {
-			t.Skipf("no raw ICMP socket (needs CAP_NET_RAW): %v", err)
+			kit.Unavailable(t, "no raw ICMP socket (needs CAP_NET_RAW): %v", err)
 		} else {
 			c.Close()
 		}

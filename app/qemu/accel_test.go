@@ -2,6 +2,7 @@ package qemu
 
 import (
 	"context"
+	"nodedesk/app/kit"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +17,7 @@ func mustQEMUSystem(tb testing.TB) string {
 	tb.Helper()
 	p, err := exec.LookPath("qemu-system-x86_64")
 	if err != nil {
-		tb.Skip("qemu-system-x86_64 is not installed (Debian: qemu-system-x86)")
+		kit.Unavailable(tb, "qemu-system-x86_64 is not installed (Debian: qemu-system-x86, which make test installs)")
 	}
 	return p
 }

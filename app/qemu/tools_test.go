@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"nodedesk/app"
+	"nodedesk/app/kit"
 )
 
 // mustToolsDirs is a Tools that searches two folders of its own: bin,
@@ -20,7 +21,7 @@ func mustToolsDirs(tb testing.TB) (*Tools, string) {
 	qemu := mustQEMUSystem(tb)
 	img, err := exec.LookPath("qemu-img")
 	if err != nil {
-		tb.Skip("qemu-img is not installed (Debian: qemu-utils)")
+		kit.Unavailable(tb, "qemu-img is not installed (Debian: qemu-utils, which make test installs)")
 	}
 	root := tb.TempDir()
 	bin := filepath.Join(root, "bin")

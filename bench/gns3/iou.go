@@ -3,7 +3,7 @@
 package main
 
 // The iou and iou-start labs: an IOU L2 switch (fake-iol, a free stand-in
-// for Cisco's IOL: /work/shared/fake-iol/README.md) between the two hosts.
+// for Cisco's IOL: the README of the shared folder's fake-iol) between the two hosts.
 //
 // gns3 side, as gns3-server 2.2.59 (compute/iou/iou_vm.py) runs an IOU
 // node: the image in a node folder with GNS3's NETMAP, started as

@@ -101,7 +101,7 @@ func main() {
 	flag.IntVar(&opts.iouRate, "iou-rate", 5000, "the same rate on the iou lab, whose IOU image carries about 10,000 frames/s here: measured at its ceiling, its loss would be in the cost")
 	flag.IntVar(&opts.seconds, "seconds", 1, "seconds of that measurement per cell and round")
 	flag.IntVar(&opts.rounds, "rounds", 2, "rounds per cell (the sides alternate which goes first)")
-	flag.StringVar(&opts.fakeIOL, "fake-iol", "/work/shared/fake-iol/fake-iol-x86_64.bin", "the fake-iol image of the iou and iou-start labs")
+	flag.StringVar(&opts.fakeIOL, "fake-iol", "../shared/fake-iol/fake-iol-x86_64.bin", "the fake-iol image of the iou and iou-start labs (make bench-gns3 passes $(SHARED)'s)")
 	flag.IntVar(&opts.startRounds, "start-rounds", 20, "rounds of iou-start (each side starts once per round)")
 	flag.StringVar(&opts.labs, "labs", "hop,lab,iou,iou-start", "labs to measure: hop, lab, iou, iou-start")
 	flag.StringVar(&opts.sizes, "sizes", "64,512,1500", "frame sizes in bytes")

@@ -21,7 +21,7 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 /** The stand-in c7200 image, under the name a real image would have, so
  * that the dialog reads its platform from it. */
 function fakeImage() {
-  const dirs = [process.env.NODEDESK_FAKE_IOS, path.join(repo, '..', 'shared', 'fake-ios'), '/work/shared/fake-ios'].filter(Boolean);
+  const dirs = [process.env.NODEDESK_FAKE_IOS, path.join(repo, '..', 'shared', 'fake-ios')].filter(Boolean);
   const dir = dirs.find((d) => existsSync(path.join(d, 'fake-ios-c7200.image')));
   assert.ok(dir, `the stand-in IOS image is in none of ${dirs.join(', ')}: set NODEDESK_FAKE_IOS`);
   return { name: 'c7200-fakeios-mz.e2e.image', mimeType: 'application/octet-stream', buffer: readFileSync(path.join(dir, 'fake-ios-c7200.image')) };

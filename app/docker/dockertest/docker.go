@@ -35,9 +35,9 @@ func Dockerd(t testing.TB) string {
 	skip := os.Getenv("NODEDESK_DOCKER") == "skip"
 	switch {
 	case runtime.GOOS != "linux":
-		t.Skip("SKIPPED: Docker node tests need Linux (dockerd and veth pairs)")
+		kit.Unavailable(t, "Docker node tests need Linux (dockerd and veth pairs)")
 	case os.Geteuid() != 0:
-		t.Skip("SKIPPED: Docker node tests need root to run a private dockerd and make veth pairs (CI runs as root)")
+		kit.Unavailable(t, "Docker node tests need root to run a private dockerd and make veth pairs (CI runs as root)")
 	}
 	if _, err := exec.LookPath("dockerd"); err != nil {
 		if skip {

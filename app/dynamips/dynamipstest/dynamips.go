@@ -43,8 +43,8 @@ func Binary(t testing.TB) string {
 
 // FakeIOS is the path of the free stand-in IOS image of a platform
 // (c7200, c3725, c3745): from $NODEDESK_FAKE_IOS (make test sets it),
-// else the shared folder beside the repository's checkout, else
-// /work/shared/fake-ios. Never a real IOS image. The test fails, saying
+// else the shared folder beside the repository's checkout
+// (../shared/fake-ios). Never a real IOS image. The test fails, saying
 // where it looked, if it is missing.
 func FakeIOS(t testing.TB, platform string) string {
 	t.Helper()

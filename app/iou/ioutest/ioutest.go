@@ -16,8 +16,8 @@ import (
 
 // FakeIOL is the path of the free stand-in IOU image (x86_64: this
 // kernel runs no 32-bit programs): from $NODEDESK_FAKE_IOL (make test
-// sets it), else the shared folder beside the repository's checkout, else
-// /work/shared/fake-iol. The test fails, saying where it looked, if it is
+// sets it), else the shared folder beside the repository's checkout
+// (../shared/fake-iol). The test fails, saying where it looked, if it is
 // missing.
 func FakeIOL(t testing.TB) string {
 	t.Helper()
