@@ -189,6 +189,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		HostInterfaces:    hostnet.Interfaces,
 		NetworkInterfaces: hostnet.NetworkInterfaces,
 		PortFree:          hostnet.PortFree(host),
+		UDPHolder:         hostnet.UDPHolder,
 		Computes:          remote.Dial, // remote computes' clients (app/remote)
 		UDPPorts:          o.udpPorts,
 		Logger:            logger,
