@@ -222,6 +222,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := fabric.Attach(ctx, svc, events); err != nil {
 		return err
 	}
+	if faultHook != nil { // only in a build for the browser tests (faulthook.go)
+		faultHook(ctx, svc, fabric, logger)
+	}
 	srv, err := api.NewServer(svc, events, logger)
 	if err != nil {
 		return err
