@@ -25,8 +25,9 @@ type LinkEnds interface {
 	DropEnds(nodeID string)
 }
 
-// EndTaken is the error of an end that could not be bound: the port and
-// why.
+// EndTaken is the error of an end of a UDP pair that could not be bound,
+// the data plane's (OpenEnds) or the process's own (Runner.Start): the
+// port and why. The Service names who holds it.
 type EndTaken struct {
 	Port int
 	Err  error
@@ -46,14 +47,22 @@ func (s *Service) openEnds(n *Node) (release func(), err error) {
 		return func() {}, nil
 	}
 	if err := s.linkEnds.OpenEnds(n); err != nil {
-		var taken *EndTaken
-		if !errors.As(err, &taken) {
-			return nil, err
-		}
-		return nil, Errorf(ECONFLICT, "UDP port %d, where nodedesk carries the frames of %s's link, is held by %s, so %s was not started: its link would carry nothing. Stop that program, or start %s again: it is then given ports nobody holds",
-			taken.Port, n.Name, s.udpHolder(taken.Port), n.Name, n.Name)
+		return nil, s.endTaken(n, err)
 	}
 	return func() { s.linkEnds.DropEnds(n.ID) }, nil
+}
+
+// endTaken is err as the caller of a start is told it: an *EndTaken (of
+// the data plane's end, or of the process's own, which a Runner returns)
+// becomes a conflict that names the node, the port, who holds it and
+// what to do; any other error is left as it is.
+func (s *Service) endTaken(n *Node, err error) error {
+	var taken *EndTaken
+	if !errors.As(err, &taken) {
+		return err
+	}
+	return Errorf(ECONFLICT, "UDP port %d of %s's link is held by %s, so %s was not started: its link would carry nothing. Stop that program, or start %s again: it is then given ports nobody holds",
+		taken.Port, n.Name, s.udpHolder(taken.Port), n.Name, n.Name)
 }
 
 // udpHolder names who holds UDP port on this machine, as the host probe

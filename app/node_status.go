@@ -215,7 +215,7 @@ func (s *Service) startProcess(ctx context.Context, r Runner, ref NodeRef) (*Nod
 		s.keepProvisioned(ctx, ref, pv.Provisioned(n.ID)) // a start may make it again
 	}
 	if err != nil {
-		return nil, err
+		return nil, s.endTaken(n, err)
 	}
 	return s.recordStatus(ctx, ref, Started, &cmdline)
 }

@@ -26,7 +26,9 @@ type Runner interface {
 	// Runs reports whether the runner handles nodes of type t.
 	Runs(t NodeType) bool
 	// Start starts a node and returns once it is up, with the command
-	// line it ran.
+	// line it ran. A UDP port of its pairs its process could not bind is
+	// an *EndTaken, which the Service turns into a message naming who
+	// holds it.
 	Start(p Process) (commandLine string, err error)
 	// Stop ends a node's process, politely then by force.
 	Stop(nodeID string) error
