@@ -36,14 +36,27 @@ func TestLab_EightVPCSOnSwitchesAndHub(t *testing.T) {
 	hub := ts.MustCreateNode(pid, map[string]any{"node_type": "ethernet_hub", "name": "HUB1"})["node_id"].(string)
 	ts.Link(t, pid, sw1, 7, hub, 0)
 	ts.Link(t, pid, sw2, 7, hub, 1)
+	// Made first, then started together ("Start every node", three at a
+	// time): a node claims its pair while the VPCS before it is still
+	// starting, so its relay is not bound yet where the host is asked.
 	hosts := make([]*kit.Host, 8)
 	for i := range hosts {
-		hosts[i] = ts.StartHost(t, pid, fmt.Sprintf("PC%d", i+1), fmt.Sprintf("10.0.0.%d", i+1))
+		name, ip := fmt.Sprintf("PC%d", i+1), fmt.Sprintf("10.0.0.%d", i+1)
+		n := ts.MustCreateNode(pid, map[string]any{"node_type": "vpcs", "name": name,
+			"properties": map[string]any{"startup_script": fmt.Sprintf("set pcname %s\nip %s/24\n", name, ip)}})
+		hosts[i] = &kit.Host{ID: n["node_id"].(string), Name: name, IP: ip}
 		sw := sw1
 		if i >= 4 {
 			sw = sw2
 		}
 		ts.Link(t, pid, hosts[i].ID, 0, sw, i%4)
+	}
+	ts.Do("POST", "/v2/projects/"+pid+"/nodes/start", nil).Want(t, 204)
+	for _, h := range hosts {
+		h.Con = kit.DialConsole(t, "127.0.0.1", int(ts.Do("GET", "/v2/projects/"+pid+"/nodes/"+h.ID, nil).Want(t, 200).JSON(t)["console"].(float64)))
+		if !h.Con.Expect(h.Name+">", true, 15*time.Second) {
+			t.Fatalf("%s: no prompt: %q", h.Name, h.Con.Seen.String())
+		}
 	}
 	for _, n := range ts.Do("GET", "/v2/projects/"+pid+"/nodes", nil).Want(t, 200).List(t) {
 		if n["node_type"] == "vpcs" && n["status"] != "started" {
