@@ -195,6 +195,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		HostInterfaces:    hostnet.Interfaces,
 		NetworkInterfaces: hostnet.NetworkInterfaces,
 		PortFree:          hostnet.PortFree(host),
+		UDPHolder:         hostnet.UDPHolder,
 		Computes:          remote.Dial, // remote computes' clients (app/remote)
 		UDPPorts:          o.udpPorts,
 		Logger:            logger,
@@ -226,6 +227,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := fabric.Attach(ctx, svc, events); err != nil {
 		return err
+	}
+	if faultHook != nil { // only in a build for the browser tests (faulthook.go)
+		faultHook(ctx, svc, fabric, logger)
 	}
 	srv, err := api.NewServer(svc, events, logger)
 	if err != nil {

@@ -36,8 +36,10 @@ type Node struct {
 	TemplateID       *string         `json:"template_id,omitempty"`
 	CommandLine      *string         `json:"command_line,omitempty"`
 	Properties       Properties      `json:"properties"`
-	// UDPPorts is the local and remote UDP port of a process-run node's
-	// link, allocated at its first start.
+	// UDPPorts is the local and remote UDP port of each port of a
+	// process-run node, allocated at its first start, then, for a type
+	// whose process may bind one more (VPCS's relay), that port
+	// (claimUDPPorts): read the pairs with UDPPairs.
 	UDPPorts []int `json:"udp_ports,omitempty"`
 	// ComputeID is the remote compute the node lives on; empty: this
 	// nodedesk ("local"). ComputeConsole is the console port that compute

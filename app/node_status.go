@@ -205,12 +205,17 @@ func (s *Service) startProcess(ctx context.Context, r Runner, ref NodeRef) (*Nod
 	if p.StartBody, err = s.startBody(ctx, n.Type); err != nil {
 		return nil, err
 	}
+	release, err := s.openEnds(n)
+	if err != nil {
+		return nil, err
+	}
+	defer release() // the ends its start took are the data plane's by then
 	cmdline, err := r.Start(p)
 	if pv, ok := r.(Provisioner); ok {
 		s.keepProvisioned(ctx, ref, pv.Provisioned(n.ID)) // a start may make it again
 	}
 	if err != nil {
-		return nil, err
+		return nil, s.endTaken(n, err)
 	}
 	return s.recordStatus(ctx, ref, Started, &cmdline)
 }
@@ -296,7 +301,7 @@ func (s *Service) processOf(n *Node, images map[string]string) Process {
 	p := Process{
 		ProjectID: n.ProjectID, NodeID: n.ID, Name: n.Name, Dir: *s.NodeDirectory(n),
 		Console: n.Console, ConsoleType: n.ConsoleType, StartupScript: runScript(n),
-		Ports: portPairs(n.UDPPorts), PortList: n.Ports(), CustomAdapters: n.CustomAdapters, Properties: propertiesJSON(n), Images: images,
+		Ports: n.UDPPairs(), PortList: n.Ports(), CustomAdapters: n.CustomAdapters, Properties: propertiesJSON(n), Images: images,
 	}
 	if n.Properties.MACOffset != nil {
 		p.MACOffset = *n.Properties.MACOffset
@@ -316,15 +321,6 @@ func (s *Service) processOf(n *Node, images map[string]string) Process {
 		}
 	}
 	return p
-}
-
-// portPairs reads a process-run node's UDP ports as pairs.
-func portPairs(udp []int) []PortPair {
-	pairs := make([]PortPair, len(udp)/2)
-	for i := range pairs {
-		pairs[i] = PortPair{Local: udp[2*i], Remote: udp[2*i+1]}
-	}
-	return pairs
 }
 
 // nodeImages finds, in the image folders of n's type, the images n's

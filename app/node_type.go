@@ -115,6 +115,13 @@ type nodeKind struct {
 	// netio types (IOU) exchange their frames, while they run, over IOU's
 	// unix datagram sockets (Node.NetIO) instead of UDP pairs.
 	netio bool
+	// relayUDP, when not 0, is a port beyond its UDP pairs that the
+	// type's process may bind: its first pair's local port + relayUDP.
+	// VPCS before 0.8 always opens its relay there and cannot be told
+	// not to; nodedesk hands out pairs two by two, so that port would be
+	// another node's end. It is claimed with the pairs (claimUDPPorts),
+	// so no other end is ever there (decision 0066).
+	relayUDP int
 	// settings, when set, are the emulator's own settings, kept as a
 	// whole (emulator_settings.go): IOU's licence.
 	settings *emulatorSettings
@@ -182,6 +189,7 @@ var kinds = []struct {
 		traffic:  "Its frames cross its link while it runs.",
 		consoles: []ConsoleType{ConsoleTelnet}, lifecycle: ProcessRun,
 		folder: "vpcs", props: vpcsProps, files: []nodeFile{vpcsScript}, startShowsNode: true, macOffset: true,
+		relayUDP:    9, // vpcs -s N opens its relay at N+9 (-R, from 0.8 on, turns it off)
 		computeView: []string{"command_line", "console", "console_type", "node_directory", "startup_script", "startup_script_path"}}},
 	{TraceNG, nodeKind{title: "TraceNG", stored: true, nameFormat: "TraceNG{0}", symbol: ":/symbols/computer.svg",
 		traffic:  notRun,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,7 +26,9 @@ type Runner interface {
 	// Runs reports whether the runner handles nodes of type t.
 	Runs(t NodeType) bool
 	// Start starts a node and returns once it is up, with the command
-	// line it ran.
+	// line it ran. A UDP port of its pairs its process could not bind is
+	// an *EndTaken, which the Service turns into a message naming who
+	// holds it.
 	Start(p Process) (commandLine string, err error)
 	// Stop ends a node's process, politely then by force.
 	Stop(nodeID string) error
@@ -327,9 +330,14 @@ func (s *Service) claimProcessResources(tx Tx, n *Node) error {
 			return err
 		}
 	}
-	want := 2 * len(n.Ports())
+	pairs := len(n.Ports())
 	if n.Type.UsesVeths() || n.Type.kind().netio {
-		want = 0 // its ports are veth pairs (VethName), or IOU's sockets (NetIO)
+		pairs = 0 // its ports are veth pairs (VethName), or IOU's sockets (NetIO)
+	}
+	relay := n.Type.kind().relayUDP
+	want := 2 * pairs
+	if pairs > 0 && relay != 0 {
+		want++
 	}
 	for _, p := range n.UDPPorts {
 		if !s.c.UDPPorts.Contains(p) || !s.c.PortFree("udp", p) {
@@ -340,8 +348,10 @@ func (s *Service) claimProcessResources(tx Tx, n *Node) error {
 		}
 	}
 	if len(n.UDPPorts) != want {
-		n.UDPPorts = nil // the node's ports changed since (adapters): all anew
-		ports, err := s.claimUDPPorts(tx, want)
+		// The node's ports changed since (adapters), or it was given its
+		// pairs before its relay port was claimed: all anew.
+		n.UDPPorts = nil
+		ports, err := s.claimUDPPorts(tx, pairs, relay)
 		if err != nil {
 			return err
 		}
@@ -350,30 +360,60 @@ func (s *Service) claimProcessResources(tx Tx, n *Node) error {
 	return nil
 }
 
-// claimUDPPorts finds count ports (an even number), in pairs of adjacent
-// ports that no node owns and no other program of this machine holds.
-func (s *Service) claimUDPPorts(tx Tx, count int) ([]int, error) {
-	if count == 0 {
+// claimUDPPorts is the port allocation rule: it finds pairs pairs of
+// adjacent UDP ports (local, then remote) that no node owns and no other
+// program of this machine holds, and, when relay is not 0, the port at
+// the first pair's local port + relay, which the process may bind too
+// (VPCS's relay, decision 0066): the first pair is taken only where that
+// port is free as well, and it is claimed last, so that no other node's
+// end is ever there.
+func (s *Service) claimUDPPorts(tx Tx, pairs, relay int) ([]int, error) {
+	if pairs == 0 {
 		return nil, nil
 	}
 	var got []int
 	r := s.c.UDPPorts
+	free := func(p int) (bool, error) {
+		if !r.Contains(p) || slices.Contains(got, p) || (relay != 0 && len(got) > 0 && p == got[0]+relay) {
+			return false, nil
+		}
+		return s.udpPortFree(tx, p)
+	}
 	for p := r.From; p+1 <= r.To; p += 2 {
-		a, err := s.udpPortFree(tx, p)
+		a, err := free(p)
 		if err != nil {
 			return nil, err
 		}
-		b, err := s.udpPortFree(tx, p+1)
+		b, err := free(p + 1)
 		if err != nil {
 			return nil, err
 		}
-		if a && b {
-			if got = append(got, p, p+1); len(got) == count {
+		c := true
+		if len(got) == 0 && relay != 0 && a && b {
+			if c, err = free(p + relay); err != nil {
+				return nil, err
+			}
+		}
+		if a && b && c {
+			if got = append(got, p, p+1); len(got) == 2*pairs {
+				if relay != 0 {
+					got = append(got, got[0]+relay)
+				}
 				return got, nil
 			}
 		}
 	}
-	return nil, Errorf(ECONFLICT, "Not enough UDP ports are free in %d–%d (%d needed); delete nodes you no longer need", r.From, r.To, count)
+	return nil, Errorf(ECONFLICT, "Not enough UDP ports are free in %d–%d (%d needed); delete nodes you no longer need", r.From, r.To, 2*pairs)
+}
+
+// UDPPairs is the UDP pair of each of n's ports, in the order of its
+// ports array (Process.Ports): none before its first start.
+func (n *Node) UDPPairs() []PortPair {
+	pairs := make([]PortPair, len(n.UDPPorts)/2)
+	for i := range pairs {
+		pairs[i] = PortPair{Local: n.UDPPorts[2*i], Remote: n.UDPPorts[2*i+1]}
+	}
+	return pairs
 }
 
 // lockNode serialises the lifecycle calls of one node: a start and a stop

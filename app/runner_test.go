@@ -194,3 +194,46 @@ func TestService_ProjectAction_TellsSkipped(t *testing.T) {
 		t.Errorf("the project was told %q; want one warning naming %s and %s", told, r1.Name, tng.Name)
 	}
 }
+
+// TestService_VPCSRelayPortIsClaimed: VPCS before 0.8 binds its -s port
+// + 9 too (its relay, which it cannot turn off), and UDP pairs are handed
+// out two by two, so that port would be the end of another node's pair.
+// The allocation claims it with the VPCS node's pair: over eight VPCS
+// nodes and a QEMU node started in turn, no port is held twice, the
+// relay included.
+func TestService_VPCSRelayPortIsClaimed(t *testing.T) {
+	ctx := context.Background()
+	q := &qemuRecorder{}
+	svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces,
+		Runners: []app.Runner{q, &fakeRunner{}}})
+	pid := mustCreateProject(t, svc, "lab").ID
+	var nodes []*app.Node
+	for range 8 {
+		nodes = append(nodes, mustCreateVPCS(t, svc, pid))
+	}
+	upd, _ := app.DecodeProperties(app.QEMU, []byte(`{"adapters": 4}`))
+	nodes = append(nodes, mustCreateNode(t, svc, pid, app.NodeCreate{Type: app.QEMU, NodeUpdate: app.NodeUpdate{Properties: upd}}))
+	holder := map[int]string{}
+	for _, n := range nodes {
+		got, err := svc.NodeAction(ctx, ref(n), app.Start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		binds := got.UDPPorts
+		if got.Type == app.VPCS {
+			pairs := got.UDPPairs()
+			if len(pairs) != 1 || len(binds) != 3 || binds[2] != pairs[0].Local+9 {
+				t.Fatalf("%s: UDP ports %v; want its pair, then its relay port (-s port + 9)", got.Name, binds)
+			}
+		}
+		for _, p := range binds {
+			if h, ok := holder[p]; ok {
+				t.Errorf("UDP port %d is both %s's and %s's", p, h, got.Name)
+			}
+			holder[p] = got.Name
+		}
+	}
+	if len(holder) != 8*3+4*2 {
+		t.Errorf("%d ports handed out; want %d", len(holder), 8*3+4*2)
+	}
+}

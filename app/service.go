@@ -55,6 +55,10 @@ type Config struct {
 	// Computes starts the client of a remote compute (package
 	// app/remote); nil: remote computes are recorded but never connect.
 	Computes ComputeDialer
+	// UDPHolder names the programs of this machine that hold a UDP port
+	// ("pid 42 (vpcs)"), for the message of a start that cannot bind it
+	// (hostnet.UDPHolder); nil or "": "another program".
+	UDPHolder func(port int) string
 	// UDPPorts is the range UDP ports are allocated from (VPCS pairs,
 	// ports/udp, NIO lports); zero means DefaultUDPPorts. Two nodedesks on
 	// one machine are given disjoint ranges.
@@ -107,6 +111,9 @@ type Service struct {
 	// hostPorts checks cloud host ports before they are linked
 	// (cloud_hostports.go); nil: no data plane opens them.
 	hostPorts HostPorts
+	// linkEnds opens the data plane's ends of a node's UDP pairs before
+	// it starts (node_ends.go); nil: no data plane.
+	linkEnds LinkEnds
 	// cmp holds the connections to remote computes (remote.go).
 	cmp computes
 	// noHistory turns recording off, for a benchmark of its cost

@@ -889,8 +889,8 @@ func TestService_AllocationSkipsHostPorts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(started.UDPPorts, []int{20002, 20003}) {
-		t.Errorf("UDP ports %v, want 20002-20003: 20001 is held by another program", started.UDPPorts)
+	if !slices.Equal(started.UDPPorts, []int{20002, 20003, 20011}) {
+		t.Errorf("UDP ports %v, want 20002-20003 and its relay port 20011: 20001 is held by another program", started.UDPPorts)
 	}
 	// A port the client pins is the client's choice, held or not.
 	got, err := svc.UpdateNode(ctx, app.NodeRef{ProjectID: p.ID, NodeID: n.ID}, app.NodeUpdate{Console: app.Some(5000)})

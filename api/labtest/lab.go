@@ -106,6 +106,7 @@ func Start(tb testing.TB, opts Options) *Lab {
 	// NewService makes itself the observer of each runner (exits, notes).
 	l.Service = app.NewService(app.Config{
 		Store: st, Events: l.Events, Runners: l.Runners, DataDir: filepath.Dir(st.Path()), PortFree: portFree,
+		UDPHolder:         hostnet.UDPHolder,
 		GNS3ImagesDir:     l.GNS3Images,
 		IdlePCBoot:        time.Second, // the stand-in image boots in under 0.5 s
 		NetworkInterfaces: hostnet.NetworkInterfaces,

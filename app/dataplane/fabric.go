@@ -85,6 +85,7 @@ type Fabric struct {
 	linkRecs     map[string]*app.Link      // link id -> the link as last applied; under mu
 	carriedNodes map[string]carriedNode    // node id -> its project and name, for the nodes carried; under mu (projects.go)
 	closed       map[string]bool           // project id -> closed: its frames are not carried; under mu
+	kept         map[end]*udpPort          // ends OpenEnds opened for a start under way (ends.go); under mu
 	svc          *app.Service              // what Attach follows: an opened project is loaded from it
 
 	workers sync.Pool
@@ -252,6 +253,10 @@ func (f *Fabric) putNode(d *draft, n *app.Node) {
 		if d.r().udp[at] != nil {
 			continue
 		}
+		if u := f.takeKept(at, p); u != nil {
+			d.w().udp[at] = u
+			continue
+		}
 		u, err := f.openUDP(at, p)
 		if err != nil {
 			f.log.Error("dataplane: a port's frames cannot be carried", "node", n.Name, "port", at.port, "err", err)
@@ -297,13 +302,13 @@ func udpEndpoints(n *app.Node, host string) map[end]udpPeer {
 	if !n.Active() {
 		return want
 	}
-	ports := n.Ports()
-	if len(n.UDPPorts) != 2*len(ports) {
+	ports, pairs := n.Ports(), n.UDPPairs()
+	if len(pairs) != len(ports) {
 		return want
 	}
 	for i, p := range ports { // pair i is port i's (app.Process)
-		want[end{n.ID, p.AdapterNumber, p.PortNumber}] = udpPeer{local: n.UDPPorts[2*i+1], bind: host,
-			remote: net.JoinHostPort(host, strconv.Itoa(n.UDPPorts[2*i]))}
+		want[end{n.ID, p.AdapterNumber, p.PortNumber}] = udpPeer{local: pairs[i].Remote, bind: host,
+			remote: net.JoinHostPort(host, strconv.Itoa(pairs[i].Local))}
 	}
 	return want
 }
@@ -543,6 +548,8 @@ type udpPort struct {
 	// closing is set before the pollers let go of the socket: from then
 	// on none of them takes a new hold on it (uring_linux.go).
 	closing atomic.Bool
+	// failed is set once its socket's failure is told (endFailed).
+	failed atomic.Bool
 }
 
 // openUDP opens the endpoint of port at and starts reading it (on Linux,
@@ -784,6 +791,7 @@ func (f *Fabric) Attach(ctx context.Context, svc *app.Service, events *app.Broke
 	events.OnPublish(f.Apply)
 	svc.AddConsoleServer(f)
 	svc.UseHostPorts(f)
+	svc.UseLinkEnds(f)
 	projects, err := svc.FindProjects(ctx)
 	if err != nil {
 		return err

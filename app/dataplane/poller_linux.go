@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"errors"
 	"maps"
 	"runtime"
 	"sync/atomic"
@@ -234,6 +235,8 @@ func (p *poller) run() {
 			}
 			if k, err := u.sock.recv(rx); err == nil {
 				w.carry(u, rx, k)
+			} else if errno := unix.Errno(0); errors.As(err, &errno) && sockBroken(errno) {
+				p.f.endFailed(u, errno)
 			}
 		}
 		w.flush()
@@ -248,4 +251,16 @@ func yield() {
 	runtime.UnlockOSThread()
 	runtime.Gosched()
 	runtime.LockOSThread()
+}
+
+// sockBroken reports whether a read of an endpoint failed with an error
+// that says its socket no longer works (rather than a frame refused by a
+// peer that is not up, or buffers that ran out): the port carries
+// nothing any more, which endFailed tells.
+func sockBroken(errno unix.Errno) bool {
+	switch errno {
+	case unix.EINVAL, unix.EBADF, unix.ENOTSOCK, unix.EOPNOTSUPP, unix.EFAULT:
+		return true
+	}
+	return false
 }

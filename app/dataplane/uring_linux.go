@@ -486,10 +486,9 @@ func (rp *ringer) received(w *worker, c *uringCQE) {
 	switch {
 	case rf.forget != nil:
 		rp.release(rf)
-	case c.res == -int32(unix.EINVAL) || c.res == -int32(unix.EBADF) || c.res == -int32(unix.ENOTSOCK) ||
-		c.res == -int32(unix.EOPNOTSUPP) || c.res == -int32(unix.EFAULT):
+	case c.res < 0 && sockBroken(unix.Errno(-c.res)):
 		rf.dead = true // never armed again: it fails, and is told, once
-		rp.p.f.log.Error("dataplane: a UDP endpoint cannot be read", "err", unix.Errno(-c.res))
+		rp.p.f.endFailed(rf.u, unix.Errno(-c.res))
 	default: // buffers ran out, a peer refused a frame, a datagram of 0 bytes…
 		rp.rearm = append(rp.rearm, rf)
 	}

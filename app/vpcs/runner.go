@@ -146,7 +146,8 @@ const portPoll = 10 * time.Millisecond
 // UDP port (its -s port). VPCS opens it after its banner, and when that
 // fails (another program took the port after nodedesk found it free) it
 // says "Open port N error" and runs on without its link, bound only to its
-// relay port N+9: such a start is refused here, naming who holds the port.
+// relay port N+9: such a start is refused with an app.EndTaken, whose
+// message the Service writes, naming who holds the port.
 func (r *Runner) awaitLinkPort(pr *proc) error {
 	port := pr.p.Ports[0].Local
 	said := fmt.Sprintf("Open port %d error", port)
@@ -162,12 +163,8 @@ func (r *Runner) awaitLinkPort(pr *proc) error {
 		default:
 		}
 		if strings.Contains(pr.ExitDetail(), said) || time.Now().After(deadline) {
-			by := "another program"
-			if h := udpHolders(port, pr.Pid()); len(h) > 0 {
-				by = strings.Join(h, ", ")
-			}
-			return app.Errorf(app.ECONFLICT, "UDP port %d of %s, where its link's frames arrive, was taken by %s before VPCS could open it, so %s would not hear its link; the start was undone. Start %s again: it is then given a free port",
-				port, pr.p.Name, by, pr.p.Name, pr.p.Name)
+			// The Service names who holds it (app.EndTaken).
+			return &app.EndTaken{Port: port, Err: fmt.Errorf("VPCS could not open it")}
 		}
 		time.Sleep(portPoll)
 	}

@@ -1,6 +1,7 @@
 package vpcs_test
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -83,8 +84,8 @@ func TestStart_HoldsLinkPort(t *testing.T) {
 
 // TestStart_LinkPortTaken: a program that takes the node's UDP port after
 // nodedesk found it free and before VPCS opens it makes the start fail
-// with a 409 that names the port and the program, and leaves nothing
-// running or held. VPCS itself would run on without its link.
+// with an app.EndTaken of that port (a 409 naming the program, written by
+// the Service), and leaves nothing running or held. VPCS itself would run on without its link.
 func TestStart_LinkPortTaken(t *testing.T) {
 	vpcstest.MustHave(t)
 	r := vpcs.New(vpcs.Config{ConsoleHost: "127.0.0.1", StopGrace: time.Second})
@@ -97,14 +98,9 @@ func TestStart_LinkPortTaken(t *testing.T) {
 	defer taker.Close()
 	p := process(t, port)
 	_, err = r.Start(p)
-	if app.ErrorCode(err) != app.ECONFLICT {
-		t.Fatalf("start with its link port taken gave %v, want a conflict", err)
-	}
-	msg := app.ErrorMessage(err)
-	for _, want := range []string{strconv.Itoa(port), "PC1", "pid " + strconv.Itoa(os.Getpid())} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("message %q does not name %q", msg, want)
-		}
+	var taken *app.EndTaken
+	if !errors.As(err, &taken) || taken.Port != port {
+		t.Fatalf("start with its link port taken gave %v; want an app.EndTaken of port %d (the Service names its holder: api/labtest's TestLab_StartWithTakenUDPPort)", err, port)
 	}
 	if pid := vpcstest.PID(p.Dir); pid != 0 {
 		t.Errorf("vpcs %d still runs after the failed start", pid)

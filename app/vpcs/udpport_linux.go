@@ -3,8 +3,6 @@ package vpcs
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -45,31 +43,4 @@ func holdsUDP(pid, port int) (held, known bool) {
 		}
 	}
 	return false, true
-}
-
-// udpHolders names the processes other than except that hold UDP port,
-// as "pid N (name)"; empty when none can be seen (one of another user,
-// say).
-func udpHolders(port, except int) []string {
-	socks := udpSockets(port)
-	if len(socks) == 0 {
-		return nil
-	}
-	procs, _ := filepath.Glob("/proc/[0-9]*")
-	var out []string
-	for _, dir := range procs {
-		pid, err := strconv.Atoi(filepath.Base(dir))
-		if err != nil || pid == except {
-			continue
-		}
-		fds, _ := os.ReadDir(dir + "/fd")
-		for _, fd := range fds {
-			if l, err := os.Readlink(dir + "/fd/" + fd.Name()); err == nil && socks[l] {
-				comm, _ := os.ReadFile(dir + "/comm")
-				out = append(out, fmt.Sprintf("pid %d (%s)", pid, strings.TrimSpace(string(comm))))
-				break
-			}
-		}
-	}
-	return out
 }

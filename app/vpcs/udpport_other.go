@@ -4,6 +4,3 @@ package vpcs
 
 // holdsUDP cannot tell without Linux's /proc: known is false.
 func holdsUDP(pid, port int) (held, known bool) { return false, false }
-
-// udpHolders cannot tell without Linux's /proc.
-func udpHolders(port, except int) []string { return nil }

@@ -51,7 +51,7 @@ export async function startServer({ timeoutMs = 15_000, args = [], listen = '127
     }
     if (!keepStore) rmSync(dir, { recursive: true, force: true });
   };
-  return { url, dir, stop, log: () => log };
+  return { url, dir, stop, log: () => log, pid: proc.pid };
 }
 
 const DOCKERD_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'scripts', 'test-dockerd.sh');

@@ -1,0 +1,52 @@
+package hostnet
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// UDPHolder names the processes of this machine that hold UDP port on
+// any address, IPv4 or IPv6, as "pid N (name)", comma-separated: found
+// by the socket inodes of /proc/net/udp{,6} in the links of /proc/*/fd.
+// It is "" when none can be seen (a process of another user, or of
+// another network namespace).
+func UDPHolder(port int) string {
+	socks := map[string]bool{}
+	suffix := fmt.Sprintf(":%04X", port)
+	for _, f := range []string{"/proc/net/udp", "/proc/net/udp6"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(string(b), "\n")
+		for _, l := range lines[1:] { // the first is the heading
+			// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode …
+			if fs := strings.Fields(l); len(fs) > 9 && strings.HasSuffix(fs[1], suffix) {
+				socks["socket:["+fs[9]+"]"] = true
+			}
+		}
+	}
+	if len(socks) == 0 {
+		return ""
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	var out []string
+	for _, dir := range procs {
+		pid, err := strconv.Atoi(filepath.Base(dir))
+		if err != nil {
+			continue
+		}
+		fds, _ := os.ReadDir(dir + "/fd")
+		for _, fd := range fds {
+			if l, err := os.Readlink(dir + "/fd/" + fd.Name()); err == nil && socks[l] {
+				comm, _ := os.ReadFile(dir + "/comm")
+				out = append(out, fmt.Sprintf("pid %d (%s)", pid, strings.TrimSpace(string(comm))))
+				break
+			}
+		}
+	}
+	return strings.Join(out, ", ")
+}
