@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"nodedesk/app/hostnet"
 	"nodedesk/app/kit"
 	"nodedesk/app/vpcs/vpcstest"
 )
@@ -29,16 +30,21 @@ func TestLab_EightVPCSOnSwitchesAndHub(t *testing.T) {
 	if out, _ := exec.Command("/usr/bin/vpcs", "-v").CombinedOutput(); !strings.Contains(string(out), "version 0.5b2") {
 		t.Fatalf("this test runs Debian's vpcs 0.5b2, which cannot turn off its relay; /usr/bin/vpcs says %q", out)
 	}
-	ts := StartVPCS(t)
+	// Every UDP port looks free when it is claimed, as it did to the user
+	// (a port checked a moment before a VPCS binds its relay): the pairs
+	// come out side by side, and only the claim of each relay port with
+	// its pair keeps PC1's relay (its -s port + 9) off PC5's end.
+	// Consoles are checked on the host as usual.
+	opts := with()
+	tcpFree := hostnet.PortFree("127.0.0.1")
+	opts.PortFree = func(network string, port int) bool { return network == "udp" || tcpFree(network, port) }
+	ts := Start(t, opts)
 	pid := ts.MustCreateProject("eight")
 	sw1 := ts.MustCreateSwitch(t, pid, nil)
 	sw2 := ts.MustCreateSwitch(t, pid, nil)
 	hub := ts.MustCreateNode(pid, map[string]any{"node_type": "ethernet_hub", "name": "HUB1"})["node_id"].(string)
 	ts.Link(t, pid, sw1, 7, hub, 0)
 	ts.Link(t, pid, sw2, 7, hub, 1)
-	// Made first, then started together ("Start every node", three at a
-	// time): a node claims its pair while the VPCS before it is still
-	// starting, so its relay is not bound yet where the host is asked.
 	hosts := make([]*kit.Host, 8)
 	for i := range hosts {
 		name, ip := fmt.Sprintf("PC%d", i+1), fmt.Sprintf("10.0.0.%d", i+1)
@@ -51,12 +57,22 @@ func TestLab_EightVPCSOnSwitchesAndHub(t *testing.T) {
 		}
 		ts.Link(t, pid, hosts[i].ID, 0, sw, i%4)
 	}
-	ts.Do("POST", "/v2/projects/"+pid+"/nodes/start", nil).Want(t, 204)
-	for _, h := range hosts {
+	// The first four are started one by one, as a user clicks Start, and
+	// are at their prompt (their relays bound) before "Start every node"
+	// starts the other four.
+	prompt := func(h *kit.Host) {
 		h.Con = kit.DialConsole(t, "127.0.0.1", int(ts.Do("GET", "/v2/projects/"+pid+"/nodes/"+h.ID, nil).Want(t, 200).JSON(t)["console"].(float64)))
 		if !h.Con.Expect(h.Name+">", true, 15*time.Second) {
 			t.Fatalf("%s: no prompt: %q", h.Name, h.Con.Seen.String())
 		}
+	}
+	for _, h := range hosts[:4] {
+		ts.Do("POST", "/v2/projects/"+pid+"/nodes/"+h.ID+"/start", nil).Want(t, 200)
+		prompt(h)
+	}
+	ts.Do("POST", "/v2/projects/"+pid+"/nodes/start", nil).Want(t, 204)
+	for _, h := range hosts[4:] {
+		prompt(h)
 	}
 	for _, n := range ts.Do("GET", "/v2/projects/"+pid+"/nodes", nil).Want(t, 200).List(t) {
 		if n["node_type"] == "vpcs" && n["status"] != "started" {
