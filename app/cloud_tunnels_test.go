@@ -103,13 +103,16 @@ func TestService_UpdateNode_CloudTunnels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(started.UDPPorts) != 2 {
-			t.Fatalf("started VPCS has UDP ports %v", started.UDPPorts)
+		// Its pair, then its relay port (decision 0066): each is the node's.
+		if len(started.UDPPorts) != 3 {
+			t.Fatalf("started VPCS has UDP ports %v; want its pair and its relay port", started.UDPPorts)
 		}
-		_, err = svc.UpdateNode(ctx, ref(c), setCloudPorts(udpTunnel(0, started.UDPPorts[0])))
-		wantCode(t, err, app.ECONFLICT)
-		if msg := app.ErrorMessage(err); !strings.Contains(msg, pc.Name) {
-			t.Errorf("message %q does not name %s, which holds the port", msg, pc.Name)
+		for _, port := range []int{started.UDPPorts[0], started.UDPPorts[2]} {
+			_, err = svc.UpdateNode(ctx, ref(c), setCloudPorts(udpTunnel(0, port)))
+			wantCode(t, err, app.ECONFLICT)
+			if msg := app.ErrorMessage(err); !strings.Contains(msg, pc.Name) {
+				t.Errorf("port %d: message %q does not name %s, which holds the port", port, msg, pc.Name)
+			}
 		}
 	})
 
