@@ -14,21 +14,7 @@ import (
 // It is "" when none can be seen (a process of another user, or of
 // another network namespace).
 func UDPHolder(port int) string {
-	socks := map[string]bool{}
-	suffix := fmt.Sprintf(":%04X", port)
-	for _, f := range []string{"/proc/net/udp", "/proc/net/udp6"} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		lines := strings.Split(string(b), "\n")
-		for _, l := range lines[1:] { // the first is the heading
-			// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode …
-			if fs := strings.Fields(l); len(fs) > 9 && strings.HasSuffix(fs[1], suffix) {
-				socks["socket:["+fs[9]+"]"] = true
-			}
-		}
-	}
+	socks := UDPSockets(port)
 	if len(socks) == 0 {
 		return ""
 	}
@@ -49,4 +35,26 @@ func UDPHolder(port int) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// UDPSockets is the set of sockets ("socket:[inode]", as /proc/PID/fd
+// links read) bound to UDP port on any address of this machine's network
+// namespace, IPv4 or IPv6.
+func UDPSockets(port int) map[string]bool {
+	socks := map[string]bool{}
+	suffix := fmt.Sprintf(":%04X", port)
+	for _, f := range []string{"/proc/net/udp", "/proc/net/udp6"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(string(b), "\n")
+		for _, l := range lines[1:] { // the first is the heading
+			// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode …
+			if fs := strings.Fields(l); len(fs) > 9 && strings.HasSuffix(fs[1], suffix) {
+				socks["socket:["+fs[9]+"]"] = true
+			}
+		}
+	}
+	return socks
 }
