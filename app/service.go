@@ -114,6 +114,11 @@ type Service struct {
 	// linkEnds opens the data plane's ends of a node's UDP pairs before
 	// it starts (node_ends.go); nil: no data plane.
 	linkEnds LinkEnds
+	// wireWatch tells what crossed each link (wiremap.go); nil: no data
+	// plane.
+	wireWatch WireWatch
+	// checks holds each project's check runs (check_run.go).
+	checks checkRuns
 	// cmp holds the connections to remote computes (remote.go).
 	cmp computes
 	// noHistory turns recording off, for a benchmark of its cost

@@ -564,6 +564,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/projects/{project_id}/checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's checks file (checks.json in its folder); an empty file of the current version when it has none. nodedesk's own. */
+        get: operations["getProjectChecks"];
+        /** Replace the project's checks file. Every check is validated (the message names the check and the field); an invalid file writes nothing. The file is written as sent, byte for byte. nodedesk's own. */
+        put: operations["putProjectChecks"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/checks/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's newest run of its checks, running or finished (404 when none ran since nodedesk started). nodedesk's own. */
+        get: operations["getProjectCheckRun"];
+        put?: never;
+        /** Start a run of the project's checks (all, or those named), or with connectivity a ping of every learned host from every other, with no checks file needed. Answers at once with the run; check.run.updated on the project's notification stream follows it to its end. One run at a time per project; the project must be open. nodedesk's own. */
+        post: operations["runProjectChecks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/lint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What will not work in the project, found from the project alone before anything runs: duplicate addresses, hosts on one segment in different subnets, an access VLAN its trunk does not carry, asymmetric Frame Relay DLCI maps, links to ports a node does not have. nodedesk's own. */
+        get: operations["getProjectLint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/projects/{project_id}/wiremap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The wire map: per link, the MAC and IPv4 addresses seen there and the kinds of frames that crossed it, and the faults the wire shows (duplicate IP, a gateway that never answers, a VLAN tag on an access port). Empty links while the project is closed. nodedesk's own. */
+        get: operations["getProjectWireMap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/projects/{project_id}/history": {
         parameters: {
             query?: never;
@@ -5952,6 +6022,176 @@ export interface components {
              */
             origin: "api" | "browser" | "window";
         };
+        /** @description A project's checks file. */
+        CheckFile: {
+            /** @description The schema version (1). */
+            version: number;
+            /** @description The checks, in the order they run. */
+            checks: components["schemas"]["Check"][];
+        };
+        /** @description One check. kind says which other fields apply: reach (from, to, expect reply|no_reply), matrix (hosts, expect), console (node, send, expect: an RE2 pattern, within), wire (at, frames, expect seen|never, within). */
+        Check: {
+            /** @description Unique in the file. */
+            id: string;
+            /** @description What the check is for, in the author's words. */
+            description?: string;
+            /** @enum {string} */
+            kind: "reach" | "matrix" | "console" | "wire";
+            /** @description reach: the name of the node that pings. */
+            from?: string;
+            /** @description reach: the name of the node pinged, or an IPv4 address. */
+            to?: string;
+            /** @description matrix: the names of the hosts; none: every end host with a known address. */
+            hosts?: string[];
+            /** @description console: the name of the node. */
+            node?: string;
+            /** @description console: the line sent on the console (none: only watch). */
+            send?: string;
+            /** @description reach, matrix: reply (the default) or no_reply; console: an RE2 pattern; wire: seen (the default) or never. */
+            expect?: string;
+            at?: components["schemas"]["NamedPort"];
+            /** @description wire: any, arp, ipv4, icmp, ipv6, ospf, stp, cdp, lldp, dhcp, lmi, tagged, or vlan:N. */
+            frames?: string;
+            /** @description console, wire: how long to wait, as a Go duration (10s when empty; at most 5m). */
+            within?: string;
+        };
+        /** @description A port of a node, by their names. */
+        NamedPort: {
+            node: string;
+            port: string;
+        };
+        /** @description What a run checks. */
+        CheckRunRequest: {
+            /** @description The ids of the checks to run; none: all. */
+            checks?: string[];
+            /** @description Ping every learned host from every other instead of the file's checks. */
+            connectivity?: boolean;
+        };
+        /** @description One run of a project's checks. */
+        CheckRun: {
+            run_id: string;
+            project_id: string;
+            /** @enum {string} */
+            status: "running" | "finished";
+            /** @description RFC 3339. */
+            started_at: string;
+            /** @description RFC 3339; null while running. */
+            finished_at: string | null;
+            passed: number;
+            failed: number;
+            /** @description Checks that could not run. */
+            errors: number;
+            /** @description One per check, in the file's order. */
+            results: components["schemas"]["CheckResult"][];
+        };
+        /** @description The verdict of one check and its evidence. */
+        CheckResult: {
+            check_id: string;
+            kind: string;
+            /** @description What was checked. */
+            title: string;
+            /** @enum {string} */
+            verdict: "running" | "pass" | "fail" | "error";
+            /** @description What was found; for a failure or an error, what to look at or do. */
+            message: string;
+            duration_ms: number;
+            evidence: components["schemas"]["Evidence"][];
+            matrix: components["schemas"]["Matrix"] | null;
+        };
+        /** @description One piece of what a verdict rests on. */
+        Evidence: {
+            /** @enum {string} */
+            kind: "console" | "frames" | "lint" | "wire";
+            node_id?: string;
+            link_id?: string;
+            /** @description console: the lines read. */
+            lines?: string[];
+            /** @description frames: the frames seen. */
+            frames?: components["schemas"]["SeenFrame"][];
+            /** @description frames: the project file holding them as pcap (under project-files/captures). */
+            capture?: string;
+            finding?: components["schemas"]["LintFinding"];
+            fault?: components["schemas"]["WireFault"];
+        };
+        /** @description The verdict of every ordered pair of hosts. */
+        Matrix: {
+            hosts: {
+                node_id: string;
+                name: string;
+                address: string;
+            }[];
+            /** @description cells[i][j]: hosts[i] pinging hosts[j] (pass, fail, error); empty on the diagonal. */
+            cells: string[][];
+            /** @description Why failing cells fail. */
+            why: {
+                from: number;
+                to: number;
+                reason: string;
+            }[];
+        };
+        /** @description What lint found. */
+        LintReport: {
+            findings: components["schemas"]["LintFinding"][];
+        };
+        /** @description One thing lint found. */
+        LintFinding: {
+            /** @description The rule: duplicate_address, subnet_mismatch, vlan_not_on_trunk, dlci_asymmetric, missing_port, … */
+            code: string;
+            /** @enum {string} */
+            severity: "error" | "warning";
+            /** @description What is wrong and what to do. */
+            message: string;
+            node_ids: string[];
+            link_ids: string[];
+        };
+        /** @description A frame kept as evidence. */
+        SeenFrame: {
+            /** @description RFC 3339. */
+            time: string;
+            from: components["schemas"]["WireEnd"];
+            kind: string;
+            /** @description One line, as a packet analyser would say it. */
+            summary: string;
+        };
+        /** @description A port of a node. */
+        WireEnd: {
+            node_id: string;
+            adapter_number: number;
+            port_number: number;
+        };
+        KindSeen: {
+            count: number;
+            last: string;
+        };
+        /** @description Something wrong the wire shows. */
+        WireFault: {
+            /** @description duplicate_ip, gateway_silent, tagged_on_access. */
+            code: string;
+            /** @description What is wrong and what to do. */
+            message: string;
+            link_ids: string[];
+            node_ids: string[];
+            address?: string;
+            macs?: string[];
+        };
+        /** @description Per link, what lives there and what crossed it. */
+        WireMap: {
+            project_id: string;
+            links: {
+                link_id: string;
+                since: string | null;
+                hosts: {
+                    mac: string;
+                    ipv4: string[];
+                    node_id?: string;
+                }[];
+                /** @description By frame kind, or vlan:N. */
+                kinds: {
+                    [key: string]: components["schemas"]["KindSeen"];
+                };
+            }[];
+            faults: components["schemas"]["WireFault"][];
+        };
         /** @description A project's history, newest first. */
         ProjectHistory: {
             /** @description What undo takes back, the next first (at most 500). */
@@ -9511,6 +9751,233 @@ export interface operations {
             };
             /** @description No console port is free for the copy's nodes. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProjectChecks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckFile"];
+                };
+            };
+            /** @description The project does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putProjectChecks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckFile"];
+            };
+        };
+        responses: {
+            /** @description Written. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckFile"];
+                };
+            };
+            /** @description The request is invalid: the message says what is wrong. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The project does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProjectCheckRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckRun"];
+                };
+            };
+            /** @description The project does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runProjectChecks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CheckRunRequest"];
+            };
+        };
+        responses: {
+            /** @description The run started. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckRun"];
+                };
+            };
+            /** @description The request is invalid: the message says what is wrong. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The project does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The project is closed, or a run is under way: the message says which. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProjectLint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LintReport"];
+                };
+            };
+            /** @description The project does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProjectWireMap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WireMap"];
+                };
+            };
+            /** @description The project does not exist. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
