@@ -375,10 +375,10 @@ func lintSubnets(lab *lintLab, a *addressed) []LintFinding {
 			}
 			var msg string
 			if net.Contains(ref.c.addr.Addr()) || major.Contains(h.c.addr.Addr()) {
-				msg = fmt.Sprintf("%s (%s) is on the same segment as %s (%s) with another mask (%s): they disagree on which addresses are local, so some of their traffic goes to a gateway or nowhere. Give %s the mask /%d, as %s has.",
-					h.n.Name, h.c.addr, ref.n.Name, ref.c.addr, lab.where(h.n, h.c), h.n.Name, major.Bits(), ref.n.Name)
+				msg = fmt.Sprintf("%s (%s) is on the same segment as %s (%s) with another mask: they disagree on which addresses are local, so some of their traffic goes to a gateway or nowhere. Give %s the mask /%d, as %s has (its address is set at %s).",
+					h.n.Name, h.c.addr, ref.n.Name, ref.c.addr, h.n.Name, major.Bits(), ref.n.Name, lab.where(h.n, h.c))
 			} else {
-				msg = fmt.Sprintf("%s (%s) is on the same segment as %s (%s) but in another subnet: they cannot reach each other without a router. Give %s an address in %s (%s), or link it to a segment of its own subnet.",
+				msg = fmt.Sprintf("%s (%s) is on the same segment as %s (%s) but in another subnet: they cannot reach each other without a router. Give %s an address in %s (its address is set at %s), or link it to a segment of its own subnet.",
 					h.n.Name, h.c.addr, ref.n.Name, ref.c.addr, h.n.Name, major, lab.where(h.n, h.c))
 			}
 			f := LintFinding{Code: LintSubnetMismatch, Severity: SeverityWarning, NodeIDs: []string{h.n.ID, ref.n.ID}, Message: msg}
@@ -429,12 +429,7 @@ func (lab *lintLab) vlanSplit(a *addressed, x, y hostAt, path []*Link) LintFindi
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s) and %s (%s) are in one subnet and joined by cables, but the switches keep their frames apart",
 		x.n.Name, x.c.addr, y.n.Name, y.c.addr)
-	ex, ey := a.segs.entry[x.end], a.segs.entry[y.end]
-	if ex != nil && ey != nil {
-		fmt.Fprintf(&b, ": %s's frames are in VLAN %d at %s (%s), %s's in VLAN %d at %s (%s)",
-			x.n.Name, ex.vlan, ex.node.Name, portName(ex.node, 0, ex.port), y.n.Name, ey.vlan, ey.node.Name, portName(ey.node, 0, ey.port))
-	}
-	b.WriteString(".")
+	fmt.Fprintf(&b, ": %s's frames %s; %s's %s.", x.n.Name, a.segs.entry[x.end], y.n.Name, a.segs.entry[y.end])
 	var odd []string
 	for _, l := range path {
 		if len(l.Nodes) != 2 {
@@ -445,7 +440,7 @@ func (lab *lintLab) vlanSplit(a *addressed, x, y hostAt, path []*Link) LintFindi
 			continue
 		}
 		m0, m1 := switchMode(n0, l.Nodes[0].PortNumber), switchMode(n1, l.Nodes[1].PortNumber)
-		if m0 == m1 {
+		if m0.matches(m1) {
 			continue
 		}
 		odd = append(odd, fmt.Sprintf("%s %s (%s) to %s %s (%s)", n0.Name, portName(n0, 0, l.Nodes[0].PortNumber), m0,

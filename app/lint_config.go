@@ -162,8 +162,9 @@ func iosPortConfigs(ports []Port, text string) []portConfig {
 			if d, err := strconv.Atoi(f[2]); err == nil {
 				cur.dlcis = append(cur.dlcis, d)
 			}
-		case len(lower) >= 4 && lower[0] == "frame-relay" && lower[1] == "map":
-			if d, err := strconv.Atoi(f[3]); err == nil {
+		case len(lower) >= 5 && lower[0] == "frame-relay" && lower[1] == "map":
+			// frame-relay map <protocol> <address> <dlci> [broadcast]
+			if d, err := strconv.Atoi(f[4]); err == nil {
 				cur.dlcis = append(cur.dlcis, d)
 			}
 		}

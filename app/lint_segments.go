@@ -164,6 +164,14 @@ func (m swMode) carries(vlan int) bool {
 	return m.kind == "dot1q" || m.kind != "" && m.vlan == vlan
 }
 
+// matches reports whether the ports at the two ends of a link between
+// switches agree: both access ports of one VLAN, both trunks of one
+// native VLAN, or a trunk into a qinq port (a Q-in-Q tunnel's customer
+// side).
+func (m swMode) matches(o swMode) bool {
+	return m == o || m.kind == "dot1q" && o.kind == "qinq" || m.kind == "qinq" && o.kind == "dot1q"
+}
+
 // egress is the tags f wears leaving by a port of mode m.
 func (m swMode) egress(f inSwitch) []int {
 	if m.kind == "dot1q" && (f.vlan != m.vlan || f.always) {
@@ -173,11 +181,25 @@ func (m swMode) egress(f inSwitch) []int {
 }
 
 // switchEntry is where a host's frames first enter a switch: the switch,
-// its port and the VLAN they are in there.
+// its port and the VLAN they are in there, or dropped when the port
+// takes none of them.
 type switchEntry struct {
-	node *Node
-	port int
-	vlan int
+	node    *Node
+	port    int
+	vlan    int
+	dropped bool
+}
+
+// String says it as a person reads it: "in VLAN 10 at SW1 (Ethernet1)".
+func (e *switchEntry) String() string {
+	if e == nil {
+		return "reach no switch"
+	}
+	at := e.node.Name + " (" + portName(e.node, 0, e.port) + ")"
+	if e.dropped {
+		return "are dropped at " + at + ", whose port (" + switchMode(e.node, e.port).String() + ") takes none of them"
+	}
+	return "are in VLAN " + strconv.Itoa(e.vlan) + " at " + at
 }
 
 // reach follows the frames start sends and returns the endpoints that take
@@ -236,11 +258,11 @@ func (g *labGraph) reach(start endpoint) ([]endpoint, *switchEntry) {
 			}
 		case forwardsByVLAN:
 			in, ok := switchMode(n, f.at.port).ingress(f.tags)
+			if entry == nil {
+				entry = &switchEntry{node: n, port: f.at.port, vlan: in.vlan, dropped: !ok}
+			}
 			if !ok || f.at.adapter != 0 {
 				continue
-			}
-			if entry == nil {
-				entry = &switchEntry{node: n, port: f.at.port, vlan: in.vlan}
 			}
 			for _, q := range g.linked[n.ID] {
 				if out := switchMode(n, q.port); q != f.at && q.adapter == 0 && out.carries(in.vlan) {
