@@ -441,15 +441,15 @@ func TestHostAddressesVPCS(t *testing.T) {
 		{"ip 10.0.0.1 10.0.0.254 /28", "10.0.0.1/28", "10.0.0.254"},
 		{"ip 10.0.0.1 10.0.0.254", "10.0.0.1/24", "10.0.0.254"}, // VPCS's default mask
 		{"ip 10.0.0.1", "10.0.0.1/24", ""},
-		{"ip 10.0.0.1/31", "10.0.0.1/24", ""},           // outside 1–30: VPCS takes 24
+		{"ip 10.0.0.1/31", "10.0.0.1/24", ""},                       // outside 1–30: VPCS takes 24
 		{"ip 10.0.0.1/24\r\nip 10.0.0.7/24\r\n", "10.0.0.7/24", ""}, // the last line wins
 		{"# ip 10.0.0.9/24\n! ip 10.0.0.8/24\n", "", ""},
 		{"ip 10.0.0.1/24\nip dhcp\n", "", ""},
 		{"ip 10.0.0.1/24\nip dh -r\n", "", ""},
 		{"ip 10.0.0.1/24\nip dns 8.8.8.8\nip 2001:db8::1/64\n", "10.0.0.1/24", ""},
 		{"ip 10.0.0.1/24\n2\nip 10.0.0.2/24\n", "10.0.0.1/24", ""}, // PC 2 of the nine is not the node
-		{"ip 10.0.0.1/24 10.0.0.1", "", ""},                       // refused: the gateway is the address
-		{"ip 10.0.1.1/24 10.0.2.1", "10.0.1.1/24", "10.0.2.1"},    // refused by VPCS, named for lint
+		{"ip 10.0.0.1/24 10.0.0.1", "", ""},                        // refused: the gateway is the address
+		{"ip 10.0.1.1/24 10.0.2.1", "10.0.1.1/24", "10.0.2.1"},     // refused by VPCS, named for lint
 	} {
 		l := newLintLab(t)
 		pc := l.pc("PC1", tc.script)
