@@ -24,6 +24,7 @@ const (
 	LintDLCIAsymmetric   = "dlci_asymmetric"
 	LintMissingPort      = "missing_port"
 	LintShutInterface    = "shut_interface"
+	LintLinkSuspended    = "link_suspended"
 )
 
 // lintLab is what lint reads of a project.
@@ -118,7 +119,28 @@ func (s *Service) Lint(ctx context.Context, projectID string) (*LintReport, erro
 
 // lintRules are the rules, in the order a report lists their findings.
 var lintRules = []func(*lintLab, *addressed) []LintFinding{
-	lintMissingPorts, lintDuplicates, lintGateways, lintShutInterfaces, lintSubnets, lintVLANSplits, lintDLCIs,
+	lintMissingPorts, lintDuplicates, lintGateways, lintShutInterfaces, lintSubnets, lintVLANSplits, lintDLCIs, lintSuspended,
+}
+
+// lintSuspended finds suspended links: nothing crosses them.
+func lintSuspended(lab *lintLab, _ *addressed) []LintFinding {
+	var out []LintFinding
+	for _, l := range lab.links {
+		if !l.Suspend || len(l.Nodes) != 2 {
+			continue
+		}
+		var ends []string
+		for _, e := range l.Nodes {
+			n := lab.graph.nodes[e.NodeID]
+			if n == nil {
+				continue
+			}
+			ends = append(ends, n.Name+" "+portName(n, e.AdapterNumber, e.PortNumber))
+		}
+		out = append(out, LintFinding{Code: LintLinkSuspended, Severity: SeverityWarning, NodeIDs: lab.otherEnds(l, ""), LinkIDs: []string{l.ID},
+			Message: fmt.Sprintf("The link between %s is suspended: nothing crosses it. Resume it if the lab should use it.", joinAnd(ends))})
+	}
+	return out
 }
 
 // hostAt is one address a configuration gives a port of a node.
@@ -407,15 +429,17 @@ func lintVLANSplits(lab *lintLab, a *addressed) []LintFinding {
 			if x.seg < 0 || y.seg < 0 || x.seg == y.seg || x.n.ID == y.n.ID || x.c.addr.Masked() != y.c.addr.Masked() {
 				continue
 			}
+			// Hosts of one segment share its cables: one pair of
+			// segments is one answer.
 			k := pair{min(x.seg, y.seg), max(x.seg, y.seg)}
 			if done[k] {
 				continue
 			}
+			done[k] = true
 			path := lab.graph.cablePath(x.end.portRef, y.end.portRef)
 			if path == nil {
 				continue
 			}
-			done[k] = true
 			out = append(out, lab.vlanSplit(a, x, y, path))
 		}
 	}

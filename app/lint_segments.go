@@ -16,8 +16,9 @@ import (
 // untagged frame into the native VLAN; a qinq port takes only tagged
 // frames, puts them whole into its VLAN and sends its VLAN's frames with
 // the outer tag off. Suspended links carry nothing. This file is the one
-// place lint models that forwarding; the data plane's tests hold the data
-// plane to it.
+// place the domain models that forwarding (the domain cannot ask the data
+// plane, an adapter): a change to the data plane's switch is a change
+// here too (decision 0073).
 
 // forwarding is how a node type passes frames between its ports (the
 // node-type table's forwards column).

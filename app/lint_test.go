@@ -288,6 +288,16 @@ func TestLintRules(t *testing.T) {
 			l.link("R1", 0, 0, "PC1", 0, 0)
 		}, want{app.LintShutInterface, app.SeverityWarning, []string{"R1"}, 1,
 			[]string{"R1's FastEthernet0/0 (10.0.0.254/24) is shut down", "linked to PC1", "no shutdown"}}},
+
+		{"suspended link", func(l *lintLab, fault bool) {
+			l.pc("PC1", "ip 10.0.0.1/24")
+			l.pc("PC2", "ip 10.0.0.2/24")
+			lk := l.link("PC1", 0, 0, "PC2", 0, 0)
+			if _, err := l.svc.UpdateLink(context.Background(), l.pid, lk.ID, app.LinkUpdate{Suspend: app.Some(fault)}); err != nil {
+				l.t.Fatal(err)
+			}
+		}, want{app.LintLinkSuspended, app.SeverityWarning, []string{"PC1", "PC2"}, 1,
+			[]string{"The link between PC1 Ethernet0 and PC2 Ethernet0 is suspended", "Resume it"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clean := newLintLab(t)
