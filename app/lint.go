@@ -453,8 +453,13 @@ func (lab *lintLab) vlanSplit(a *addressed, x, y hostAt, path []*Link) LintFindi
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s) and %s (%s) are in one subnet and joined by cables, but the switches keep their frames apart",
 		x.n.Name, x.c.addr, y.n.Name, y.c.addr)
-	fmt.Fprintf(&b, ": %s's frames %s; %s's %s.", x.n.Name, a.segs.entry[x.end], y.n.Name, a.segs.entry[y.end])
-	var odd []string
+	var odd, short []string
+	ex, ey := a.segs.entry[x.end], a.segs.entry[y.end]
+	vlan := 0 // the VLAN both hosts are in, if they are
+	if ex != nil && ey != nil && !ex.dropped && !ey.dropped && ex.vlan == ey.vlan {
+		vlan = ex.vlan
+	}
+	fmt.Fprintf(&b, ": %s's frames %s; %s's %s.", x.n.Name, ex, y.n.Name, ey)
 	for _, l := range path {
 		if len(l.Nodes) != 2 {
 			continue
@@ -464,17 +469,26 @@ func (lab *lintLab) vlanSplit(a *addressed, x, y hostAt, path []*Link) LintFindi
 			continue
 		}
 		m0, m1 := switchMode(n0, l.Nodes[0].PortNumber), switchMode(n1, l.Nodes[1].PortNumber)
-		if m0.matches(m1) {
+		ends := fmt.Sprintf("%s %s (%s) to %s %s (%s)", n0.Name, portName(n0, 0, l.Nodes[0].PortNumber), m0,
+			n1.Name, portName(n1, 0, l.Nodes[1].PortNumber), m1)
+		switch {
+		case !m0.matches(m1):
+			odd = append(odd, ends)
+		case vlan != 0 && !(m0.carries(vlan) && m1.carries(vlan)):
+			short = append(short, ends)
+		default:
 			continue
 		}
-		odd = append(odd, fmt.Sprintf("%s %s (%s) to %s %s (%s)", n0.Name, portName(n0, 0, l.Nodes[0].PortNumber), m0,
-			n1.Name, portName(n1, 0, l.Nodes[1].PortNumber), m1))
 		f.LinkIDs = append(f.LinkIDs, l.ID)
 		f.NodeIDs = append(f.NodeIDs, n0.ID, n1.ID)
 	}
 	if len(odd) > 0 {
 		fmt.Fprintf(&b, " The link from %s joins switch ports that do not match.", joinAnd(odd))
-	} else {
+	}
+	if len(short) > 0 {
+		fmt.Fprintf(&b, " The link from %s does not carry VLAN %d.", joinAnd(short), vlan)
+	}
+	if len(odd)+len(short) == 0 {
 		for _, l := range path {
 			f.LinkIDs = append(f.LinkIDs, l.ID)
 		}

@@ -256,6 +256,24 @@ func TestLintRules(t *testing.T) {
 		}, want{app.LintVLANNotOnTrunk, app.SeverityError, []string{"PC1", "PC2", "SW1", "SW2"}, 1,
 			[]string{"SW1 Ethernet1 (dot1q trunk, native VLAN 1) to SW2 Ethernet1 (access, VLAN 10)", "do not match", "dot1q trunk at both ends"}}},
 
+		{"VLAN not on the link between switches", func(l *lintLab, fault bool) {
+			l.node(app.EthernetSwitch, "SW1", "")
+			l.node(app.EthernetSwitch, "SW2", "")
+			between := "dot1q:1"
+			if fault {
+				between = "access:1"
+			}
+			l.ports("SW1", "access:10", between)
+			l.ports("SW2", "access:10", between)
+			l.pc("PC1", "ip 10.0.0.1/24")
+			l.pc("PC2", "ip 10.0.0.2/24")
+			l.link("PC1", 0, 0, "SW1", 0, 0)
+			l.link("PC2", 0, 0, "SW2", 0, 0)
+			l.link("SW1", 0, 1, "SW2", 0, 1)
+		}, want{app.LintVLANNotOnTrunk, app.SeverityError, []string{"PC1", "PC2", "SW1", "SW2"}, 1,
+			[]string{"PC1's frames are in VLAN 10 at SW1 (Ethernet0); PC2's are in VLAN 10 at SW2 (Ethernet0)",
+				"The link from SW1 Ethernet1 (access, VLAN 1) to SW2 Ethernet1 (access, VLAN 1) does not carry VLAN 10"}}},
+
 		{"Frame Relay switches disagree", func(l *lintLab, fault bool) {
 			far := `{"mappings":{"1:102":"2:201"}}`
 			if fault {
