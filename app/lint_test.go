@@ -616,3 +616,50 @@ func TestHostAddressesDocker(t *testing.T) {
 		t.Errorf("addresses\n%+v\nwant\n%+v", got, want)
 	}
 }
+
+// TestLintCleanLabs: labs that work get no finding: a router on a stick
+// whose dot1Q subinterfaces meet each VLAN's hosts over a trunk, and a
+// Frame Relay hub and spoke whose routers share a subnet across the
+// switch, as its circuits carry them.
+func TestLintCleanLabs(t *testing.T) {
+	t.Run("router on a stick", func(t *testing.T) {
+		l := newLintLab(t)
+		l.node(app.EthernetSwitch, "SW1", "")
+		l.ports("SW1", "access:10", "access:20", "dot1q:1")
+		l.pc("PC1", "ip 10.0.10.2/24 10.0.10.1")
+		l.pc("PC2", "ip 10.0.20.2/24 10.0.20.1")
+		l.router("R1", "!\nhostname R1\n!\ninterface FastEthernet0/0\n no ip address\n!\ninterface FastEthernet0/0.10\n encapsulation dot1Q 10\n ip address 10.0.10.1 255.255.255.0\n!\ninterface FastEthernet0/0.20\n encapsulation dot1Q 20\n ip address 10.0.20.1 255.255.255.0\n!\nend\n")
+		l.link("PC1", 0, 0, "SW1", 0, 0)
+		l.link("PC2", 0, 0, "SW1", 0, 1)
+		l.link("R1", 0, 0, "SW1", 0, 2)
+		if fs := l.lint(); len(fs) != 0 {
+			t.Errorf("findings %+v, want none", fs)
+		}
+		// The same PCs with their VLANs swapped sit in the other
+		// subinterface's VLAN: each is in another subnet than its router.
+		l.ports("SW1", "access:20", "access:10", "dot1q:1")
+		if fs := withCode(l.lint(), app.LintSubnetMismatch); len(fs) != 2 {
+			t.Errorf("subnet findings %+v, want 2 once the VLANs are swapped", fs)
+		}
+	})
+	t.Run("Frame Relay hub and spoke", func(t *testing.T) {
+		l := newLintLab(t)
+		l.node(app.FrameRelaySwitch, "FRSW1", `{"mappings":{"1:102":"2:201","1:103":"3:301"}}`)
+		cfg := func(name, addr string, dlcis ...string) string {
+			c := "!\nhostname " + name + "\n!\ninterface Serial1/0\n ip address " + addr + " 255.255.255.0\n encapsulation frame-relay\n"
+			for _, d := range dlcis {
+				c += " frame-relay map ip 10.0.0.9 " + d + " broadcast\n"
+			}
+			return c + "!\nend\n"
+		}
+		l.router("HUB", cfg("HUB", "10.0.0.1", "102", "103"))
+		l.router("S2", cfg("S2", "10.0.0.2", "201"))
+		l.router("S3", cfg("S3", "10.0.0.3")) // inverse ARP: no DLCI named
+		l.link("HUB", 1, 0, "FRSW1", 0, 1)
+		l.link("S2", 1, 0, "FRSW1", 0, 2)
+		l.link("S3", 1, 0, "FRSW1", 0, 3)
+		if fs := l.lint(); len(fs) != 0 {
+			t.Errorf("findings %+v, want none", fs)
+		}
+	})
+}
