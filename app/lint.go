@@ -183,8 +183,9 @@ func (lab *lintLab) addressed() *addressed {
 	return a
 }
 
-// where says where a node's configuration names c: "startup.vpc line 2",
-// "FastEthernet0/0, line 14 of configs/i1_startup-config.cfg".
+// where says where a node's configuration names c: "line 2 of
+// startup.vpc", "FastEthernet0/0, line 14 of
+// configs/i1_startup-config.cfg".
 func (lab *lintLab) where(n *Node, c portConfig) string {
 	w := lab.files[n.ID]
 	if c.line > 0 {
