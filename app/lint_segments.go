@@ -89,8 +89,9 @@ func (g *labGraph) forwards(id string) forwarding {
 const maxTags = 4
 
 // swMode is how one switch port takes and sends frames, as the data plane
-// reads its entry of ports_mapping; an entry it refuses is a port that is
-// off.
+// reads its entry of ports_mapping; an entry it refuses (a VLAN out of
+// range, an unknown type, a qinq port's unknown ethertype) is a port that
+// is off.
 type swMode struct {
 	kind string // "access", "dot1q", "qinq"; "": off
 	vlan int
@@ -106,8 +107,15 @@ func switchMode(n *Node, i int) swMode {
 		return swMode{}
 	}
 	switch p.Type {
-	case "access", "dot1q", "qinq":
+	case "access", "dot1q":
 		return swMode{p.Type, p.VLAN}
+	case "qinq":
+		if p.Ethertype == nil || *p.Ethertype == "" {
+			return swMode{p.Type, p.VLAN}
+		}
+		if v, err := strconv.ParseUint(*p.Ethertype, 0, 16); err == nil && slices.Contains([]uint64{0x8100, 0x88a8, 0x9100, 0x9200}, v) {
+			return swMode{p.Type, p.VLAN}
+		}
 	}
 	return swMode{}
 }

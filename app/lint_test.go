@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"reflect"
@@ -73,16 +74,18 @@ func (l *lintLab) router(name, config string) *app.Node {
 }
 
 // ports gives switch name its ports_mapping: "access:10", "dot1q:1",
-// "qinq:100", one per port, named Ethernet0, Ethernet1, ...
+// "qinq:100" (its ethertype 0x8100; "qinq:100:0x88a8" another), one per
+// port, named Ethernet0, Ethernet1, ...
 func (l *lintLab) ports(name string, modes ...string) {
 	l.t.Helper()
 	var ps []map[string]any
 	for i, m := range modes {
-		kind, vlan, _ := strings.Cut(m, ":")
+		kind, rest, _ := strings.Cut(m, ":")
+		vlan, ethertype, _ := strings.Cut(rest, ":")
 		v, _ := strconv.Atoi(vlan)
 		p := map[string]any{"name": "Ethernet" + strconv.Itoa(i), "port_number": i, "type": kind, "vlan": v}
 		if kind == "qinq" {
-			p["ethertype"] = "0x8100"
+			p["ethertype"] = cmp.Or(ethertype, "0x8100")
 		}
 		ps = append(ps, p)
 	}
@@ -378,6 +381,12 @@ func TestLintQinQTunnel(t *testing.T) {
 	mismatch := withCode(fs, app.LintSubnetMismatch)
 	if len(mismatch) != 1 || !reflect.DeepEqual(sorted(mismatch[0].NodeIDs), l.ids("PC1", "PC2")) {
 		t.Errorf("subnet findings %+v, want one naming PC1 and PC2, joined by the tunnel", mismatch)
+	}
+	// A qinq port whose ethertype the data plane does not know is off:
+	// the tunnel no longer joins the sites.
+	l.ports("P2", "qinq:100:0x1234", "dot1q:1")
+	if fs := withCode(l.lint(), app.LintSubnetMismatch); len(fs) != 0 {
+		t.Errorf("subnet findings %+v with P2's tunnel port off, want none", fs)
 	}
 	split := withCode(fs, app.LintVLANNotOnTrunk)
 	if len(split) != 1 || !slices.Contains(split[0].NodeIDs, l.nodes["PC3"].ID) ||
