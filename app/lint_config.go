@@ -122,7 +122,7 @@ func iosPortConfigs(ports []Port, text string) []portConfig {
 		lower := strings.Fields(strings.ToLower(raw))
 		if raw[0] != ' ' && raw[0] != '\t' {
 			cur = nil
-			if len(f) >= 2 && len(lower[0]) >= 3 && strings.HasPrefix("interface", lower[0]) {
+			if len(f) >= 2 && abbrev(lower[0], "interface", 3) {
 				name := f[1]
 				if !strings.ContainsAny(name, "0123456789") && len(f) >= 3 {
 					name += f[2] // "interface FastEthernet 0/0"
@@ -136,25 +136,25 @@ func iosPortConfigs(ports []Port, text string) []portConfig {
 			continue
 		}
 		switch {
-		case len(lower) == 1 && lower[0] == "shutdown":
+		case len(lower) == 1 && abbrev(lower[0], "shutdown", 4):
 			cur.shut = true
-		case len(lower) == 2 && lower[0] == "no" && lower[1] == "shutdown":
+		case len(lower) == 2 && lower[0] == "no" && abbrev(lower[1], "shutdown", 4):
 			cur.shut = false
-		case len(lower) >= 4 && lower[0] == "ip" && lower[1] == "address":
+		case len(lower) >= 4 && lower[0] == "ip" && abbrev(lower[1], "address", 3):
 			a, err := netip.ParseAddr(f[2])
 			bits, ok := maskBits(f[3])
 			if err != nil || !a.Is4() || !ok {
 				continue
 			}
 			pc := portConfig{line: lineNo, addr: netip.PrefixFrom(a, bits)}
-			if len(lower) >= 5 && lower[4] == "secondary" {
+			if len(lower) >= 5 && abbrev(lower[4], "secondary", 3) {
 				cur.secondary = append(cur.secondary, pc)
 			} else {
 				cur.primary = &pc // a primary address replaces the one before
 			}
-		case len(lower) >= 3 && lower[0] == "no" && lower[1] == "ip" && lower[2] == "address":
+		case len(lower) >= 3 && lower[0] == "no" && lower[1] == "ip" && abbrev(lower[2], "address", 3):
 			cur.primary, cur.secondary = nil, nil
-		case len(lower) >= 3 && len(lower[0]) >= 5 && strings.HasPrefix("encapsulation", lower[0]) && lower[1] == "dot1q":
+		case len(lower) >= 3 && abbrev(lower[0], "encapsulation", 3) && lower[1] == "dot1q":
 			if v, err := strconv.Atoi(f[2]); err == nil && (len(lower) < 4 || lower[3] != "native") {
 				cur.vlan = v // a native VLAN's frames go untagged
 			}
@@ -198,4 +198,10 @@ func iosPortConfigs(ports []Port, text string) []portConfig {
 		}
 	}
 	return out
+}
+
+// abbrev reports whether word is full or an abbreviation of it at least
+// min letters long, as IOS takes its keywords ("int", "shut", "ip add").
+func abbrev(word, full string, min int) bool {
+	return len(word) >= min && strings.HasPrefix(full, word)
 }

@@ -561,6 +561,8 @@ func TestHostAddressesIOS(t *testing.T) {
 		t.Fatal("the IOU base config has changed; update the test")
 	}
 	l.file("IOU1", app.IOUStartupConfigFile, iouCfg)
+	// A config typed in the editor, with IOS's abbreviations.
+	typed := l.router("R2", "hostname R2\nint fa0/0\n ip add 10.5.0.1 255.255.255.0\n no shut\nint s1/2\n ip add 10.6.0.1 255.255.255.0\n shut\nint Serial 1/3\n ip add 10.7.0.1 255.255.255.0\n")
 	got := l.addresses()
 	want := []app.HostAddress{
 		{NodeID: r.ID, Name: "R1", AdapterNumber: 0, PortNumber: 0, Address: "192.168.10.1/24", Source: "config"},
@@ -570,6 +572,9 @@ func TestHostAddressesIOS(t *testing.T) {
 		// FastEthernet3/0: R1 has no slot 3, so no such port.
 		{NodeID: iou.ID, Name: "IOU1", AdapterNumber: 0, PortNumber: 1, Address: "10.2.0.1/24", Source: "config"},
 		{NodeID: iou.ID, Name: "IOU1", AdapterNumber: 2, PortNumber: 0, Address: "10.3.0.1/30", Source: "config", Shut: true},
+		{NodeID: typed.ID, Name: "R2", AdapterNumber: 0, PortNumber: 0, Address: "10.5.0.1/24", Source: "config"},
+		{NodeID: typed.ID, Name: "R2", AdapterNumber: 1, PortNumber: 2, Address: "10.6.0.1/24", Source: "config", Shut: true},
+		{NodeID: typed.ID, Name: "R2", AdapterNumber: 1, PortNumber: 3, Address: "10.7.0.1/24", Source: "config"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("addresses\n%+v\nwant\n%+v", got, want)
