@@ -182,6 +182,9 @@ type HostAddress struct {
 	// EndHost says the node is an end host (VPCS, a container, a VM):
 	// one a connectivity matrix pings from and to.
 	EndHost bool `json:"end_host"`
+	// Shut says the configuration shuts the interface down: the address
+	// is named there, but nothing crosses the port.
+	Shut bool `json:"shut,omitempty"`
 }
 
 // LintReport is what lint found in a project.

@@ -294,3 +294,91 @@ func (s *Service) DockerImages(ctx context.Context) ([]DockerImage, error) {
 	}
 	return imgs, err
 }
+
+// ---- Lint (decision 0070): the addresses a container's interfaces file names. ----
+
+// dockerConfig is where a Docker node's addresses are named: the
+// /etc/network/interfaces it keeps in its folder.
+var dockerConfig = &configReader{file: func(*Node) string { return DockerInterfacesFile }, read: dockerPortConfigs}
+
+// dockerPortConfigs reads an /etc/network/interfaces file as busybox's
+// `ifup -a` (nodedesk's init) takes it: each "iface ethN inet static"
+// whose interface is brought up ("auto ethN" or "allow-auto ethN"), with
+// its "address" (A or A/M), "netmask" (dotted or a length; none: /32) and
+// "gateway"; "inet dhcp" and "inet manual" name no address. ethN is
+// adapter N, found when it is one of ports.
+func dockerPortConfigs(ports []Port, text string) []portConfig {
+	auto := map[string]bool{}
+	type stanza struct {
+		iface, addr, mask, gw string
+		static                bool
+		line                  int
+	}
+	var stanzas []*stanza
+	var cur *stanza
+	for i, line := range strings.Split(strings.ReplaceAll(text, "\r", ""), "\n") {
+		if j := strings.IndexByte(line, '#'); j >= 0 {
+			line = line[:j]
+		}
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		switch f[0] {
+		case "auto", "allow-auto":
+			for _, name := range f[1:] {
+				auto[name] = true
+			}
+			cur = nil
+		case "iface":
+			cur = &stanza{iface: f[1%len(f)], static: len(f) >= 4 && f[2] == "inet" && f[3] == "static"}
+			stanzas = append(stanzas, cur)
+		case "mapping", "source", "source-directory", "allow-hotplug":
+			cur = nil
+		case "address", "netmask", "gateway":
+			if cur == nil || len(f) < 2 {
+				continue
+			}
+			switch f[0] {
+			case "address":
+				cur.addr, cur.line = f[1], i+1
+			case "netmask":
+				cur.mask = f[1]
+			case "gateway":
+				cur.gw = f[1]
+			}
+		}
+	}
+	var out []portConfig
+	for _, s := range stanzas {
+		if !s.static || !auto[s.iface] || s.addr == "" {
+			continue
+		}
+		a, m, _ := strings.Cut(s.addr, "/")
+		addr, err := netip.ParseAddr(a)
+		if err != nil || !addr.Is4() {
+			continue
+		}
+		bits := 32
+		if m == "" {
+			m = s.mask
+		}
+		if b, err := strconv.Atoi(m); err == nil && b >= 0 && b <= 32 {
+			bits = b
+		} else if b, ok := maskBits(m); ok {
+			bits = b
+		}
+		c := portConfig{iface: s.iface, line: s.line, addr: netip.PrefixFrom(addr, bits)}
+		if gw, err := netip.ParseAddr(s.gw); err == nil && gw.Is4() {
+			c.gateway = gw
+		}
+		base, _, _ := strings.Cut(s.iface, ":")
+		if num, ok := strings.CutPrefix(base, "eth"); ok {
+			if a, err := strconv.Atoi(num); err == nil && a >= 0 && a < len(ports) {
+				c.adapter, c.found = a, true
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}

@@ -789,3 +789,9 @@ func (s *Service) idlePCBoot() time.Duration {
 	}
 	return DefaultIdlePCBoot
 }
+
+// ---- Lint (decision 0070): the addresses a router's startup config names. ----
+
+// dynamipsConfig is where a router's addresses are named: its startup
+// config in its folder, an IOS config (iosPortConfigs).
+var dynamipsConfig = &configReader{file: func(n *Node) string { return DynamipsStartupConfig(n.DynamipsID()) }, read: iosPortConfigs}

@@ -332,3 +332,9 @@ var iouLicence = emulatorSettings{name: "iou_license", inStart: true, table: new
 	{key: "iourc_content", def: "", check: isString},
 	{key: "license_check", def: true, check: isBool},
 })}
+
+// ---- Lint (decision 0070): the addresses an IOU node's startup config names. ----
+
+// iouConfig is where an IOU node's addresses are named: its startup
+// config, an IOS config (iosPortConfigs).
+var iouConfig = &configReader{file: func(*Node) string { return IOUStartupConfigFile }, read: iosPortConfigs}

@@ -1,7 +1,9 @@
 package app
 
 import (
+	"net/netip"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -69,4 +71,90 @@ func (u *VPCSUpdate) apply(p *Properties) error {
 		p.StartupScript = ptrOrNil(u.StartupScript)
 	}
 	return nil
+}
+
+// ---- Lint (decision 0070): the address a VPCS script gives its PC. ----
+
+// vpcsConfig is where a VPCS node's address is named: its startup script.
+var vpcsConfig = &configReader{file: func(*Node) string { return VPCSScriptFile }, read: vpcsPortConfigs}
+
+// vpcsPortConfigs reads the IPv4 address a VPCS script leaves its PC
+// with, as VPCS runs the script's lines: lines starting with # or ! are
+// comments; a line of one digit switches to another of VPCS's nine PCs
+// (GNS3's node is PC 1, the one read); each "ip" line replaces the
+// address before it: "ip A/M G", "ip A G /M", "ip A M G" or "ip A G M"
+// with M a prefix length (default 24; outside 1–30 it is 24) or a dotted
+// mask; "ip dhcp" (or any abbreviation of dhcp) leaves no fixed address.
+// VPCS refuses a gateway outside the address's subnet: the line is kept,
+// with why (portConfig.refused), so that lint can say so.
+func vpcsPortConfigs(_ []Port, script string) []portConfig {
+	var cur *portConfig
+	pc := 1
+	for i, line := range strings.Split(strings.ReplaceAll(script, "\r", ""), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == '!' {
+			continue
+		}
+		if len(line) == 1 && line[0] >= '1' && line[0] <= '9' {
+			pc = int(line[0] - '0')
+			continue
+		}
+		f := strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' || r == '/' })
+		if pc != 1 || len(f) < 2 || f[0] != "ip" || strings.Contains(f[1], ":") {
+			continue
+		}
+		arg := strings.ToLower(f[1])
+		if strings.HasPrefix("dhcp", arg) {
+			cur = nil
+			continue
+		}
+		if strings.HasPrefix("auto", arg) || strings.HasPrefix("mtu", arg) || strings.HasPrefix("domain", arg) || strings.HasPrefix("dns", arg) {
+			continue
+		}
+		if c, ok := vpcsIPLine(f[1:]); ok {
+			c.line = i + 1
+			cur = &c
+		}
+	}
+	if cur == nil {
+		return nil
+	}
+	cur.found = true // a VPCS has one port, 0/0
+	return []portConfig{*cur}
+}
+
+// vpcsIPLine reads the arguments of a VPCS "ip" line that sets an IPv4
+// address, as VPCS reads them; false: VPCS refuses the line and keeps
+// the address it had.
+func vpcsIPLine(args []string) (portConfig, bool) {
+	addr, err := netip.ParseAddr(args[0])
+	if err != nil || !addr.Is4() {
+		return portConfig{}, false
+	}
+	bits := 24
+	var gw netip.Addr
+	for _, a := range args[1:] {
+		switch {
+		case len(a) < 3 && strings.Trim(a, "0123456789") == "":
+			bits, _ = strconv.Atoi(a)
+		case len(a) > 8 && strings.HasPrefix(a, "255."):
+			if b, ok := maskBits(a); ok {
+				bits = b
+			}
+		case len(a) > 6 && len(a) < 16:
+			if gw, err = netip.ParseAddr(a); err != nil || !gw.Is4() {
+				return portConfig{}, false
+			}
+		default:
+			return portConfig{}, false
+		}
+	}
+	if bits < 1 || bits > 30 {
+		bits = 24
+	}
+	c := portConfig{addr: netip.PrefixFrom(addr, bits), gateway: gw}
+	if gw.IsValid() && !c.addr.Masked().Contains(gw) {
+		c.refused = "VPCS refuses an address whose gateway is outside its subnet (\"not same subnet\"), so the PC starts with no address"
+	}
+	return c, addr != gw
 }

@@ -135,6 +135,20 @@ type nodeKind struct {
 	// run by being stopped and started again with it, as GNS3 makes a
 	// container again (node_recreate.go).
 	remade bool
+	// endHost types are end hosts (a PC, a container, a VM): those a
+	// connectivity matrix pings from and to; routers and switches are
+	// not (HostAddress.EndHost).
+	endHost bool
+	// configured, for the types whose configuration names the IPv4
+	// addresses of their ports (a VPCS script, a router's startup config,
+	// a container's interfaces file), is where it is and how it reads
+	// (lint_config.go); nil: lint knows no address of such nodes.
+	configured *configReader
+	// forwards says how a node of the type passes frames between its
+	// ports, for lint's segments (lint_segments.go): not at all (hosts,
+	// routers: the zero value), to every other port (a hub), per VLAN (a
+	// switch) or per DLCI circuit (a Frame Relay switch).
+	forwards forwarding
 }
 
 // kinds is the node-type table, in the spec's order.
@@ -153,16 +167,17 @@ var kinds = []struct {
 	{EthernetHub, nodeKind{title: "Ethernet hub", nameFormat: "Hub{0}", symbol: ":/symbols/hub.svg",
 		traffic:  "It repeats each frame to all its other linked ports, from the moment it exists.",
 		consoles: noConsole, lifecycle: AlwaysRunning,
-		props: hubProps, computeView: []string{"ports_mapping"}, noNIOUpdate: true, noFilters: true}},
+		props: hubProps, computeView: []string{"ports_mapping"}, noNIOUpdate: true, noFilters: true, forwards: forwardsAll}},
 	// The switch's telnet console is nodedesk's own shell (MAC table, counters).
 	{EthernetSwitch, nodeKind{title: "Ethernet switch", nameFormat: "Switch{0}", symbol: ":/symbols/ethernet_switch.svg",
 		traffic:  "It switches frames between its ports, per VLAN, from the moment it exists.",
 		consoles: []ConsoleType{ConsoleNone, ConsoleTelnet}, lifecycle: AlwaysRunning,
-		props: switchProps, computeView: []string{"console", "console_type", "ports_mapping"}, noNIOUpdate: true, noFilters: true}},
+		props: switchProps, computeView: []string{"console", "console_type", "ports_mapping"}, noNIOUpdate: true, noFilters: true,
+		forwards: forwardsByVLAN}},
 	{FrameRelaySwitch, nodeKind{title: "Frame Relay switch", nameFormat: "FRSW{0}", symbol: ":/symbols/frame_relay_switch.svg",
 		traffic:  "It switches frames between its DLCI circuits and answers LMI, from the moment it exists.",
 		consoles: noConsole, lifecycle: AlwaysRunning,
-		props: frameRelayProps, computeView: []string{"mappings"}, noFilters: true}},
+		props: frameRelayProps, computeView: []string{"mappings"}, noFilters: true, forwards: forwardsByDLCI}},
 	{ATMSwitch, nodeKind{title: "ATM switch", nameFormat: "ATMSW{0}", symbol: ":/symbols/atm_switch.svg",
 		traffic:  "It switches ATM cells between its ports, by VPI and VCI (a virtual channel) or by VPI alone (a virtual path), from the moment it exists: each UDP datagram is one 53-byte cell, as Dynamips' ATM port adapters send them.",
 		consoles: noConsole, lifecycle: AlwaysRunning,
@@ -173,7 +188,7 @@ var kinds = []struct {
 		traffic:  "Its frames cross its links while it runs: each adapter is a veth pair, one end in the container as eth<n>, the other read and written by nodedesk.",
 		consoles: []ConsoleType{ConsoleTelnet, ConsoleHTTP, ConsoleNone}, lifecycle: ProcessRun,
 		folder: "docker", props: dockerProps, veths: true, aux: true, remade: true, computeView: dockerComputeView,
-		firstFile: dockerFirstFile}},
+		firstFile: dockerFirstFile, endHost: true, configured: dockerConfig}},
 	// GNS3 2.2's Dynamips consoles are telnet or none; nodedesk serves
 	// them (and the aux console) in front of Dynamips' own.
 	{Dynamips, nodeKind{title: "Dynamips", nameFormat: "R{0}", symbol: ":/symbols/router.svg",
@@ -184,13 +199,14 @@ var kinds = []struct {
 		// (ilt_*), RAM and ROM files and locks: never NVRAM, flash or disks.
 		scratch:     []string{"*.ghost", "ilt_*", "*_ram", "*_rom", "*_lock"},
 		computeView: dynamipsComputeView, firstFile: dynamipsFirstFile,
-		computeCreate: map[string]any{"startup_config_content": IOSBaseConfig}}},
+		computeCreate: map[string]any{"startup_config_content": IOSBaseConfig}, configured: dynamipsConfig}},
 	{VPCS, nodeKind{title: "VPCS", nameFormat: "PC{0}", symbol: ":/symbols/vpcs_guest.svg",
 		traffic:  "Its frames cross its link while it runs.",
 		consoles: []ConsoleType{ConsoleTelnet}, lifecycle: ProcessRun,
 		folder: "vpcs", props: vpcsProps, files: []nodeFile{vpcsScript}, startShowsNode: true, macOffset: true,
 		relayUDP:    9, // vpcs -s N opens its relay at N+9 (-R, from 0.8 on, turns it off)
-		computeView: []string{"command_line", "console", "console_type", "node_directory", "startup_script", "startup_script_path"}}},
+		computeView: []string{"command_line", "console", "console_type", "node_directory", "startup_script", "startup_script_path"},
+		endHost:     true, configured: vpcsConfig}},
 	{TraceNG, nodeKind{title: "TraceNG", stored: true, nameFormat: "TraceNG{0}", symbol: ":/symbols/computer.svg",
 		traffic:  notRun,
 		consoles: noConsole, lifecycle: ProcessRun,
@@ -209,13 +225,14 @@ var kinds = []struct {
 		traffic:  "Its frames cross its links while it runs: nodedesk is the bridge IOU sends each interface's frames to, over IOU's own sockets, with no uBridge and no root.",
 		consoles: []ConsoleType{ConsoleTelnet, ConsoleNone}, lifecycle: ProcessRun,
 		folder: "iou", props: iouProps, files: iouConfigFiles, images: []string{"path"}, imageKind: IOUImages,
-		netio: true, startShowsNode: true, computeView: iouComputeView, settings: &iouLicence, suspendIgnored: true}},
+		netio: true, startShowsNode: true, computeView: iouComputeView, settings: &iouLicence, suspendIgnored: true,
+		configured: iouConfig}},
 	// GNS3's QEMU also has SPICE consoles; nodedesk serves VNC instead.
 	{QEMU, nodeKind{title: "QEMU", nameFormat: "QEMU{0}", symbol: ":/symbols/qemu_guest.svg",
 		traffic:  "Its frames cross its links while it runs: each adapter is a UDP socket of its QEMU process to nodedesk.",
 		consoles: []ConsoleType{ConsoleTelnet, ConsoleVNC, ConsoleNone}, lifecycle: ProcessRun,
 		folder: "qemu", props: qemuProps, images: qemuImages, imageKind: QEMUImages, startShowsNode: true, appliance: qemuAppliance,
-		computeView: qemuComputeView}},
+		computeView: qemuComputeView, endHost: true}},
 }
 
 // symbolSizes are the builtin symbols and their pixel sizes: GNS3's
