@@ -246,12 +246,13 @@ func newWireWatch() *wireWatch { return &wireWatch{since: time.Now()} }
 // seed hashes keys of the tables.
 var seed = maphash.MakeSeed()
 
-func slotOf(key uint64) int { return int(maphash.Comparable(seed, key)) }
+func slotOf(key uint64) int { return int(maphash.Comparable(seed, key) >> 1) }
 
 // see records a frame that crossed the wire towards its end at (0 or 1),
 // at now (ns since the epoch).
 func (ww *wireWatch) see(now int64, at int, frame []byte) {
-	c := classify(frame, ww.fr.Load())
+	fr := ww.fr.Load()
+	c := classify(frame, fr)
 	for k := c.kinds; k != 0; k &= k - 1 {
 		kc := &ww.kinds[bits.TrailingZeros16(k)]
 		kc.n.Add(1)
@@ -267,7 +268,7 @@ func (ww *wireWatch) see(now int64, at int, frame []byte) {
 		return
 	}
 	ww.remember(now, 1-at, c, frame)
-	if c.kinds&(1<<kLMI) != 0 || len(frame) < 14 {
+	if fr || len(frame) < 14 { // Frame Relay has no MACs
 		return
 	}
 	src := macWord(frame[6:12])
