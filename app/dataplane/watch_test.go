@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
@@ -255,5 +256,29 @@ func TestWatch_Concurrent(t *testing.T) {
 		if r.Summary == "" || (r.Kind != app.FramesARP && r.Kind != app.FramesICMP) {
 			t.Errorf("recent frame %+v", r)
 		}
+	}
+}
+
+// BenchmarkWatchSee is the watch's own cost per frame: a bulk frame (one
+// counter), and interesting ones (tables and the ring).
+func BenchmarkWatchSee(b *testing.B) {
+	ww := newWireWatch()
+	for _, c := range []struct {
+		name  string
+		frame []byte
+	}{
+		{"bulk/64", relayFrame(64, 1, 2, 1, 1)},
+		{"bulk/1500", relayFrame(1500, 1, 2, 1, 1)},
+		{"arp", kit.ARP(1, kit.Broadcast, pc1MAC, pc1IP, nil, gwIP)},
+		{"icmp/98", kit.ICMPEcho(8, pc2MAC, pc1MAC, pc1IP, pc2IP, 1, 1, 98)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			now := time.Now().UnixNano()
+			for b.Loop() {
+				now += 1000
+				ww.see(now, 1, c.frame)
+			}
+		})
 	}
 }
