@@ -68,6 +68,9 @@ func TestWireMap_FaultsOnTheWire(t *testing.T) {
 	if !ok {
 		t.Fatalf("faults %+v; want duplicate_ip, gateway_silent and tagged_on_access", m.Faults)
 	}
+	for _, f := range m.Faults {
+		t.Logf("%s: %s", f.Code, f.Message)
+	}
 
 	// Each VPCS's MAC and address on its own link, named by its node.
 	macOf := map[string]string{}
