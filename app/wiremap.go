@@ -123,7 +123,8 @@ func newWireFacts(nodes []*Node, links []*Link, seen []WireSeen) *wireFacts {
 
 // knownMACs lists the MAC addresses a node's configuration gives it: its
 // ports' (Docker), its mac_address and the adapters after it (QEMU), a
-// VPCS's from its mac_offset.
+// VPCS's from its mac_offset, an IOU port's from its application id
+// (aa:bb:cc:00:id:bay|unit<<4, as IOU makes them, for ids below 256).
 func knownMACs(n *Node) []string {
 	var macs []string
 	for _, p := range n.Ports() {
@@ -140,6 +141,11 @@ func knownMACs(n *Node) []string {
 	}
 	if n.Properties.MACOffset != nil {
 		macs = append(macs, AdapterMAC(vpcsMACBase, *n.Properties.MACOffset))
+	}
+	if id := n.ApplicationID(); id > 0 && id < 256 {
+		for _, p := range n.Ports() {
+			macs = append(macs, fmt.Sprintf("aa:bb:cc:00:%02x:%02x", id, byte(p.AdapterNumber|p.PortNumber<<4)))
+		}
 	}
 	return macs
 }

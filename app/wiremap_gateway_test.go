@@ -1,6 +1,8 @@
 package app
 
 import (
+	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 )
@@ -27,5 +29,28 @@ func TestWireMap_GatewayFromConfigs(t *testing.T) {
 	// Without the configs' word, every silent address is told.
 	if m := buildWireMap(&WireMap{}, []*Node{pc}, links, seen, nil); len(m.Faults) != 2 {
 		t.Errorf("without configs: %+v, want both addresses", m.Faults)
+	}
+}
+
+// TestWireMap_KnownMACs: a MAC seen only away from its node (across a
+// switch) is named by the MAC the node's configuration gives it.
+func TestWireMap_KnownMACs(t *testing.T) {
+	off := 3
+	pc := &Node{ID: "pc1", Name: "PC1", Type: VPCS, Properties: Properties{MACOffset: &off}}
+	iou := &Node{ID: "r1", Name: "R1", Type: IOU, Properties: Properties{Extra: map[string]json.RawMessage{"application_id": json.RawMessage("7"), "ethernet_adapters": json.RawMessage("2")}}}
+	links := []*Link{{ID: "l1", Nodes: []LinkEnd{{NodeID: "sw"}, {NodeID: "sw2"}}}}
+	seen := []WireSeen{{LinkID: "l1", MACs: []MACSeen{
+		{MAC: "00:50:79:66:68:03", From: WireEnd{NodeID: "sw"}},
+		{MAC: "aa:bb:cc:00:07:11", From: WireEnd{NodeID: "sw"}}, // Ethernet1/1
+		{MAC: "02:00:00:00:00:01", From: WireEnd{NodeID: "sw"}},
+	}}}
+	m := buildWireMap(&WireMap{}, []*Node{pc, iou}, links, seen, nil)
+	got := map[string]string{}
+	for _, h := range m.Links[0].Hosts {
+		got[h.MAC] = h.NodeID
+	}
+	want := map[string]string{"00:50:79:66:68:03": "pc1", "aa:bb:cc:00:07:11": "r1", "02:00:00:00:00:01": ""}
+	if !maps.Equal(got, want) {
+		t.Errorf("hosts %v, want %v", got, want)
 	}
 }
