@@ -1,7 +1,9 @@
 package labtest
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"slices"
 	"strings"
@@ -94,6 +96,17 @@ func TestWireMap_FaultsOnTheWire(t *testing.T) {
 	}
 	if len(macOf) != 3 {
 		t.Fatalf("hosts found on their links: %v, want pc1, pc2 and pc3", macOf)
+	}
+	// VPCS's MAC is its mac_offset's (what names a VPCS seen away from
+	// its own port, app.knownMACs).
+	for node, mac := range macOf {
+		n, err := ts.Service.FindNode(context.Background(), app.NodeRef{ProjectID: pid, NodeID: node})
+		if err != nil || n.Properties.MACOffset == nil {
+			t.Fatalf("node %s: %v, mac_offset %v", node, err, n)
+		}
+		if want := fmt.Sprintf("00:50:79:66:68:%02x", *n.Properties.MACOffset); mac != want {
+			t.Errorf("%s: MAC %s on the wire, %s by its mac_offset", n.Name, mac, want)
+		}
 	}
 
 	dup := faults[app.FaultDuplicateIP]

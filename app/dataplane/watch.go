@@ -57,7 +57,7 @@ const (
 	watchMACs    = 64  // source MACs
 	watchIPs     = 4   // IPv4 addresses one MAC claims
 	watchAsks    = 64  // ARP asks
-	watchTags    = 16  // (VLAN, end) pairs
+	watchTags    = 64  // (VLAN, end) pairs
 	watchRecent  = 32  // newest interesting frames
 	watchCopy    = 256 // bytes kept of each of them
 	watchProbe   = 8   // slots a key may live in
@@ -294,7 +294,7 @@ func macWord(b []byte) uint64 {
 func (ww *wireWatch) tag(now int64, at int, vlan uint16) bool {
 	key := 1<<31 | uint32(at)<<16 | uint32(vlan)
 	h := slotOf(uint64(key))
-	for i := range watchTags {
+	for i := range watchProbe {
 		s := &ww.tags[(h+i)%watchTags]
 		k := s.key.Load()
 		if k == 0 && s.key.CompareAndSwap(0, key) {
@@ -311,7 +311,7 @@ func (ww *wireWatch) tag(now int64, at int, vlan uint16) bool {
 			return false
 		}
 	}
-	return false // a full table: the first 16 pairs are kept
+	return false // the probed slots are full: the first pairs seen are kept
 }
 
 // mac finds or takes the slot of source MAC src, seen from end from, and

@@ -207,6 +207,14 @@ func TestWatch_Bounded(t *testing.T) {
 	if n != watchRecent || err != nil || len(data) != watchCopy || ci.Length != 1060 {
 		t.Errorf("slice: %d frames; first %d bytes of %d, %v", n, len(data), ci.Length, err)
 	}
+	// A trunk carrying every VLAN keeps the first pairs it saw.
+	for vlan := range uint16(4000) {
+		hf.carry(end{"n1", 0, 0}, tagged(relayFrame(64, 1, 2, 1, 1), vlan+1))
+	}
+	s = seenOn(t, hf)
+	if len(s.Tags) > watchTags || len(s.Tags) < watchTags/2 || s.Kinds["tagged"].Count != 4000 {
+		t.Errorf("%d (VLAN, end) pairs kept of 4000, %d tagged frames counted", len(s.Tags), s.Kinds["tagged"].Count)
+	}
 	fr := kit.ARP(1, kit.Broadcast, pc1MAC, pc1IP, nil, gwIP)
 	if allocs := testing.AllocsPerRun(200, func() { hf.carry(end{"n1", 0, 0}, fr) }); allocs != 0 {
 		t.Errorf("watching an ARP frame: %v allocations", allocs)
