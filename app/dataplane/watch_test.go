@@ -290,3 +290,20 @@ func BenchmarkWatchSee(b *testing.B) {
 		})
 	}
 }
+
+// TestWatch_ClosedProjectDropsRecords: closing a project drops what its
+// wires saw; opened again, its links start afresh.
+func TestWatch_ClosedProjectDropsRecords(t *testing.T) {
+	hf := newHotFabric(t, "relay")
+	hf.carry(end{"n1", 0, 0}, kit.ARP(1, kit.Broadcast, pc1MAC, pc1IP, nil, gwIP))
+	if s := seenOn(t, hf); len(s.MACs) != 1 {
+		t.Fatalf("before the close: %+v", s.MACs)
+	}
+	hf.f.Apply(app.Event{Action: app.EventProjectClosed, Payload: &app.Project{ID: "", Status: app.ProjectClosed}})
+	if s := hf.f.WireSeen(""); len(s) != 0 {
+		t.Errorf("after the close: %+v", s)
+	}
+	if _, n := hf.f.CaptureSlice("l1", app.FramesAny, 10); n != 0 {
+		t.Errorf("after the close, the slice holds %d frames", n)
+	}
+}
