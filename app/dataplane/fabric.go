@@ -133,6 +133,14 @@ type wire struct {
 	filter  atomic.Pointer[Filter]  // nil: every frame passes
 	capture atomic.Pointer[Capture] // nil: not capturing
 	delayed atomic.Int32            // frames waiting for the delay filter
+	watch   *wireWatch              // what crossed it (watch.go)
+}
+
+// newWire returns a wire between a and b, watched, and what each end's
+// frames meet.
+func newWire(a, b end) (w *wire, fromA, fromB *wireEnd) {
+	w = &wire{ends: [2]end{a, b}, watch: newWireWatch()}
+	return w, &wireEnd{w: w, far: b, at: 1}, &wireEnd{w: w, far: a, at: 0}
 }
 
 // stopCapture ends w's capture, if it has one.
@@ -146,6 +154,7 @@ func (w *wire) stopCapture() {
 type wireEnd struct {
 	w   *wire
 	far end
+	at  int // the index of far in w.ends
 }
 
 // NewFabric returns an empty fabric whose UDP endpoints use host (the
@@ -411,17 +420,17 @@ func (f *Fabric) putLink(d *draft, l *app.Link) {
 	}
 	w := d.r().links[l.ID]
 	if w == nil {
-		w = &wire{}
-		for i, e := range l.Nodes {
-			w.ends[i] = end{e.NodeID, e.AdapterNumber, e.PortNumber}
-		}
+		a, b := l.Nodes[0], l.Nodes[1]
+		var fromA, fromB *wireEnd
+		w, fromA, fromB = newWire(end{a.NodeID, a.AdapterNumber, a.PortNumber}, end{b.NodeID, b.AdapterNumber, b.PortNumber})
 		t := d.w()
 		t.links[l.ID] = w
-		t.wires[w.ends[0]] = &wireEnd{w: w, far: w.ends[1]}
-		t.wires[w.ends[1]] = &wireEnd{w: w, far: w.ends[0]}
+		t.wires[w.ends[0]] = fromA
+		t.wires[w.ends[1]] = fromB
 		f.syncHostPortsAt(d, w.ends[:]...)
 	}
 	f.setWire(w, l)
+	w.watch.fr.Store(l.LinkType == "serial" || isFrameRelay(d.r().engines[w.ends[0].node]) || isFrameRelay(d.r().engines[w.ends[1].node]))
 }
 
 // setWire gives w the filters and capture of link l.
@@ -732,6 +741,7 @@ func (w *worker) send(t *topology, from end, frame []byte, hop int) {
 
 // arrive delivers a frame that crossed a wire to its far end.
 func (w *worker) arrive(t *topology, we *wireEnd, frame []byte, hop int) {
+	we.w.watch.see(w.now.UnixNano(), we.at, frame)
 	if c := we.w.capture.Load(); c != nil {
 		c.Write(w.now, frame)
 	}
@@ -789,6 +799,7 @@ func (f *Fabric) Attach(ctx context.Context, svc *app.Service, events *app.Broke
 	f.svc = svc
 	f.mu.Unlock()
 	events.OnPublish(f.Apply)
+	svc.UseWireWatch(f)
 	svc.AddConsoleServer(f)
 	svc.UseHostPorts(f)
 	svc.UseLinkEnds(f)

@@ -5,7 +5,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -180,11 +182,23 @@ func TestFabric_ZeroAllocs(t *testing.T) {
 	}
 }
 
+// unwatch turns the wire watch off on every wire of f (watch.go), to
+// measure what it costs.
+func unwatch(f *Fabric) {
+	for _, w := range f.topo.Load().links {
+		w.watch = nil
+	}
+}
+
 func BenchmarkFabricInput(b *testing.B) {
-	for _, mode := range relayModes {
+	for _, mode := range append(slices.Clone(relayModes), "relay-unwatched", "switch-unwatched") {
 		for _, size := range []int{64, 512, 1500} {
 			b.Run(mode+"/"+strconv.Itoa(size), func(b *testing.B) {
-				hf := newHotFabric(b, mode)
+				base, unwatched := strings.CutSuffix(mode, "-unwatched")
+				hf := newHotFabric(b, base)
+				if unwatched {
+					unwatch(hf.f)
+				}
 				frame := relayFrame(size, 1, 2, 1, 1)
 				b.ReportAllocs()
 				b.SetBytes(int64(size))

@@ -60,10 +60,11 @@ func (f *Fabric) putNIO(d *draft, n *app.NIO) {
 				unlinked = append(unlinked, we.far)
 			}
 		}
-		w = &wire{ends: [2]end{at, ps}}
+		var fromAt, fromPS *wireEnd
+		w, fromAt, fromPS = newWire(at, ps)
 		t.links[id] = w
-		t.wires[at] = &wireEnd{w: w, far: ps}
-		t.wires[ps] = &wireEnd{w: w, far: at}
+		t.wires[at] = fromAt
+		t.wires[ps] = fromPS
 		f.syncHostPortsAt(d, append(unlinked, at)...)
 	}
 	if old := d.r().links[n.LinkID]; n.LinkID != "" && old != w {

@@ -31,7 +31,10 @@ package dataplane
 //	NODEDESK_BENCH_RELAY_RATE=R       frames/s of the CPU measurement (default 20000)
 //	NODEDESK_BENCH_RELAY_SECONDS=S    seconds of it per cell and round (default 1)
 //	NODEDESK_BENCH_RELAY_MODES=M,...  the paths besides bare (default
-//	                                  relay,switch,nio-switch)
+//	                                  relay,switch,nio-switch; also
+//	                                  relay-unwatched, switch-unwatched:
+//	                                  the same with the wire watch off,
+//	                                  to measure what watching costs)
 //
 // nio-switch has no target: its line and its ratios to switch (printed
 // under the table) say what a GNS3 controller's NIOs cost.
@@ -104,7 +107,11 @@ func TestRelayBenchChild(t *testing.T) {
 	default:
 		fab := NewFabric("127.0.0.1", slog.New(slog.NewTextHandler(os.Stderr, nil)))
 		defer fab.Close()
-		fab.Load(relayTopology(f[0], a1, r1, a2, r2))
+		mode, unwatched := strings.CutSuffix(f[0], "-unwatched")
+		fab.Load(relayTopology(mode, a1, r1, a2, r2))
+		if unwatched {
+			unwatch(fab)
+		}
 	}
 	fmt.Println("ready")
 	_, _ = io.Copy(io.Discard, os.Stdin)
@@ -113,6 +120,10 @@ func TestRelayBenchChild(t *testing.T) {
 // benchModes are the paths the relay benchmark can measure besides bare:
 // those of the fabric's hot-path benchmark, and nio-switch.
 var benchModes = append(slices.Clone(relayModes), "nio-switch")
+
+// unwatchedModes are relay and switch with the wire watch off (asked for
+// by name only): beside their watched twins they say what watching costs.
+var unwatchedModes = []string{"relay-unwatched", "switch-unwatched"}
 
 // nioSwitchLab puts the switch lab (relayTopology's) on fab as a GNS3 2.2
 // controller makes it on a compute: the nodes are created, each link is
@@ -519,8 +530,8 @@ func benchModesFrom(t *testing.T, v string) []string {
 	var modes []string
 	for m := range strings.SplitSeq(v, ",") {
 		m = strings.TrimSpace(m)
-		if !slices.Contains(benchModes, m) {
-			t.Fatalf("NODEDESK_BENCH_RELAY_MODES=%q: %q is none of %s", v, m, strings.Join(benchModes, ","))
+		if !slices.Contains(benchModes, m) && !slices.Contains(unwatchedModes, m) {
+			t.Fatalf("NODEDESK_BENCH_RELAY_MODES=%q: %q is none of %s", v, m, strings.Join(append(benchModes, unwatchedModes...), ","))
 		}
 		if !slices.Contains(modes, m) {
 			modes = append(modes, m)
@@ -572,7 +583,7 @@ func relayTable(modes []string, cells map[string]*relayCell, rate float64) (stri
 				}
 				continue
 			}
-			if m == "nio-switch" {
+			if m == "nio-switch" || slices.Contains(unwatchedModes, m) {
 				continue // a cost measured, not a target
 			}
 			what := fmt.Sprintf("%s %d B: ", m, size)
@@ -596,6 +607,21 @@ func relayTable(modes []string, cells map[string]*relayCell, rate float64) (stri
 			fmt.Fprintf(&b, nl, "", strconv.Itoa(size),
 				fmt.Sprintf("%.2f×", n.cpuPerFrame()/s.cpuPerFrame()), fmt.Sprintf("%.2f×", n.tput/s.tput),
 				fmt.Sprintf("%.2f×", float64(n.rtt(0.5))/float64(s.rtt(0.5))), fmt.Sprintf("%.2f×", n.pingCPUPerFrame()/s.pingCPUPerFrame()))
+		}
+	}
+	for _, m := range unwatchedModes {
+		watched := strings.TrimSuffix(m, "-unwatched")
+		if !slices.Contains(modes, m) || !slices.Contains(modes, watched) {
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s ÷ %s (what watching the wire costs, same run)\n", watched, m)
+		nl := "%-10s %5s %9s %11s %9s %10s\n"
+		fmt.Fprintf(&b, nl, "", "bytes", "CPU µs/f", "frames/s", "rtt p50", "ping µs/f")
+		for _, size := range relaySizes {
+			w, u := cells[watched+"/"+strconv.Itoa(size)], cells[m+"/"+strconv.Itoa(size)]
+			fmt.Fprintf(&b, nl, "", strconv.Itoa(size),
+				fmt.Sprintf("%.3f×", w.cpuPerFrame()/u.cpuPerFrame()), fmt.Sprintf("%.3f×", w.tput/u.tput),
+				fmt.Sprintf("%.3f×", float64(w.rtt(0.5))/float64(u.rtt(0.5))), fmt.Sprintf("%.3f×", w.pingCPUPerFrame()/u.pingCPUPerFrame()))
 		}
 	}
 	fmt.Fprintln(&b, "CPU µs/f: the relay process's CPU time (all threads, /proc schedstat) ÷ frames delivered, load paced every 50µs.")
