@@ -130,7 +130,7 @@ func (e *checkEval) driver(l *lab, name string) (*Node, HostDriver, string) {
 	}
 	d, ok := e.s.runner(n.Type).(HostDriver)
 	if !ok || n.Remote() {
-		return n, nil, fmt.Sprintf("nodedesk cannot drive %s's console (a %s node) to ping or type on it; check from a host it drives, such as a VPCS", n.Name, n.Type)
+		return n, nil, fmt.Sprintf("nodedesk cannot drive %s's console (a %s node) to ping or type on it; check from a host whose console nodedesk drives", n.Name, n.Type)
 	}
 	return n, d, ""
 }

@@ -416,3 +416,84 @@ func TestChecks_Connectivity(t *testing.T) {
 	_, err := l.svc.RunChecks(context.Background(), l.p.ID, app.CheckRunRequest{Connectivity: true, Checks: []string{"x"}})
 	wantCode(t, err, app.EINVALID)
 }
+
+// TestChecks_PutValidates: every rule of the checks file, each refused
+// with a message naming the check and the field, and nothing written.
+func TestChecks_PutValidates(t *testing.T) {
+	l := newCheckLab(t, &hostRunner{})
+	ctx := context.Background()
+	good := `{"version": 1, "checks": [{"id": "a", "kind": "reach", "from": "PC1", "to": "PC2"}]}`
+	l.put(t, good)
+	for _, c := range []struct{ name, body, want string }{
+		{"not json", `{"version": 1, "checks": [`, "not valid"},
+		{"unknown field", `{"version": 1, "checks": [{"id": "a", "kind": "reach", "from": "PC1", "to": "PC2", "color": "red"}]}`, `unknown field "color"`},
+		{"no version", `{"checks": []}`, "needs its version"},
+		{"newer version", `{"version": 2, "checks": []}`, "update nodedesk"},
+		{"no id", `{"version": 1, "checks": [{"kind": "reach", "from": "PC1", "to": "PC2"}]}`, "Check 1 of the file has no id"},
+		{"bad id", `{"version": 1, "checks": [{"id": "a b", "kind": "reach", "from": "PC1", "to": "PC2"}]}`, `Check "a b", field id`},
+		{"duplicate id", `{"version": 1, "checks": [{"id": "a", "kind": "reach", "from": "PC1", "to": "PC2"}, {"id": "a", "kind": "reach", "from": "PC2", "to": "PC1"}]}`, `Check "a", field id: two checks have this id`},
+		{"unknown kind", `{"version": 1, "checks": [{"id": "k", "kind": "trace"}]}`, `Check "k", field kind: "trace" is not a kind of check`},
+		{"no kind", `{"version": 1, "checks": [{"id": "k"}]}`, `Check "k", field kind`},
+		{"missing from", `{"version": 1, "checks": [{"id": "r", "kind": "reach", "to": "PC2"}]}`, `Check "r", field from: a reach check needs it`},
+		{"unknown from", `{"version": 1, "checks": [{"id": "r", "kind": "reach", "from": "PC9", "to": "PC2"}]}`, `Check "r", field from: project lab has no node named "PC9"`},
+		{"missing to", `{"version": 1, "checks": [{"id": "r", "kind": "reach", "from": "PC1"}]}`, `Check "r", field to`},
+		{"bad to", `{"version": 1, "checks": [{"id": "r", "kind": "reach", "from": "PC1", "to": "10.0.0.300"}]}`, `Check "r", field to: "10.0.0.300" is neither a node of lab nor an IPv4 address`},
+		{"ipv6 to", `{"version": 1, "checks": [{"id": "r", "kind": "reach", "from": "PC1", "to": "::1"}]}`, `Check "r", field to`},
+		{"reach expect", `{"version": 1, "checks": [{"id": "r", "kind": "reach", "from": "PC1", "to": "PC2", "expect": "pong"}]}`, `Check "r", field expect`},
+		{"field of another kind", `{"version": 1, "checks": [{"id": "r", "kind": "reach", "from": "PC1", "to": "PC2", "within": "5s"}]}`, `Check "r", field within: a reach check does not use within`},
+		{"matrix unknown host", `{"version": 1, "checks": [{"id": "m", "kind": "matrix", "hosts": ["PC1", "PC7"]}]}`, `Check "m", field hosts: project lab has no node named "PC7"`},
+		{"matrix one host", `{"version": 1, "checks": [{"id": "m", "kind": "matrix", "hosts": ["PC1"]}]}`, `Check "m", field hosts: a matrix needs at least two hosts`},
+		{"matrix host twice", `{"version": 1, "checks": [{"id": "m", "kind": "matrix", "hosts": ["PC1", "PC1"]}]}`, `Check "m", field hosts: PC1 is named twice`},
+		{"console no node", `{"version": 1, "checks": [{"id": "c", "kind": "console", "expect": "x"}]}`, `Check "c", field node`},
+		{"console no pattern", `{"version": 1, "checks": [{"id": "c", "kind": "console", "node": "PC1"}]}`, `Check "c", field expect`},
+		{"console bad pattern", `{"version": 1, "checks": [{"id": "c", "kind": "console", "node": "PC1", "expect": "a(b"}]}`, `Check "c", field expect: "a(b" is not a valid RE2 pattern`},
+		{"console lookbehind", `{"version": 1, "checks": [{"id": "c", "kind": "console", "node": "PC1", "expect": "(?<=a)b"}]}`, `Check "c", field expect`},
+		{"bad within", `{"version": 1, "checks": [{"id": "c", "kind": "console", "node": "PC1", "expect": "x", "within": "ten"}]}`, `Check "c", field within: "ten" is not a duration`},
+		{"negative within", `{"version": 1, "checks": [{"id": "c", "kind": "console", "node": "PC1", "expect": "x", "within": "-1s"}]}`, `Check "c", field within`},
+		{"long within", `{"version": 1, "checks": [{"id": "c", "kind": "console", "node": "PC1", "expect": "x", "within": "6m"}]}`, `Check "c", field within: 6m is longer than a check may wait (5m0s)`},
+		{"wire no at", `{"version": 1, "checks": [{"id": "w", "kind": "wire", "frames": "arp"}]}`, `Check "w", field at`},
+		{"wire unknown node", `{"version": 1, "checks": [{"id": "w", "kind": "wire", "at": {"node": "R1", "port": "e0"}, "frames": "arp"}]}`, `Check "w", field at.node`},
+		{"wire unknown port", `{"version": 1, "checks": [{"id": "w", "kind": "wire", "at": {"node": "SW1", "port": "Ethernet99"}, "frames": "arp"}]}`, `Check "w", field at.port: SW1 has no port named "Ethernet99"; its ports are Ethernet0`},
+		{"wire no frames", `{"version": 1, "checks": [{"id": "w", "kind": "wire", "at": {"node": "SW1", "port": "Ethernet0"}}]}`, `Check "w", field frames`},
+		{"wire unknown frames", `{"version": 1, "checks": [{"id": "w", "kind": "wire", "at": {"node": "SW1", "port": "Ethernet0"}, "frames": "bgp"}]}`, `Check "w", field frames: "bgp" is not a kind of frame`},
+		{"wire vlan 0", `{"version": 1, "checks": [{"id": "w", "kind": "wire", "at": {"node": "SW1", "port": "Ethernet0"}, "frames": "vlan:0"}]}`, `Check "w", field frames`},
+		{"wire vlan 4095", `{"version": 1, "checks": [{"id": "w", "kind": "wire", "at": {"node": "SW1", "port": "Ethernet0"}, "frames": "vlan:4095"}]}`, `Check "w", field frames`},
+		{"wire expect", `{"version": 1, "checks": [{"id": "w", "kind": "wire", "at": {"node": "SW1", "port": "Ethernet0"}, "frames": "arp", "expect": "reply"}]}`, `Check "w", field expect`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := l.svc.PutChecks(ctx, l.p.ID, []byte(c.body))
+			wantCode(t, err, app.EINVALID)
+			if !strings.Contains(app.ErrorMessage(err), c.want) {
+				t.Errorf("message %q, want it to say %q", app.ErrorMessage(err), c.want)
+			}
+			if b, err := os.ReadFile(filepath.Join(l.svc.ProjectDir(l.p.ID), app.ChecksFileName)); err != nil || string(b) != good {
+				t.Errorf("after a refused PUT the file holds %q (%v), want the last good one", b, err)
+			}
+		})
+	}
+	// Every kind, valid: written byte for byte, read back parsed.
+	all := "{\"version\": 1,\n \"checks\": [\n" +
+		`{"id": "r", "kind": "reach", "from": "PC1", "to": "10.0.0.2", "expect": "no_reply", "description": "apart"},` + "\n" +
+		`{"id": "m", "kind": "matrix"}, {"id": "m2", "kind": "matrix", "hosts": ["PC1", "PC2"]},` + "\n" +
+		`{"id": "c", "kind": "console", "node": "PC1", "send": "show ip", "expect": "10\\.0\\.0\\.1", "within": "5m"},` + "\n" +
+		`{"id": "w", "kind": "wire", "at": {"node": "PC1", "port": "e0"}, "frames": "vlan:4094", "expect": "never"}]}` + "\n"
+	f, err := l.svc.PutChecks(ctx, l.p.ID, []byte(all))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(l.svc.ProjectDir(l.p.ID), app.ChecksFileName)); string(b) != all {
+		t.Errorf("written %q, want the bytes sent", b)
+	}
+	got, err := l.svc.Checks(ctx, l.p.ID)
+	if err != nil || len(got.Checks) != 5 || got.Checks[4].At.Port != "e0" || len(f.Checks) != 5 {
+		t.Errorf("Checks = %+v, %v", got, err)
+	}
+	// No file: an empty one of the current version.
+	other := mustCreateProject(t, l.svc, "other")
+	if got, err := l.svc.Checks(ctx, other.ID); err != nil || got.Version != app.ChecksVersion || got.Checks == nil || len(got.Checks) != 0 {
+		t.Errorf("no file: %+v, %v", got, err)
+	}
+	if entries, _ := os.ReadDir(l.svc.ProjectDir(l.p.ID)); slices.ContainsFunc(entries, func(e os.DirEntry) bool { return strings.HasSuffix(e.Name(), ".tmp") }) {
+		t.Errorf("a temporary file was left: %v", entries)
+	}
+}
