@@ -22,6 +22,15 @@ describe('the Checks panel', { timeout: 60_000 }, () => {
   let pid;
   const pageErrors = [];
   const row = (id) => page.locator(`[data-testid="check-row"][data-check-id="${id}"]`);
+  /** save clicks Save and waits for the form to close; a refusal fails
+   * at once with the message the form shows. */
+  const save = async () => {
+    await page.getByTestId('check-save').click();
+    const form = page.getByTestId('check-form');
+    const refusal = page.getByTestId('check-form-error');
+    await until(async () => (await form.count()) === 0 || (await refusal.count()) > 0, WAIT, 'the form to close');
+    if ((await refusal.count()) > 0) throw new Error(`the check was refused: ${await refusal.textContent()}`);
+  };
   const shot = async (name) => {
     if (!SHOTS) return;
     mkdirSync(SHOTS, { recursive: true });
@@ -84,8 +93,7 @@ describe('the Checks panel', { timeout: 60_000 }, () => {
     assert.deepEqual((await rest('GET', `/projects/${pid}/checks`)).body.checks, []);
     await form.getByTestId('check-from').selectOption('PC1');
     await form.getByTestId('check-to').selectOption('PC2');
-    await page.getByTestId('check-save').click();
-    await form.waitFor({ state: 'detached' });
+    await save();
     await row('reach-pc1-pc2').waitFor();
 
     await page.getByTestId('checks-add').click();
@@ -93,8 +101,7 @@ describe('the Checks panel', { timeout: 60_000 }, () => {
     await form.getByTestId('check-to-mode').click();
     await form.getByTestId('check-to-address').fill('10.0.0.99');
     await form.getByTestId('check-id').fill('nobody-at-99');
-    await page.getByTestId('check-save').click();
-    await form.waitFor({ state: 'detached' });
+    await save();
     await row('nobody-at-99').waitFor();
 
     const saved = (await rest('GET', `/projects/${pid}/checks`)).body;
