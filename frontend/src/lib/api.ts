@@ -20,7 +20,7 @@ import { openVncLink, type VncHandlers, type VncLink } from './vnclink';
 import type {
   ApplianceFile, ApplianceImport, ComputeCreate, ComputeUpdate,
   Drawing, DrawingCreate, DrawingUpdate, Link, LinkCaptureStart, LinkCreate, LinkUpdate, LiveEvent, LiveState, Node, NodeAction, NodeCreate, NodeDuplicate, NodeUpdate, ProjectCreate,
-  HistoryEntry,
+  HistoryEntry, CheckFile, CheckRunRequest,
   Project, ProjectDuplicate, ProjectUpdate, Image, Template, TemplateCreate, TemplateNodeCreate,
 } from './types';
 
@@ -315,6 +315,31 @@ export const updateDrawing = (pid: string, did: string, body: DrawingUpdate): Pr
   answer(client().PUT('/v2/projects/{project_id}/drawings/{drawing_id}', { ...onDrawing(pid, did), body }));
 export const deleteDrawing = (pid: string, did: string) =>
   done(client().DELETE('/v2/projects/{project_id}/drawings/{drawing_id}', onDrawing(pid, did)));
+
+/** checks is a project's checks file (an empty one when it has none). */
+export const checks = (pid: string) => answer(client().GET('/v2/projects/{project_id}/checks', inProject(pid)));
+/** putChecks replaces a project's checks file; a 400 names the check and field at fault. */
+export const putChecks = (pid: string, body: CheckFile) =>
+  answer(client().PUT('/v2/projects/{project_id}/checks', { ...inProject(pid), body }));
+/** runChecks starts a run (201 at once); check.run.updated follows it. */
+export const runChecks = (pid: string, body: CheckRunRequest = {}) =>
+  answer(client().POST('/v2/projects/{project_id}/checks/run', { ...inProject(pid), body }));
+/** lastCheckRun is a project's newest run (404: none since nodedesk started). */
+export const lastCheckRun = (pid: string) => answer(client().GET('/v2/projects/{project_id}/checks/run', inProject(pid)));
+/** lint is what will not work in a project, found from the project alone. */
+export const lint = (pid: string) => answer(client().GET('/v2/projects/{project_id}/lint', inProject(pid)));
+/** wireMap is, per link, the addresses seen there, and the wire's faults. */
+export const wireMap = (pid: string) => answer(client().GET('/v2/projects/{project_id}/wiremap', inProject(pid)));
+
+/** projectFileUrl is where a browser reads a project file (a check's
+ * capture slice, under project-files/captures); null in the window, whose
+ * page does not reach the REST server. */
+export function projectFileUrl(pid: string, path: string): string | null {
+  const c = conn();
+  if (c.transport === 'window') return null;
+  const base = c.env.location ? `${c.env.location.protocol}//${c.env.location.host}` : '';
+  return `${base}/v2/projects/${encodeURIComponent(pid)}/files/${path.split('/').map(encodeURIComponent).join('/')}`;
+}
 
 /** history is a project's undo and redo stacks, newest first. */
 export const history = (pid: string) => answer(client().GET('/v2/projects/{project_id}/history', inProject(pid)));

@@ -54,6 +54,11 @@ describe('canvas keys', () => {
     expect(commandForKey(k('e', { ctrlKey: true, altKey: true }))).toBeNull();
     expect(commandForKey(k('o'))).toBeNull();
   });
+  it('Ctrl+Shift+K opens or closes the Checks panel; Ctrl+K alone does nothing', () => {
+    expect(commandForKey(k('K', { ctrlKey: true, shiftKey: true }))).toEqual({ kind: 'checks' });
+    expect(commandForKey(k('k', { ctrlKey: true }))).toBeNull();
+    expect(commandForKey(k('K', { ctrlKey: true, shiftKey: true, inField: true }))).toBeNull();
+  });
   it('knows which elements take typing', () => {
     expect(isEditable({ tagName: 'INPUT', type: 'text' } as unknown as EventTarget)).toBe(true);
     expect(isEditable({ tagName: 'INPUT', type: 'checkbox' } as unknown as EventTarget)).toBe(false);

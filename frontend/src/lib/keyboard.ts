@@ -12,6 +12,7 @@ export type KeyCommand =
   | { kind: 'save' }
   | { kind: 'saveAs' }
   | { kind: 'export' }
+  | { kind: 'checks' }
   | { kind: 'undo' }
   | { kind: 'redo' }
   | { kind: 'copy' }
@@ -54,6 +55,7 @@ export const PROJECT_KEYS = {
   open: 'Ctrl+O',
   saveAs: 'Ctrl+Shift+S',
   export: 'Ctrl+E',
+  checks: 'Ctrl+Shift+K',
 } as const;
 
 export function commandForKey(k: KeyInput): KeyCommand | null {
@@ -73,6 +75,7 @@ export function commandForKey(k: KeyInput): KeyCommand | null {
       case 'o': return k.shiftKey ? null : { kind: 'openFile' };
       case 's': return { kind: k.shiftKey ? 'saveAs' : 'save' };
       case 'e': return k.shiftKey ? null : { kind: 'export' };
+      case 'k': return k.shiftKey ? { kind: 'checks' } : null;
       // Never while typing (above): a field's own undo and clipboard stay
       // its own, and so do the terminal's keys (its input is a textarea).
       case 'z': return { kind: k.shiftKey ? 'redo' : 'undo' };

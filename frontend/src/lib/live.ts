@@ -7,7 +7,7 @@ import type { LiveEvent, LiveState } from './types';
 const PROJECT_ACTIONS = new Set([
   'node.created', 'node.updated', 'node.deleted', 'link.created', 'link.updated', 'link.deleted',
   'drawing.created', 'drawing.updated', 'drawing.deleted', 'history.updated',
-  'log.error', 'log.warning', 'log.info',
+  'check.run.updated', 'log.error', 'log.warning', 'log.info',
 ]);
 const GLOBAL_ACTIONS = new Set([
   'project.created', 'project.updated', 'project.deleted', 'project.opened', 'project.closed',
@@ -93,7 +93,7 @@ function subscribeRest(env: Env, pid: string | null, handler: Handler, onState?:
   };
 }
 
-/** subscribe follows live events: a project's node.*, link.*, drawing.*, history.updated and log.* events, or
+/** subscribe follows live events: a project's node.*, link.*, drawing.*, history.updated, check.run.updated and log.* events, or
  * with pid null the project.*, compute.* and template.* events. 'resync' means events may have been
  * missed. Returns the function that stops following. */
 export function subscribe(c: Connection, pid: string | null, handler: Handler, onState?: OnState): () => void {

@@ -59,6 +59,26 @@ export type HistoryEntry = S['HistoryEntry'];
 export type HistoryOrigin = HistoryEntry['origin'];
 /** history.updated: what undo and redo would take now. */
 export type HistoryState = S['HistoryState'];
+/** A project's checks file (checks.json), a check of it and its kind (decision 0070). */
+export type CheckFile = S['CheckFile'];
+export type Check = S['Check'];
+export type CheckKind = Check['kind'];
+/** What a run checks: ids (none: all), or connectivity. */
+export type CheckRunRequest = S['CheckRunRequest'];
+/** One run of the checks, as it goes and once done (check.run.updated). */
+export type CheckRun = S['CheckRun'];
+export type CheckResult = S['CheckResult'];
+export type Verdict = CheckResult['verdict'];
+export type Evidence = S['Evidence'];
+export type Matrix = S['Matrix'];
+export type SeenFrame = S['SeenFrame'];
+export type WireEnd = S['WireEnd'];
+/** What lint found in a project, and one finding. */
+export type LintReport = S['LintReport'];
+export type LintFinding = S['LintFinding'];
+/** The wire map: per link the addresses seen, and the wire's faults. */
+export type WireMap = S['WireMap'];
+export type WireFault = S['WireFault'];
 /** A compute server: "local" (nodedesk itself) or a remote one. */
 export type Compute = S['Compute'];
 export type ComputeCreate = S['ComputeCreate'];
@@ -121,6 +141,8 @@ export type LiveEvent =
   | { action: 'drawing.created' | 'drawing.updated' | 'drawing.deleted'; event: DrawingEvent }
   | { action: 'project.created' | 'project.updated' | 'project.deleted' | 'project.opened' | 'project.closed'; event: Project }
   | { action: 'history.updated'; event: HistoryState }
+  /** A run of the project's checks moved on: the whole run, after each verdict. */
+  | { action: 'check.run.updated'; event: CheckRun }
   | { action: 'compute.created' | 'compute.updated' | 'compute.deleted'; event: Compute }
   /** A user template made, changed or removed, by this page or any other client (the GNS3 GUI's wizard). */
   | { action: 'template.created' | 'template.updated' | 'template.deleted'; event: Template }

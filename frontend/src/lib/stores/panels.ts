@@ -1,6 +1,7 @@
 // Which side panels are shown: the projects list, the devices palette and
 // the properties inspector each collapse, so that the canvas can take the
-// window; the choice is kept in the browser across reloads.
+// window, and the Checks panel opens beside the inspector; the choice is
+// kept in the browser across reloads.
 
 import { writable } from 'svelte/store';
 
@@ -8,16 +9,18 @@ export interface Panels {
   projects: boolean;
   palette: boolean;
   inspector: boolean;
+  /** The Checks panel ("check my lab"): hidden until asked for. */
+  checks: boolean;
 }
 
 export const PANELS_KEY = 'nodedesk.panels';
-const ALL: Panels = { projects: true, palette: true, inspector: true };
+const ALL: Panels = { projects: true, palette: true, inspector: true, checks: false };
 
 function load(): Panels {
   try {
     const v = JSON.parse(localStorage.getItem(PANELS_KEY) ?? 'null');
     if (v && typeof v === 'object') {
-      return { projects: v.projects !== false, palette: v.palette !== false, inspector: v.inspector !== false };
+      return { projects: v.projects !== false, palette: v.palette !== false, inspector: v.inspector !== false, checks: v.checks === true };
     }
   } catch {
     // No storage (or a bad value): every panel shown.

@@ -111,6 +111,7 @@ export function applyProjectEvent(e: LiveEvent): void {
     case 'link.created': case 'link.updated': case 'link.deleted':
     case 'drawing.created': case 'drawing.updated': case 'drawing.deleted':
     case 'history.updated':
+    case 'check.run.updated':
     case 'compute.created': case 'compute.updated': case 'compute.deleted':
     case 'template.created': case 'template.updated': case 'template.deleted':
     case 'log.error': case 'log.warning': case 'log.info':

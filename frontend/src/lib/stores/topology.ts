@@ -8,6 +8,7 @@ import { removeDrawing, setDrawings, upsertDrawing } from './drawings';
 import { removeLink, setLinks, upsertLink } from './links';
 import { removeNode, setNodes, upsertNode } from './nodes';
 import { applyHistoryEvent, followHistory, reloadHistory } from './history';
+import { applyCheckRunEvent, followChecks, lintSoon, reloadLint, reloadRun } from './checks';
 import { clearSelection, selectNodes } from './selection';
 import { togglePanel } from './panels';
 import { waitingPorts } from '../../nodekinds/cloud/model';
@@ -24,6 +25,9 @@ let shown: string | null = null;
 
 /** applyTopologyEvent folds a node, link or drawing event into the stores. */
 export function applyTopologyEvent(e: LiveEvent): void {
+  // A change to nodes or links may change what lint finds: read it again
+  // once changes pause.
+  if (e.action.startsWith('node.') || e.action.startsWith('link.')) lintSoon();
   switch (e.action) {
     case 'node.created':
     case 'node.updated':
@@ -49,6 +53,9 @@ export function applyTopologyEvent(e: LiveEvent): void {
     case 'history.updated':
       applyHistoryEvent(e.event);
       return;
+    case 'check.run.updated':
+      applyCheckRunEvent(e.event);
+      return;
     case 'log.error':
     case 'log.warning':
     case 'log.info': // a remote compute's sentence for the user
@@ -58,6 +65,8 @@ export function applyTopologyEvent(e: LiveEvent): void {
       if (shown) {
         void reload(shown);
         void reloadHistory(shown);
+        void reloadRun(shown);
+        void reloadLint(shown);
       }
       return;
     case 'project.created': case 'project.updated': case 'project.deleted':
@@ -115,6 +124,7 @@ export function showProject(pid: string | null): void {
   setDrawings([]);
   clearSelection();
   followHistory(pid);
+  followChecks(pid);
   if (pid === null) {
     topologyState.set('idle');
     return;
