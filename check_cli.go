@@ -289,6 +289,13 @@ func (c *checker) runLab(ctx context.Context, pid string, start bool) exitStatus
 func (c *checker) report(run *app.CheckRun) exitStatus {
 	for _, r := range run.Results {
 		fmt.Fprintf(c.out, "%s %s: %s\n", strings.ToUpper(r.Verdict), r.CheckID, r.Message)
+		if r.Verdict == app.VerdictFail {
+			for _, ev := range r.Evidence { // what the hosts said, for the CI log
+				for _, l := range lastLines(ev.Lines, evidenceLines) {
+					fmt.Fprintf(c.out, "    %s: %s\n", ev.Kind, l)
+				}
+			}
+		}
 		if m := r.Matrix; m != nil {
 			for _, w := range m.Why {
 				if w.From < len(m.Hosts) && w.To < len(m.Hosts) {
@@ -309,6 +316,23 @@ func (c *checker) report(run *app.CheckRun) exitStatus {
 		return exitCannot
 	}
 	return 0
+}
+
+// evidenceLines is how many lines of a host's console a failure shows.
+const evidenceLines = 6
+
+// lastLines is the last n of lines, without the empty ones.
+func lastLines(lines []string, n int) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out
 }
 
 // restClient calls a nodedesk's REST API.

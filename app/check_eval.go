@@ -372,18 +372,17 @@ func (e *checkEval) wire(ctx context.Context, l *lab, c Check) CheckResult {
 	defer t.Stop()
 	deadline := time.NewTimer(within)
 	defer deadline.Stop()
+watch:
 	for !found {
 		select {
 		case <-ctx.Done():
 			return verdict(VerdictError, "The run was cut short before %s could be watched for %s", at, within)
 		case <-deadline.C:
+			break watch
 		case <-t.C:
-			if now, _ := e.seenKind(lk.ID, c.Frames); now.Count > base.Count {
-				found = true
-			}
-			continue
+			now, _ := e.seenKind(lk.ID, c.Frames)
+			found = now.Count > base.Count
 		}
-		break
 	}
 	seen, frames := e.seenKind(lk.ID, c.Frames)
 	res := CheckResult{}
