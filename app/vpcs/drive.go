@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os/exec"
 	"regexp"
 	"strings"
 	"time"
@@ -69,9 +70,14 @@ func (r *Runner) Ping(ctx context.Context, nodeID, addr string, timeout time.Dur
 		return app.PingResult{}, app.Errorf(app.EINVALID, "%q is not an IPv4 address; VPCS pings IPv4 addresses", addr)
 	}
 	addr = ip.String()
+	if r.smallARPTable() {
+		if _, _, err := r.command(ctx, nodeID, "clear arp", busyWait, false); err != nil {
+			return app.PingResult{}, err
+		}
+	}
 	ms := max(int(timeout/time.Millisecond), 1)
 	cmd := fmt.Sprintf("ping %s -c %d -i 10 -w %d", addr, pingCount, ms)
-	out, done, err := r.command(ctx, nodeID, cmd, timeout*pingCount+pingSlack)
+	out, done, err := r.command(ctx, nodeID, cmd, timeout*pingCount+pingSlack, true)
 	res := app.PingResult{Sent: pingCount, Lines: answerLines(out, cmd)}
 	for _, m := range replyRE.FindAllSubmatch(out, -1) {
 		if string(m[1]) == addr {
@@ -82,7 +88,7 @@ func (r *Runner) Ping(ctx context.Context, nodeID, addr string, timeout time.Dur
 		return app.PingResult{}, err
 	}
 	if !done && res.Received == 0 {
-		res.Lines = append(res.Lines, fmt.Sprintf("(no reply within %v)", timeout))
+		res.Lines = append(termproc.Lines(out), fmt.Sprintf("(no reply within %v)", timeout))
 	}
 	return res, nil
 }
@@ -119,7 +125,7 @@ func (r *Runner) Converse(ctx context.Context, nodeID, send string, expect *rege
 // drops keys typed while it is busy, and those that come with an Enter it
 // had not read yet: a command that was not echoed, or that came back with
 // no answer at all, is typed again (at most tries times).
-func (r *Runner) command(ctx context.Context, nodeID, cmd string, limit time.Duration) (out []byte, done bool, err error) {
+func (r *Runner) command(ctx context.Context, nodeID, cmd string, limit time.Duration, answers bool) (out []byte, done bool, err error) {
 	p, err := r.get(nodeID)
 	if err != nil {
 		return nil, false, err
@@ -153,7 +159,7 @@ func (r *Runner) command(ctx context.Context, nodeID, cmd string, limit time.Dur
 			talk.EndWhen(atPrompt, busyWait)
 			return out, false, nil
 		}
-		if len(answerLines(out, cmd)) == 0 {
+		if answers && len(answerLines(out, cmd)) == 0 {
 			continue // echoed, but VPCS read it with an Enter before it and dropped it
 		}
 		talk.End()
@@ -161,6 +167,17 @@ func (r *Runner) command(ctx context.Context, nodeID, cmd string, limit time.Dur
 	}
 	talk.EndWhen(atPrompt, busyWait)
 	return nil, false, app.Errorf(app.ECONFLICT, "%s did not take %q typed on its console %d times: it may be busy; look at its console", p.p.Name, cmd, tries)
+}
+
+// smallARPTable says whether the VPCS nodedesk runs is one before 0.8,
+// whose ARP table is small and keeps what it learnt for 120 s, also the
+// hosts that asked for its address: one that heard from many others
+// cannot resolve a new one for two minutes. Its ping is then preceded by
+// `clear arp`, which a user of such a lab types too: the table is learnt
+// again, nothing of the host's configuration changes.
+func (r *Runner) smallARPTable() bool {
+	bin, err := exec.LookPath(r.c.Binary)
+	return err == nil && !r.canTurnOffRelay(bin)
 }
 
 // tries bounds how many times a command is typed.
@@ -174,7 +191,21 @@ const tries = 3
 func ready(ctx context.Context, talk *termproc.Talk) error {
 	entered := false
 	start := time.Now()
-	for !atPrompt(talk.Tail()) {
+	for {
+		if atPrompt(talk.Tail()) {
+			// VPCS prints its prompt a moment before it reads keys
+			// again: typed in between, they may be lost. It has
+			// settled once it printed nothing more for a while.
+			n := len(talk.Output())
+			_, more, err := talk.Until(ctx, func(out []byte) bool { return len(out) > n }, settle)
+			if err != nil {
+				return err
+			}
+			if !more {
+				return nil
+			}
+			continue
+		}
 		if time.Since(start) > busyWait {
 			return app.Errorf(app.ECONFLICT, "VPCS did not show its prompt within %v; it may be busy with a long command: look at its console", busyWait)
 		}
@@ -187,8 +218,11 @@ func ready(ctx context.Context, talk *termproc.Talk) error {
 			return err
 		}
 	}
-	return nil
 }
+
+// settle is how long VPCS's output must rest after its prompt before a
+// command is typed.
+const settle = 30 * time.Millisecond
 
 // dialogErr says what went wrong in a dialog with a node.
 func (r *Runner) dialogErr(p *proc, err error) error {
