@@ -47,6 +47,10 @@ const shutdownGrace = 10 * time.Second
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		var status exitStatus
+		if errors.As(err, &status) { // nodedesk check has said why
+			os.Exit(int(status))
+		}
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "nodedesk:", err)
 			os.Exit(1)
@@ -165,11 +169,20 @@ func run(args []string, stdout, stderr io.Writer) error {
 	// leads to a clean shutdown rather than the default of dying at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if len(args) > 0 && args[0] == "check" { // nodedesk check (check_cli.go)
+		return checkCommand(ctx, args[1:], stdout, stderr)
+	}
 	o, err := parseFlags(args, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	return serve(ctx, o, stderr, nil)
+}
+
+// serve runs nodedesk with o until ctx ends, logging to logw; ready, when
+// set, is told the API's URL once it serves.
+func serve(ctx context.Context, o cliOptions, logw io.Writer, ready func(url string)) error {
+	logger := slog.New(slog.NewTextHandler(logw, nil))
 
 	st, err := store.Open(o.db)
 	if err != nil {
@@ -253,6 +266,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		logger.Warn("the API is reachable from other machines; use --listen 127.0.0.1:PORT to keep it local", "listen", o.listen)
 	}
 	logger.Info("nodedesk is serving", "url", srv.URL(), "store", o.db, "version", version)
+	if ready != nil {
+		ready(srv.URL())
+	}
 
 	if o.headless {
 		<-ctx.Done()

@@ -15,7 +15,8 @@ import (
 
 // Notification streams, as GNS3 clients read them: a project stream
 // (node.*, link.* and drawing.* of one project, and nodedesk's
-// history.updated, which GNS3 clients ignore) and the controller stream
+// history.updated and check.run.updated, a whole app.CheckRun as it goes,
+// which GNS3 clients ignore) and the controller stream
 // (project.*, compute.* and template.*), each as a chunked HTTP response
 // of one JSON object a line and as a websocket of one JSON text message
 // each. Every stream opens with a ping and pings again after pingEvery

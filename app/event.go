@@ -31,6 +31,10 @@ const (
 	// project (a *HistoryState), after each change, undo and redo:
 	// nodedesk's own, which GNS3 clients ignore.
 	EventHistoryUpdated EventAction = "history.updated"
+	// EventCheckRunUpdated carries a run of a project's checks (a whole
+	// *CheckRun) at its start, after each verdict and at its end:
+	// nodedesk's own, which GNS3 clients ignore (decision 0070).
+	EventCheckRunUpdated EventAction = "check.run.updated"
 	// EventNIOCreated, EventNIOUpdated and EventNIODeleted follow the NIOs
 	// a controller sets on this compute (payload *NIO): for the data
 	// plane only (Internal).
