@@ -1,7 +1,9 @@
 // The console dock never hides the lab (issue 40): the canvas ends above
 // the dock, a node placed low stays in view and clickable once the dock
 // opens, fit uses the space above it; the console tabs come back after a
-// reload and reconnect; a double-click on a stopped node shows its panel.
+// reload and reconnect; a double-click on a stopped node shows its panel;
+// a missing image is told in the panel before a start; the project title
+// is whole in a 1280 px window.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,11 +27,12 @@ describe('console dock', { timeout: 90_000 }, () => {
   before(async () => {
     server = await startServer();
     rest = restClient(server.url);
-    pid = (await rest('POST', '/projects', { name: 'dock lab' })).body.project_id;
+    pid = (await rest('POST', '/projects', { name: 'Branch office lab' })).body.project_id;
     const mk = async (body) => (await rest('POST', `/projects/${pid}/nodes`, body)).body.node_id;
     ids.pc1 = await mk({ node_type: 'vpcs', name: 'PC1', x: 0, y: 0 });
     ids.low = await mk({ node_type: 'vpcs', name: 'Low', x: 300, y: 700 }); // placed low
     ids.pc3 = await mk({ node_type: 'vpcs', name: 'PC3', x: 500, y: 0 });
+    ids.vm = await mk({ node_type: 'qemu', name: 'VM1', x: 500, y: 250, properties: { hda_disk_image: 'absent.qcow2' } });
     assert.equal((await rest('POST', `/projects/${pid}/nodes/${ids.pc1}/start`, {})).status, 200);
     browser = await launchBrowser();
     page = await browser.context.newPage();
@@ -53,6 +56,14 @@ describe('console dock', { timeout: 90_000 }, () => {
     const [n, dock, canvas] = [await box(node(name)), await box(page.getByTestId('console-dock')), await box(page.getByTestId('canvas'))];
     return n && dock && canvas && n.y >= canvas.y && n.y + n.height <= dock.y + 0.5 && canvas.y + canvas.height <= dock.y + 1;
   }
+
+  test('in a 1280 px window the project title is whole, and the toolbar fits', async () => {
+    const title = page.getByTestId('project-title');
+    const [w, full] = await title.evaluate((h) => [h.clientWidth, h.scrollWidth]);
+    assert.ok(w >= full && w > 100, `the title shows ${w} of its ${full} px`);
+    const close = await box(page.getByTestId('project-close'));
+    assert.ok(close.x + close.width <= 1280, `the Close button ends at ${close.x + close.width} px`);
+  });
 
   test('with the dock open, a node placed low stays in view and clickable', async () => {
     await clickNode(page, 'PC1', { double: true });
@@ -90,6 +101,16 @@ describe('console dock', { timeout: 90_000 }, () => {
     await clickNode(page, 'PC3', { double: true });
     await until(async () => (await page.getByTestId('panel-node-name').textContent()) === 'PC3', WAIT, "PC3's panel");
     await page.getByTestId('toast-info').filter({ hasText: 'PC3 is stopped' }).getByTestId('toast-action').waitFor();
+  });
+
+  test("a missing image is told in the node's panel before any start", async () => {
+    await clickNode(page, 'VM1');
+    const m = page.getByTestId('panel-missing-image');
+    await m.waitFor();
+    assert.match(await m.textContent(), /VM1 cannot start: its hda_disk_image: .*absent\.qcow2/);
+    await clickNode(page, 'PC3');
+    await until(async () => (await page.getByTestId('panel-node-name').textContent()) === 'PC3', WAIT, "PC3's panel");
+    assert.equal(await m.count(), 0, 'a VPCS names no image');
     assert.deepEqual(pageErrors, []);
   });
 });
