@@ -272,7 +272,7 @@ func (r *Runner) gather(ctx context.Context, st *startPlan) error {
 		return app.Errorf(app.EINTERNAL, "This machine's capabilities could not be read: %v", err)
 	}
 	if st.caps, st.refused = labCaps(bnd); !slices.Contains(st.caps, "CAP_NET_ADMIN") {
-		return app.Errorf(app.ECONFLICT, "%s cannot start: this machine allows no container CAP_NET_ADMIN (it is not in the capability bounding set), and a lab node needs it for its interfaces. Run nodedesk where CAP_NET_ADMIN is allowed", st.p.Name)
+		return app.Errorf(app.ECONFLICT, "%s cannot start: this machine does not let containers manage their own network interfaces, which a lab node needs. Run nodedesk outside the sandbox or container it runs in now (technically: CAP_NET_ADMIN is not in its capability bounding set)", st.p.Name)
 	}
 	return nil
 }
