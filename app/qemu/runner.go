@@ -113,7 +113,7 @@ func (r *Runner) Runs(t app.NodeType) bool { return t == app.QEMU }
 
 // NoKVMNote is what a user is told of a guest that runs without KVM
 // (after its name; the reason is the note's detail).
-const NoKVMNote = "runs slowly: this machine gives it no hardware acceleration (KVM). Its guests boot and run several times slower; nothing needs to change for a lab to work"
+const NoKVMNote = "runs slowly: this machine gives QEMU no hardware acceleration (KVM), so the project's VMs boot and run several times slower. Nothing needs to change for the lab to work"
 
 // Start starts a node's QEMU and returns once its monitor answers, with
 // the command line it ran. The node's disks are made first (linked
