@@ -351,6 +351,39 @@ func (s *Service) nodeImages(n *Node) (map[string]string, error) {
 	return found, nil
 }
 
+// NodeImage is an image a node's properties name, and whether its start
+// would find it: Message says, when it is missing, what to do.
+type NodeImage struct {
+	Property string `json:"property"`
+	Name     string `json:"name"`
+	Found    bool   `json:"found"`
+	Message  string `json:"message,omitempty"`
+}
+
+// NodeImages tells, before any start, which images node ref's properties
+// name and whether they are there, looked for as a start looks for them
+// (nodeImages), so that a node's panel can say an image is missing.
+// Codes: ENOTFOUND.
+func (s *Service) NodeImages(ctx context.Context, ref NodeRef) ([]NodeImage, error) {
+	n, err := s.FindNode(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	out := []NodeImage{}
+	for _, k := range n.Type.ImageProperties() {
+		var name string
+		if raw, ok := n.Properties.Extra[k]; !ok || json.Unmarshal(raw, &name) != nil || name == "" {
+			continue
+		}
+		im := NodeImage{Property: k, Name: name, Found: true}
+		if _, err := s.findImageFile(n.Type.kind().imageKind, name, true); err != nil {
+			im.Found, im.Message = false, fmt.Sprintf("%s cannot start: its %s: %s", n.Name, k, ErrorMessage(err))
+		}
+		out = append(out, im)
+	}
+	return out, nil
+}
+
 // propertiesJSON is n's properties object as GNS3 keys it, every default
 // filled in (a node stored before a key existed lacks it), for a Runner.
 func propertiesJSON(n *Node) map[string]json.RawMessage {

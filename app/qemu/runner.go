@@ -111,8 +111,9 @@ func New(c Config) *Runner {
 // Runs reports whether t is QEMU.
 func (r *Runner) Runs(t app.NodeType) bool { return t == app.QEMU }
 
-// NoKVMNote is what a user is told of a guest that runs without KVM.
-const NoKVMNote = "running without hardware acceleration: slower"
+// NoKVMNote is what a user is told of a guest that runs without KVM
+// (after its name; the reason is the note's detail).
+const NoKVMNote = "runs slowly: this machine gives QEMU no hardware acceleration (KVM), so the project's VMs boot and run several times slower. Nothing needs to change for the lab to work"
 
 // Start starts a node's QEMU and returns once its monitor answers, with
 // the command line it ran. The node's disks are made first (linked
@@ -161,7 +162,7 @@ func (r *Runner) Start(p app.Process) (string, error) {
 		l.kvm = ok
 		// Once a project: each guest's panel says it too.
 		if first := r.guests.FirstInProject(p.ProjectID); !ok && first {
-			r.guests.Note(p.Ref(), p.Name+" is "+NoKVMNote+" ("+why+")")
+			r.guests.Note(p.Ref(), app.Note{Message: fmt.Sprintf("%q %s", p.Name, NoKVMNote), Detail: "Why there is no KVM: " + why})
 		}
 	}
 	args, err := l.args()

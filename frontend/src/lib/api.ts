@@ -216,6 +216,9 @@ export const deleteSnapshot = (pid: string, sid: string) =>
 
 export const listNodes = async (pid: string) =>
   (await answer(client().GET('/v2/projects/{project_id}/nodes', inProject(pid)))).map(asNode);
+/** listNodeImages: the images node nid names, each found or missing (a
+ * missing one is told in its panel before any start). */
+export const listNodeImages = (pid: string, nid: string) => answer(client().GET('/v2/projects/{project_id}/nodes/{node_id}/images', onNode(pid, nid)));
 export const getNode = async (pid: string, nid: string) =>
   asNode(await answer(client().GET('/v2/projects/{project_id}/nodes/{node_id}', onNode(pid, nid))));
 export const createNodeFromTemplate = async (pid: string, tid: string, body: TemplateNodeCreate) =>

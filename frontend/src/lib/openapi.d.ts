@@ -1016,6 +1016,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/projects/{project_id}/nodes/{node_id}/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** nodedesk's extension: the images a node's properties name, each found or missing in the image folders, as its start would look for them; so a node's panel tells of a missing image before the start fails. Empty for a type that runs no image. */
+        get: operations["listNodeImages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/projects/{project_id}/nodes/{node_id}/console/ws": {
         parameters: {
             query?: never;
@@ -5716,6 +5733,17 @@ export interface components {
         };
         /** @description Optional body of a start, stop, suspend or reload call; accepted and ignored. */
         NodeAction: Record<string, unknown>;
+        /** @description An image a node's properties name, and whether its start would find it. */
+        NodeImage: {
+            /** @description The property that names it (hda_disk_image, image, path). */
+            property: string;
+            /** @description The image as the property names it. */
+            name: string;
+            /** @description Whether the image folders hold it. */
+            found: boolean;
+            /** @description When missing: what is wrong and what to do, in plain words. */
+            message?: string;
+        };
         /** @description One message of a notification stream. */
         Notification: {
             /** @description Name of the event, such as ping or node.updated. */
@@ -11343,6 +11371,49 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Link"][];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listNodeImages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeImage"][];
                 };
             };
             /** @description The request is invalid. */
