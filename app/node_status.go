@@ -217,6 +217,7 @@ func (s *Service) startProcess(ctx context.Context, r Runner, ref NodeRef) (*Nod
 	if err != nil {
 		return nil, s.endTaken(n, err)
 	}
+	s.watchBoot(r, ref) // before the record, so that its event says booting
 	return s.recordStatus(ctx, ref, Started, &cmdline)
 }
 
@@ -233,6 +234,9 @@ func (s *Service) recordStatus(ctx context.Context, ref NodeRef, st Status, comm
 		}
 		c := *n
 		c.Status = st
+		if st == Stopped {
+			s.clearBoot(c.ID, nil) // its process is gone
+		}
 		if commandLine != nil {
 			c.CommandLine = commandLine
 		}
@@ -257,7 +261,26 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 	errs := make([]error, len(nodes))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, projectActionWidth)
+	boots := make(chan struct{}, startPace.width) // held from a start to its boot
 	var skipped []string
+	var paced []int // started after the others, a few at a time
+	act := func(i int, pace bool) {
+		n := nodes[i]
+		wg.Add(1)
+		if pace {
+			boots <- struct{}{}
+		}
+		slots <- struct{}{}
+		go func() {
+			_, errs[i] = s.NodeAction(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, a)
+			<-slots
+			wg.Done() // the answer waits for the starts, not for the last boots
+			if pace {
+				s.awaitBoot(ctx, n.ID) // its boot slot is the next one's once it has booted
+				<-boots
+			}
+		}()
+	}
 	for i, n := range nodes {
 		next, st := n.Type.Lifecycle().transition(n.Status, a)
 		if n.Type.notRun(st) {
@@ -267,12 +290,14 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 		if next == n.Status && st == stepNone {
 			continue // nothing to do for this node
 		}
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			_, errs[i] = s.NodeAction(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, a)
-		}()
+		if _, boots := s.runner(n.Type).(BootWatcher); boots && st == stepStart && !n.Remote() {
+			paced = append(paced, i)
+			continue
+		}
+		act(i, false)
+	}
+	for _, i := range paced {
+		act(i, true)
 	}
 	wg.Wait()
 	if len(skipped) > 0 {
