@@ -28,6 +28,30 @@ type BootWatcher interface {
 type boots struct {
 	mu      sync.Mutex
 	booting map[string]<-chan struct{}
+	// queues end each project's Start all queue (startQueue).
+	queues map[string]context.CancelFunc
+}
+
+// startQueue ends what is left of a project's last Start all (the nodes
+// still waiting for their turn) and, for a Start, returns the context of
+// the new one's queue; for another action, an ended one.
+func (s *Service) startQueue(projectID string, a Action) context.Context {
+	s.boot.mu.Lock()
+	defer s.boot.mu.Unlock()
+	if cancel := s.boot.queues[projectID]; cancel != nil {
+		cancel()
+		delete(s.boot.queues, projectID)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if a != Start {
+		cancel()
+		return ctx
+	}
+	if s.boot.queues == nil {
+		s.boot.queues = map[string]context.CancelFunc{}
+	}
+	s.boot.queues[projectID] = cancel
+	return ctx
 }
 
 // Booting reports whether the node with id runs and has not booted yet.

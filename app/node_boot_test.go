@@ -37,11 +37,15 @@ func (r *bootRunner) Booted(nodeID string) <-chan struct{} {
 	return r.boots[nodeID]
 }
 
-// boot says that node id has booted.
+// boot says that node id has booted (once is enough).
 func (r *bootRunner) boot(id string) {
 	r.bmu.Lock()
 	defer r.bmu.Unlock()
-	close(r.boots[id])
+	select {
+	case <-r.boots[id]:
+	default:
+		close(r.boots[id])
+	}
 }
 
 func (r *bootRunner) started() []string {
@@ -108,46 +112,47 @@ func TestService_Booting(t *testing.T) {
 }
 
 // TestService_StartAllPaced: Start all runs at most the pace's width of
-// booting nodes at once; the next starts when one of them has booted.
+// booting nodes at once and answers once they started; the next starts
+// when one of them has booted; a Stop all ends the queue, and the nodes
+// still waiting never start.
 func TestService_StartAllPaced(t *testing.T) {
 	ctx := context.Background()
 	svc, _, r := newBootService(t)
 	pid := mustCreateProject(t, svc, "lab").ID
 	width := app.StartPaceWidth()
-	for range width + 2 {
+	for range width + 3 {
 		mustCreateVPCS(t, svc, pid)
 	}
-	done := make(chan error, 1)
-	go func() { done <- svc.ProjectAction(ctx, pid, app.Start) }()
-	if !kit.WaitFor(10*time.Second, func() bool { return len(r.started()) >= width }) {
-		t.Fatalf("%d nodes started, want %d", len(r.started()), width)
+	if err := svc.ProjectAction(ctx, pid, app.Start); err != nil {
+		t.Fatal(err)
 	}
-	for i := width; i < width+2; i++ {
-		first := r.started()
-		if len(first) != i {
-			t.Fatalf("%d nodes started before one of %d booted, want %d: they are not paced", len(first), i, i)
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("Start all answered (%v) before every node started", err)
-		default:
-		}
-		r.boot(first[i-width])
-		if !kit.WaitFor(10*time.Second, func() bool { return len(r.started()) > i }) {
-			t.Fatalf("a node booted and the next did not start (%d started)", len(r.started()))
-		}
+	if got := len(r.started()); got != width {
+		t.Fatalf("Start all answered with %d nodes started, want the first %d: they are not paced", got, width)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Start all did not answer once every node had started")
+	first := r.started()
+	r.boot(first[0])
+	if !kit.WaitFor(10*time.Second, func() bool { return len(r.started()) == width+1 }) {
+		t.Fatalf("a node booted and the next did not start (%d started)", len(r.started()))
+	}
+	if got := len(r.started()); got != width+1 {
+		t.Fatalf("one node booted and %d started, want %d", got, width+1)
+	}
+	if err := svc.ProjectAction(ctx, pid, app.Stop); err != nil {
+		t.Fatal(err)
 	}
 	for _, id := range r.started() {
-		if n, err := svc.FindNode(ctx, app.NodeRef{ProjectID: pid, NodeID: id}); err != nil || n.Status != app.Started {
-			t.Errorf("node %s: %v %v, want started", id, n, err)
+		r.boot(id) // were the queue alive, the last two would start now
+	}
+	nodes, err := svc.FindNodes(ctx, pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kit.WaitFor(200*time.Millisecond, func() bool { return len(r.started()) > width+1 }) {
+		t.Errorf("%d nodes started after Stop all, want %d: the queue went on", len(r.started()), width+1)
+	}
+	for _, n := range nodes {
+		if n := mustFindNode(t, svc, n); n.Status != app.Stopped {
+			t.Errorf("%s is %s after Stop all", n.Name, n.Status)
 		}
 	}
 }

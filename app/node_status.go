@@ -249,7 +249,9 @@ func (s *Service) recordStatus(ctx context.Context, ref NodeRef, st Status, comm
 
 // ProjectAction applies a lifecycle action to every node of a project. All
 // nodes are tried; the first error, if any, is returned, and the others are
-// told on the project's stream. Nodes of the
+// told on the project's stream. A Start paces the nodes that boot
+// (startPace, node_boot.go): it answers once the first of them started,
+// and starts the rest in the background as those boot. Nodes of the
 // emulators nodedesk does not run are left out of anything but a stop, so
 // that a project that holds one still starts. Codes: ENOTFOUND, and those
 // of NodeAction.
@@ -261,9 +263,10 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 	errs := make([]error, len(nodes))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, projectActionWidth)
+	queue := s.startQueue(projectID, a) // a new action ends the last Start all's queue
 	boots := make(chan struct{}, startPace.width) // held from a start to its boot
 	var skipped []string
-	var paced []int // started after the others, a few at a time
+	var paced []int // the nodes that boot, a few at a time
 	act := func(i int, pace bool) {
 		n := nodes[i]
 		wg.Add(1)
@@ -274,9 +277,9 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 		go func() {
 			_, errs[i] = s.NodeAction(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, a)
 			<-slots
-			wg.Done() // the answer waits for the starts, not for the last boots
+			wg.Done()
 			if pace {
-				s.awaitBoot(ctx, n.ID) // its boot slot is the next one's once it has booted
+				s.awaitBoot(queue, n.ID) // its boot slot is the next one's once it has booted
 				<-boots
 			}
 		}()
@@ -296,8 +299,36 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 		}
 		act(i, false)
 	}
-	for _, i := range paced {
+	// The first of the nodes that boot start with the others, and the
+	// answer waits for them; the rest start in the background, each once
+	// one before it has booted (or after the bound), until a new action
+	// on the project ends the queue. Their errors are told.
+	now := min(len(paced), startPace.width)
+	for _, i := range paced[:now] {
 		act(i, true)
+	}
+	if rest := paced[now:]; len(rest) > 0 {
+		go func() {
+			for _, i := range rest {
+				select {
+				case boots <- struct{}{}:
+				case <-queue.Done():
+					return
+				}
+				n := nodes[i]
+				go func() {
+					defer func() { <-boots }()
+					if queue.Err() != nil {
+						return
+					}
+					if _, err := s.NodeAction(queue, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, a); err != nil {
+						s.tell(EventLogError, projectID, ErrorMessage(err))
+						return
+					}
+					s.awaitBoot(queue, n.ID)
+				}()
+			}
+		}()
 	}
 	wg.Wait()
 	if len(skipped) > 0 {
