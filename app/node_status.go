@@ -263,7 +263,7 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 	errs := make([]error, len(nodes))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, projectActionWidth)
-	queue := s.startQueue(projectID, a) // a new action ends the last Start all's queue
+	queue := s.startQueue(projectID, a)           // a new action ends the last Start all's queue
 	boots := make(chan struct{}, startPace.width) // held from a start to its boot
 	var skipped []string
 	var paced []int // the nodes that boot, a few at a time
