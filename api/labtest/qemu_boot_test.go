@@ -87,7 +87,7 @@ func TestQEMU_StartPace(t *testing.T) {
 		// Each console is dialled once its node runs, and waits for the
 		// guest's shell: booted (first output) and ready times per guest.
 		var mu sync.Mutex
-		var lastBooted, lastReady time.Duration
+		var lastBooted, lastReady, sumReady time.Duration
 		var wg sync.WaitGroup
 		for i, n := range nodes {
 			wg.Go(func() {
@@ -99,7 +99,7 @@ func TestQEMU_StartPace(t *testing.T) {
 				ok := cs[i].Expect(qemutest.GuestReady, false, 3*bootWait)
 				r := time.Since(began)
 				mu.Lock()
-				lastBooted, lastReady = max(lastBooted, b), max(lastReady, r)
+				lastBooted, lastReady, sumReady = max(lastBooted, b), max(lastReady, r), sumReady+r
 				mu.Unlock()
 				if !ok {
 					t.Errorf("%s did not boot", n["name"])
@@ -108,7 +108,8 @@ func TestQEMU_StartPace(t *testing.T) {
 		}
 		wg.Wait()
 		<-done
-		fmt.Printf("pace: %d guests, paced=%v: last booted %v, last ready %v\n", guests, paced, lastBooted.Round(100*time.Millisecond), lastReady.Round(100*time.Millisecond))
+		fmt.Printf("pace: %d guests, paced=%v: last booted %v, last ready %v, mean ready %v\n", guests, paced, lastBooted.Round(100*time.Millisecond),
+			lastReady.Round(100*time.Millisecond), (sumReady / time.Duration(guests)).Round(100*time.Millisecond))
 		l.Do("POST", "/v2/projects/"+pid+"/nodes/stop", nil).Want(t, 204)
 	}
 }
