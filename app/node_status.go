@@ -234,9 +234,6 @@ func (s *Service) recordStatus(ctx context.Context, ref NodeRef, st Status, comm
 		}
 		c := *n
 		c.Status = st
-		if st == Stopped {
-			s.clearBoot(c.ID, nil) // its process is gone
-		}
 		if commandLine != nil {
 			c.CommandLine = commandLine
 		}
@@ -244,6 +241,9 @@ func (s *Service) recordStatus(ctx context.Context, ref NodeRef, st Status, comm
 		emit(EventNodeUpdated, c.ProjectID, &c)
 		return tx.PutNode(&c)
 	})
+	if err == nil && st == Stopped {
+		s.clearBoot(ref.NodeID, nil) // its process is gone
+	}
 	return n, err
 }
 

@@ -419,7 +419,7 @@ type NodeShown struct {
 // ShowNode says where n runs, as the controller view shows it.
 func (s *Service) ShowNode(n *Node) NodeShown {
 	if !n.Remote() {
-		return NodeShown{ComputeID: LocalCompute, ConsoleHost: s.c.ConsoleHost, Console: n.Console, Connected: true, Status: n.Status, Booting: s.Booting(n.ID)}
+		return NodeShown{ComputeID: LocalCompute, ConsoleHost: s.c.ConsoleHost, Console: n.Console, Connected: true, Status: n.Status, Booting: n.Status == Started && s.Booting(n.ID)}
 	}
 	v := NodeShown{ComputeID: n.ComputeID, Console: cmp.Or(n.ComputeConsole, n.Console), Status: n.Status}
 	s.cmp.mu.Lock()
