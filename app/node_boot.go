@@ -28,30 +28,61 @@ type BootWatcher interface {
 type boots struct {
 	mu      sync.Mutex
 	booting map[string]<-chan struct{}
-	// queues end each project's Start all queue (startQueue).
-	queues map[string]context.CancelFunc
+	// queues are each project's Start all queue (startQueue).
+	queues map[string]*startQueue
+}
+
+// startQueue is what is left of a Start all: the nodes that wait for
+// their turn, ended by a new action on the project.
+type startQueue struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex     // orders a start's begin with the end
+	starts sync.WaitGroup // the starts under way
+}
+
+// begin notes a start of the queue under way, unless it has ended.
+func (q *startQueue) begin() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.ctx.Err() != nil {
+		return false
+	}
+	q.starts.Add(1)
+	return true
+}
+
+// end ends the queue and waits for the starts under way: what a new
+// action reads of the nodes then holds them.
+func (q *startQueue) end() {
+	q.mu.Lock()
+	q.cancel()
+	q.mu.Unlock()
+	q.starts.Wait()
 }
 
 // startQueue ends what is left of a project's last Start all (the nodes
-// still waiting for their turn) and, for a Start, returns the context of
-// the new one's queue; for another action, an ended one.
-func (s *Service) startQueue(projectID string, a Action) context.Context {
+// still waiting for their turn) and, for a Start, returns the new one's
+// queue; for another action, an ended one.
+func (s *Service) startQueue(projectID string, a Action) *startQueue {
 	s.boot.mu.Lock()
-	defer s.boot.mu.Unlock()
-	if cancel := s.boot.queues[projectID]; cancel != nil {
-		cancel()
-		delete(s.boot.queues, projectID)
+	old := s.boot.queues[projectID]
+	delete(s.boot.queues, projectID)
+	q := &startQueue{}
+	q.ctx, q.cancel = context.WithCancel(context.Background())
+	if a == Start {
+		if s.boot.queues == nil {
+			s.boot.queues = map[string]*startQueue{}
+		}
+		s.boot.queues[projectID] = q
+	} else {
+		q.cancel()
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if a != Start {
-		cancel()
-		return ctx
+	s.boot.mu.Unlock()
+	if old != nil {
+		old.end()
 	}
-	if s.boot.queues == nil {
-		s.boot.queues = map[string]context.CancelFunc{}
-	}
-	s.boot.queues[projectID] = cancel
-	return ctx
+	return q
 }
 
 // Booting reports whether the node with id runs and has not booted yet.

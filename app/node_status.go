@@ -256,6 +256,7 @@ func (s *Service) recordStatus(ctx context.Context, ref NodeRef, st Status, comm
 // that a project that holds one still starts. Codes: ENOTFOUND, and those
 // of NodeAction.
 func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action) error {
+	queue := s.startQueue(projectID, a) // a new action ends the last Start all's queue first
 	nodes, err := s.FindNodes(ctx, projectID)
 	if err != nil {
 		return err
@@ -263,7 +264,6 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 	errs := make([]error, len(nodes))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, projectActionWidth)
-	queue := s.startQueue(projectID, a)           // a new action ends the last Start all's queue
 	boots := make(chan struct{}, startPace.width) // held from a start to its boot
 	var skipped []string
 	var paced []int // the nodes that boot, a few at a time
@@ -279,7 +279,7 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 			<-slots
 			wg.Done()
 			if pace {
-				s.awaitBoot(queue, n.ID) // its boot slot is the next one's once it has booted
+				s.awaitBoot(queue.ctx, n.ID) // its boot slot is the next one's once it has booted
 				<-boots
 			}
 		}()
@@ -312,20 +312,22 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 			for _, i := range rest {
 				select {
 				case boots <- struct{}{}:
-				case <-queue.Done():
+				case <-queue.ctx.Done():
+					return
+				}
+				if !queue.begin() {
 					return
 				}
 				n := nodes[i]
 				go func() {
 					defer func() { <-boots }()
-					if queue.Err() != nil {
-						return
-					}
-					if _, err := s.NodeAction(queue, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, a); err != nil {
+					_, err := s.NodeAction(context.WithoutCancel(queue.ctx), NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, a)
+					queue.starts.Done()
+					if err != nil {
 						s.tell(EventLogError, projectID, ErrorMessage(err))
 						return
 					}
-					s.awaitBoot(queue, n.ID)
+					s.awaitBoot(queue.ctx, n.ID)
 				}()
 			}
 		}()
