@@ -161,6 +161,14 @@ var startPace = struct {
 	bound time.Duration
 }{width: max(2, runtime.NumCPU()), bound: 60 * time.Second}
 
+// pacesStart reports whether a project-wide action is a Start all that
+// startPace paces: nodedesk's own page's or window's. A REST client's
+// (GNS3's GUI, a script) starts every node as GNS3 does, and its answer
+// says that every node started.
+func pacesStart(ctx context.Context, a Action) bool {
+	return a == Start && SourceOf(ctx).Origin != OriginAPI
+}
+
 // awaitBoot is what ProjectAction's Start waits on, after a node's start,
 // before the next node may take its slot: its boot, or the bound.
 func (s *Service) awaitBoot(ctx context.Context, nodeID string) {

@@ -111,7 +111,7 @@ func TestService_Booting(t *testing.T) {
 	}
 }
 
-// TestService_StartAllPaced: Start all runs at most the pace's width of
+// TestService_StartAllPaced: the page's Start all runs at most the pace's width of
 // booting nodes at once and answers once they started; the next starts
 // when one of them has booted; a Stop all ends the queue, and the nodes
 // still waiting never start.
@@ -123,7 +123,8 @@ func TestService_StartAllPaced(t *testing.T) {
 	for range width + 3 {
 		mustCreateVPCS(t, svc, pid)
 	}
-	if err := svc.ProjectAction(ctx, pid, app.Start); err != nil {
+	page := app.WithSource(ctx, app.Source{Origin: app.OriginBrowser})
+	if err := svc.ProjectAction(page, pid, app.Start); err != nil {
 		t.Fatal(err)
 	}
 	if got := len(r.started()); got != width {
@@ -153,6 +154,17 @@ func TestService_StartAllPaced(t *testing.T) {
 	for _, n := range nodes {
 		if n := mustFindNode(t, svc, n); n.Status != app.Stopped {
 			t.Errorf("%s is %s after Stop all", n.Name, n.Status)
+		}
+	}
+
+	// A REST client's Start all is GNS3's: every node started when it
+	// answers.
+	if err := svc.ProjectAction(ctx, pid, app.Start); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		if n := mustFindNode(t, svc, n); n.Status != app.Started {
+			t.Errorf("%s is %s when a REST client's Start all answered", n.Name, n.Status)
 		}
 	}
 }

@@ -249,9 +249,10 @@ func (s *Service) recordStatus(ctx context.Context, ref NodeRef, st Status, comm
 
 // ProjectAction applies a lifecycle action to every node of a project. All
 // nodes are tried; the first error, if any, is returned, and the others are
-// told on the project's stream. A Start paces the nodes that boot
-// (startPace, node_boot.go): it answers once the first of them started,
-// and starts the rest in the background as those boot. Nodes of the
+// told on the project's stream. A Start of nodedesk's page or window
+// paces the nodes that boot (pacesStart, startPace: node_boot.go): it
+// answers once the first of them started, and starts the rest in the
+// background as those boot. Nodes of the
 // emulators nodedesk does not run are left out of anything but a stop, so
 // that a project that holds one still starts. Codes: ENOTFOUND, and those
 // of NodeAction.
@@ -293,7 +294,7 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 		if next == n.Status && st == stepNone {
 			continue // nothing to do for this node
 		}
-		if _, boots := s.runner(n.Type).(BootWatcher); boots && st == stepStart && !n.Remote() {
+		if _, boots := s.runner(n.Type).(BootWatcher); boots && st == stepStart && !n.Remote() && pacesStart(ctx, a) {
 			paced = append(paced, i)
 			continue
 		}
