@@ -5033,6 +5033,8 @@ export interface components {
             y: number;
             /** @description Stacking order. */
             z: number;
+            /** @description nodedesk only: true while the node's process runs (status "started") and its console has not yet shown that it booted (a QEMU guest's first output on its serial console); false otherwise, and always for the types whose runner does not watch a boot. A node.updated notification tells when it turns false. */
+            booting?: boolean;
             /** @description nodedesk only: the names of a cloud's ports whose host interface came from a project file (an import or a load) and that carry nothing until this machine's user confirms them, by any update of the cloud's ports_mapping that names them. Absent when there are none. */
             ports_waiting?: string[];
             /** @description nodedesk only: false while the node's compute is not connected (its status then shows "stopped"; the status it had is restored when the compute comes back). Always true on compute "local". */
@@ -5090,6 +5092,8 @@ export interface components {
             y?: number;
             /** @description Stacking order. */
             z?: number;
+            /** @description nodedesk only: see the node's view. Read-only; accepted and ignored on input. */
+            booting?: boolean;
             /** @description nodedesk only: see the node's view. Read-only; accepted and ignored on input. */
             ports_waiting?: string[];
             /** @description nodedesk only: whether the node's compute (a link's computes) is connected. Read-only; accepted and ignored on input. */
@@ -5149,6 +5153,8 @@ export interface components {
             y?: number;
             /** @description Stacking order. */
             z?: number;
+            /** @description nodedesk only: see the node's view. Read-only; accepted and ignored on input. */
+            booting?: boolean;
             /** @description nodedesk only: see the node's view. Read-only; accepted and ignored on input. */
             ports_waiting?: string[];
             /** @description nodedesk only: whether the node's compute (a link's computes) is connected. Read-only; accepted and ignored on input. */
