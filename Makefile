@@ -31,8 +31,21 @@ build: deps frontend
 server: deps-go frontend
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(SERVER) .
 
-frontend: deps-npm
-	cd frontend && npm run build
+# The frontend is rebuilt only when its sources changed (frontend/dist's
+# index.html older than one of them), its packages reinstalled only when
+# package-lock.json changed (a stamp in node_modules): a second make run
+# with nothing changed goes straight to go build, which is incremental.
+# Its commands run with a Node that fits (scripts/node-path.sh: this
+# PATH's, or a pinned Node 20 fetched into build/node).
+WITH_NODE = np=$$($(CURDIR)/scripts/node-path.sh) && export PATH="$$np" &&
+NPM_STAMP := frontend/node_modules/.nodedesk-npm-ci
+UI_SOURCES := $(shell find frontend/src frontend/public frontend/wailsjs api/symbols -type f 2>/dev/null) \
+	$(wildcard frontend/index.html frontend/vite.config.ts frontend/svelte.config.js frontend/tsconfig*.json frontend/package.json)
+UI_BUILT := frontend/dist/index.html
+
+frontend: $(UI_BUILT)
+$(UI_BUILT): $(NPM_STAMP) $(UI_SOURCES)
+	cd frontend && $(WITH_NODE) npm run build
 
 test: deps deps-apt-test fmt-check vet frontend server
 	@rm -rf $(TEST_OUT) && mkdir -p $(TEST_OUT)
@@ -69,8 +82,8 @@ test-lab:
 test-rest:
 	# -p 1: packages that run real VPCS share this host's console and UDP ports.
 	$(call gotest,rest) -race -p 1 -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/api/labtest$$')
-	cd frontend && npm run check && npm test
-	mkdir -p $(TEST_OUT) && cd frontend && NODEDESK_BIN=$(CURDIR)/$(SERVER) NODE_OPTIONS='$(E2E_REPORT)' npm run e2e
+	cd frontend && $(WITH_NODE) npm run check && npm test
+	mkdir -p $(TEST_OUT) && cd frontend && $(WITH_NODE) NODEDESK_BIN=$(CURDIR)/$(SERVER) NODE_OPTIONS='$(E2E_REPORT)' npm run e2e
 	$(call gotest,desktop,standard-verbose) -count=1 -tags desktoptest -run '^TestDesktop$$' -timeout 5m .
 
 deps: deps-apt deps-go
@@ -95,9 +108,10 @@ deps-go:
 	@command -v $(GO) >/dev/null 2>&1 || { echo "Go 1.21 or newer is needed (https://go.dev/dl); it fetches the Go version go.mod names by itself"; exit 1; }
 	$(GO) mod download
 
-deps-npm:
-	@command -v npm >/dev/null 2>&1 || { echo "Node.js 20 and npm are needed for the user interface: sudo apt-get install nodejs npm"; exit 1; }
-	cd frontend && npm ci --no-audit --no-fund
+deps-npm: $(NPM_STAMP)
+$(NPM_STAMP): frontend/package-lock.json frontend/package.json
+	cd frontend && $(WITH_NODE) npm ci --no-audit --no-fund
+	touch $@
 
 vet:
 	$(GO) vet ./...
@@ -126,8 +140,8 @@ crash: deps
 # table, when a target is missed, so it runs after the others).
 bench: deps deps-apt-test server
 	NODEDESK_BENCH=1 NODEDESK_BENCH_BIG=$(BENCH_BIG) $(GO) test -count=1 -run '^TestLoadTable$$' -v -timeout 30m .
-	cd frontend && NODEDESK_BIN=$(CURDIR)/$(SERVER) npm run perf
-	cd frontend && NODEDESK_BIN=$(CURDIR)/$(SERVER) node e2e/import.perf.mjs
+	cd frontend && $(WITH_NODE) NODEDESK_BIN=$(CURDIR)/$(SERVER) npm run perf
+	cd frontend && $(WITH_NODE) NODEDESK_BIN=$(CURDIR)/$(SERVER) node e2e/import.perf.mjs
 	$(MAKE) bench-projects
 	$(MAKE) bench-qemu
 	$(MAKE) bench-dataplane

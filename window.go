@@ -43,12 +43,15 @@ func runWindow(ctx context.Context, door *desktop.App, ui fs.FS, logger *slog.Lo
 		// event wails:file-drop), which it opens through ImportProjectFile.
 		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true},
 		OnStartup: func(wctx context.Context) {
+			door.QuitWindow = func() { runtime.Quit(wctx) }
 			desktop.Start(wctx, door)
 			go func() {
 				<-ctx.Done()
-				runtime.Quit(wctx)
+				door.Quit() // a signal asks no one
 			}()
 		},
+		// A close waits for the page's answer while nodes run (desktop.Quit).
+		OnBeforeClose:  func(context.Context) bool { return desktop.BeforeClose(door) },
 		Bind:           []any{door},
 		ErrorFormatter: desktop.FormatError,
 		Logger:         nil,

@@ -794,6 +794,8 @@ func TestProjectLoad(t *testing.T) {
 	g := labFile(9)
 	path := g.writeDir(t, t.TempDir())
 	mustWrite(t, strings.TrimSuffix(path, "lab.gns3")+"project-files/captures/big.pcap", []byte("not copied"))
+	checks := "{\"version\": 1,\n \"checks\": [{\"id\": \"q\", \"kind\": \"reach\", \"from\": \"QEMU1\", \"to\": \"10.0.0.9\"}]}\n"
+	mustWrite(t, strings.TrimSuffix(path, "lab.gns3")+"checks.json", []byte(checks))
 	p := ts.Do("POST", "/v2/projects/load", map[string]any{"path": path}).Want(t, 201).JSON(t)
 	pid := g.top["project_id"].(string)
 	if p["project_id"] != pid || p["status"] != "opened" || p["name"] != "lab" {
@@ -808,7 +810,10 @@ func TestProjectLoad(t *testing.T) {
 		t.Errorf("notes %q", r.Body)
 	}
 	ts.Do("GET", "/v2/projects/"+pid+"/files/project-files/captures/big.pcap", nil).Want(t, 404)
-	ts.Do("GET", "/v2/projects/"+pid+"/files/README.txt", nil).Want(t, 404) // only project-files is copied
+	ts.Do("GET", "/v2/projects/"+pid+"/files/README.txt", nil).Want(t, 404) // only project-files and the checks are copied
+	if r := ts.Do("GET", "/v2/projects/"+pid+"/files/checks.json", nil).Want(t, 200); string(r.Body) != checks {
+		t.Errorf("the checks file beside the .gns3 is %q, not copied byte for byte", r.Body)
+	}
 
 	// Again: the same project, opened.
 	ts.Do("POST", "/v2/projects/"+pid+"/close", nil).Want(t, 204)

@@ -24,12 +24,10 @@ const (
 
 // withSource gives r's context the source its headers name. A request
 // without them keeps its context: a REST client's, or the source an
-// in-process call from the window already carries; so does a request that
-// changes nothing (GET, HEAD, OPTIONS), at no cost to reads.
+// in-process call from the window already carries. A GET may say it too:
+// GNS3's auto_idlepc is a GET that changes the router, and its history
+// entry names the page that asked.
 func withSource(r *http.Request) (*http.Request, error) {
-	if safeMethod(r.Method) {
-		return r, nil
-	}
 	origin, gesture := r.Header.Get(headerOrigin), r.Header.Get(headerGesture)
 	if origin == "" && gesture == "" {
 		return r, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -515,5 +516,22 @@ func TestHistory_RuntimeIsNotHistory(t *testing.T) {
 	ts.Do("POST", l.base+"/undo", nil).Want(t, 200)
 	if got := ts.Do("GET", l.base+"/links/"+l.l1, nil).Want(t, 200).JSON(t); got["suspend"] != false || got["capturing"] != true {
 		t.Errorf("link after undo: %v", got)
+	}
+}
+
+// TestWithSource_Get: a GET that says it comes from nodedesk's page is
+// the page's (the UI's Find idle-PC is GNS3's GET auto_idlepc, which sets
+// the router's idle-PC: its history entry must not say "API"); one that
+// says nothing keeps its context.
+func TestWithSource_Get(t *testing.T) {
+	r := httptest.NewRequest("GET", "/v2/projects/p/nodes/n/dynamips/auto_idlepc", nil)
+	r.Header.Set("X-Nodedesk-Origin", "browser")
+	got, err := withSource(r)
+	if err != nil || app.SourceOf(got.Context()).Origin != app.OriginBrowser {
+		t.Errorf("GET from the page: source %+v, %v; want browser", app.SourceOf(got.Context()), err)
+	}
+	plain, err := withSource(httptest.NewRequest("GET", "/v2/version", nil))
+	if err != nil || app.SourceOf(plain.Context()).Origin == app.OriginBrowser {
+		t.Errorf("GET of another client: source %+v, %v", app.SourceOf(plain.Context()), err)
 	}
 }

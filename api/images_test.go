@@ -372,3 +372,28 @@ func TestDynamipsImages_UploadListDownload(t *testing.T) {
 	}
 	ts.Do("GET", "/v2/computes/nope/dynamips/images", nil).Want(t, 404)
 }
+
+// TestNodeImages: a node's panel learns before any start that the image
+// its properties name is missing, and what to do; once uploaded, it is
+// found (GET …/nodes/{id}/images, checked against the contract).
+func TestNodeImages(t *testing.T) {
+	ts := mustOpenServer(t)
+	pid := ts.Do("POST", "/v2/projects", map[string]any{"name": "imgs"}).Want(t, 201).JSON(t)["project_id"].(string)
+	nid := ts.Do("POST", "/v2/projects/"+pid+"/nodes", map[string]any{"name": "VM1", "node_type": "qemu", "compute_id": "local",
+		"properties": map[string]any{"hda_disk_image": "later.qcow2"}}).Want(t, 201).JSON(t)["node_id"].(string)
+	l := ts.Do("GET", "/v2/projects/"+pid+"/nodes/"+nid+"/images", nil).Want(t, 200).List(t)
+	if len(l) != 1 || l[0]["property"] != "hda_disk_image" || l[0]["name"] != "later.qcow2" || l[0]["found"] != false ||
+		!strings.Contains(l[0]["message"].(string), "later.qcow2") {
+		t.Fatalf("before the upload: %v; want later.qcow2 missing, said", l)
+	}
+	ts.Do("POST", "/v2/computes/local/qemu/images/later.qcow2", "disk").Want(t, 200)
+	l = ts.Do("GET", "/v2/projects/"+pid+"/nodes/"+nid+"/images", nil).Want(t, 200).List(t)
+	if len(l) != 1 || l[0]["found"] != true || l[0]["message"] != nil {
+		t.Fatalf("after the upload: %v; want it found", l)
+	}
+	vpcs := ts.Do("POST", "/v2/projects/"+pid+"/nodes", map[string]any{"name": "PC1", "node_type": "vpcs", "compute_id": "local"}).Want(t, 201).JSON(t)["node_id"].(string)
+	if l := ts.Do("GET", "/v2/projects/"+pid+"/nodes/"+vpcs+"/images", nil).Want(t, 200).List(t); len(l) != 0 {
+		t.Errorf("a VPCS names images: %v", l)
+	}
+	ts.Do("GET", "/v2/projects/"+pid+"/nodes/"+uuid.NewString()+"/images", nil).Want(t, 404)
+}

@@ -48,6 +48,17 @@ func (s *Server) handleNodeGet(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// handleNodeImages: the images a node names, found or missing (nodedesk's
+// extension, for the node's panel).
+func (s *Server) handleNodeImages(w http.ResponseWriter, r *http.Request) error {
+	ims, err := s.svc.NodeImages(r.Context(), nodeRef(r, ""))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ims)
+	return nil
+}
+
 // nodeBody is a controller node body: the settable fields, and properties
 // whose shape depends on the node's type.
 type nodeBody struct {

@@ -127,6 +127,7 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"POST", "/v2/projects/{project_id}/links/{link_id}/stop_capture", s.handleLinkCaptureStop},
 		{"GET", "/v2/projects/{project_id}/links/{link_id}/pcap", s.handleLinkPcap},
 		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/links", s.handleNodeLinks},
+		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/images", s.handleNodeImages},
 		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/console/ws", s.handleConsoleWS("")},
 		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/console/vnc", s.handleConsoleVNC()},
 		{"GET", "/v2/projects/{project_id}/nodes/{node_id}/console/aux/ws", s.handleAuxWS},

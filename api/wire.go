@@ -12,6 +12,10 @@ import (
 
 // nodeJSON is the controller view of a node.
 type nodeJSON struct {
+	// Booting is nodedesk's own: the node's process runs (status
+	// "started") and its console has not shown that it booted yet
+	// (app.BootWatcher, decision 0077).
+	Booting          bool                `json:"booting"`
 	CommandLine      *string             `json:"command_line"`
 	ComputeConnected bool                `json:"compute_connected"`
 	ComputeID        string              `json:"compute_id"`
@@ -58,7 +62,7 @@ func (s *Server) nodeJSON(n *app.Node) nodeJSON {
 		console = &at.Console
 	}
 	return nodeJSON{
-		CommandLine: n.CommandLine, ComputeConnected: at.Connected, ComputeID: at.ComputeID, Console: console,
+		Booting: at.Booting, CommandLine: n.CommandLine, ComputeConnected: at.Connected, ComputeID: at.ComputeID, Console: console,
 		ConsoleAutoStart: n.ConsoleAutoStart, ConsoleHost: at.ConsoleHost, ConsoleType: consoleType(n),
 		CustomAdapters: adapters, FirstPortName: n.FirstPortName, Height: h, Label: n.Label,
 		Locked: n.Locked, Name: n.Name, NodeDirectory: s.svc.NodeDirectory(n), NodeID: n.ID,

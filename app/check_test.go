@@ -306,14 +306,14 @@ func TestChecks_OneRunAtATime(t *testing.T) {
 	wantCode(t, err, app.EINVALID) // no checks file, no connectivity
 }
 
-// fakeWatch is a data plane that saw what the test says on one link.
-type fakeWatch struct {
+// checkWatch is a data plane that saw what the test says on one link.
+type checkWatch struct {
 	mu     sync.Mutex
 	seen   app.WireSeen
 	slices int
 }
 
-func (w *fakeWatch) WireSeen(string) []app.WireSeen {
+func (w *checkWatch) WireSeen(string) []app.WireSeen {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	s := w.seen
@@ -324,7 +324,7 @@ func (w *fakeWatch) WireSeen(string) []app.WireSeen {
 	return []app.WireSeen{s}
 }
 
-func (w *fakeWatch) CaptureSlice(linkID string, kind app.FrameKind, max int) ([]byte, int) {
+func (w *checkWatch) CaptureSlice(linkID string, kind app.FrameKind, max int) ([]byte, int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.slices++
@@ -334,7 +334,7 @@ func (w *fakeWatch) CaptureSlice(linkID string, kind app.FrameKind, max int) ([]
 	return []byte("pcap of " + string(kind)), 1
 }
 
-func (w *fakeWatch) add(kind app.FrameKind, at time.Time) {
+func (w *checkWatch) add(kind app.FrameKind, at time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	k := w.seen.Kinds[string(kind)]
@@ -354,7 +354,7 @@ func TestChecks_Wire(t *testing.T) {
 	if err != nil || len(links) != 1 {
 		t.Fatal(links, err)
 	}
-	w := &fakeWatch{seen: app.WireSeen{LinkID: links[0].ID, Kinds: map[string]app.KindSeen{}}}
+	w := &checkWatch{seen: app.WireSeen{LinkID: links[0].ID, Kinds: map[string]app.KindSeen{}}}
 	l.svc.UseWireWatch(w)
 	w.add(app.FramesSTP, time.Now()) // a hello just before
 	// ICMP arrives while the check watches: once the ARP check, which

@@ -58,9 +58,20 @@ const (
 	EventTemplateDeleted EventAction = "template.deleted"
 )
 
-// LogMessage is the payload of a log.* event: a sentence for the user.
+// LogMessage is the payload of a log.* event: a sentence for the user,
+// and (nodedesk's extension, which GNS3 clients ignore) the technical
+// detail behind it, which nodedesk's page shows one click away.
 type LogMessage struct {
 	Message string `json:"message"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// Note is something the user should know of a node, in plain words: what
+// happened and what to do (Message), and the technical detail behind it
+// (Detail: a program's own words, a device path), which may be empty.
+type Note struct {
+	Message string
+	Detail  string
 }
 
 // ComputeOnly reports whether a goes to the compute stream only (GNS3's

@@ -217,6 +217,7 @@ func (s *Service) startProcess(ctx context.Context, r Runner, ref NodeRef) (*Nod
 	if err != nil {
 		return nil, s.endTaken(n, err)
 	}
+	s.watchBoot(r, ref) // before the record, so that its event says booting
 	return s.recordStatus(ctx, ref, Started, &cmdline)
 }
 
@@ -240,16 +241,23 @@ func (s *Service) recordStatus(ctx context.Context, ref NodeRef, st Status, comm
 		emit(EventNodeUpdated, c.ProjectID, &c)
 		return tx.PutNode(&c)
 	})
+	if err == nil && st == Stopped {
+		s.clearBoot(ref.NodeID, nil) // its process is gone
+	}
 	return n, err
 }
 
 // ProjectAction applies a lifecycle action to every node of a project. All
 // nodes are tried; the first error, if any, is returned, and the others are
-// told on the project's stream. Nodes of the
+// told on the project's stream. A Start of nodedesk's page or window
+// paces the nodes that boot (pacesStart, startPace: node_boot.go): it
+// answers once the first of them started, and starts the rest in the
+// background as those boot. Nodes of the
 // emulators nodedesk does not run are left out of anything but a stop, so
 // that a project that holds one still starts. Codes: ENOTFOUND, and those
 // of NodeAction.
 func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action) error {
+	queue := s.startQueue(projectID, a) // a new action ends the last Start all's queue first
 	nodes, err := s.FindNodes(ctx, projectID)
 	if err != nil {
 		return err
@@ -257,7 +265,26 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 	errs := make([]error, len(nodes))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, projectActionWidth)
+	boots := make(chan struct{}, startPace.width) // held from a start to its boot
 	var skipped []string
+	var paced []int // the nodes that boot, a few at a time
+	act := func(i int, pace bool) {
+		n := nodes[i]
+		wg.Add(1)
+		if pace {
+			boots <- struct{}{}
+		}
+		slots <- struct{}{}
+		go func() {
+			_, errs[i] = s.NodeAction(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, a)
+			<-slots
+			wg.Done()
+			if pace {
+				s.awaitBoot(queue.ctx, n.ID) // its boot slot is the next one's once it has booted
+				<-boots
+			}
+		}()
+	}
 	for i, n := range nodes {
 		next, st := n.Type.Lifecycle().transition(n.Status, a)
 		if n.Type.notRun(st) {
@@ -267,11 +294,43 @@ func (s *Service) ProjectAction(ctx context.Context, projectID string, a Action)
 		if next == n.Status && st == stepNone {
 			continue // nothing to do for this node
 		}
-		wg.Add(1)
-		slots <- struct{}{}
+		if _, boots := s.runner(n.Type).(BootWatcher); boots && st == stepStart && !n.Remote() && pacesStart(ctx, a) {
+			paced = append(paced, i)
+			continue
+		}
+		act(i, false)
+	}
+	// The first of the nodes that boot start with the others, and the
+	// answer waits for them; the rest start in the background, each once
+	// one before it has booted (or after the bound), until a new action
+	// on the project ends the queue. Their errors are told.
+	now := min(len(paced), startPace.width)
+	for _, i := range paced[:now] {
+		act(i, true)
+	}
+	if rest := paced[now:]; len(rest) > 0 {
 		go func() {
-			defer func() { <-slots; wg.Done() }()
-			_, errs[i] = s.NodeAction(ctx, NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, a)
+			for _, i := range rest {
+				select {
+				case boots <- struct{}{}:
+				case <-queue.ctx.Done():
+					return
+				}
+				if !queue.begin() {
+					return
+				}
+				n := nodes[i]
+				go func() {
+					defer func() { <-boots }()
+					_, err := s.NodeAction(context.WithoutCancel(queue.ctx), NodeRef{ProjectID: n.ProjectID, NodeID: n.ID}, a)
+					queue.starts.Done()
+					if err != nil {
+						s.tell(EventLogError, projectID, ErrorMessage(err))
+						return
+					}
+					s.awaitBoot(queue.ctx, n.ID)
+				}()
+			}
 		}()
 	}
 	wg.Wait()
@@ -349,6 +408,39 @@ func (s *Service) nodeImages(n *Node) (map[string]string, error) {
 		found[k] = f.path
 	}
 	return found, nil
+}
+
+// NodeImage is an image a node's properties name, and whether its start
+// would find it: Message says, when it is missing, what to do.
+type NodeImage struct {
+	Property string `json:"property"`
+	Name     string `json:"name"`
+	Found    bool   `json:"found"`
+	Message  string `json:"message,omitempty"`
+}
+
+// NodeImages tells, before any start, which images node ref's properties
+// name and whether they are there, looked for as a start looks for them
+// (nodeImages), so that a node's panel can say an image is missing.
+// Codes: ENOTFOUND.
+func (s *Service) NodeImages(ctx context.Context, ref NodeRef) ([]NodeImage, error) {
+	n, err := s.FindNode(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	out := []NodeImage{}
+	for _, k := range n.Type.ImageProperties() {
+		var name string
+		if raw, ok := n.Properties.Extra[k]; !ok || json.Unmarshal(raw, &name) != nil || name == "" {
+			continue
+		}
+		im := NodeImage{Property: k, Name: name, Found: true}
+		if _, err := s.findImageFile(n.Type.kind().imageKind, name, true); err != nil {
+			im.Found, im.Message = false, fmt.Sprintf("%s cannot start: its %s: %s", n.Name, k, ErrorMessage(err))
+		}
+		out = append(out, im)
+	}
+	return out, nil
 }
 
 // propertiesJSON is n's properties object as GNS3 keys it, every default

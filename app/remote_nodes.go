@@ -413,12 +413,13 @@ type NodeShown struct {
 	Console     int
 	Connected   bool
 	Status      Status
+	Booting     bool // its process runs and has not booted yet (node_boot.go)
 }
 
 // ShowNode says where n runs, as the controller view shows it.
 func (s *Service) ShowNode(n *Node) NodeShown {
 	if !n.Remote() {
-		return NodeShown{ComputeID: LocalCompute, ConsoleHost: s.c.ConsoleHost, Console: n.Console, Connected: true, Status: n.Status}
+		return NodeShown{ComputeID: LocalCompute, ConsoleHost: s.c.ConsoleHost, Console: n.Console, Connected: true, Status: n.Status, Booting: n.Status == Started && s.Booting(n.ID)}
 	}
 	v := NodeShown{ComputeID: n.ComputeID, Console: cmp.Or(n.ComputeConsole, n.Console), Status: n.Status}
 	s.cmp.mu.Lock()

@@ -160,7 +160,7 @@ func (s *Service) claimEnv(tx Tx, t NodeType) claimEnv {
 // of every Supervised runner it is given.
 type Observer interface {
 	OnProcessExit(projectID, nodeID, detail string)
-	OnProcessNote(projectID, nodeID, message string)
+	OnProcessNote(projectID, nodeID string, note Note)
 	// OnNodeFiles is told the files of its folder a node saved itself
 	// (a router's "write memory" read back from its NVRAM: file name →
 	// content); it returns once they are kept.
@@ -275,8 +275,8 @@ func (s *Service) OnNodeFiles(projectID, nodeID string, files map[string]string)
 
 // OnProcessNote is what a Runner calls to tell the user something about a
 // node that runs (that it runs without hardware acceleration).
-func (s *Service) OnProcessNote(projectID, nodeID, message string) {
-	s.tell(EventLogWarning, projectID, message)
+func (s *Service) OnProcessNote(projectID, nodeID string, note Note) {
+	s.tellDetail(EventLogWarning, projectID, note.Message, note.Detail)
 }
 
 // tell says a sentence to the users of a project, as GNS3 does: on the
@@ -284,10 +284,15 @@ func (s *Service) OnProcessNote(projectID, nodeID, message string) {
 // project's stream, where GNS3's controller passes on what its local
 // compute says.
 func (s *Service) tell(a EventAction, projectID, message string) {
+	s.tellDetail(a, projectID, message, "")
+}
+
+// tellDetail is tell with the technical detail behind the sentence.
+func (s *Service) tellDetail(a EventAction, projectID, message, detail string) {
 	if s.c.Events == nil {
 		return
 	}
-	m := &LogMessage{Message: message}
+	m := &LogMessage{Message: message, Detail: detail}
 	s.c.Events.Publish(Event{Action: a, ProjectID: projectID, Payload: m})
 	b, _ := json.Marshal(m)
 	s.publish(a, projectID, &ComputeMessage{ComputeID: LocalCompute, Event: b})

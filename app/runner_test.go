@@ -237,3 +237,35 @@ func TestService_VPCSRelayPortIsClaimed(t *testing.T) {
 		t.Errorf("%d ports handed out; want %d", len(holder), 8*3+4*2)
 	}
 }
+
+// TestService_OnProcessNote_Detail: a runner's note reaches the project
+// as a plain sentence with its technical detail apart (the page shows it
+// behind Details), on the project's stream and the compute's.
+func TestService_OnProcessNote_Detail(t *testing.T) {
+	events := app.NewBroker()
+	svc := app.NewService(app.Config{Store: storetest.Open(t), DataDir: t.TempDir(), HostInterfaces: hostInterfaces, Events: events})
+	var mu sync.Mutex
+	var got []app.LogMessage
+	var compute []string
+	events.OnPublish(func(e app.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch m := e.Payload.(type) {
+		case *app.LogMessage:
+			if e.Action == app.EventLogWarning && e.ProjectID == "p" {
+				got = append(got, *m)
+			}
+		case *app.ComputeMessage:
+			compute = append(compute, string(m.Event))
+		}
+	})
+	svc.OnProcessNote("p", "n", app.Note{Message: `"VM1" runs slowly`, Detail: "no /dev/kvm"})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0].Message != `"VM1" runs slowly` || got[0].Detail != "no /dev/kvm" {
+		t.Errorf("the project was told %+v; want the sentence and its detail apart", got)
+	}
+	if len(compute) != 1 || !strings.Contains(compute[0], `"detail":"no /dev/kvm"`) {
+		t.Errorf("the compute stream carried %q", compute)
+	}
+}

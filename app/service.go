@@ -121,6 +121,8 @@ type Service struct {
 	checks checkRuns
 	// cmp holds the connections to remote computes (remote.go).
 	cmp computes
+	// boot holds the nodes that are booting (node_boot.go).
+	boot boots
 	// noHistory turns recording off, for a benchmark of its cost
 	// (project_export_test.go).
 	noHistory bool

@@ -33,7 +33,7 @@ func (f *Fabric) tellProject(id string) func(msg func(node string) string) {
 	n, svc := f.carriedNodes[id], f.svc
 	return func(msg func(node string) string) {
 		if svc != nil && n.project != "" {
-			svc.OnProcessNote(n.project, id, msg(n.name))
+			svc.OnProcessNote(n.project, id, app.Note{Message: msg(n.name)})
 		}
 	}
 }

@@ -110,10 +110,14 @@ type App struct {
 	// is closed, whichever project it shows. Nil: the window counts as
 	// none.
 	Viewer func() (detach func())
+	// QuitWindow closes the window (Wails' runtime.Quit), which Quit
+	// calls; nil: Quit only lets the next close through (closing.go).
+	QuitWindow func()
 
-	mu   sync.Mutex
-	ctx  context.Context
-	cons consoles
+	close closing
+	mu    sync.Mutex
+	ctx   context.Context
+	cons  consoles
 }
 
 // New returns the window's door onto api.

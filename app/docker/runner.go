@@ -105,9 +105,8 @@ func New(c Config) *Runner {
 	return r
 }
 
-// note tells the user something of a node: the capabilities its
-// container lacks, environment lines it skipped.
-func (r *Runner) note(p app.Process, message string) { r.nodes.Note(p.Ref(), message) }
+// note tells the user something of a node: environment lines it skipped.
+func (r *Runner) note(p app.Process, n app.Note) { r.nodes.Note(p.Ref(), n) }
 
 // Runs reports whether t is Docker.
 func (r *Runner) Runs(t app.NodeType) bool { return t == app.Docker }
@@ -172,7 +171,9 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	first := r.nodes.FirstInProject(p.ProjectID) // once a project
 	go r.watch(n)
 	if first && len(st.refused) > 0 {
-		r.note(p, fmt.Sprintf("Docker nodes run without %s: this machine's capability bounding set does not have them", strings.Join(st.refused, ", ")))
+		// Nothing is wrong for the user (CAP_NET_ADMIN, the one a lab
+		// needs, is checked before): the log says it, no notice does.
+		r.c.Logger.Info("docker: containers run without capabilities this machine's bounding set lacks", "capabilities", strings.Join(st.refused, ","))
 	}
 	return n.cmdline, nil
 }
@@ -246,7 +247,8 @@ func (r *Runner) check(p app.Process) (*startPlan, error) {
 	}
 	var skipped []string
 	if st.env, skipped = environment(s, p); len(skipped) > 0 {
-		r.note(p, fmt.Sprintf("%s: environment lines skipped (no name, or a name Docker nodes reserve): %s", p.Name, strings.Join(skipped, "; ")))
+		r.note(p, app.Note{Message: fmt.Sprintf("%q starts without some of its environment variables: a line has no name, or a name nodedesk sets itself. Check them in its panel (Environment).", p.Name),
+			Detail: "Lines left out: " + strings.Join(skipped, "; ")})
 	}
 	return st, nil
 }
@@ -270,7 +272,7 @@ func (r *Runner) gather(ctx context.Context, st *startPlan) error {
 		return app.Errorf(app.EINTERNAL, "This machine's capabilities could not be read: %v", err)
 	}
 	if st.caps, st.refused = labCaps(bnd); !slices.Contains(st.caps, "CAP_NET_ADMIN") {
-		return app.Errorf(app.ECONFLICT, "%s cannot start: this machine allows no container CAP_NET_ADMIN (it is not in the capability bounding set), and a lab node needs it for its interfaces. Run nodedesk where CAP_NET_ADMIN is allowed", st.p.Name)
+		return app.Errorf(app.ECONFLICT, "%s cannot start: this machine does not let containers manage their own network interfaces, which a lab node needs. Run nodedesk outside the sandbox or container it runs in now (technically: CAP_NET_ADMIN is not in its capability bounding set)", st.p.Name)
 	}
 	return nil
 }

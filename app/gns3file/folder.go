@@ -16,7 +16,8 @@ import (
 const NodeFilesDir = "project-files"
 
 // ReadFile reads a .gns3 on this machine, as GNS3's "load" opens one: the
-// topology (Decode), and the files of its project-files folder, which
+// topology (Decode), and the files of its project-files folder and its
+// checks file (app.ChecksFileName, beside the .gns3), which
 // app.ImportProject copies into the project's own folder (GNS3 leaves them
 // where they are; nodedesk keeps every project in its data folder). Links
 // are not followed, and what GNS3 leaves out of an export (captures, tmp,
@@ -95,7 +96,9 @@ func regularFile(name string, fi fs.FileInfo) error {
 	return app.Invalid("path", "%s is %s; give the path of a .gns3 file", name, what)
 }
 
-// folderFiles lists the files and folders of dir's project-files folder.
+// folderFiles lists the files and folders of dir's project-files folder,
+// and its checks file. Other files beside the .gns3 are left: a .gns3 may
+// sit in a folder of unrelated files.
 func folderFiles(dir string, lim Limits) ([]app.ImportFile, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -126,6 +129,13 @@ func folderFiles(dir string, lim Limits) ([]app.ImportFile, error) {
 		}})
 		return nil
 	})
+	if err == nil {
+		if fi, serr := root.Lstat(app.ChecksFileName); serr == nil && fi.Mode().IsRegular() {
+			files = append(files, app.ImportFile{Path: app.ChecksFileName, Open: func() (io.ReadCloser, error) {
+				return openMetered(dir, app.ChecksFileName, b)
+			}})
+		}
+	}
 	var e *app.Error
 	switch {
 	case errors.As(err, &e):

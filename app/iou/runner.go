@@ -184,7 +184,7 @@ func (r *Runner) check(p app.Process, s settings, lic licence, image string) err
 			return app.Errorf(app.ECONFLICT, "%s cannot start: %v", p.Name, err)
 		}
 		if w := HostnameWarning(host); w != "" && r.nodes.FirstInProject(p.ProjectID) {
-			r.nodes.Note(p.Ref(), w)
+			r.nodes.Note(p.Ref(), app.Note{Message: w})
 		}
 	}
 	if err := CheckXMLCiscoCom(image, nil); err != nil {

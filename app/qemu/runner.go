@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,6 +74,7 @@ var (
 	_ app.Supervised    = (*Runner)(nil)
 	_ app.ConsoleServer = (*Runner)(nil)
 	_ app.QEMUTools     = (*Runner)(nil)
+	_ app.BootWatcher   = (*Runner)(nil)
 )
 
 // NewRunner is the QEMU runner of nodedesk (app/emulators), with its
@@ -111,8 +113,28 @@ func New(c Config) *Runner {
 // Runs reports whether t is QEMU.
 func (r *Runner) Runs(t app.NodeType) bool { return t == app.QEMU }
 
-// NoKVMNote is what a user is told of a guest that runs without KVM.
-const NoKVMNote = "running without hardware acceleration: slower"
+// Booted is closed once a node's guest has shown a prompt on its serial
+// line, the console (bootPrompt), or once its QEMU has ended; nil when it
+// runs none or its console is not the serial line (VNC: nodedesk cannot
+// see its boot, and the node is booted at once).
+func (r *Runner) Booted(nodeID string) <-chan struct{} {
+	if g, ok := r.guests.Get(nodeID); ok && g.p.ConsoleType == app.ConsoleTelnet {
+		return g.Booted()
+	}
+	return nil
+}
+
+// bootPrompt is the last line of a guest's serial console once it has
+// booted: a login or password prompt, a shell's (# $ >, after a name or
+// a path), or a Cisco image's "Press RETURN to get started". What a
+// BIOS or boot loader prints before the kernel (SeaBIOS, SYSLINUX,
+// GRUB's menu) does not end so, and the kernel's messages end with a
+// newline.
+var bootPrompt = regexp.MustCompile(`(?i)(login:|password:|[#$>]|RETURN to get started!?)\s*$`)
+
+// NoKVMNote is what a user is told of a guest that runs without KVM
+// (after its name; the reason is the note's detail).
+const NoKVMNote = "runs slowly: this machine gives QEMU no hardware acceleration (KVM), so the project's VMs boot and run several times slower. Nothing needs to change for the lab to work"
 
 // Start starts a node's QEMU and returns once its monitor answers, with
 // the command line it ran. The node's disks are made first (linked
@@ -161,7 +183,7 @@ func (r *Runner) Start(p app.Process) (string, error) {
 		l.kvm = ok
 		// Once a project: each guest's panel says it too.
 		if first := r.guests.FirstInProject(p.ProjectID); !ok && first {
-			r.guests.Note(p.Ref(), p.Name+" is "+NoKVMNote+" ("+why+")")
+			r.guests.Note(p.Ref(), app.Note{Message: fmt.Sprintf("%q %s", p.Name, NoKVMNote), Detail: "Why there is no KVM: " + why})
 		}
 	}
 	args, err := l.args()
@@ -197,7 +219,7 @@ func (r *Runner) launch(p app.Process, s settings, bin string, args []string) (s
 	cmd.ExtraFiles = []*os.File{theirs} // fd 3, the QMP socket (args)
 	g := &guest{p: p, s: s, cmdline: commandLine(bin, args)}
 	_, err = r.guests.Start(p.NodeID, func() (*guest, error) {
-		g.Proc, err = termproc.Start(cmd, lns, termproc.Options{Program: "QEMU", Node: p.Name, Logger: r.c.Logger,
+		g.Proc, err = termproc.Start(cmd, lns, termproc.Options{Program: "QEMU", Node: p.Name, Logger: r.c.Logger, BootPrompt: bootPrompt,
 			OnExit: func(_ *termproc.Proc, stopped bool) { r.ended(g, stopped) }})
 		return g, err
 	})

@@ -74,7 +74,7 @@ func alive(pid int) bool {
 func TestRunner_Lifecycle(t *testing.T) {
 	r := testRunner(t)
 	var notes []string
-	r.Observe(supervise.Funcs{Note: func(_, _, msg string) { notes = append(notes, msg) }})
+	r.Observe(supervise.Funcs{Note: func(_, _ string, n app.Note) { notes = append(notes, n.Message+" | "+n.Detail) }})
 	p := bareGuest(t, "VM1", powerOff)
 	cmdline, err := r.Start(p)
 	if err != nil {
@@ -83,8 +83,8 @@ func TestRunner_Lifecycle(t *testing.T) {
 	if !strings.Contains(cmdline, "-accel tcg,tb-size=64") || !strings.Contains(cmdline, "-uuid "+p.NodeID) {
 		t.Errorf("command line %s", cmdline)
 	}
-	if len(notes) != 1 || !strings.Contains(notes[0], NoKVMNote) {
-		t.Errorf("notes %q; want one saying %q", notes, NoKVMNote)
+	if len(notes) != 1 || !strings.Contains(notes[0], `"VM1" `+NoKVMNote+" | Why there is no KVM: ") {
+		t.Errorf("notes %q; want one saying %q, the reason apart", notes, NoKVMNote)
 	}
 	g, _ := r.get(p.NodeID)
 	pid := g.Pid()

@@ -171,9 +171,9 @@ func (t *Table[P]) SaveFiles(ref app.NodeRef, files map[string]string) {
 }
 
 // Note tells the observer something the user should know of a node.
-func (t *Table[P]) Note(ref app.NodeRef, message string) {
+func (t *Table[P]) Note(ref app.NodeRef, note app.Note) {
 	if o := t.observer(); o != nil {
-		o.OnProcessNote(ref.ProjectID, ref.NodeID, message)
+		o.OnProcessNote(ref.ProjectID, ref.NodeID, note)
 	}
 }
 
@@ -272,7 +272,7 @@ func (l Lifecycle) ResetConsole(nodeID string) { l.t.resetConsole(nodeID) }
 // is told nothing.
 type Funcs struct {
 	Exit  func(projectID, nodeID, detail string)
-	Note  func(projectID, nodeID, message string)
+	Note  func(projectID, nodeID string, note app.Note)
 	Files func(projectID, nodeID string, files map[string]string)
 }
 
@@ -291,8 +291,8 @@ func (f Funcs) OnProcessExit(projectID, nodeID, detail string) {
 }
 
 // OnProcessNote calls f.Note, if any.
-func (f Funcs) OnProcessNote(projectID, nodeID, message string) {
+func (f Funcs) OnProcessNote(projectID, nodeID string, note app.Note) {
 	if f.Note != nil {
-		f.Note(projectID, nodeID, message)
+		f.Note(projectID, nodeID, note)
 	}
 }

@@ -105,10 +105,10 @@ func (o *observer) OnProcessExit(_, nodeID, detail string) {
 
 func (o *observer) OnNodeFiles(string, string, map[string]string) {}
 
-func (o *observer) OnProcessNote(_, nodeID, message string) {
+func (o *observer) OnProcessNote(_, nodeID string, note app.Note) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.notes = append(o.notes, nodeID+": "+message)
+	o.notes = append(o.notes, nodeID+": "+note.Message+" ["+note.Detail+"]")
 }
 
 func (o *observer) told() (exits, notes []string) {
@@ -247,11 +247,11 @@ func TestLifecycle_OpenReapsByItsOwn(t *testing.T) {
 // project.
 func TestTable_Note(t *testing.T) {
 	procs := supervise.New(supervise.Config[*sleeper]{})
-	procs.Note(app.NodeRef{ProjectID: "p", NodeID: "a"}, "unheard") // no observer yet
+	procs.Note(app.NodeRef{ProjectID: "p", NodeID: "a"}, app.Note{Message: "unheard"}) // no observer yet
 	o := &observer{}
 	procs.Lifecycle().Observe(o)
-	procs.Note(app.NodeRef{ProjectID: "p", NodeID: "a"}, "slow")
-	if _, notes := o.told(); !slices.Equal(notes, []string{"a: slow"}) {
+	procs.Note(app.NodeRef{ProjectID: "p", NodeID: "a"}, app.Note{Message: "slow", Detail: "no KVM"})
+	if _, notes := o.told(); !slices.Equal(notes, []string{"a: slow [no KVM]"}) {
 		t.Errorf("notes %q", notes)
 	}
 	if !procs.FirstInProject("p") || procs.FirstInProject("p") || !procs.FirstInProject("q") {

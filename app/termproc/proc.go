@@ -1,12 +1,14 @@
 package termproc
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,8 +31,14 @@ type Options struct {
 	// Pipes gives the process pipes for its standard input and output
 	// (its errors merged into the output) instead of a terminal, as GNS3
 	// runs IOU: such a simulator echoes what it reads itself.
-	Pipes  bool
-	Logger *slog.Logger
+	Pipes bool
+	// BootPrompt, if set, tells the line the console shows once the
+	// simulator has booted: it is matched against the last line of its
+	// output (what follows the last newline, its escape sequences
+	// removed) after each read. Nil: its first output. Booted is closed
+	// when it matches.
+	BootPrompt *regexp.Regexp
+	Logger     *slog.Logger
 }
 
 // Proc is one running simulator and its console.
@@ -42,6 +50,8 @@ type Proc struct {
 	con      *Console
 	up       chan struct{} // closed at the first output
 	upOnce   sync.Once
+	booted   chan struct{} // closed when BootSign appears, or at the end
+	bootOnce sync.Once
 	done     chan struct{} // closed once the process has exited and all is closed
 	stopping atomic.Bool
 }
@@ -73,7 +83,7 @@ func Start(cmd *exec.Cmd, lns []net.Listener, o Options) (*Proc, error) {
 		return nil, err
 	}
 	p := &Proc{o: o, cmd: cmd, tty: out, in: in, con: NewConsole(lns, in, ""),
-		up: make(chan struct{}), done: make(chan struct{})}
+		up: make(chan struct{}), booted: make(chan struct{}), done: make(chan struct{})}
 	p.run()
 	return p, nil
 }
@@ -110,6 +120,13 @@ func (p *Proc) Pid() int { return p.cmd.Process.Pid }
 // Up is closed at the process's first output.
 func (p *Proc) Up() <-chan struct{} { return p.up }
 
+// Booted is closed once the console has shown its boot prompt
+// (Options.BootPrompt; its first output without one), or once the
+// process has ended: see Done for which.
+func (p *Proc) Booted() <-chan struct{} { return p.booted }
+
+func (p *Proc) markBooted() { p.bootOnce.Do(func() { close(p.booted) }) }
+
 // Done is closed once the process has ended and its console is closed.
 func (p *Proc) Done() <-chan struct{} { return p.done }
 
@@ -120,10 +137,14 @@ func (p *Proc) run() {
 	go func() {
 		defer close(readerDone)
 		buf := make([]byte, 4096)
+		sign := bootWatch{prompt: p.o.BootPrompt}
 		for {
 			n, err := p.tty.Read(buf)
 			if n > 0 {
 				p.upOnce.Do(func() { close(p.up) })
+				if sign.seen(buf[:n]) {
+					p.markBooted()
+				}
 				p.con.Output(buf[:n])
 			}
 			if err != nil {
@@ -151,6 +172,7 @@ func (p *Proc) run() {
 		}
 		p.con.Close()
 		close(p.done)
+		p.markBooted() // nothing more to wait for
 		stopped := p.stopping.Load()
 		if !stopped {
 			p.o.Logger.Warn("a process stopped by itself", "program", p.o.Program, "node", p.o.Node, "detail", p.ExitDetail())
@@ -277,4 +299,42 @@ func cause(err error) error {
 		return oe.Err
 	}
 	return err
+}
+
+// bootWatch finds a boot prompt in a stream of output, across reads.
+type bootWatch struct {
+	prompt *regexp.Regexp
+	line   []byte // the last line so far, without its escape sequences
+	done   bool
+}
+
+// escapes are the terminal's control sequences (a shell's cursor
+// position query follows its prompt) and carriage returns.
+var escapes = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][0-9A-Za-z]|\r`)
+
+// maxLine bounds the last line kept.
+const maxLine = 256
+
+// seen reports whether the output b, after what was read before, ends
+// with the prompt (or is the first output, without one), the first time.
+func (w *bootWatch) seen(b []byte) bool {
+	if w.done {
+		return false
+	}
+	if w.prompt == nil {
+		w.done = true
+		return true
+	}
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		w.line, b = w.line[:0], b[i+1:]
+	}
+	w.line = append(w.line, b...)
+	if len(w.line) > maxLine {
+		w.line = append(w.line[:0], w.line[len(w.line)-maxLine:]...)
+	}
+	if w.prompt.Match(escapes.ReplaceAll(w.line, nil)) {
+		w.done = true
+		return true
+	}
+	return false
 }

@@ -265,10 +265,10 @@ describe('a big imported lab at 1440×900', { timeout: 240_000 }, () => {
     await until(async () => (await rest('GET', `/projects/${pid}/nodes`)).body.length === 89, WAIT, 'the device added');
   });
 
-  test('double-click on a stopped node says to start it, and Start opens its console', async () => {
+  test('double-click on a stopped node offers to start it, and Start opens its console', async () => {
     const p = await centre('PC3-1');
     await page.mouse.dblclick(p.x, p.y);
-    const toast = page.getByTestId('toast-info').filter({ hasText: 'Start PC3-1 to open its console' });
+    const toast = page.getByTestId('toast-info').filter({ hasText: 'PC3-1 is stopped' });
     await toast.waitFor();
     await toast.getByTestId('toast-action').click();
     await page.locator('[data-testid="console-tab"][data-name="PC3-1"]').waitFor();
@@ -279,7 +279,7 @@ describe('a big imported lab at 1440×900', { timeout: 240_000 }, () => {
     const dock = await page.getByTestId('console-dock').boundingBox();
     const p = await centre('PC2-2');
     await page.mouse.dblclick(p.x, p.y); // a notice: PC2-2 is stopped
-    const toast = page.getByTestId('toast-info').filter({ hasText: 'Start PC2-2' });
+    const toast = page.getByTestId('toast-info').filter({ hasText: 'PC2-2 is stopped' });
     await toast.waitFor();
     const t = await toast.boundingBox();
     assert.ok(t.y + t.height <= dock.y, `the notice (bottom ${t.y + t.height}) is above the dock (top ${dock.y})`);

@@ -95,11 +95,11 @@ describe('api over REST (browser)', () => {
     await expect(api.listProjects()).rejects.toMatchObject({ status: 403, code: 'forbidden' });
   });
 
-  it('explains a non-JSON error and an unreachable server', async () => {
+  it('explains a non-JSON error and an unreachable server in plain words, the technical detail apart', async () => {
     const { fetch } = fakeFetch(new Response('oops', { status: 502, statusText: 'Bad Gateway' }), new TypeError('Failed to fetch'));
     useEnv({ fetch, location: LOCATION });
-    await expect(api.listProjects()).rejects.toMatchObject({ status: 502, code: 'internal', message: 'nodedesk answered 502 Bad Gateway' });
-    await expect(api.listProjects()).rejects.toMatchObject({ status: 0, code: 'unreachable', message: expect.stringMatching(/Cannot reach nodedesk.*still running/) });
+    await expect(api.listProjects()).rejects.toMatchObject({ status: 502, code: 'internal', message: expect.stringMatching(/did not expect.*Try again/), detail: 'HTTP 502 Bad Gateway: oops' });
+    await expect(api.listProjects()).rejects.toMatchObject({ status: 0, code: 'unreachable', message: 'Cannot reach nodedesk. Check that it is still running, then try again.', detail: 'Failed to fetch' });
   });
 
   it('sends link filter, capture and suspend calls to their routes', async () => {

@@ -182,6 +182,23 @@ export function droppedPaths(handler: (paths: string[]) => void): () => void {
   };
 }
 
+/** windowCloses hands the window's closes (its close button, the
+ * system's quit) to handler, which calls quitWindow to go on; in a browser
+ * it follows nothing and answers null. Returns the function that stops. */
+export function windowCloses(handler: () => void): (() => void) | null {
+  const c = conn();
+  const rt = c.app ? c.env.runtime : undefined;
+  if (!rt || !c.app?.AskBeforeClose) return null;
+  const off = rt.EventsOn('close-requested', () => handler());
+  void c.app.AskBeforeClose();
+  return () => {
+    if (typeof off === 'function') off();
+  };
+}
+
+/** quitWindow closes the window, and so ends nodedesk (the window only). */
+export const quitWindow = (): Promise<void> => bound(windowApp('quit'), 'Quit');
+
 /** What exportProject did: the archive to download (a browser), the file
  * the window wrote it to, or nothing (the Save dialog was cancelled). */
 export type ExportResult = { kind: 'download'; archive: Blob } | { kind: 'saved'; path: string } | { kind: 'cancelled' };
@@ -216,6 +233,9 @@ export const deleteSnapshot = (pid: string, sid: string) =>
 
 export const listNodes = async (pid: string) =>
   (await answer(client().GET('/v2/projects/{project_id}/nodes', inProject(pid)))).map(asNode);
+/** listNodeImages: the images node nid names, each found or missing (a
+ * missing one is told in its panel before any start). */
+export const listNodeImages = (pid: string, nid: string) => answer(client().GET('/v2/projects/{project_id}/nodes/{node_id}/images', onNode(pid, nid)));
 export const getNode = async (pid: string, nid: string) =>
   asNode(await answer(client().GET('/v2/projects/{project_id}/nodes/{node_id}', onNode(pid, nid))));
 export const createNodeFromTemplate = async (pid: string, tid: string, body: TemplateNodeCreate) =>

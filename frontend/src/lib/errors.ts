@@ -13,19 +13,22 @@ const CODES: ReadonlySet<string> = new Set(ERROR_CODES);
 
 /** A failed call: a sentence a person can act on, the HTTP status of the
  * answer (0 when there was none: nodedesk unreachable, or a failure of
- * the window or the page itself), the code, and the path of the offending
+ * the window or the page itself), the code, the path of the offending
  * field of the request body when the failure is about one
- * ("properties.ports_mapping.3.vlan"). */
+ * ("properties.ports_mapping.3.vlan"), and the technical detail behind
+ * the sentence when the page has one (shown behind Details). */
 export class AppError extends Error {
   readonly status: number;
   readonly code: FailureCode;
   readonly field: string | null;
-  constructor(message: string, status: number, code: FailureCode, field?: string | null) {
+  readonly detail: string | null;
+  constructor(message: string, status: number, code: FailureCode, field?: string | null, detail?: string | null) {
     super(message);
     this.name = 'AppError';
     this.status = status;
     this.code = code;
     this.field = field ?? null;
+    this.detail = detail ?? null;
   }
 }
 
@@ -50,13 +53,15 @@ function errorLike(v: unknown): ErrorLike | null {
 export function errorFromAnswer(status: number, statusText: string, body: unknown): AppError {
   const e = errorLike(body);
   if (e) return new AppError(e.message, e.status ?? status, e.code, e.field);
-  return new AppError(`nodedesk answered ${status} ${statusText}`.trim(), status, 'internal');
+  const text = typeof body === 'string' && body.trim() ? `: ${body.trim().slice(0, 300)}` : '';
+  return new AppError('nodedesk gave an answer the page did not expect. Try again; if it happens again, restart nodedesk.', status, 'internal', null,
+    `HTTP ${status} ${statusText}`.trim() + text);
 }
 
 /** unreachable is the AppError of a request that got no answer. */
 export function unreachable(err: unknown): AppError {
   const why = err instanceof Error ? err.message : String(err);
-  return new AppError(`Cannot reach nodedesk (${why}). Check that it is still running, then try again.`, 0, 'unreachable');
+  return new AppError('Cannot reach nodedesk. Check that it is still running, then try again.', 0, 'unreachable', null, why);
 }
 
 function fromJSON(text: string): AppError | null {

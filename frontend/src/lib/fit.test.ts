@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentBox, drawingBox, fitView, inView, minZoomFor, nodeBox, shownNames } from './fit';
+import { contentBox, drawingBox, fitView, inView, keepInView, minZoomFor, nodeBox, shownNames } from './fit';
 
 describe('fit to view', () => {
   it('holds every node with its name and every drawing', () => {
@@ -45,5 +45,35 @@ describe('names far out', () => {
     expect([...shownNames(spots, 0.15)].sort()).toEqual(['pc2', 'sw']);
     expect(shownNames(spots, 3).size).toBe(3); // 60 px apart on the screen: room for both
     expect(shownNames([spots[0], spots[2]], 0.15).size).toBe(2);
+  });
+});
+
+describe('keeping the lab in view when the canvas shrinks (the console dock opens)', () => {
+  const box = { x: 0, y: 0, width: 400, height: 600 };
+  const full = { width: 1000, height: 800 };
+  const docked = { width: 1000, height: 500 }; // a 300 px dock under it
+  const fitted = fitView(box, full.width, full.height, 40, 1);
+
+  it('pans or refits a lab that was whole in view so that it still is', () => {
+    expect(inView(box, fitted, docked.width, docked.height)).toBe(false); // the dock would hide its bottom
+    const v = keepInView(box, fitted, full, docked, 40, 1)!;
+    expect(v).not.toBeNull();
+    expect(inView(box, v, docked.width, docked.height)).toBe(true);
+    expect(v.zoom).toBeLessThanOrEqual(fitted.zoom);
+  });
+
+  it('only pans when the lab still fits at its zoom', () => {
+    const small = { x: 0, y: 0, width: 200, height: 100 };
+    const low = { x: 100, y: 600, zoom: 1 }; // a lab drawn low on the canvas
+    const v = keepInView(small, low, full, docked, 40, 1)!;
+    expect(v.zoom).toBe(1);
+    expect(v.x).toBe(100);
+    expect(inView(small, v, docked.width, docked.height)).toBe(true);
+    expect(v.y + 100).toBeLessThanOrEqual(docked.height - 40 + 0.5); // with its pad above the dock
+  });
+
+  it('leaves the view alone when the user zoomed in on a part, or nothing is hidden', () => {
+    expect(keepInView(box, { x: 0, y: 0, zoom: 3 }, full, docked, 40, 1)).toBeNull();
+    expect(keepInView(box, fitted, full, { width: 1000, height: 900 }, 40, 1)).toBeNull();
   });
 });

@@ -68,6 +68,29 @@ export function inView(box: Rect, view: View, width: number, height: number): bo
   return x0 >= -eps && y0 >= -eps && x0 + box.width * view.zoom <= width + eps && y0 + box.height * view.zoom <= height + eps;
 }
 
+/** keepInView answers the view that keeps a lab in sight when its canvas
+ * changes size (the console dock opens or grows under it): null when
+ * nothing needs to move — the lab was not whole in view before (the user
+ * had zoomed in on a part), or still is. Otherwise the smallest pan that
+ * brings the box whole into view, with pad around it where there is room;
+ * when it no longer fits at this zoom, a fit to the new size (never
+ * nearer than now or maxZoom). */
+export function keepInView(box: Rect, view: View, before: { width: number; height: number }, after: { width: number; height: number }, pad: number, maxZoom: number): View | null {
+  if (!inView(box, view, before.width, before.height) || inView(box, view, after.width, after.height)) return null;
+  const w = box.width * view.zoom;
+  const h = box.height * view.zoom;
+  if (w > after.width || h > after.height) return fitView(box, after.width, after.height, pad, Math.min(maxZoom, view.zoom));
+  const shift = (start: number, size: number, room: number): number => {
+    const p = Math.min(pad, (room - size) / 2); // as much pad as there is room for
+    if (start < p) return p - start;
+    if (start + size > room - p) return room - p - (start + size);
+    return 0;
+  };
+  const x0 = box.x * view.zoom + view.x;
+  const y0 = box.y * view.zoom + view.y;
+  return { x: view.x + shift(x0, w, after.width), y: view.y + shift(y0, h, after.height), zoom: view.zoom };
+}
+
 /** The smallest zoom the canvas offers: 0.2, or less when fitting the lab
  * took less (with some room to zoom out further). */
 export function minZoomFor(fitZoom: number): number {

@@ -52,7 +52,7 @@ describe('gestures', () => {
     await api.getNode('p1', 'n1');
     await api.updateNode('p1', 'n1', { name: 'x' });
     await api.undo('p1').catch(() => undefined);
-    expect(seen.map((s) => `${s.method} ${s.origin}`)).toEqual(['GET null', 'PUT browser', 'POST browser']);
+    expect(seen.map((s) => `${s.method} ${s.origin}`)).toEqual(['GET browser', 'PUT browser', 'POST browser']);
   });
 
   it('sends a gesture\'s writes through CallGesture in the window, and says no origin (the door does)', async () => {

@@ -1016,6 +1016,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/projects/{project_id}/nodes/{node_id}/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** nodedesk's extension: the images a node's properties name, each found or missing in the image folders, as its start would look for them; so a node's panel tells of a missing image before the start fails. Empty for a type that runs no image. */
+        get: operations["listNodeImages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/projects/{project_id}/nodes/{node_id}/console/ws": {
         parameters: {
             query?: never;
@@ -5016,6 +5033,8 @@ export interface components {
             y: number;
             /** @description Stacking order. */
             z: number;
+            /** @description nodedesk only: true while the node's process runs (status "started") and its console has not yet shown that it booted (a QEMU guest's first output on its serial console); false otherwise, and always for the types whose runner does not watch a boot. A node.updated notification tells when it turns false. */
+            booting?: boolean;
             /** @description nodedesk only: the names of a cloud's ports whose host interface came from a project file (an import or a load) and that carry nothing until this machine's user confirms them, by any update of the cloud's ports_mapping that names them. Absent when there are none. */
             ports_waiting?: string[];
             /** @description nodedesk only: false while the node's compute is not connected (its status then shows "stopped"; the status it had is restored when the compute comes back). Always true on compute "local". */
@@ -5073,6 +5092,8 @@ export interface components {
             y?: number;
             /** @description Stacking order. */
             z?: number;
+            /** @description nodedesk only: see the node's view. Read-only; accepted and ignored on input. */
+            booting?: boolean;
             /** @description nodedesk only: see the node's view. Read-only; accepted and ignored on input. */
             ports_waiting?: string[];
             /** @description nodedesk only: whether the node's compute (a link's computes) is connected. Read-only; accepted and ignored on input. */
@@ -5132,6 +5153,8 @@ export interface components {
             y?: number;
             /** @description Stacking order. */
             z?: number;
+            /** @description nodedesk only: see the node's view. Read-only; accepted and ignored on input. */
+            booting?: boolean;
             /** @description nodedesk only: see the node's view. Read-only; accepted and ignored on input. */
             ports_waiting?: string[];
             /** @description nodedesk only: whether the node's compute (a link's computes) is connected. Read-only; accepted and ignored on input. */
@@ -5716,6 +5739,17 @@ export interface components {
         };
         /** @description Optional body of a start, stop, suspend or reload call; accepted and ignored. */
         NodeAction: Record<string, unknown>;
+        /** @description An image a node's properties name, and whether its start would find it. */
+        NodeImage: {
+            /** @description The property that names it (hda_disk_image, image, path). */
+            property: string;
+            /** @description The image as the property names it. */
+            name: string;
+            /** @description Whether the image folders hold it. */
+            found: boolean;
+            /** @description When missing: what is wrong and what to do, in plain words. */
+            message?: string;
+        };
         /** @description One message of a notification stream. */
         Notification: {
             /** @description Name of the event, such as ping or node.updated. */
@@ -11343,6 +11377,49 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Link"][];
+                };
+            };
+            /** @description The request is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listNodeImages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project UUID. */
+                project_id: components["parameters"]["ProjectId"];
+                /** @description Node UUID. */
+                node_id: components["parameters"]["NodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeImage"][];
                 };
             };
             /** @description The request is invalid. */

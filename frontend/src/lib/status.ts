@@ -27,3 +27,21 @@ export function statusLabel(s: NodeStatus): string {
     default: return assertNever(s, 'node status');
   }
 }
+
+/** A node's run state as a person reads it: its status, or booting while
+ *  it runs and its console has not yet shown that it booted (the server's
+ *  `booting`, nodedesk's own field: its status stays `started`). */
+type RunState = { status: NodeStatus; booting?: boolean };
+
+export function isBooting(n: RunState): boolean {
+  return n.status === 'started' && n.booting === true;
+}
+
+/** The colour of a node's status dot: booting has its own. */
+export function nodeStatusColor(n: RunState): string {
+  return isBooting(n) ? 'var(--status-booting)' : statusColor(n.status);
+}
+
+export function nodeStatusLabel(n: RunState): string {
+  return isBooting(n) ? 'Booting' : statusLabel(n.status);
+}

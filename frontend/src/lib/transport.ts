@@ -8,7 +8,7 @@
 // both transports share it.
 //
 // Where a change comes from is said here too, and only here: a browser's
-// writes carry X-Nodedesk-Origin: browser (the window's door marks its own
+// requests carry X-Nodedesk-Origin: browser (the window's door marks its own
 // calls), and a write of a gesture (gesture.ts) carries the gesture's id —
 // as the X-Nodedesk-Gesture header over HTTP, through App.CallGesture in
 // the window.
@@ -84,11 +84,9 @@ export interface Connection {
   env: Env;
 }
 
-/** The headers by which a write says where it comes from (api/history.go). */
+/** The headers by which a request says where it comes from (api/history.go). */
 export const ORIGIN_HEADER = 'X-Nodedesk-Origin';
 export const GESTURE_HEADER = 'X-Nodedesk-Gesture';
-
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Statuses whose Response cannot have a body. */
 const NO_BODY = new Set([101, 103, 204, 205, 304]);
@@ -122,12 +120,13 @@ export function bindingFetch(call: Bindings['Call'] | undefined, callGesture?: B
   };
 }
 
-/** browserFetch is the page's fetch in a browser: its writes say they
- * come from nodedesk's page (the gesture header, when there is one, is
- * already on the request). */
+/** browserFetch is the page's fetch in a browser: its requests say they
+ * come from nodedesk's page — reads too, as a GET may change a node
+ * (GNS3's auto_idlepc) and its history entry must name the page (the
+ * gesture header, when there is one, is already on the request). */
 export function browserFetch(f: Fetch): Fetch {
   return (req) => {
-    if (!SAFE_METHODS.has(req.method)) req.headers.set(ORIGIN_HEADER, 'browser');
+    req.headers.set(ORIGIN_HEADER, 'browser');
     return f(req);
   };
 }

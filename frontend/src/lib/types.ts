@@ -147,7 +147,7 @@ export type LiveEvent =
   /** A user template made, changed or removed, by this page or any other client (the GNS3 GUI's wizard). */
   | { action: 'template.created' | 'template.updated' | 'template.deleted'; event: Template }
   /** A remote compute's message about the project (GNS3's log.*), e.g. a VPCS that stopped by itself there. */
-  | { action: 'log.error' | 'log.warning' | 'log.info'; event: { message: string } }
+  | { action: 'log.error' | 'log.warning' | 'log.info'; event: { message: string; detail?: string } }
   /** Events may have been missed (a reconnect, or a lagging subscriber): reload. */
   | { action: 'resync' };
 

@@ -6,13 +6,16 @@
 // by itself when it starts again. A node whose console_auto_start is set
 // gets a tab when it starts. A node with an aux console (a Docker
 // container's shell) may have a second tab, "Aux": a terminal on its aux
-// console, which connects and reconnects as a console tab does.
+// console, which connects and reconnects as a console tab does. The tabs
+// a project had open come back after a reload (savedtabs.ts): each is
+// reopened once its node is known, and reconnects as any tab does.
 
 import { get, writable } from 'svelte/store';
 import * as api from '../api';
 import { initial, step, tabLabel, type NodeView, type TabEffect, type TabEvent, type TabKind, type TabMachine, type TabPhase } from '../consoletabs';
 import { WINDOW_NO_VNC } from '../vnclink';
 import { auxNodeView, webConsole } from '../sideconsoles';
+import { loadTabs, saveTabs, type SavedTab } from '../savedtabs';
 import type { Node } from '../types';
 import { nodes } from './nodes';
 
@@ -74,6 +77,38 @@ export const focusConsole = writable(0);
 
 const tabs = new Map<string, Ctl>();
 let pid: string | null = null;
+/** The kept tabs of the project not reopened yet (their node not known
+ * yet), and the key of the one that was shown. */
+let pending: SavedTab[] = [];
+let pendingActive: string | null = null;
+
+/** persist keeps the project's tabs for the next load of the page. */
+function persist(): void {
+  if (pid === null) return;
+  const list: SavedTab[] = [...[...tabs.values()].map((c) => ({ nid: c.nid, aux: c.aux })), ...pending];
+  const keys = list.map((t) => (t.aux ? auxKey(t.nid) : t.nid));
+  const cur = pendingActive ?? get(activeConsole);
+  const i = cur === null ? -1 : keys.indexOf(cur);
+  try {
+    saveTabs(localStorage, pid, { tabs: list, active: i >= 0 ? i : null });
+  } catch {
+    // No localStorage here (tests): the tabs are not kept.
+  }
+}
+
+/** restore reopens the kept tabs whose node m now holds. */
+function restore(m: ReadonlyMap<string, Node>): void {
+  if (pending.length === 0) return;
+  const now = pending.filter((t) => m.has(t.nid));
+  if (now.length === 0) return;
+  pending = pending.filter((t) => !m.has(t.nid));
+  const shown = get(activeConsole);
+  for (const t of now) openTab(t.nid, t.aux, { focus: false, keep: false });
+  const want = pendingActive !== null && tabs.has(pendingActive) ? pendingActive : shown;
+  if (want !== null && tabs.has(want)) activeConsole.set(want);
+  if (pendingActive !== null && tabs.has(pendingActive)) pendingActive = null;
+  if (pending.length === 0) pendingActive = null;
+}
 
 /** auxKey is the key of node nid's aux tab. */
 export const auxKey = (nid: string): string => `${nid}:aux`;
@@ -206,11 +241,21 @@ let stopFollowing: (() => void) | null = null;
  * opens the tab of a node whose console_auto_start is set when it starts.
  * Returns the function that closes every tab and stops. */
 export function followConsoles(p: string): () => void {
-  closeAllConsoles();
+  dropAll();
   stopFollowing?.();
   pid = p;
+  let kept = { tabs: [] as SavedTab[], active: null as number | null };
+  try {
+    kept = loadTabs(localStorage, p);
+  } catch {
+    // No localStorage here (tests).
+  }
+  pending = kept.tabs;
+  const a = kept.active === null ? null : kept.tabs[kept.active];
+  pendingActive = a ? (a.aux ? auxKey(a.nid) : a.nid) : null;
   const seen = new Map<string, Node['status']>();
   const unsub = nodes.subscribe((m) => {
+    restore(m);
     for (const c of [...tabs.values()]) {
       const v = tabNodeView(c, m.get(c.nid));
       const cur = c.m.node;
@@ -228,7 +273,7 @@ export function followConsoles(p: string): () => void {
   });
   const stop = () => {
     unsub();
-    closeAllConsoles();
+    dropAll();
     if (stopFollowing === stop) {
       stopFollowing = null;
       pid = null;
@@ -245,7 +290,7 @@ const newCtl = (nid: string, aux: boolean): Ctl => ({
 
 /** openTab opens node nid's console tab, or its aux tab (or shows it,
  * when open), and makes it the active one. */
-function openTab(nid: string, aux: boolean, opts: { focus?: boolean }): void {
+function openTab(nid: string, aux: boolean, opts: { focus?: boolean; keep?: boolean }): void {
   const key = aux ? auxKey(nid) : nid;
   let c = tabs.get(key);
   if (!c) {
@@ -255,6 +300,10 @@ function openTab(nid: string, aux: boolean, opts: { focus?: boolean }): void {
     dispatch(c, { kind: 'node', node: tabNodeView(c, get(nodes).get(nid)) });
   }
   activeConsole.set(key);
+  if (opts.keep !== false) {
+    pendingActive = null;
+    persist();
+  }
   if (opts.focus !== false) focusConsole.update((n) => n + 1);
 }
 
@@ -274,12 +323,20 @@ export function openAuxTab(nid: string, opts: { focus?: boolean } = {}): void {
 export function showConsoleTab(key: string): void {
   if (!tabs.has(key)) return;
   activeConsole.set(key);
+  pendingActive = null;
+  persist();
   focusConsole.update((n) => n + 1);
 }
 
 /** closeConsoleTab closes tab key (a node's id for its console tab) and
  * its link; the next tab becomes active. */
 export function closeConsoleTab(key: string): void {
+  closeTab(key);
+  persist();
+}
+
+/** closeTab closes tab key, keeping what is saved. */
+function closeTab(key: string): void {
   const c = tabs.get(key);
   if (!c) return;
   const keys = [...tabs.keys()];
@@ -297,8 +354,18 @@ export function closeConsoleTab(key: string): void {
   publish();
 }
 
+/** closeAllConsoles closes every tab of the project: none comes back. */
 export function closeAllConsoles(): void {
-  for (const key of [...tabs.keys()]) closeConsoleTab(key);
+  pending = [];
+  pendingActive = null;
+  dropAll();
+  persist();
+}
+
+/** dropAll closes every tab of the page, keeping what is saved for the
+ * project's next showing (a reload, or coming back to it). */
+function dropAll(): void {
+  for (const key of [...tabs.keys()]) closeTab(key);
   activeConsole.set(null);
 }
 

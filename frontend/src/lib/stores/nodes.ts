@@ -68,3 +68,9 @@ export function moveNodes(pid: string, moves: ReadonlyMap<string, XY>): Promise<
     upsertNode(await api.updateNode(pid, id, { x: Math.round(p.x), y: Math.round(p.y) }));
   });
 }
+
+/** missingImages lists the images node nid names that its start would not
+ * find (the server looks, as a start does), each with what to do. */
+export async function missingImages(pid: string, nid: string): Promise<{ property: string; message?: string }[]> {
+  return (await api.listNodeImages(pid, nid)).filter((i) => !i.found);
+}

@@ -17,6 +17,7 @@ export async function loadNodeTypes(): Promise<void> {
   try {
     setNodeTypes(await api.listNodeTypes());
   } catch (err) {
-    notify('error', `Node types could not be loaded, so console choices and start/stop are hidden: ${api.toAppError(err).message}. Reload the page once nodedesk answers.`);
+    const e = api.toAppError(err);
+    notify('error', 'Part of the page could not be loaded, so console choices and Start/Stop are hidden. Reload the page (F5) once nodedesk answers.', undefined, undefined, e.detail ? `${e.message} ${e.detail}` : e.message);
   }
 }

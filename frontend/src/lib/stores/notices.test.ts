@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { get } from 'svelte/store';
 import { AppError } from '../errors';
-import { failed, notices, whenGone } from './notices';
+import { dismiss, failed, keep, notices, notify, whenGone } from './notices';
 
 describe('failed', () => {
   const forget: (() => void)[] = [];
@@ -22,5 +22,25 @@ describe('failed', () => {
     whenGone(reload)();
     failed('Could not delete the link', new AppError('Link l1 not found', 404, 'not_found'));
     expect(reload).not.toHaveBeenCalled();
+  });
+});
+
+describe('notices with a detail', () => {
+  it('keep the technical detail apart from the sentence, and stay while it is open', () => {
+    vi.useFakeTimers();
+    notices.set([]);
+    try {
+      failed('Could not load the projects', new AppError('Cannot reach nodedesk. Check that it is still running, then try again.', 0, 'unreachable', null, 'Failed to fetch'));
+      const n = get(notices).at(-1)!;
+      expect(n).toMatchObject({ kind: 'error', message: 'Could not load the projects: Cannot reach nodedesk. Check that it is still running, then try again.', detail: 'Failed to fetch' });
+      const id = notify('info', '"VM1" runs slowly', 2500, undefined, 'no /dev/kvm');
+      keep(id);
+      vi.advanceTimersByTime(60_000);
+      expect(get(notices).map((x) => x.id)).toEqual([id]); // the kept one only
+      dismiss(id);
+      expect(get(notices)).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

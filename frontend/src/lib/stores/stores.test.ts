@@ -30,6 +30,8 @@ describe('topology stores follow live events', () => {
     applyTopologyEvent({ action: 'log.info', event: { message: '' } }); // nothing to say
     const said = get(notices).slice(-1)[0];
     expect(said).toMatchObject({ kind: 'error', message: 'PC2 has stopped by itself' });
+    applyTopologyEvent({ action: 'log.warning', event: { message: '"VM1" runs slowly', detail: 'Why there is no KVM: no /dev/kvm' } });
+    expect(get(notices).slice(-1)[0]).toMatchObject({ kind: 'info', message: '"VM1" runs slowly', detail: 'Why there is no KVM: no /dev/kvm' });
   });
 
   it('drops a deleted node together with its links', () => {

@@ -59,7 +59,10 @@ export function applyTopologyEvent(e: LiveEvent): void {
     case 'log.error':
     case 'log.warning':
     case 'log.info': // a remote compute's sentence for the user
-      if (typeof e.event?.message === 'string' && e.event.message) notify(e.action === 'log.error' ? 'error' : 'info', e.event.message);
+      if (typeof e.event?.message === 'string' && e.event.message) {
+        const detail = typeof e.event.detail === 'string' ? e.event.detail : undefined;
+        notify(e.action === 'log.error' ? 'error' : 'info', e.event.message, undefined, undefined, detail);
+      }
       return;
     case 'resync':
       if (shown) {

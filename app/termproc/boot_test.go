@@ -1,0 +1,46 @@
+package termproc
+
+import (
+	"regexp"
+	"testing"
+)
+
+// TestBootWatch: the boot prompt is found at the end of the last line,
+// across reads and behind a shell's escape sequences, and not in a
+// boot loader's or kernel's lines; without a prompt, the first output is
+// the boot.
+func TestBootWatch(t *testing.T) {
+	prompt := regexp.MustCompile(`(login:|[#$>])\s*$`)
+	tests := []struct {
+		name  string
+		reads []string
+		at    int // the read that boots; -1: none
+	}{
+		{"first output", nil, 0},
+		{"shell prompt behind its cursor query", []string{"SeaBIOS (version 1.16)\r\n", "Booting from Hard Disk...\r\n", "nodedesk-guest: ready\r\nguest# \x1b[6n"}, 2},
+		{"prompt split across reads", []string{"Debian GNU/Linux 12 host ttyS0\r\n\r\nhost lo", "gin: "}, 1},
+		{"a > inside a line is no prompt", []string{"[    0.1] a -> b\r\n", "Loading vmlinuz... ok\r\n"}, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := bootWatch{prompt: prompt}
+			reads := tt.reads
+			if reads == nil {
+				w.prompt = nil
+				reads = []string{"x", "y"}
+			}
+			got := -1
+			for i, r := range reads {
+				if w.seen([]byte(r)) {
+					if got >= 0 {
+						t.Errorf("booted twice, at read %d and %d", got, i)
+					}
+					got = i
+				}
+			}
+			if got != tt.at {
+				t.Errorf("booted at read %d, want %d", got, tt.at)
+			}
+		})
+	}
+}
