@@ -2,7 +2,6 @@ package labtest
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -141,30 +140,6 @@ func reach(id, from, to string, reply bool) map[string]any {
 	return c
 }
 
-// fixtureVLANSubnets is FixtureVLANs with a subnet per VLAN, as labs are
-// built: VLAN 10 is 10.0.10.0/24 (PC1 .1, PC3 .3), VLAN 20 10.0.20.0/24
-// (PC2 .2, PC4 .4). A host in the wrong VLAN is then in the wrong subnet
-// too, which lint can tell.
-func fixtureVLANSubnets(t *testing.T, l *Lab) *Fixture {
-	t.Helper()
-	f := newFixture(t, l, "vlans")
-	for _, sw := range []string{"SW1", "SW2"} {
-		f.Nodes[sw] = l.MustCreateNode(f.Project, map[string]any{"node_type": "ethernet_switch", "name": sw,
-			"properties": map[string]any{"ports_mapping": vlanPorts(10)}})["node_id"].(string)
-	}
-	f.link(t, l, "SW1", 2, "SW2", 2)
-	for i, at := range []struct {
-		sw         string
-		port, vlan int
-	}{{"SW1", 0, 10}, {"SW1", 1, 20}, {"SW2", 0, 10}, {"SW2", 1, 20}} {
-		name := fmt.Sprintf("PC%d", i+1)
-		f.host(t, l, name, fmt.Sprintf("10.0.%d.%d/24", at.vlan, i+1), "")
-		f.link(t, l, name, 0, at.sw, at.port)
-	}
-	f.start(t, l)
-	return f
-}
-
 // TestLab_ChecksFixtures: the fixture labs' checks, run through the API,
 // with and without each fault. One lab (VPCS, IOU, Dynamips) holds them
 // all, each in its own project.
@@ -178,7 +153,7 @@ func TestLab_ChecksFixtures(t *testing.T) {
 	}
 
 	timed("VLANs", func(t *testing.T) {
-		f := fixtureVLANSubnets(t, l)
+		f := FixtureVLANs(t, l)
 		putChecks(t, l, f.Project,
 			reach("vlan10", "PC1", "PC3", true),       // VLAN 10 across the trunk
 			reach("vlan20", "PC2", "10.0.20.4", true), // VLAN 20 across the trunk (PC4's address)
@@ -191,7 +166,7 @@ func TestLab_ChecksFixtures(t *testing.T) {
 		wantLintClean(t, l, f)
 
 		// PC3's port in VLAN 20: PC1 no longer reaches it.
-		FaultWrongVLAN(t, l, f)
+		FaultWrongVLAN(t, l, f, true)
 		got := wantVerdicts(t, runChecks(t, l, f.Project, map[string]any{}), map[string]string{
 			"vlan10": app.VerdictFail, "vlan20": app.VerdictPass, "apart": app.VerdictPass, "tagged": app.VerdictPass})
 		split := wantLintNames(t, l, f, app.LintVLANNotOnTrunk, "PC3")
@@ -200,20 +175,19 @@ func TestLab_ChecksFixtures(t *testing.T) {
 		}
 		wantLintNames(t, l, f, app.LintSubnetMismatch, "PC3")
 		wantEvidence(t, got["vlan10"], app.LintVLANNotOnTrunk)
-		l.Do("PUT", f.path("SW2"), map[string]any{"properties": map[string]any{"ports_mapping": vlanPorts(10)}}).Want(t, 200)
+		FaultWrongVLAN(t, l, f, false)
 
 		// PC4 takes PC2's address (while its link is down, as a host
-		// that was off). No check fails: a VPCS answers an echo sent to
-		// its MAC whatever the address, and PC2 keeps PC4's MAC for
-		// 10.0.20.4. Lint names the duplicate before anything runs.
-		FaultSuspendLink(t, l, f, "PC4-SW2", true)
-		f.readdress(t, l, "PC4", "10.0.20.2/24", "")
-		FaultSuspendLink(t, l, f, "PC4-SW2", false)
+		// that was off): nobody holds 10.0.20.4 any more, and lint names
+		// the duplicate.
+		FaultDuplicateIP(t, l, f)
+		got = wantVerdicts(t, runChecks(t, l, f.Project, map[string]any{}), map[string]string{
+			"vlan10": app.VerdictPass, "vlan20": app.VerdictFail, "apart": app.VerdictPass, "tagged": app.VerdictPass})
 		dup := wantLintNames(t, l, f, app.LintDuplicateAddress, "PC4")
 		if !slices.Contains(dup.NodeIDs, f.Nodes["PC2"]) || !strings.Contains(dup.Message, "10.0.20.2") {
 			t.Errorf("duplicate_address %+v: want PC2 and PC4 holding 10.0.20.2", dup)
 		}
-		wantVerdicts(t, runChecks(t, l, f.Project, map[string]any{}), all)
+		wantEvidence(t, got["vlan20"], app.LintDuplicateAddress)
 	})
 
 	timed("FrameRelay", func(t *testing.T) {
@@ -258,12 +232,18 @@ func TestLab_ChecksFixtures(t *testing.T) {
 		putChecks(t, l, f.Project,
 			reach("router", "PC1", "R1", true),
 			map[string]any{"id": "version", "kind": app.CheckConsole, "node": "R1", "send": "show version", "expect": "stand-in", "within": "10s"},
+			reach("from-r1", "R1", "PC1", true), // the stand-in IOS has no ping
 		)
-		wantVerdicts(t, runChecks(t, l, f.Project, map[string]any{}), map[string]string{"router": app.VerdictPass, "version": app.VerdictPass})
+		got := wantVerdicts(t, runChecks(t, l, f.Project, map[string]any{}), map[string]string{
+			"router": app.VerdictPass, "version": app.VerdictPass, "from-r1": app.VerdictError})
+		if !strings.Contains(got["from-r1"].Message, "cannot ping") {
+			t.Errorf("a ping from the stand-in IOS: %q, want an error saying it cannot ping", got["from-r1"].Message)
+		}
 		wantLintClean(t, l, f)
 
 		FaultWrongAddress(t, l, f)
-		got := wantVerdicts(t, runChecks(t, l, f.Project, map[string]any{}), map[string]string{"router": app.VerdictFail, "version": app.VerdictPass})
+		got = wantVerdicts(t, runChecks(t, l, f.Project, map[string]any{}), map[string]string{
+			"router": app.VerdictFail, "version": app.VerdictPass, "from-r1": app.VerdictError})
 		x := wantLintNames(t, l, f, app.LintSubnetMismatch, "PC1")
 		if !slices.Contains(x.NodeIDs, f.Nodes["R1"]) || !strings.Contains(x.Message, "192.0.3.2") {
 			t.Errorf("subnet_mismatch %+v: want PC1 (192.0.3.2) against R1", x)
@@ -277,8 +257,9 @@ func TestLab_ChecksFixtures(t *testing.T) {
 			reach("routed", "PC1", "PC2", true),
 			reach("gateway", "PC1", "R1", true),
 			reach("r1-pc1", "R1", "PC1", true),
+			reach("nowhere", "R1", "10.9.9.9", false),
 		)
-		all := map[string]string{"routed": app.VerdictPass, "gateway": app.VerdictPass, "r1-pc1": app.VerdictPass}
+		all := map[string]string{"routed": app.VerdictPass, "gateway": app.VerdictPass, "r1-pc1": app.VerdictPass, "nowhere": app.VerdictPass}
 		wantVerdicts(t, runChecks(t, l, f.Project, map[string]any{}), all)
 		wantLintClean(t, l, f)
 
