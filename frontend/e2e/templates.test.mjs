@@ -12,7 +12,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchBrowser, restClient, startServer, screenshot, until as untilIn } from './harness.mjs';
@@ -37,15 +37,16 @@ function cpuTicks(pid) {
   return Number(f[11]) + Number(f[12]);
 }
 
-/** childrenRunning are the pids of parent's children whose program is prog. */
-function childrenRunning(parent, prog) {
+/** routerProcesses are the pids of parent's children running prog in a
+ * folder of the node's (Dynamips runs in the router's folder). */
+function routerProcesses(parent, prog, nodeId) {
   const out = [];
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === parent && readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0')[0] === prog) out.push(Number(d));
+      if (ppid === parent && readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0')[0] === prog && readlinkSync(`/proc/${d}/cwd`).includes(nodeId)) out.push(Number(d));
     } catch {
       // gone meanwhile
     }
@@ -227,6 +228,7 @@ describe('templates in the window, devices easy to find', { timeout: 120_000 }, 
     await step.waitFor();
     assert.match(await step.textContent(), /Finding an idle-PC value for c7200… this takes about 20 s/);
     assert.equal(await page.getByTestId('idlepc-skip').isEnabled(), true, 'the user may skip');
+    await page.screenshot({ path: path.join(SHOTS, 'ios-template-idlepc-1280x800.png') });
     await page.getByTestId('ios-template-dialog').waitFor({ state: 'detached', timeout: 60_000 });
     const tpl = (await rest('GET', '/templates')).body.find((t) => t.template_type === 'dynamips');
     assert.match(tpl.idlepc, /^0x[0-9a-f]+$/i, `the template keeps an idle PC: ${tpl.idlepc}`);
@@ -235,7 +237,7 @@ describe('templates in the window, devices easy to find', { timeout: 120_000 }, 
     assert.equal(r.status, 201, JSON.stringify(r.body));
     assert.equal(r.body.properties.idlepc, tpl.idlepc, 'the router gets it');
     assert.equal((await rest('POST', `/projects/${pid}/nodes/${r.body.node_id}/start`, {})).status, 200);
-    const [router] = await until(async () => { const p = childrenRunning(server.pid, dynamips); return p.length === 1 && p; }, WAIT, 'one dynamips running');
+    const [router] = await until(async () => { const p = routerProcesses(server.pid, dynamips, r.body.node_id); return p.length === 1 && p; }, WAIT, "the router's dynamips running");
     // The stand-in IOS reaches its idle loop in under 0.5 s; then a 2 s
     // window (without an idle PC, Dynamips spins at 60-90 % of a core).
     await new Promise((res) => setTimeout(res, 500));
