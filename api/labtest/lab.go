@@ -164,3 +164,19 @@ func (l *Lab) close() {
 		_ = l.Server.Close(ctx)
 	}
 }
+
+// Driver is the lab's runner of nodes of type t as the checks' host
+// driver; the test fails when that runner drives no host.
+func (l *Lab) Driver(tb testing.TB, t app.NodeType) app.HostDriver {
+	tb.Helper()
+	for _, r := range l.Runners {
+		if r.Runs(t) {
+			if d, ok := r.(app.HostDriver); ok {
+				return d
+			}
+			tb.Fatalf("the %s runner is no app.HostDriver", t)
+		}
+	}
+	tb.Fatalf("the lab runs no %s nodes", t)
+	return nil
+}

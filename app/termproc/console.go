@@ -21,15 +21,18 @@ type Console struct {
 	mu      sync.Mutex
 	clients map[*client]struct{}
 	closed  bool
-	tail    []byte     // the last output, for an exit message
+	tail    []byte // the last output, for an exit message
+	taps    map[*tap]struct{}
 	wmu     sync.Mutex // serialises writes to the terminal
+	dialog  *Dialog
 }
 
 // NewConsole serves a terminal on lns (which Close closes): input
 // receives what clients type, and each new client is sent greeting (if
 // any) before the terminal's output.
 func NewConsole(lns []net.Listener, input io.Writer, greeting string) *Console {
-	c := &Console{lns: lns, in: input, clients: map[*client]struct{}{}}
+	c := &Console{lns: lns, in: input, clients: map[*client]struct{}{}, taps: map[*tap]struct{}{}}
+	c.dialog = &Dialog{con: c, turn: make(chan struct{}, 1)}
 	if greeting != "" {
 		c.greeting = telnet.EscapeIAC([]byte(greeting))
 	}
@@ -47,6 +50,9 @@ func (c *Console) Output(b []byte) {
 	c.keep(b)
 	for cl := range c.clients {
 		cl.send(msg)
+	}
+	for t := range c.taps {
+		t.add(b)
 	}
 }
 
@@ -111,6 +117,9 @@ func (c *Console) Close() {
 	c.closed = true
 	for cl := range c.clients {
 		cl.close()
+	}
+	for t := range c.taps {
+		t.close()
 	}
 }
 
