@@ -72,6 +72,7 @@ func (s *Server) routes() (*mux.Router, error) {
 		{"PUT", "/v2/templates/{template_id}", s.handleTemplateUpdate},
 		{"DELETE", "/v2/templates/{template_id}", s.handleTemplateDelete},
 		{"POST", "/v2/templates/{template_id}/duplicate", s.handleTemplateDuplicate},
+		{"GET", "/v2/templates/{template_id}/usage", s.handleTemplateUsage},
 		{"GET", "/v2/symbols", s.handleSymbolList},
 		{"GET", "/v2/symbols/{symbol_id}/raw", s.handleSymbolRaw},
 		{"GET", "/v2/settings", s.handleEmptyObject},

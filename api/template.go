@@ -65,6 +65,17 @@ func (s *Server) handleTemplateDelete(w http.ResponseWriter, r *http.Request) er
 	return nil
 }
 
+// handleTemplateUsage answers how many nodes, in how many projects, were
+// made from a template (nodedesk's own: asked before a delete).
+func (s *Server) handleTemplateUsage(w http.ResponseWriter, r *http.Request) error {
+	u, err := s.svc.TemplateUsage(r.Context(), mux.Vars(r)["template_id"])
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, u)
+	return nil
+}
+
 func (s *Server) handleTemplateDuplicate(w http.ResponseWriter, r *http.Request) error {
 	t, err := s.svc.DuplicateTemplate(r.Context(), mux.Vars(r)["template_id"])
 	if err != nil {

@@ -107,6 +107,19 @@ func TestUserTemplates(t *testing.T) {
 		t.Errorf("switch from user template %v", s)
 	}
 
+	// Usage: the nodes made from a template, over every project, counted
+	// before a delete; a template nothing was made from is unused.
+	pid2 := ts.MustCreateProject("lab 2")
+	ts.Do("POST", "/v2/projects/"+pid2+"/templates/"+vid, map[string]any{"x": 0, "y": 0}).Want(t, 201)
+	ts.Do("POST", "/v2/projects/"+pid2+"/templates/"+vid, map[string]any{"x": 90, "y": 0}).Want(t, 201)
+	if u := ts.Do("GET", "/v2/templates/"+vid+"/usage", nil).Want(t, 200).JSON(t); u["nodes"] != 3.0 || u["projects"] != 2.0 {
+		t.Errorf("usage of the VPCS template %v, want 3 nodes in 2 projects", u)
+	}
+	if u := ts.Do("GET", "/v2/templates/"+dup["template_id"].(string)+"/usage", nil).Want(t, 200).JSON(t); u["nodes"] != 0.0 || u["projects"] != 0.0 {
+		t.Errorf("usage of an unused template %v", u)
+	}
+	ts.Do("GET", "/v2/templates/"+uuid.NewString()+"/usage", nil).Want(t, 404)
+
 	// Survive a restart; deleted ones go.
 	ts.restart()
 	if got := ts.Do("GET", "/v2/templates/"+swid, nil).Want(t, 200).JSON(t); len(got["ports_mapping"].([]any)) != 2 {

@@ -158,3 +158,8 @@ func vpcsIPLine(args []string) (portConfig, bool) {
 	}
 	return c, addr != gw
 }
+
+// macOffsetBase is the MAC of a node whose mac_offset is 0 (a VPCS); the
+// offset is added to the last byte, as VPCS's -m does. The wire map knows
+// a node's frames by it.
+const macOffsetBase = "00:50:79:66:68:00"

@@ -357,6 +357,48 @@ func (s *Service) DeleteTemplate(ctx context.Context, id string) error {
 	})
 }
 
+// TemplateUsage is what was made from a template: nodes keep their
+// template_id, and their own settings, whatever becomes of the template.
+type TemplateUsage struct {
+	Nodes    int `json:"nodes"`
+	Projects int `json:"projects"`
+}
+
+// TemplateUsage counts the nodes made from a template, in every project
+// (open or closed), and the projects they are in: what a user is told
+// before deleting it. Codes: ENOTFOUND.
+func (s *Service) TemplateUsage(ctx context.Context, id string) (TemplateUsage, error) {
+	var u TemplateUsage
+	err := s.view(func(tx Tx) error {
+		t, err := findTemplate(tx, id)
+		if err != nil {
+			return err
+		}
+		projects, err := tx.Projects()
+		if err != nil {
+			return err
+		}
+		for _, p := range projects {
+			nodes, err := tx.Nodes(p.ID)
+			if err != nil {
+				return err
+			}
+			n := 0
+			for _, nd := range nodes {
+				if nd.TemplateID != nil && *nd.TemplateID == t.ID {
+					n++
+				}
+			}
+			if n > 0 {
+				u.Nodes += n
+				u.Projects++
+			}
+		}
+		return nil
+	})
+	return u, err
+}
+
 // DuplicateTemplate copies a user template under a new id, with the same
 // name, as GNS3 does. Codes: ENOTFOUND, ECONFLICT (builtin).
 func (s *Service) DuplicateTemplate(ctx context.Context, id string) (*Template, error) {

@@ -21,9 +21,6 @@ func (s *Service) UseWireWatch(w WireWatch) { s.wireWatch = w }
 // make a silent gateway.
 const gatewaySilentAsks = 3
 
-// vpcsMACBase is the MAC of a VPCS whose mac_offset is 0; its offset is
-// added to the last byte, as VPCS's -m does.
-const vpcsMACBase = "00:50:79:66:68:00"
 
 // WireMap returns a project's wire map: empty links while the project is
 // closed. Codes: ENOTFOUND.
@@ -122,8 +119,8 @@ func newWireFacts(nodes []*Node, links []*Link, seen []WireSeen) *wireFacts {
 }
 
 // knownMACs lists the MAC addresses a node's configuration gives it: its
-// ports' (Docker), its mac_address and the adapters after it (QEMU), a
-// VPCS's from its mac_offset, an IOU port's from its application id
+// ports' (Docker), its mac_address and the adapters after it (QEMU), the
+// one its mac_offset gives (macOffsetBase), an IOU port's from its application id
 // (aa:bb:cc:00:id:bay|unit<<4, as IOU makes them, for ids below 256).
 func knownMACs(n *Node) []string {
 	var macs []string
@@ -140,7 +137,7 @@ func knownMACs(n *Node) []string {
 		}
 	}
 	if n.Properties.MACOffset != nil {
-		macs = append(macs, AdapterMAC(vpcsMACBase, *n.Properties.MACOffset))
+		macs = append(macs, AdapterMAC(macOffsetBase, *n.Properties.MACOffset))
 	}
 	if id := n.ApplicationID(); id > 0 && id < 256 {
 		for _, p := range n.Ports() {

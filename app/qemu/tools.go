@@ -212,10 +212,14 @@ func (t *Tools) Capabilities(ctx context.Context) app.QEMUCapabilities {
 	}
 	ok, why := ProbeKVM(ctx, bins[0])
 	if !ok {
-		return app.QEMUCapabilities{KVM: []string{}, Acceleration: app.AccelTCG, AccelerationNote: "running without hardware acceleration: slower (" + why + ")"}
+		return app.QEMUCapabilities{KVM: []string{}, Acceleration: app.AccelTCG, AccelerationNote: NoKVMCapability + " (why: " + why + ")"}
 	}
 	return app.QEMUCapabilities{KVM: archs, Acceleration: app.AccelKVM, AccelerationNote: "running with hardware acceleration (" + why + ")"}
 }
+
+// NoKVMCapability is what the node panel says of VMs on a machine that
+// gives QEMU no KVM (the reason follows it).
+const NoKVMCapability = "VMs run slowly here: this machine gives QEMU no hardware acceleration (KVM), so they boot and run several times slower. Nothing needs to change for the lab to work"
 
 // CreateImage runs qemu-img create for spec (its path absolute, checked
 // by the Service). Codes: ECONFLICT (qemu-img refused, with its words).

@@ -152,7 +152,7 @@ func TestTools_Capabilities(t *testing.T) {
 			t.Fatalf("kvm %v with acceleration kvm", c.KVM)
 		}
 	case app.AccelTCG:
-		if c.KVM == nil || len(c.KVM) != 0 || !strings.HasPrefix(c.AccelerationNote, "running without hardware acceleration: slower") {
+		if c.KVM == nil || len(c.KVM) != 0 || !strings.HasPrefix(c.AccelerationNote, NoKVMCapability+" (why: ") {
 			t.Fatalf("capabilities %+v", c)
 		}
 	default:

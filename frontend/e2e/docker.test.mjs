@@ -118,7 +118,7 @@ describe('Docker in the UI', { timeout: 240_000 }, () => {
     await page.getByTestId('dt-submit').click();
     await dialog.waitFor({ state: 'detached' });
     await palette('guest', 'nodedesk-test-busybox').waitFor();
-    assert.equal(await page.locator('[data-testid="palette-group-guest"] h4').textContent(), 'Guests');
+    assert.equal(await page.locator('[data-testid="palette-group-guest"] h4').textContent(), 'End devices');
     assert.equal(await palette('guest', 'nodedesk-test-busybox').getAttribute('data-testid'), 'palette-docker');
 
     const tpl = (await rest('GET', '/templates')).body.find((x) => x.name === 'nodedesk-test-busybox');

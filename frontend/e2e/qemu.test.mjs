@@ -115,7 +115,7 @@ describe('QEMU in the UI', { timeout: 180_000 }, () => {
     assert.equal(props.adapter_type, 'rtl8139');
   });
 
-  test("groups the user's templates by category after the built-ins", async () => {
+  test("groups every device by category, the built-ins first in theirs", async () => {
     for (const [name, category] of [['Edge FW', 'firewall'], ['Alpine host', 'guest'], ['Core router', 'router']]) {
       const r = await rest('POST', '/templates', { template_type: 'qemu', name, category, compute_id: 'local', hda_disk_image: 'none.qcow2' });
       assert.equal(r.status, 201, JSON.stringify(r.body));
@@ -124,9 +124,9 @@ describe('QEMU in the UI', { timeout: 180_000 }, () => {
     await palette('firewall', 'Edge FW').waitFor();
     await palette('guest', 'Alpine host').waitFor();
     await palette('router', 'Core router').waitFor();
-    await page.locator('[data-testid="palette-group-builtin"] [data-testid="palette-vpcs"]').waitFor();
+    await page.locator('[data-testid="palette-group-guest"] [data-testid="palette-vpcs"]').waitFor();
     const order = await page.locator('[data-testid^="palette-group-"]').evaluateAll((els) => els.map((e) => e.dataset.testid.replace('palette-group-', '')));
-    assert.deepEqual(order, ['builtin', 'router', 'guest', 'firewall']);
+    assert.deepEqual(order, ['router', 'switch', 'guest', 'firewall']);
   });
 
   test('imports an appliance: a template for the version whose image is here, the missing image named with its md5 and URL', async () => {

@@ -21,7 +21,7 @@ import type {
   ApplianceFile, ApplianceImport, ComputeCreate, ComputeUpdate,
   Drawing, DrawingCreate, DrawingUpdate, Link, LinkCaptureStart, LinkCreate, LinkUpdate, LiveEvent, LiveState, Node, NodeAction, NodeCreate, NodeDuplicate, NodeUpdate, ProjectCreate,
   HistoryEntry, CheckFile, CheckRunRequest,
-  Project, ProjectDuplicate, ProjectUpdate, Image, Template, TemplateCreate, TemplateNodeCreate,
+  Project, ProjectDuplicate, ProjectUpdate, Image, Template, TemplateCreate, TemplateNodeCreate, TemplateUpdate,
 } from './types';
 
 export { AppError, toAppError } from './errors';
@@ -383,6 +383,19 @@ export const deleteCompute = (cid: string) => done(client().DELETE('/v2/computes
 export const listTemplates = () => answer(client().GET('/v2/templates'));
 /** createTemplate adds a user template (400 by field, as the server says). */
 export const createTemplate = (body: TemplateCreate): Promise<Template> => answer(client().POST('/v2/templates', { body }));
+const onTemplate = (tid: string) => ({ params: { path: { template_id: tid } } });
+/** updateTemplate changes a user template: the keys given replace its own
+ * (400 by field; 409 for a builtin, as the server says). */
+export const updateTemplate = (tid: string, body: TemplateUpdate): Promise<Template> =>
+  answer(client().PUT('/v2/templates/{template_id}', { ...onTemplate(tid), body }));
+/** deleteTemplate removes a user template (409 for a builtin); the nodes
+ * made from it keep their settings. */
+export const deleteTemplate = (tid: string) => done(client().DELETE('/v2/templates/{template_id}', onTemplate(tid)));
+/** duplicateTemplate copies a user template under a new id, same name. */
+export const duplicateTemplate = (tid: string): Promise<Template> =>
+  answer(client().POST('/v2/templates/{template_id}/duplicate', onTemplate(tid)));
+/** templateUsage counts the nodes made from a template and their projects. */
+export const templateUsage = (tid: string) => answer(client().GET('/v2/templates/{template_id}/usage', onTemplate(tid)));
 
 /** An emulator's name in the images routes, as the contract types it. */
 export type Emulator = paths['/v2/computes/{compute_id}/{emulator}/images']['get']['parameters']['path']['emulator'];

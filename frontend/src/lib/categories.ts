@@ -1,5 +1,5 @@
 // The categories of templates, GNS3's four, in the palette's order, with
-// the heading each group gets. Which category a template has is the
+// the heading each group gets (the GNS3 GUI's words). Which category a template has is the
 // server's (its answer's `category`).
 
 import type { Template } from './types';
@@ -11,8 +11,8 @@ export type Category = Template['category'];
 export const CATEGORIES: readonly { id: Category; label: string }[] = [
   { id: 'router', label: 'Routers' },
   { id: 'switch', label: 'Switches' },
-  { id: 'guest', label: 'Guests' },
-  { id: 'firewall', label: 'Firewalls' },
+  { id: 'guest', label: 'End devices' },
+  { id: 'firewall', label: 'Security devices' },
 ];
 
 /** categoryLabel is the heading of a category's group. */

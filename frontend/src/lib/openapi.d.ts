@@ -1986,6 +1986,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/templates/{template_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** nodedesk's own: how many nodes were made from a template, in how many projects (open or closed). Nodes keep their template_id and their own settings when the template is changed or deleted. */
+        get: operations["getTemplateUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/notifications": {
         parameters: {
             query?: never;
@@ -14997,6 +15014,43 @@ export interface operations {
             };
             /** @description The template is a builtin. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTemplateUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Template UUID. */
+                template_id: components["parameters"]["TemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template's use. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The nodes made from the template. */
+                        nodes: number;
+                        /** @description The projects those nodes are in. */
+                        projects: number;
+                    };
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -53,6 +53,7 @@ export type DrawingEvent = Omit<Drawing, 'svg'> & { svg?: string };
 export type Template = S['Template'];
 export type TemplateNodeCreate = S['TemplateNodeCreate'];
 export type TemplateCreate = S['TemplateCreate'];
+export type TemplateUpdate = S['TemplateUpdate'];
 export type NodeDuplicate = S['NodeDuplicate'];
 /** One change of a project's history, and through which door it came. */
 export type HistoryEntry = S['HistoryEntry'];

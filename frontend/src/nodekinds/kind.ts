@@ -7,7 +7,7 @@
 
 import type { Component } from 'svelte';
 import type { ConsoleChoice } from '../lib/nodetypes';
-import type { Node, NodeType, NodeUpdate, TemplateCreate } from '../lib/types';
+import type { Node, NodeType, NodeUpdate, Template, TemplateCreate, TemplateUpdate } from '../lib/types';
 
 /** An error shown by a field: the message, and for a table the row and
  * the key in it that the server named. */
@@ -95,14 +95,33 @@ export interface TemplateKind<T, D> {
   appliances?: boolean;
   /** The palette's button that opens it. */
   button: { label: string; title: string; testid: string };
+  /** What it makes from an image, for the hints that show how to add
+   * one (start screen, empty canvas, How-to): "a router", "a VM". */
+  makes?: string;
   /** empty is the form the dialog opens with. */
   empty(): T;
+  /** read is the form of an existing template of the type, to edit it. */
+  read(t: Template): T;
   /** check makes the POST /v2/templates body, or says by field what cannot be sent. */
   check(f: T): TemplateCheck;
   /** field is the form field a server error names, or null. */
   field(path: string | null | undefined): string | null;
   /** The type's fields inside the dialog. */
   Body: Component<TemplateBodyProps<T, D>, Record<string, never>, 'form'>;
+  /** A step once the template is made or saved (an IOS template's idle-PC
+   * search): shown in the dialog until it calls ondone. */
+  After?: Component<TemplateAfterProps<D>>;
+}
+
+/** What the dialog gives a type's step after a template is made or saved. */
+export interface TemplateAfterProps<D> {
+  /** The template as the server saved it. */
+  template: Template;
+  deps: D;
+  /** save changes the template (the palette shows the change). */
+  save: (body: TemplateUpdate) => Promise<Template>;
+  /** ondone closes the dialog: the step is finished, failed or skipped. */
+  ondone: () => void;
 }
 
 /** What the settings dialog gives a type's section. */

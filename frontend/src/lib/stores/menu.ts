@@ -12,7 +12,7 @@ export interface OpenMenu {
   /** Where the pointer was, in window pixels. */
   at: XY;
   /** What the menu is about, for its accessible name and tests. */
-  kind: 'node' | 'link' | 'canvas';
+  kind: 'node' | 'link' | 'canvas' | 'template';
   label: string;
   items: MenuItem[];
 }

@@ -8,7 +8,7 @@ import { derived, writable } from 'svelte/store';
 import * as api from '../api';
 import { paletteRank } from '../../nodekinds';
 import { paletteGroups } from '../palette';
-import type { ApplianceFile, LiveEvent, Template, TemplateCreate } from '../types';
+import type { ApplianceFile, LiveEvent, Template, TemplateCreate, TemplateUpdate } from '../types';
 
 export const templates = writable<Template[]>([]);
 export const templatesError = writable<string | null>(null);
@@ -67,3 +67,32 @@ export async function importAppliance(appliance: ApplianceFile): Promise<api.App
   await loadTemplates();
   return r;
 }
+
+/** saveTemplate changes a user template; the palette shows it at once. */
+export async function saveTemplate(tid: string, body: TemplateUpdate): Promise<Template> {
+  const t = await api.updateTemplate(tid, body);
+  upsert(t);
+  return t;
+}
+
+/** copyTemplate duplicates a user template (same name, new id). */
+export async function copyTemplate(tid: string): Promise<Template> {
+  const t = await api.duplicateTemplate(tid);
+  upsert(t);
+  return t;
+}
+
+/** templateUsage counts the nodes made from a template and their projects. */
+export const templateUsage = (tid: string) => api.templateUsage(tid);
+
+/** removeTemplate deletes a user template; the nodes made from it keep
+ * their settings. */
+export async function removeTemplate(tid: string): Promise<void> {
+  await api.deleteTemplate(tid);
+  templates.update((ts) => ts.filter((x) => x.template_id !== tid));
+}
+
+/** The template dialog to show, wherever it was asked for (the palette,
+ * the start screen, the empty canvas): the type's entry, and the template
+ * to edit (none: a new one). */
+export const templateDialog = writable<{ type: string; template?: Template } | null>(null);

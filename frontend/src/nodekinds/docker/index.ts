@@ -9,7 +9,7 @@ import { partBody, typedBody } from '../helpers';
 import { defineKind } from '../kind';
 import Editor from './Editor.svelte';
 import {
-  DOCKER_NODE_FIELDS, dockerImages, dockerNodeForm, dockerNodeUpdate, dockerTemplateField, dockerTemplateProps, emptyDockerTemplateForm,
+  DOCKER_NODE_FIELDS, dockerImages, dockerNodeForm, dockerNodeUpdate, dockerTemplateField, dockerTemplateProps, emptyDockerTemplateForm, dockerTemplateForm,
   type DockerImage, type DockerNodeForm, type DockerDeps, type DockerTemplateForm,
 } from './model';
 import TemplateBody from './TemplateBody.svelte';
@@ -49,7 +49,9 @@ export default defineKind<DockerNodeForm, DockerDeps, DockerTemplateForm>({
     prefix: 'dt',
     width: 600,
     button: { label: 'Docker…', title: 'New Docker template: a device that runs a container of a Docker image', testid: 'new-docker-template' },
+    makes: 'a container from a Docker image',
     empty: emptyDockerTemplateForm,
+    read: dockerTemplateForm,
     check: dockerTemplateBody,
     field: dockerTemplateField,
     Body: TemplateBody,

@@ -12,8 +12,8 @@ import type { ConsoleChoice } from '../../lib/nodetypes';
 import { wholeNumber } from '../../lib/numbers';
 import type { Category } from '../../lib/categories';
 import { auxPort } from '../../lib/sideconsoles';
-import { same } from '../helpers';
-import type { CustomAdapter, DockerImage as Image, Node, NodeProperties } from '../../lib/types';
+import { readTemplate, same } from '../helpers';
+import type { CustomAdapter, DockerImage as Image, Node, NodeProperties, Template } from '../../lib/types';
 
 /** One image of the engine, as its images list gives it. */
 export type DockerImage = Image;
@@ -100,6 +100,16 @@ export type DockerTemplateField = keyof DockerTemplateForm;
 export const emptyDockerTemplateForm = (): DockerTemplateForm => ({
   image: '', name: '', category: 'guest', adapters: '', start_command: '', environment: '', console_type: '', extra_hosts: '', extra_volumes: '',
 });
+
+/** dockerTemplateForm is the form of an existing template, to edit it. */
+export function dockerTemplateForm(t: Template): DockerTemplateForm {
+  const r = readTemplate(t);
+  return {
+    image: r.str('image'), name: t.name, category: t.category, adapters: r.num('adapters'), start_command: r.str('start_command'),
+    environment: r.str('environment'), console_type: r.str('console_type') as ConsoleChoice | '', extra_hosts: r.str('extra_hosts'),
+    extra_volumes: r.list('extra_volumes').filter((v) => typeof v === 'string').join('\n'),
+  };
+}
 
 /** The body of POST /v2/templates for such a template, but its type. */
 export type DockerTemplateBody = {

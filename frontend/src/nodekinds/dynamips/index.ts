@@ -12,9 +12,10 @@ import { partBody, typedBody } from '../helpers';
 import { defineKind } from '../kind';
 import Editor from './Editor.svelte';
 import {
-  DYNAMIPS_NODE_FIELDS, dynamipsNodeForm, dynamipsNodeUpdate, emptyIOSTemplateForm, iosTemplateField, iosTemplateProps,
+  DYNAMIPS_NODE_FIELDS, dynamipsNodeForm, dynamipsNodeUpdate, emptyIOSTemplateForm, iosTemplateForm, iosTemplateField, iosTemplateProps,
   type DynamipsNodeForm, type DynamipsDeps, type IOSTemplateForm,
 } from './model';
+import IdlePCStep from './IdlePCStep.svelte';
 import TemplateBody from './TemplateBody.svelte';
 
 /** dynamipsPlatforms describes the router platforms of Dynamips nodes:
@@ -26,6 +27,11 @@ export const dynamipsPlatforms = () => api.call((c) => c.GET('/v2/dynamips/platf
  * the router's idlepc (it takes a while: the router is sampled). */
 export const autoIdlePC = (pid: string, nid: string): Promise<{ idlepc: string }> =>
   api.call((c) => c.GET('/v2/projects/{project_id}/nodes/{node_id}/dynamips/auto_idlepc', { params: { path: { project_id: pid, node_id: nid } } })) as Promise<{ idlepc: string }>;
+
+/** findImageIdlePC finds an idle-PC value for an IOS image on this
+ * nodedesk (a router of it boots for about 20 s in a project of its own). */
+export const findImageIdlePC = (body: { platform: string; image: string; ram: number }): Promise<{ idlepc: string }> =>
+  api.call((c) => c.POST('/v2/computes/{compute_id}/auto_idlepc', { params: { path: { compute_id: 'local' } }, body })) as Promise<{ idlepc: string }>;
 
 /** The platforms by name; empty until loaded. */
 const platforms = writable<Map<string, DynamipsPlatformInfo>>(new Map());
@@ -48,6 +54,7 @@ export const deps: DynamipsDeps = {
   loadPlatforms,
   images: imageSource('dynamips'),
   findIdlePC: autoIdlePC,
+  findImageIdlePC,
   readStartupConfig: (pid, nid, path) => api.readNodeFile(pid, nid, path),
   saveStartupConfig: (pid, nid, path, text) => api.writeNodeFile(pid, nid, path, text),
 };
@@ -77,9 +84,12 @@ export default defineKind<DynamipsNodeForm, DynamipsDeps, IOSTemplateForm>({
     prefix: 'it',
     width: 520,
     button: { label: 'IOS router…', title: 'New IOS router template: Cisco routers emulated by Dynamips, running your own IOS image', testid: 'new-ios-template' },
+    makes: 'a router from your IOS image',
     empty: emptyIOSTemplateForm,
+    read: iosTemplateForm,
     check: iosTemplateBody,
     field: iosTemplateField,
     Body: TemplateBody,
+    After: IdlePCStep,
   },
 });

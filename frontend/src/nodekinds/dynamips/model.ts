@@ -9,7 +9,8 @@
 import type { Readable } from 'svelte/store';
 import { wholeNumber } from '../../lib/numbers';
 import type { ImageSource } from '../../lib/stores/images';
-import type { DynamipsChassisInfo, DynamipsPlatformInfo, Node } from '../../lib/types';
+import type { DynamipsChassisInfo, DynamipsPlatformInfo, Node, Template } from '../../lib/types';
+import { readTemplate } from '../helpers';
 
 /** What the entry loads for the views: the platform catalogue (asked
  * once), the IOS images, a router's idle-PC search and its startup
@@ -21,6 +22,9 @@ export interface DynamipsDeps {
   /** findIdlePC finds an idle-PC value for a running router; the server
    * keeps it as the router's idlepc (the node's update follows). */
   findIdlePC(pid: string, nid: string): Promise<{ idlepc: string }>;
+  /** findImageIdlePC finds an idle-PC value for an IOS image (the server
+   * boots a router of it for about 20 s), as GNS3's IOS wizard does. */
+  findImageIdlePC(q: { platform: string; image: string; ram: number }): Promise<{ idlepc: string }>;
   readStartupConfig(pid: string, nid: string, path: string): Promise<string>;
   saveStartupConfig(pid: string, nid: string, path: string, text: string): Promise<void>;
 }
@@ -174,6 +178,12 @@ export type IOSTemplateField = keyof IOSTemplateForm;
 
 /** The form the dialog opens with. */
 export const emptyIOSTemplateForm = (): IOSTemplateForm => ({ name: '', image: '', platform: '', chassis: '', ram: '' });
+
+/** iosTemplateForm is the form of an existing template, to edit it. */
+export function iosTemplateForm(t: Template): IOSTemplateForm {
+  const r = readTemplate(t);
+  return { name: t.name, image: r.str('image'), platform: r.str('platform'), chassis: r.str('chassis'), ram: r.num('ram') };
+}
 
 /** iosTemplateProps makes the template's POST body (but its type, which
  * the entry adds; the server fills the platform's defaults), or says by

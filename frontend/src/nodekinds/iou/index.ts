@@ -11,7 +11,7 @@ import { defineKind } from '../kind';
 import Editor from './Editor.svelte';
 import Licence from './Licence.svelte';
 import {
-  IOU_NODE_FIELDS, emptyIouTemplateForm, iouNodeForm, iouNodeUpdate, iouTemplateField, iouTemplateProps, missingAsEmpty,
+  IOU_NODE_FIELDS, emptyIouTemplateForm, iouTemplateForm, iouNodeForm, iouNodeUpdate, iouTemplateField, iouTemplateProps, missingAsEmpty,
   type IouDeps, type IouNodeForm, type IouTemplateForm, type Licence as LicenceBody,
 } from './model';
 import TemplateBody from './TemplateBody.svelte';
@@ -55,7 +55,9 @@ export default defineKind<IouNodeForm, IouDeps, IouTemplateForm>({
     prefix: 'ut',
     width: 560,
     button: { label: 'IOU…', title: 'New IOU template: Cisco switches or routers that run your own IOU image', testid: 'new-iou-template' },
+    makes: 'a Cisco switch or router from your IOU image',
     empty: emptyIouTemplateForm,
+    read: iouTemplateForm,
     check: iouTemplateBody,
     field: iouTemplateField,
     Body: TemplateBody,

@@ -11,7 +11,8 @@ import type { ConsoleChoice } from '../../lib/nodetypes';
 import { wholeNumber } from '../../lib/numbers';
 import type { Category } from '../../lib/categories';
 import type { ImageSource } from '../../lib/stores/images';
-import type { NodeProperties } from '../../lib/types';
+import type { NodeProperties, Template } from '../../lib/types';
+import { readTemplate } from '../helpers';
 
 /** The licence as the server keeps it (GET and PUT /v2/iou_license). */
 export interface Licence {
@@ -246,6 +247,17 @@ export const emptyIouTemplateForm = (): IouTemplateForm => withLayer({
   use_default_iou_values: TEMPLATE_DEFAULTS.use_default_iou_values, l1_keepalives: TEMPLATE_DEFAULTS.l1_keepalives,
   console_type: TEMPLATE_DEFAULTS.console_type,
 }, 'l3');
+
+/** iouTemplateForm is the form of an existing template, to edit it. */
+export function iouTemplateForm(t: Template): IouTemplateForm {
+  const r = readTemplate(t);
+  const path = r.str('path');
+  return {
+    name: t.name, path, layer: guessLayer(path), ethernet_adapters: r.num('ethernet_adapters'), serial_adapters: r.num('serial_adapters'),
+    ram: r.num('ram'), nvram: r.num('nvram'), use_default_iou_values: r.bool('use_default_iou_values'), l1_keepalives: r.bool('l1_keepalives'),
+    console_type: (r.str('console_type') || TEMPLATE_DEFAULTS.console_type) as ConsoleChoice,
+  };
+}
 
 /** imagePicked is the form once an image is picked: the layer its name
  * says, with that layer's adapters, and a name that follows the image

@@ -10,7 +10,7 @@ import { partBody, typedBody } from '../helpers';
 import { defineKind } from '../kind';
 import Editor from './Editor.svelte';
 import {
-  QEMU_NODE_FIELDS, emptyQemuTemplateForm, qemuNodeForm, qemuNodeUpdate, qemuTemplateField, qemuTemplateProps,
+  QEMU_NODE_FIELDS, emptyQemuTemplateForm, qemuTemplateForm, qemuNodeForm, qemuNodeUpdate, qemuTemplateField, qemuTemplateProps,
   type QemuCapabilities, type QemuNodeForm, type QemuDeps, type QemuTemplateForm,
 } from './model';
 import TemplateBody from './TemplateBody.svelte';
@@ -65,7 +65,9 @@ export default defineKind<QemuNodeForm, QemuDeps, QemuTemplateForm>({
     width: 560,
     appliances: true,
     button: { label: 'QEMU…', title: 'New QEMU template: a device that runs a QEMU virtual machine from an image', testid: 'new-qemu-template' },
+    makes: 'a VM from a disk image',
     empty: emptyQemuTemplateForm,
+    read: qemuTemplateForm,
     check: qemuTemplateBody,
     field: qemuTemplateField,
     Body: TemplateBody,

@@ -12,7 +12,8 @@ import type { ConsoleChoice } from '../../lib/nodetypes';
 import { wholeNumber } from '../../lib/numbers';
 import type { Category } from '../../lib/categories';
 import type { ImageSource } from '../../lib/stores/images';
-import type { NodeProperties, QEMUCapabilities } from '../../lib/types';
+import type { NodeProperties, QEMUCapabilities, Template } from '../../lib/types';
+import { readTemplate } from '../helpers';
 
 /** How a compute runs guests: KVM or TCG, and a note when slower. */
 export type QemuCapabilities = QEMUCapabilities;
@@ -77,6 +78,18 @@ export const emptyQemuTemplateForm = (): QemuTemplateForm => ({
   name: '', category: 'guest', boot: 'disk', hda_disk_image: '', kernel_image: '', initrd: '', kernel_command_line: '',
   ram: '', cpus: '', adapters: '', adapter_type: '', console_type: '',
 });
+
+/** qemuTemplateForm is the form of an existing template, to edit it. */
+export function qemuTemplateForm(t: Template): QemuTemplateForm {
+  const r = readTemplate(t);
+  const hda = r.str('hda_disk_image');
+  return {
+    name: t.name, category: t.category, boot: hda === '' && r.str('kernel_image') !== '' ? 'kernel' : 'disk',
+    hda_disk_image: hda, kernel_image: r.str('kernel_image'), initrd: r.str('initrd'), kernel_command_line: r.str('kernel_command_line'),
+    ram: r.num('ram'), cpus: r.num('cpus'), adapters: r.num('adapters'), adapter_type: r.str('adapter_type'),
+    console_type: r.str('console_type') as ConsoleChoice | '',
+  };
+}
 
 /** The body of POST /v2/templates for such a template, but its type. */
 export type QemuTemplateBody = {
@@ -245,5 +258,5 @@ export function accelerationNote(p: NodeProperties, caps: QemuCapabilities | nul
   if (own) return own;
   if (!caps || caps.acceleration === 'kvm') return null;
   const note = str(caps.acceleration_note).trim();
-  return note || (caps.acceleration === 'tcg' ? 'Running without hardware acceleration (TCG): guests are slower' : null);
+  return note || (caps.acceleration === 'tcg' ? 'VMs run slowly here: this machine gives QEMU no hardware acceleration (KVM)' : null);
 }
