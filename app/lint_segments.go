@@ -306,6 +306,11 @@ func (g *labGraph) segmentsOf(ends []endpoint) segments {
 	next := 0
 	for _, e := range ends {
 		if _, ok := s.of[e]; ok {
+			// Reached from another end: its own frames' first switch
+			// is still its own.
+			if _, known := s.entry[e]; !known {
+				_, s.entry[e] = g.reach(e)
+			}
 			continue
 		}
 		reached, entry := g.reach(e)

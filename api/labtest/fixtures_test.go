@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"nodedesk/app"
-	"nodedesk/app/dynamips/dynamipstest"
 	"nodedesk/app/iou/ioutest"
 	"nodedesk/app/kit"
 )
@@ -19,9 +18,8 @@ import (
 // Fixture labs for "check my lab" (issue 39), each built through the API
 // as a user would and returned with what a checks, lint or wire-map test
 // needs: its project, its nodes and links by name, its hosts' addresses.
-// Each has a fault to inject that breaks exactly one thing. The builders
-// are reused by the checks' tests; TestLab_Fixtures asserts, with the host
-// drivers, that each lab works and that each fault breaks what it should.
+// Each has a fault to inject. TestLab_ChecksFixtures
+// (checks_fixtures_test.go) runs their checks with and without it.
 
 // Fixture is a lab built for the checks.
 type Fixture struct {
@@ -93,10 +91,10 @@ func (f *Fixture) readdress(t *testing.T, l *Lab, name, cidr, gw string) {
 
 // FixtureVLANs: two switches SW1 and SW2 joined by a dot1q trunk (their
 // ports 2, link "SW1-SW2"); on each, port 0 is an access port of VLAN 10
-// and port 1 of VLAN 20. PC1 (10.0.0.1) and PC2 (10.0.0.2) are on SW1's
-// ports 0 and 1, PC3 (10.0.0.3) and PC4 (10.0.0.4) on SW2's: one subnet,
-// so only the VLANs keep PC1 and PC3 (VLAN 10) apart from PC2 and PC4
-// (VLAN 20). Started.
+// and port 1 of VLAN 20. Each VLAN has its own subnet, as labs are built:
+// PC1 (10.0.10.1) and PC3 (10.0.10.3) on the switches' ports 0, PC2
+// (10.0.20.2) and PC4 (10.0.20.4) on their ports 1; a host in the wrong
+// VLAN is then in the wrong subnet too, which lint can tell. Started.
 func FixtureVLANs(t *testing.T, l *Lab) *Fixture {
 	t.Helper()
 	f := newFixture(t, l, "vlans")
@@ -106,11 +104,11 @@ func FixtureVLANs(t *testing.T, l *Lab) *Fixture {
 	}
 	f.link(t, l, "SW1", 2, "SW2", 2)
 	for i, at := range []struct {
-		sw   string
-		port int
-	}{{"SW1", 0}, {"SW1", 1}, {"SW2", 0}, {"SW2", 1}} {
+		sw         string
+		port, vlan int
+	}{{"SW1", 0, 10}, {"SW1", 1, 20}, {"SW2", 0, 10}, {"SW2", 1, 20}} {
 		name := fmt.Sprintf("PC%d", i+1)
-		f.host(t, l, name, fmt.Sprintf("10.0.0.%d/24", i+1), "")
+		f.host(t, l, name, fmt.Sprintf("10.0.%d.%d/24", at.vlan, i+1), "")
 		f.link(t, l, name, 0, at.sw, at.port)
 	}
 	f.start(t, l)
@@ -123,21 +121,25 @@ func vlanPorts(first int) []any {
 	return []any{kit.SwitchPort(0, "access", first, ""), kit.SwitchPort(1, "access", 20, ""), kit.SwitchPort(2, "dot1q", 1, "")}
 }
 
-// FaultWrongVLAN puts SW2's port 0 (PC3's) in VLAN 20: PC3 no longer
-// reaches PC1 and reaches PC4 instead.
-func FaultWrongVLAN(t *testing.T, l *Lab, f *Fixture) {
+// FaultWrongVLAN puts SW2's port 0 (PC3's) in VLAN 20 (wrong: true), or
+// back in VLAN 10: PC1 no longer reaches PC3.
+func FaultWrongVLAN(t *testing.T, l *Lab, f *Fixture, wrong bool) {
 	t.Helper()
-	l.Do("PUT", f.path("SW2"), map[string]any{"properties": map[string]any{"ports_mapping": vlanPorts(20)}}).Want(t, 200)
+	vlan := 10
+	if wrong {
+		vlan = 20
+	}
+	l.Do("PUT", f.path("SW2"), map[string]any{"properties": map[string]any{"ports_mapping": vlanPorts(vlan)}}).Want(t, 200)
 }
 
 // FaultDuplicateIP gives PC4 PC2's address (both in VLAN 20): two hosts
-// then claim 10.0.0.2. VPCS refuses an address another host answers ARP
+// then claim 10.0.20.2. VPCS refuses an address another host answers ARP
 // for, so PC4 is reloaded while its link is suspended, as a host that was
 // off when the other took it.
 func FaultDuplicateIP(t *testing.T, l *Lab, f *Fixture) {
 	t.Helper()
 	FaultSuspendLink(t, l, f, "PC4-SW2", true)
-	f.readdress(t, l, "PC4", "10.0.0.2/24", "")
+	f.readdress(t, l, "PC4", "10.0.20.2/24", "")
 	FaultSuspendLink(t, l, f, "PC4-SW2", false)
 }
 
@@ -315,108 +317,4 @@ func awaitAddresses(t *testing.T, l *Lab, ids, addrs []string) {
 			t.Fatal(err)
 		}
 	}
-}
-
-// pinger asserts pings of a fixture through the host drivers.
-type pinger struct {
-	t *testing.T
-	l *Lab
-	f *Fixture
-}
-
-// want asserts that from (a node of f, run by type typ) reaches addr (an
-// address, or a node name of f) or not.
-func (p pinger) want(typ app.NodeType, from, to string, reply bool) {
-	p.t.Helper()
-	addr := to
-	if a, ok := p.f.Addrs[to]; ok {
-		addr = a
-	}
-	res, err := p.l.Driver(p.t, typ).Ping(context.Background(), p.f.Nodes[from], addr, time.Second)
-	if err != nil {
-		p.t.Errorf("%s ping %s: %v", from, to, err)
-		return
-	}
-	if got := res.Received > 0; got != reply {
-		p.t.Errorf("%s ping %s (%s): replied %v, want %v; it said %q", from, to, addr, got, reply, res.Lines)
-	}
-}
-
-// TestLab_Fixtures: each fixture lab works as built, and each fault
-// breaks what it should and nothing else, as the host drivers see it. One
-// lab (VPCS, IOU, Dynamips) holds them all, each in its own project.
-func TestLab_Fixtures(t *testing.T) {
-	l := Start(t, with(ioutest.Emulator, dynamipstest.Emulator))
-	l.Do("PUT", "/v2/iou_license", map[string]any{"iourc_content": "", "license_check": false}).Want(t, 201)
-	timed := func(name string, run func(t *testing.T)) {
-		start := time.Now()
-		t.Run(name, run)
-		t.Logf("%s: %v", name, time.Since(start).Round(time.Millisecond))
-	}
-
-	timed("VLANs", func(t *testing.T) {
-		f := FixtureVLANs(t, l)
-		p := pinger{t, l, f}
-		p.want(app.VPCS, "PC1", "PC3", true) // VLAN 10 across the trunk
-		p.want(app.VPCS, "PC2", "PC4", true) // VLAN 20 across the trunk
-		p.want(app.VPCS, "PC1", "PC2", false)
-		p.want(app.VPCS, "PC3", "PC4", false)
-		FaultWrongVLAN(t, l, f)
-		p.want(app.VPCS, "PC1", "PC3", false)
-		p.want(app.VPCS, "PC3", "PC4", true)
-		p.want(app.VPCS, "PC2", "PC4", true)
-		FaultDuplicateIP(t, l, f)
-		lines, ok, err := l.Driver(t, app.VPCS).Converse(context.Background(), f.Nodes["PC4"], "show ip", regexp.MustCompile(`10\.0\.0\.2/24`), 5*time.Second)
-		if err != nil || !ok {
-			t.Errorf("PC4 does not hold the duplicate address: %q %v", lines, err)
-		}
-	})
-
-	timed("FrameRelay", func(t *testing.T) {
-		f := FixtureFrameRelay(t, l)
-		FaultAsymmetricDLCI(t, l, f)
-		got := string(l.Do("GET", f.path("SPOKE3")+"/files/startup-config.cfg", nil).Want(t, 200).Body)
-		if !strings.Contains(got, "frame-relay map ip 10.0.123.1 310") || len(f.Links) != 3 {
-			t.Errorf("the Frame Relay fixture is not as built: %d links, SPOKE3's config %q", len(f.Links), got)
-		}
-	})
-
-	timed("NAT", func(t *testing.T) {
-		f := FixtureNAT(t, l)
-		p := pinger{t, l, f}
-		p.want(app.VPCS, "PC1", natGateway, true)
-		FaultSuspendLink(t, l, f, "PC1-SW1", true)
-		p.want(app.VPCS, "PC1", natGateway, false)
-		FaultSuspendLink(t, l, f, "PC1-SW1", false)
-		p.want(app.VPCS, "PC1", natGateway, true)
-	})
-
-	timed("Dynamips", func(t *testing.T) {
-		f := FixtureDynamips(t, l)
-		p := pinger{t, l, f}
-		p.want(app.VPCS, "PC1", "R1", true)
-		// The stand-in IOS has no ping: an error that says so, not a fail.
-		_, err := l.Driver(t, app.Dynamips).Ping(context.Background(), f.Nodes["R1"], "192.0.2.2", time.Second)
-		if err == nil || !strings.Contains(err.Error(), "cannot ping") {
-			t.Errorf("ping from the stand-in IOS: %v, want an error saying it cannot ping", err)
-		}
-		lines, ok, err := l.Driver(t, app.Dynamips).Converse(context.Background(), f.Nodes["R1"], "show version", regexp.MustCompile(`stand-in`), 10*time.Second)
-		if err != nil || !ok {
-			t.Errorf("R1's show version: %q %v", lines, err)
-		}
-		FaultWrongAddress(t, l, f)
-		p.want(app.VPCS, "PC1", "R1", false)
-	})
-
-	timed("IOU", func(t *testing.T) {
-		f := FixtureIOU(t, l)
-		p := pinger{t, l, f}
-		p.want(app.VPCS, "PC1", "PC2", true)
-		p.want(app.IOU, "R1", "PC2", true)
-		p.want(app.IOU, "R1", "10.9.9.9", false)
-		FaultShutInterface(t, l, f)
-		p.want(app.VPCS, "PC1", "R1", true)
-		p.want(app.VPCS, "PC1", "PC2", false)
-		p.want(app.IOU, "R1", "PC2", false)
-	})
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -54,11 +53,12 @@ func hostConfigs(t *testing.T, l *Lab, pid string, ids []string) []string {
 	return out
 }
 
-// TestLab_VPCSMatrix20: every host of a 20-VPCS lab pings every other
-// (380 ordered pairs; the hosts at once, each host's pings one after the
-// other, one echo each) in at most 30 s, through the driver the checks
-// use; every pair answers and no host's configuration changed. An
-// address nobody holds fails within about the timeout.
+// TestLab_VPCSMatrix20: "check connectivity" on a 20-VPCS lab, through
+// the API as the Checks panel runs it: every host pings every other (380
+// ordered pairs; the hosts at once, each host's pings one after the other,
+// one echo each) in at most 30 s; every pair answers and no host's
+// configuration changed. Then the driver itself: an address nobody holds
+// fails within about the timeout.
 func TestLab_VPCSMatrix20(t *testing.T) {
 	l := StartVPCS(t)
 	pid := l.MustCreateProject("matrix")
@@ -70,34 +70,28 @@ func TestLab_VPCSMatrix20(t *testing.T) {
 	ctx := context.Background()
 
 	start := time.Now()
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var failed []string
-	replied := 0
-	for i := range ids {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range ids {
-				if i == j {
-					continue
-				}
-				res, err := d.Ping(ctx, ids[i], addrs[j], time.Second)
-				mu.Lock()
-				if err != nil || res.Received != 1 || res.Sent != 1 {
-					failed = append(failed, fmt.Sprintf("pc%d→%s: %+v %v", i+1, addrs[j], res, err))
-				} else {
-					replied++
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	run := runChecks(t, l, pid, map[string]any{"connectivity": true})
 	wall := time.Since(start)
-	t.Logf("380 ordered pairs pinged in %v (%d replied)", wall.Round(time.Millisecond), replied)
-	if len(failed) > 0 {
-		t.Errorf("%d pings failed, e.g. %q", len(failed), failed[:min(5, len(failed))])
+	if len(run.Results) != 1 || run.Results[0].Matrix == nil {
+		t.Fatalf("a connectivity run: %+v, want one result with its matrix", run)
+	}
+	verdict, m := run.Results[0], run.Results[0].Matrix
+	t.Logf("380 ordered pairs checked in %v (the run: %v): %s", wall.Round(time.Millisecond), run.FinishedAt.Sub(run.StartedAt).Round(time.Millisecond), verdict.Message)
+	var failed []string
+	for i, row := range m.Cells {
+		for j, v := range row {
+			if i != j && v != app.VerdictPass {
+				failed = append(failed, fmt.Sprintf("%s→%s %s", m.Hosts[i].Name, m.Hosts[j].Name, v))
+			}
+		}
+	}
+	if len(m.Hosts) != 20 || verdict.Verdict != app.VerdictPass || run.Passed != 1 || len(failed) > 0 || !strings.Contains(verdict.Message, "All 380 pairs of 20 hosts answered") {
+		t.Errorf("%d hosts, %s: %s; failing cells %q", len(m.Hosts), verdict.Verdict, verdict.Message, failed[:min(5, len(failed))])
+	}
+	for i, h := range m.Hosts {
+		if h.NodeID != ids[i] || h.Address != addrs[i] {
+			t.Errorf("matrix host %d: %+v, want %s at %s", i, h, ids[i], addrs[i])
+		}
 	}
 	if wall > 30*time.Second {
 		t.Errorf("the matrix took %v, more than 30 s", wall)
