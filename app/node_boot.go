@@ -169,6 +169,14 @@ func pacesStart(ctx context.Context, a Action) bool {
 	return a == Start && SourceOf(ctx).Origin != OriginAPI
 }
 
+// bootWait is the channel closed once the node with id has booted; nil
+// when it is not booting.
+func (s *Service) bootWait(nodeID string) <-chan struct{} {
+	s.boot.mu.Lock()
+	defer s.boot.mu.Unlock()
+	return s.boot.booting[nodeID]
+}
+
 // awaitBoot is what ProjectAction's Start waits on, after a node's start,
 // before the next node may take its slot: its boot, or the bound.
 func (s *Service) awaitBoot(ctx context.Context, nodeID string) {

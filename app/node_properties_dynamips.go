@@ -706,8 +706,12 @@ var dynamipsPlatformTemplates = map[string]templateKind{
 const AutoIdlePCProject = "AUTOIDLEPC"
 
 // DefaultIdlePCBoot is how long a router is given to boot before its idle
-// PC is sampled, as GNS3 waits.
+// PC is sampled, as GNS3 waits, when its console shows no prompt.
 const DefaultIdlePCBoot = 20 * time.Second
+
+// idlePCSettle is how long a router that has shown its prompt is left to
+// settle into its idle loop before its idle PC is sampled.
+const idlePCSettle = 2 * time.Second
 
 // ImageIdlePC is an image's idle-PC search: the router to run.
 type ImageIdlePC struct {
@@ -759,10 +763,8 @@ func (s *Service) FindImageIdlePC(ctx context.Context, q ImageIdlePC) (string, e
 	if _, err := s.NodeAction(ctx, ref, Start); err != nil {
 		return "", err
 	}
-	select {
-	case <-time.After(s.idlePCBoot()):
-	case <-ctx.Done():
-		return "", ctx.Err()
+	if err := s.awaitIdlePCBoot(ctx, n.ID); err != nil {
+		return "", err
 	}
 	return s.AutoIdlePC(ctx, ref)
 }
@@ -779,6 +781,32 @@ func (s *Service) removeAutoIdlePCProject(ctx context.Context) error {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// awaitIdlePCBoot waits until the search's router has booted (its
+// console showed its prompt, decision 0077) and then idlePCSettle, all
+// within idlePCBoot: a router that shows no prompt is given that long.
+func (s *Service) awaitIdlePCBoot(ctx context.Context, nodeID string) error {
+	bound := time.NewTimer(s.idlePCBoot())
+	defer bound.Stop()
+	if ch := s.bootWait(nodeID); ch != nil {
+		select {
+		case <-ch:
+		case <-bound.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	settle := time.NewTimer(idlePCSettle)
+	defer settle.Stop()
+	select {
+	case <-settle.C:
+	case <-bound.C:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 	return nil
 }

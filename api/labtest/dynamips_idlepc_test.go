@@ -23,8 +23,13 @@ import (
 // project of its own, finds a value, and leaves neither the project nor
 // a dynamips process behind; a missing image is named, a body without
 // its keys refused.
+//
+// The search waits for the router's prompt (decision 0077), not for the
+// bound: given 60 s for a router that shows none, it ends in a few.
 func TestDynamips_ImageIdlePC(t *testing.T) {
-	l := Start(t, with(dynamipstest.Emulator))
+	opts := with(dynamipstest.Emulator)
+	opts.IdlePCBoot = time.Minute
+	l := Start(t, opts)
 	ios := filepath.Join(l.GNS3Images, "IOS")
 	if err := os.MkdirAll(ios, 0o755); err != nil {
 		t.Fatal(err)
@@ -37,7 +42,13 @@ func TestDynamips_ImageIdlePC(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	began := time.Now()
 	got := l.Do("POST", "/v2/computes/local/auto_idlepc", map[string]any{"platform": "c7200", "image": "c7200-wizard.image", "ram": 256}).Want(t, 200).JSON(t)
+	took := time.Since(began)
+	t.Logf("the image's idle-PC search took %v", took)
+	if took > 30*time.Second {
+		t.Errorf("the search took %v: it waited for its 1-minute bound rather than for the router's prompt", took)
+	}
 	if v, _ := got["idlepc"].(string); !regexp.MustCompile(`^0x[0-9a-f]{8}$`).MatchString(v) {
 		t.Errorf("idlepc %v, want an 8-digit value as the GUI's wizard takes", got["idlepc"])
 	}

@@ -34,6 +34,10 @@ type Options struct {
 	// port is free (with processes or the data plane): a test can take a
 	// port right after nodedesk found it free.
 	PortFree func(network string, port int) bool
+	// IdlePCBoot is how long an image's idle-PC search waits for a
+	// router that shows no prompt; default 1 s (the stand-in image boots
+	// in under 0.5 s).
+	IdlePCBoot time.Duration
 }
 
 // The lab's runners' waits at a stop: short, since a test's stops are
@@ -103,12 +107,15 @@ func Start(tb testing.TB, opts Options) *Lab {
 			portFree = opts.PortFree
 		}
 	}
+	if opts.IdlePCBoot == 0 {
+		opts.IdlePCBoot = time.Second
+	}
 	// NewService makes itself the observer of each runner (exits, notes).
 	l.Service = app.NewService(app.Config{
 		Store: st, Events: l.Events, Runners: l.Runners, DataDir: filepath.Dir(st.Path()), PortFree: portFree,
 		UDPHolder:         hostnet.UDPHolder,
 		GNS3ImagesDir:     l.GNS3Images,
-		IdlePCBoot:        time.Second, // the stand-in image boots in under 0.5 s
+		IdlePCBoot:        opts.IdlePCBoot,
 		NetworkInterfaces: hostnet.NetworkInterfaces,
 		HostInterfaces: func() []app.HostInterface {
 			return []app.HostInterface{{Name: "eth0", Type: "ethernet"}, {Name: "lo", Special: true, Type: "ethernet"}}

@@ -2,6 +2,7 @@ package dynamips
 
 import (
 	"net"
+	"regexp"
 	"strconv"
 	"sync"
 	"time"
@@ -20,6 +21,12 @@ import (
 type line struct {
 	what string // "console" or "aux", for messages
 	con  *termproc.Console
+
+	// sign watches the output for the router's boot (bootPrompt), booted
+	// closed then or when the router ends (the console line's only).
+	sign     *termproc.BootSign
+	booted   chan struct{}
+	bootOnce sync.Once
 
 	mu sync.Mutex
 	up net.Conn // nil until connected
@@ -74,6 +81,9 @@ func (l *line) pump(conn net.Conn) {
 	for {
 		n, err := conn.Read(buf)
 		if out := f.Data(nil, buf[:n]); len(out) > 0 {
+			if l.sign != nil && l.sign.Seen(out) {
+				l.markBooted()
+			}
 			l.con.Output(out)
 		}
 		if err != nil {
@@ -81,6 +91,19 @@ func (l *line) pump(conn net.Conn) {
 		}
 	}
 }
+
+// markBooted closes booted, once.
+func (l *line) markBooted() { l.bootOnce.Do(func() { close(l.booted) }) }
+
+// bootPrompt is the last line of a router's console once IOS has booted:
+// its prompt (a hostname then > or #, alone on the line); bootPhrase is
+// what IOS prints when it is ready, with log lines after it. An image's
+// decompression bar (# marks after text) is neither. Dynamips' telnet
+// server replays earlier output, so a line connected late sees them.
+var (
+	bootPrompt = regexp.MustCompile(`^[\w.-]+[>#]\s*$`)
+	bootPhrase = regexp.MustCompile(`(?i)RETURN to get started`)
+)
 
 // close ends the connection and the console.
 func (l *line) close() {

@@ -76,6 +76,7 @@ var (
 	_ app.Tuner         = (*Runner)(nil)
 	_ app.Supervised    = (*Runner)(nil)
 	_ app.ConsoleServer = (*Runner)(nil)
+	_ app.BootWatcher   = (*Runner)(nil)
 )
 
 // NewRunner is the Dynamips runner of nodedesk (app/emulators): env's
@@ -416,13 +417,29 @@ func (r *Runner) serveLine(p app.Process, port int, what string) (*line, error) 
 			what, port, p.Name, err, p.Name, what)
 	}
 	l := &line{what: what}
+	if what == "console" {
+		l.sign, l.booted = termproc.NewBootSign(bootPrompt, bootPhrase), make(chan struct{})
+	}
 	l.con = termproc.NewConsole(lns, l, "")
 	return l, nil
+}
+
+// Booted is closed once a node's router has shown its prompt or "Press
+// RETURN" on its console (bootPrompt), or once its Dynamips has ended;
+// nil when it runs none or has no console (booted at once).
+func (r *Runner) Booted(nodeID string) <-chan struct{} {
+	if rt, ok := r.routers.Get(nodeID); ok && rt.con != nil {
+		return rt.con.booted
+	}
+	return nil
 }
 
 // wait reaps the process and, when it ended by itself, says so.
 func (r *Runner) wait(rt *router) {
 	err := rt.cmd.Wait()
+	if rt.con != nil {
+		defer rt.con.markBooted() // nothing more to wait for
+	}
 	// The lines close before done does: a Stop that sees done forgets the
 	// router, and a start that follows at once opens the same ports.
 	rt.closeLines()

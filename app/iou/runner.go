@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -144,6 +145,7 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	n.cmdline = strings.Join(append([]string{image}, args...), " ")
 	_, err = r.nodes.Start(p.NodeID, func() (*node, error) {
 		n.Proc, err = termproc.Start(cmd, lns, termproc.Options{Program: "IOU", Node: p.Name, Pipes: true, Logger: r.c.Logger,
+			BootPrompt: bootPrompt, BootPhrase: bootPhrase,
 			OnExit: func(_ *termproc.Proc, stopped bool) { r.ended(n, stopped) }})
 		return n, err
 	})
@@ -434,6 +436,24 @@ func (r *Runner) saveFiles(n *node, b []byte) {
 		r.nodes.SaveFiles(n.p.Ref(), files)
 	}
 }
+
+// Booted is closed once a node's IOU has shown its prompt or "Press
+// RETURN" on its console (bootPrompt), or once it has ended; nil when
+// it runs none.
+func (r *Runner) Booted(nodeID string) <-chan struct{} {
+	if n, ok := r.nodes.Get(nodeID); ok {
+		return n.Booted()
+	}
+	return nil
+}
+
+// bootPrompt is the last line of an IOU console once it has booted: its
+// prompt (a hostname then > or #, alone on the line); bootPhrase is
+// what it prints when it is ready, with log lines after it.
+var (
+	bootPrompt = regexp.MustCompile(`^[\w.-]+[>#]\s*$`)
+	bootPhrase = regexp.MustCompile(`(?i)RETURN to get started`)
+)
 
 // Stop ends a node's process: SIGTERM, then SIGKILL after the grace
 // period; then what it saved in its NVRAM is read back. A node that does

@@ -44,3 +44,39 @@ func TestBootWatch(t *testing.T) {
 		})
 	}
 }
+
+// TestBootSignPhrase: a Cisco image's "Press RETURN" boots the node
+// though log lines follow it in the same read, and when it is split
+// across reads; a router's prompt on the last line boots it too, while
+// a progress bar's # marks do not.
+func TestBootSignPhrase(t *testing.T) {
+	prompt := regexp.MustCompile(`^[\w.-]+[>#]\s*$`)
+	phrase := regexp.MustCompile(`RETURN to get started`)
+	tests := []struct {
+		name  string
+		reads []string
+		at    int
+	}{
+		{"phrase then log lines", []string{"Self decompressing the image : ####", "#### [OK]\r\n", "Press RETURN to get started!\r\n\r\n*Mar 1: %SYS-5-RESTART\r\n"}, 2},
+		{"phrase split", []string{"Press RETURN to ge", "t started!\r\n\r\n"}, 1},
+		{"prompt", []string{"Cisco IOS Software\r\n", "\r\nRouter>"}, 1},
+		{"none", []string{"Self decompressing the image : ####"}, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewBootSign(prompt, phrase)
+			got := -1
+			for i, r := range tt.reads {
+				if s.Seen([]byte(r)) {
+					if got >= 0 {
+						t.Errorf("booted twice, at read %d and %d", got, i)
+					}
+					got = i
+				}
+			}
+			if got != tt.at {
+				t.Errorf("booted at read %d, want %d", got, tt.at)
+			}
+		})
+	}
+}

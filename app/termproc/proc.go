@@ -38,6 +38,10 @@ type Options struct {
 	// removed) after each read. Nil: its first output. Booted is closed
 	// when it matches.
 	BootPrompt *regexp.Regexp
+	// BootPhrase, if set, is a phrase that also tells the boot wherever
+	// it shows in the output, even with lines after it (a Cisco image's
+	// "Press RETURN to get started!", followed by its log messages).
+	BootPhrase *regexp.Regexp
 	Logger     *slog.Logger
 }
 
@@ -137,7 +141,7 @@ func (p *Proc) run() {
 	go func() {
 		defer close(readerDone)
 		buf := make([]byte, 4096)
-		sign := bootWatch{prompt: p.o.BootPrompt}
+		sign := bootWatch{prompt: p.o.BootPrompt, phrase: p.o.BootPhrase}
 		for {
 			n, err := p.tty.Read(buf)
 			if n > 0 {
@@ -304,9 +308,27 @@ func cause(err error) error {
 // bootWatch finds a boot prompt in a stream of output, across reads.
 type bootWatch struct {
 	prompt *regexp.Regexp
-	line   []byte // the last line so far, without its escape sequences
+	phrase *regexp.Regexp // matched anywhere in the output (nil: none)
+	line   []byte         // the last line so far, without its escape sequences
+	prev   []byte         // the end of the output before, for a phrase split across reads
 	done   bool
 }
+
+// BootSign finds a boot prompt (and phrase) in a stream of output, as a
+// Proc does with Options.BootPrompt and BootPhrase: for a runner that
+// serves a console of a process it does not start through Start.
+type BootSign struct{ w bootWatch }
+
+// NewBootSign returns a BootSign for the prompt (matched on the last
+// line of output, as Options.BootPrompt) and the phrase (anywhere, as
+// Options.BootPhrase; nil: none).
+func NewBootSign(prompt, phrase *regexp.Regexp) *BootSign {
+	return &BootSign{w: bootWatch{prompt: prompt, phrase: phrase}}
+}
+
+// Seen reports whether the output b, after what was given before, shows
+// the boot, the first time only.
+func (s *BootSign) Seen(b []byte) bool { return s.w.seen(b) }
 
 // escapes are the terminal's control sequences (a shell's cursor
 // position query follows its prompt) and carriage returns.
@@ -320,6 +342,14 @@ const maxLine = 256
 func (w *bootWatch) seen(b []byte) bool {
 	if w.done {
 		return false
+	}
+	if w.phrase != nil {
+		text := escapes.ReplaceAll(append(w.prev, b...), nil)
+		if w.phrase.Match(text) {
+			w.done = true
+			return true
+		}
+		w.prev = append(w.prev[:0], text[max(0, len(text)-maxLine):]...)
 	}
 	if w.prompt == nil {
 		w.done = true
