@@ -21,7 +21,6 @@ func (s *Service) UseWireWatch(w WireWatch) { s.wireWatch = w }
 // make a silent gateway.
 const gatewaySilentAsks = 3
 
-
 // WireMap returns a project's wire map: empty links while the project is
 // closed. Codes: ENOTFOUND.
 func (s *Service) WireMap(ctx context.Context, projectID string) (*WireMap, error) {
