@@ -125,10 +125,16 @@ describe('console tabs', { timeout: 120_000 }, () => {
     assert.equal(await tab('Sw1').count(), 0);
     assert.ok([first, second].includes('Sw1'));
 
-    // The dock took the bottom of the canvas, and half of Sw1 with it.
-    // Bringing Sw1 into view as focus does leaves the canvas where it was:
-    // only panning moves it.
+    // Half of Sw1 below the canvas's bottom edge (panned there: the dock
+    // itself keeps a lab in view, dock.test.mjs). Bringing Sw1 into view
+    // as focus does leaves the canvas where it was: only panning moves it.
     const canvas = await page.locator('.svelte-flow').boundingBox();
+    const was = await node('Sw1').boundingBox();
+    const dy = canvas.y + canvas.height - (was.y + was.height / 2);
+    await page.mouse.move(canvas.x + 4, canvas.y + 4);
+    await page.mouse.down();
+    for (let i = 1; i <= 5; i++) await page.mouse.move(canvas.x + 4, canvas.y + 4 + (i * dy) / 5);
+    await page.mouse.up();
     const sw = await node('Sw1').boundingBox();
     assert.ok(sw.y + sw.height > canvas.y + canvas.height, `Sw1 is cut off by the dock (${sw.y + sw.height} > ${canvas.y + canvas.height})`);
     const scrolled = await node('Sw1').evaluate((el) => {

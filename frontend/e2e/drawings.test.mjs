@@ -133,7 +133,10 @@ describe('drawings on the canvas', { timeout: 120_000 }, () => {
     await page.getByTestId('draw-text').click();
     await page.getByTestId('drawing-hint').waitFor();
     const canvas = await page.getByTestId('canvas').boundingBox();
-    await page.mouse.click(canvas.x + 520, canvas.y + 420);
+    // Where the note stood on the screen before the palette grew by 46 px:
+    // dragged 120 px right it ends under the property panel, its pointer
+    // short of the 40 px edge where the canvas pans along with a drag.
+    await page.mouse.click(canvas.x + 474, canvas.y + 420);
     const note = await until(async () => (await drawingsOnServer()).find((d) => !known.has(d.drawing_id)), WAIT, 'the note on the server');
     noteId = note.drawing_id;
     assert.match(note.svg, /<text[^>]*>Note<\/text>/);
