@@ -2,7 +2,7 @@
 // fresh store) and Debian's chromium through playwright-core.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,16 +42,52 @@ export async function startServer({ timeoutMs = 15_000, args = [], listen = '127
     });
   });
   const stop = async ({ keepStore = false } = {}) => {
+    let killed = false;
     if (proc.exitCode === null) {
       const exited = new Promise((r) => proc.once('exit', r));
       proc.kill('SIGTERM');
-      const t = setTimeout(() => proc.kill('SIGKILL'), 5000);
+      // nodedesk stops every node before it exits; a loaded machine may
+      // need a while for many.
+      const t = setTimeout(() => { killed = true; proc.kill('SIGKILL'); }, 20_000);
       await exited;
       clearTimeout(t);
     }
-    if (!keepStore) rmSync(dir, { recursive: true, force: true });
+    if (!keepStore) {
+      endLeftovers(dir, killed);
+      rmSync(dir, { recursive: true, force: true });
+    }
   };
   return { url, dir, stop, log: () => log, pid: proc.pid };
+}
+
+/** endLeftovers ends the processes still working in dir (an emulator a
+ * nodedesk left, which its next start would end by its records): no
+ * process a test started outlives it. Each is named on stderr: after a
+ * SIGTERM nodedesk should have stopped it itself. */
+export function endLeftovers(dir, killed) {
+  let pids = [];
+  try {
+    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  } catch {
+    return; // no /proc: not Linux
+  }
+  for (const pid of pids) {
+    let cwd;
+    try {
+      cwd = readlinkSync(`/proc/${pid}/cwd`);
+    } catch {
+      continue;
+    }
+    if (cwd !== dir && !cwd.startsWith(dir + '/')) continue;
+    let cmd = '';
+    try {
+      cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+    } catch {}
+    console.error(`# harness: nodedesk ${killed ? 'was killed after 20 s and' : 'exited but'} left pid ${pid} (${cmd}) in ${cwd}; ending it`);
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {}
+  }
 }
 
 const DOCKERD_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'scripts', 'test-dockerd.sh');
