@@ -179,6 +179,29 @@ func (e *checkEval) target(ctx context.Context, l *lab, to string) (addr, label,
 // replied reports whether a ping got an answer.
 func replied(r PingResult) bool { return r.Received > 0 }
 
+// pingTries is how many pings a reach or matrix cell sends before it says
+// no reply: a first echo may be lost while ARP resolves on a busy host.
+const pingTries = 3
+
+// ping pings addr from node until a reply comes, at most pingTries times,
+// and sums what the tries gave.
+func ping(ctx context.Context, drv HostDriver, nodeID, addr string) (PingResult, error) {
+	var sum PingResult
+	for range pingTries {
+		pr, err := drv.Ping(ctx, nodeID, addr, PingTimeout)
+		if err != nil {
+			return sum, err
+		}
+		sum.Sent += pr.Sent
+		sum.Received += pr.Received
+		sum.Lines = append(sum.Lines, pr.Lines...)
+		if replied(pr) || ctx.Err() != nil {
+			break
+		}
+	}
+	return sum, nil
+}
+
 func (e *checkEval) reach(ctx context.Context, l *lab, c Check) CheckResult {
 	from, drv, why := e.driver(l, c.From)
 	if drv == nil {
@@ -188,7 +211,7 @@ func (e *checkEval) reach(ctx context.Context, l *lab, c Check) CheckResult {
 	if addr == "" {
 		return verdict(VerdictError, "%s", why)
 	}
-	pr, err := drv.Ping(ctx, from.ID, addr, PingTimeout)
+	pr, err := ping(ctx, drv, from.ID, addr)
 	if err != nil {
 		return verdict(VerdictError, "The ping from %s to %s did not run: %s. Open %s's console to see why", from.Name, label, ErrorMessage(err), from.Name)
 	}

@@ -123,7 +123,7 @@ func (e *checkEval) matrix(ctx context.Context, l *lab, c Check) CheckResult {
 					m.Cells[i][j], reasons[i][j] = VerdictError, fmt.Sprintf("nodedesk knows no address of %s: give it one in its configuration, or let it talk so the wire shows it", dst.n.Name)
 					continue
 				}
-				pr, err := src.drv.Ping(ctx, src.n.ID, dst.addr, PingTimeout)
+				pr, err := ping(ctx, src.drv, src.n.ID, dst.addr)
 				if err != nil {
 					m.Cells[i][j], reasons[i][j] = VerdictError, fmt.Sprintf("the ping from %s did not run: %s", src.n.Name, ErrorMessage(err))
 					continue

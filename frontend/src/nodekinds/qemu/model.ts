@@ -258,5 +258,5 @@ export function accelerationNote(p: NodeProperties, caps: QemuCapabilities | nul
   if (own) return own;
   if (!caps || caps.acceleration === 'kvm') return null;
   const note = str(caps.acceleration_note).trim();
-  return note || (caps.acceleration === 'tcg' ? 'VMs run slowly here: this machine gives QEMU no hardware acceleration (KVM)' : null);
+  return note || (caps.acceleration === 'tcg' ? 'VMs run slowly here: this machine gives them no hardware acceleration (KVM)' : null);
 }
