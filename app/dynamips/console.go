@@ -2,7 +2,6 @@ package dynamips
 
 import (
 	"net"
-	"regexp"
 	"strconv"
 	"sync"
 	"time"
@@ -94,16 +93,6 @@ func (l *line) pump(conn net.Conn) {
 
 // markBooted closes booted, once.
 func (l *line) markBooted() { l.bootOnce.Do(func() { close(l.booted) }) }
-
-// bootPrompt is the last line of a router's console once IOS has booted:
-// its prompt (a hostname then > or #, alone on the line); bootPhrase is
-// what IOS prints when it is ready, with log lines after it. An image's
-// decompression bar (# marks after text) is neither. Dynamips' telnet
-// server replays earlier output, so a line connected late sees them.
-var (
-	bootPrompt = regexp.MustCompile(`^[\w.-]+[>#]\s*$`)
-	bootPhrase = regexp.MustCompile(`(?i)RETURN to get started`)
-)
 
 // close ends the connection and the console.
 func (l *line) close() {

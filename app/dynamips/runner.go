@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"nodedesk/app"
+	"nodedesk/app/ioscli"
 	"nodedesk/app/supervise"
 	"nodedesk/app/termproc"
 )
@@ -418,14 +419,16 @@ func (r *Runner) serveLine(p app.Process, port int, what string) (*line, error) 
 	}
 	l := &line{what: what}
 	if what == "console" {
-		l.sign, l.booted = termproc.NewBootSign(bootPrompt, bootPhrase), make(chan struct{})
+		// Dynamips' telnet server replays earlier output, so a line
+		// connected late still sees the boot.
+		l.sign, l.booted = termproc.NewBootSign(ioscli.BootPrompt, ioscli.BootPhrase), make(chan struct{})
 	}
 	l.con = termproc.NewConsole(lns, l, "")
 	return l, nil
 }
 
 // Booted is closed once a node's router has shown its prompt or "Press
-// RETURN" on its console (bootPrompt), or once its Dynamips has ended;
+// RETURN" on its console (ioscli.BootPrompt), or once its Dynamips has ended;
 // nil when it runs none or has no console (booted at once).
 func (r *Runner) Booted(nodeID string) <-chan struct{} {
 	if rt, ok := r.routers.Get(nodeID); ok && rt.con != nil {

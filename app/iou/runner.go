@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"nodedesk/app"
+	"nodedesk/app/ioscli"
 	"nodedesk/app/supervise"
 	"nodedesk/app/termproc"
 )
@@ -145,7 +145,7 @@ func (r *Runner) Start(p app.Process) (string, error) {
 	n.cmdline = strings.Join(append([]string{image}, args...), " ")
 	_, err = r.nodes.Start(p.NodeID, func() (*node, error) {
 		n.Proc, err = termproc.Start(cmd, lns, termproc.Options{Program: "IOU", Node: p.Name, Pipes: true, Logger: r.c.Logger,
-			BootPrompt: bootPrompt, BootPhrase: bootPhrase,
+			BootPrompt: ioscli.BootPrompt, BootPhrase: ioscli.BootPhrase,
 			OnExit: func(_ *termproc.Proc, stopped bool) { r.ended(n, stopped) }})
 		return n, err
 	})
@@ -438,7 +438,7 @@ func (r *Runner) saveFiles(n *node, b []byte) {
 }
 
 // Booted is closed once a node's IOU has shown its prompt or "Press
-// RETURN" on its console (bootPrompt), or once it has ended; nil when
+// RETURN" on its console (ioscli.BootPrompt), or once it has ended; nil when
 // it runs none.
 func (r *Runner) Booted(nodeID string) <-chan struct{} {
 	if n, ok := r.nodes.Get(nodeID); ok {
@@ -446,14 +446,6 @@ func (r *Runner) Booted(nodeID string) <-chan struct{} {
 	}
 	return nil
 }
-
-// bootPrompt is the last line of an IOU console once it has booted: its
-// prompt (a hostname then > or #, alone on the line); bootPhrase is
-// what it prints when it is ready, with log lines after it.
-var (
-	bootPrompt = regexp.MustCompile(`^[\w.-]+[>#]\s*$`)
-	bootPhrase = regexp.MustCompile(`(?i)RETURN to get started`)
-)
 
 // Stop ends a node's process: SIGTERM, then SIGKILL after the grace
 // period; then what it saved in its NVRAM is read back. A node that does

@@ -52,35 +52,19 @@ func (r *Runner) Ping(ctx context.Context, nodeID, addr string, timeout time.Dur
 	}
 	secs := max(int((timeout+time.Second-1)/time.Second), 1)
 	cmd := fmt.Sprintf("ping -c %d -W %d %s", pingCount, secs, ip)
-	talk, err := g.Console().Dialog().Begin(ctx)
-	if err != nil {
-		return app.PingResult{}, g.dialogErr(err)
-	}
 	limit := time.Duration(pingCount*secs)*time.Second + promptWait
-	out, done, err := talk.Command(ctx, cmd, atPrompt, limit)
+	a, err := g.Console().Ask(ctx, cmd, atPrompt, limit, nil)
 	if err != nil {
-		talk.End()
 		return app.PingResult{}, g.dialogErr(err)
 	}
-	if done {
-		talk.End()
-	} else {
-		talk.EndWhen(atPrompt, promptWait)
-	}
-	lines := termproc.Lines(out)
-	if loginRE.Match(talk.Tail()) {
+	lines := a.Lines
+	if loginRE.Match(g.Console().Tail()) {
 		return app.PingResult{Lines: lines}, app.Errorf(app.ECONFLICT, "The serial console of %s asks for a login; nodedesk does not log into guests, so it cannot ping from it. Log in on its console, then check again", g.p.Name)
 	}
-	if len(lines) > 0 && lines[0] == cmd {
-		lines = lines[1:]
-	}
-	if len(lines) > 0 && atPrompt([]byte(lines[len(lines)-1]+" ")) {
-		lines = lines[:len(lines)-1]
-	}
-	if !done && len(out) == 0 {
+	if !a.Done && len(a.Out) == 0 {
 		return app.PingResult{Lines: lines}, app.Errorf(app.ECONFLICT, "%s shows no shell prompt on its serial console within %v; is it still booting?", g.p.Name, limit)
 	}
-	m := statsRE.FindSubmatch(out)
+	m := statsRE.FindSubmatch(a.Out)
 	if m == nil { // "ping: sendto: Network unreachable", or no ping at all
 		return app.PingResult{Sent: pingCount, Lines: lines}, nil
 	}

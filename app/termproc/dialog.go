@@ -219,3 +219,48 @@ func Lines(out []byte) []string {
 	}
 	return ls
 }
+
+// Answer is what a line typed on a console by Ask gave.
+type Answer struct {
+	Out   []byte   // what the console printed after the line was typed
+	Lines []string // Out's lines, without the line's echo and the prompt that ends them
+	Done  bool     // the prompt came back within the limit
+}
+
+// Ask types line on the console at its prompt, in a dialog of its own
+// (Command), and reads until the prompt is back or limit has passed.
+// ready, unless nil, is first asked of the console's tail: its error ends
+// the dialog before anything is typed. When the prompt did not come back,
+// the turn is given back only once it has (EndWhen), so the next dialog
+// types at a prompt. The error is ErrConsoleClosed when the console
+// closed.
+func (c *Console) Ask(ctx context.Context, line string, prompt func(out []byte) bool, limit time.Duration, ready func(tail []byte) error) (Answer, error) {
+	t, err := c.Dialog().Begin(ctx)
+	if err != nil {
+		return Answer{}, err
+	}
+	if ready != nil {
+		if err := ready(t.Tail()); err != nil {
+			t.End()
+			return Answer{}, err
+		}
+	}
+	out, done, err := t.Command(ctx, line, prompt, limit)
+	if err != nil {
+		t.End()
+		return Answer{}, err
+	}
+	if done {
+		t.End()
+	} else {
+		t.EndWhen(prompt, limit)
+	}
+	lines := Lines(out)
+	if len(lines) > 0 && lines[0] == line {
+		lines = lines[1:]
+	}
+	if done && len(lines) > 0 {
+		lines = lines[:len(lines)-1] // the prompt
+	}
+	return Answer{Out: out, Lines: lines, Done: done}, nil
+}
