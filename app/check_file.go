@@ -7,13 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/netip"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -32,9 +29,6 @@ const maxChecksFileBytes = 1 << 20
 
 // checkIDPattern is what a check's id may be (as openapi.json says).
 var checkIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-
-// checksFileMu serialises the writes of checks files.
-var checksFileMu sync.Mutex
 
 // Checks returns a project's checks file; an empty one of ChecksVersion
 // when it has none. Codes: ENOTFOUND, EINVALID (a file nodedesk cannot
@@ -76,17 +70,20 @@ func (s *Service) PutChecks(ctx context.Context, projectID string, raw []byte) (
 	if err := validateChecks(f, p.Name, nodes); err != nil {
 		return nil, err
 	}
-	checksFileMu.Lock()
-	defer checksFileMu.Unlock()
-	if err := writeFileAtomic(s.ProjectDir(p.ID), ChecksFileName, raw); err != nil {
+	if err := s.checksFile(p).write(raw); err != nil {
 		return nil, Errorf(EINTERNAL, "%s of project %s could not be written: %v; check the disk and the permissions of %s", ChecksFileName, p.Name, err, s.ProjectDir(p.ID))
 	}
 	return f, nil
 }
 
+// checksFile is p's checks file in its folder.
+func (s *Service) checksFile(p *Project) folderFile {
+	return folderFile{owner: "project " + p.Name, folder: projectFolderName, dir: s.ProjectDir(p.ID), path: ChecksFileName, name: ChecksFileName}
+}
+
 // readChecksFile returns the bytes of p's checks file, nil when it has none.
 func (s *Service) readChecksFile(p *Project) ([]byte, error) {
-	b, err := folderFile{owner: "project " + p.Name, folder: projectFolderName, dir: s.ProjectDir(p.ID), path: ChecksFileName, name: ChecksFileName}.read()
+	b, err := s.checksFile(p).read()
 	if ErrorCode(err) == ENOTFOUND {
 		return nil, nil
 	}
@@ -345,47 +342,4 @@ func portNames(n *Node) string {
 		ns = append(ns[:12], "…")
 	}
 	return strings.Join(ns, ", ")
-}
-
-// writeFileAtomic writes name in dir through os.Root: a hidden temporary
-// file, synced, renamed over name, then the folder synced. A reader sees
-// the old file or the new one, never a part; a crash leaves at worst the
-// hidden temporary file, which exports and snapshots never carry.
-func writeFileAtomic(dir, name string, data []byte) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	tmp := fmt.Sprintf(".%s.%d.tmp", name, time.Now().UnixNano())
-	fh, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = fh.Write(data)
-	if err == nil {
-		err = fh.Sync()
-	}
-	if cerr := fh.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = root.Rename(tmp, name)
-	}
-	if err != nil {
-		_ = root.Remove(tmp)
-		return err
-	}
-	d, err := root.Open(".")
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, fs.ErrInvalid) {
-		return err
-	}
-	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/google/uuid"
 )
 
 // MaxNodeFileBytes bounds a node or project file written through the API.
@@ -279,6 +281,11 @@ func (f folderFile) read() ([]byte, error) {
 	return b, nil
 }
 
+// write replaces the file with data as one step: a hidden temporary file
+// beside it, synced, renamed over it, then the folder synced. A reader sees
+// the old file or the new one, never a part, and an acknowledged write
+// survives a crash; one cut short leaves at worst the hidden temporary
+// file, which exports and snapshots never carry.
 func (f folderFile) write(data []byte) error {
 	if err := os.MkdirAll(f.dir, 0o755); err != nil {
 		return f.error(err)
@@ -288,14 +295,40 @@ func (f folderFile) write(data []byte) error {
 		return f.error(err)
 	}
 	defer root.Close()
-	if d := path.Dir(f.path); d != "." {
-		if err := root.MkdirAll(d, 0o755); err != nil {
+	sub := path.Dir(f.path)
+	if sub != "." {
+		if err := root.MkdirAll(sub, 0o755); err != nil {
 			return f.error(err)
 		}
 	}
-	if err := root.WriteFile(f.path, data, 0o644); err != nil {
+	// A link in the file's place is not replaced: it is followed, and one
+	// that leads out of the folder is refused (os.Root says so).
+	if fi, err := root.Lstat(f.path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if err := root.WriteFile(f.path, data, 0o644); err != nil {
+			return f.error(err)
+		}
+		return nil
+	}
+	tmp := path.Join(sub, "."+path.Base(f.path)+"."+uuid.NewString()+".tmp")
+	fh, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
 		return f.error(err)
 	}
+	_, err = fh.Write(data)
+	if err == nil {
+		err = fh.Sync()
+	}
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Rename(tmp, f.path)
+	}
+	if err != nil {
+		_ = root.Remove(tmp)
+		return f.error(err)
+	}
+	syncDir(filepath.Join(f.dir, filepath.FromSlash(sub)))
 	return nil
 }
 
