@@ -338,3 +338,19 @@ var iouLicence = emulatorSettings{name: "iou_license", inStart: true, table: new
 // iouConfig is where an IOU node's addresses are named: its startup
 // config, an IOS config (iosPortConfigs).
 var iouConfig = &configReader{file: func(*Node) string { return IOUStartupConfigFile }, read: iosPortConfigs}
+
+// applicationMACs are the MACs of a node's ports that its application id
+// gives them, as IOU makes them (aa:bb:cc:00:id:bay|unit<<4), for ids
+// below 256 (those above share them); none for a node without one. The
+// wire map knows a node's frames by them.
+func applicationMACs(n *Node) []string {
+	id := n.ApplicationID()
+	if id <= 0 || id >= 256 {
+		return nil
+	}
+	var macs []string
+	for _, p := range n.Ports() {
+		macs = append(macs, fmt.Sprintf("aa:bb:cc:00:%02x:%02x", id, byte(p.AdapterNumber|p.PortNumber<<4)))
+	}
+	return macs
+}

@@ -119,8 +119,8 @@ func newWireFacts(nodes []*Node, links []*Link, seen []WireSeen) *wireFacts {
 
 // knownMACs lists the MAC addresses a node's configuration gives it: its
 // ports' (Docker), its mac_address and the adapters after it (QEMU), the
-// one its mac_offset gives (macOffsetBase), an IOU port's from its application id
-// (aa:bb:cc:00:id:bay|unit<<4, as IOU makes them, for ids below 256).
+// one its mac_offset gives (macOffsetBase), and those its application id
+// gives its ports (applicationMACs).
 func knownMACs(n *Node) []string {
 	var macs []string
 	for _, p := range n.Ports() {
@@ -138,12 +138,7 @@ func knownMACs(n *Node) []string {
 	if n.Properties.MACOffset != nil {
 		macs = append(macs, AdapterMAC(macOffsetBase, *n.Properties.MACOffset))
 	}
-	if id := n.ApplicationID(); id > 0 && id < 256 {
-		for _, p := range n.Ports() {
-			macs = append(macs, fmt.Sprintf("aa:bb:cc:00:%02x:%02x", id, byte(p.AdapterNumber|p.PortNumber<<4)))
-		}
-	}
-	return macs
+	return append(macs, applicationMACs(n)...)
 }
 
 // name is what a person calls node id: its name, or its id.
