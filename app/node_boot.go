@@ -125,6 +125,12 @@ func (s *Service) watchBoot(r Runner, ref NodeRef) <-chan struct{} {
 		case <-t.C: // it never showed its prompt: say no more than that it runs
 		}
 		if s.clearBoot(ref.NodeID, ch) {
+			// Under the node's lock, so that a stop under way (whose
+			// process's end closes ch too) is recorded first: the node
+			// is told booted only while it still runs, never after the
+			// news that it stopped.
+			unlock := s.lockNode(ref.NodeID)
+			defer unlock()
 			if n, err := s.FindNode(context.Background(), ref); err == nil && n.Status != Stopped {
 				s.publish(EventNodeUpdated, n.ProjectID, n)
 			}

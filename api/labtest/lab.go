@@ -88,7 +88,7 @@ func Start(tb testing.TB, opts Options) *Lab {
 	}
 	st := storetest.Open(tb) // closed after the rest: cleanups run last first
 	l := &Lab{Store: st, Env: env, GNS3Images: filepath.Join(tb.TempDir(), "GNS3", "images")}
-	tb.Cleanup(l.close)
+	tb.Cleanup(func() { l.close(); leftNoLinkPorts(tb) })
 	l.Events = app.NewBroker()
 	if opts.Runner != nil {
 		l.Runners = append(l.Runners, opts.Runner)
@@ -170,6 +170,23 @@ func (l *Lab) close() {
 		defer cancel()
 		_ = l.Server.Close(ctx)
 	}
+}
+
+// leftNoLinkPorts fails the test when, once its lab is closed, this
+// process still holds a UDP port of the links' range: a later test's link
+// would be refused that port ("held by labtest.test").
+func leftNoLinkPorts(tb testing.TB) {
+	var held []int
+	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		held = hostnet.OwnUDPPorts(20000, 30000)
+		if len(held) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+	}
+	tb.Errorf("the closed lab left UDP ports %v bound in this process: something of it was not closed", held)
 }
 
 // Driver is the lab's runner of nodes of type t as the checks' host

@@ -24,6 +24,9 @@ func (f *Fabric) OpenEnds(n *app.Node) error {
 	want := udpEndpoints(&c, f.host)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.shut {
+		return app.Errorf(app.ECONFLICT, "nodedesk is shutting down: %s was not started", n.Name)
+	}
 	if f.kept == nil {
 		f.kept = map[end]*udpPort{}
 	}

@@ -86,6 +86,7 @@ type Fabric struct {
 	carriedNodes map[string]carriedNode    // node id -> its project and name, for the nodes carried; under mu (projects.go)
 	closed       map[string]bool           // project id -> closed: its frames are not carried; under mu
 	kept         map[end]*udpPort          // ends OpenEnds opened for a start under way (ends.go); under mu
+	shut         bool                      // Close ran: nothing is carried any more; under mu
 	svc          *app.Service              // what Attach follows: an opened project is loaded from it
 
 	workers sync.Pool
@@ -191,6 +192,9 @@ func (f *Fabric) Load(nodes []*app.Node, links []*app.Link) {
 func (f *Fabric) change(fn func(d *draft)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.shut {
+		return // a change told after Close (a late event) opens nothing
+	}
 	d := &draft{base: f.topo.Load()}
 	fn(d)
 	if d.next != nil {
@@ -511,13 +515,19 @@ func (f *Fabric) FollowCapture(ctx context.Context, linkID string, w io.Writer) 
 	return nil
 }
 
-// Close stops every endpoint and capture.
+// Close stops every endpoint and capture, the ends kept for starts under
+// way too; a change told after it (a late event) opens nothing.
 func (f *Fabric) Close() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.shut = true
 	t := f.topo.Load()
 	for _, u := range t.udp {
 		u.close()
+	}
+	for at, u := range f.kept {
+		u.close()
+		delete(f.kept, at)
 	}
 	for _, h := range t.host {
 		h.close()

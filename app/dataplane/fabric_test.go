@@ -231,3 +231,37 @@ func BenchmarkFabricInput(b *testing.B) {
 		})
 	}
 }
+
+// TestFabric_ClosedOpensNothing: Close closes the ends carried and those
+// kept for a start under way, and a change told after it (an event of a
+// node that stopped as nodedesk quit) binds no port: a port left bound
+// would be refused to the next lab ("held by nodedesk").
+func TestFabric_ClosedOpensNothing(t *testing.T) {
+	r1, r2 := freeUDPPort(t), freeUDPPort(t)
+	nodes, links := relayTopology("relay", freeUDPPort(t), r1, freeUDPPort(t), r2)
+	f := NewFabric("127.0.0.1", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	f.Load(nodes[:1], nil)                       // n1 carried: r1 bound
+	if err := f.OpenEnds(nodes[1]); err != nil { // n2 starting: r2 kept
+		t.Fatal(err)
+	}
+	f.Close()
+	free := func(when string) {
+		t.Helper()
+		for _, port := range []int{r1, r2} {
+			c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
+			if err != nil {
+				t.Fatalf("%s: port %d is still bound: %v", when, port, err)
+			}
+			c.Close()
+		}
+	}
+	free("after Close")
+	f.Load(nodes, links)
+	if err := f.OpenEnds(nodes[1]); err == nil {
+		t.Error("OpenEnds after Close kept an end")
+	}
+	free("after a change told after Close")
+	if n := len(f.topo.Load().udp); n != 0 {
+		t.Errorf("%d endpoints carried after Close", n)
+	}
+}

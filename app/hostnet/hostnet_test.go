@@ -2,6 +2,7 @@ package hostnet_test
 
 import (
 	"net"
+	"runtime"
 	"testing"
 
 	"nodedesk/app/hostnet"
@@ -75,5 +76,25 @@ func TestInterfaces(t *testing.T) {
 		if i > 0 && nis[i-1].Name > n.Name {
 			t.Errorf("network interfaces not sorted by name: %s before %s", nis[i-1].Name, n.Name)
 		}
+	}
+}
+
+// TestOwnUDPPorts: the lab tests' guard sees a port this process binds,
+// and no longer once it is closed.
+func TestOwnUDPPorts(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("SKIP: sockets are read from /proc (Linux)")
+	}
+	c, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := c.LocalAddr().(*net.UDPAddr).Port
+	if got := hostnet.OwnUDPPorts(port, port); len(got) != 1 || got[0] != port {
+		t.Fatalf("OwnUDPPorts(%d, %d) = %v while bound", port, port, got)
+	}
+	c.Close()
+	if got := hostnet.OwnUDPPorts(port, port); len(got) != 0 {
+		t.Fatalf("OwnUDPPorts(%d, %d) = %v once closed", port, port, got)
 	}
 }

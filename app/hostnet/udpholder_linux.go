@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -57,4 +58,40 @@ func UDPSockets(port int) map[string]bool {
 		}
 	}
 	return socks
+}
+
+// OwnUDPPorts lists the UDP ports from lo to hi (both included) that
+// sockets of this process are bound to, in increasing order.
+func OwnUDPPorts(lo, hi int) []int {
+	own := map[string]bool{}
+	fds, _ := os.ReadDir("/proc/self/fd")
+	for _, fd := range fds {
+		if l, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil {
+			own[l] = true
+		}
+	}
+	seen := map[int]bool{}
+	for _, f := range []string{"/proc/net/udp", "/proc/net/udp6"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n")[1:] {
+			fs := strings.Fields(l)
+			if len(fs) <= 9 || !own["socket:["+fs[9]+"]"] {
+				continue
+			}
+			i := strings.LastIndexByte(fs[1], ':')
+			port, err := strconv.ParseInt(fs[1][i+1:], 16, 32)
+			if err == nil && int(port) >= lo && int(port) <= hi {
+				seen[int(port)] = true
+			}
+		}
+	}
+	var out []int
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Ints(out)
+	return out
 }
