@@ -14,7 +14,8 @@ import (
 // host nodedesk cannot drive, no address known): a fail says the lab does
 // not do what the check says.
 
-// PingTimeout is how long a check's ping waits for each reply.
+// PingTimeout is how long a check's first ping waits for its reply; each
+// try after waits twice as long as the one before it.
 const PingTimeout = time.Second
 
 // wirePoll is how often a wire check looks at what crossed its link.
@@ -180,15 +181,19 @@ func (e *checkEval) target(ctx context.Context, l *lab, to string) (addr, label,
 func replied(r PingResult) bool { return r.Received > 0 }
 
 // pingTries is how many pings a reach or matrix cell sends before it says
-// no reply: a first echo may be lost while ARP resolves on a busy host.
+// no reply: a first echo may be lost while ARP resolves, and on a machine
+// that is busy (a 20-host matrix on two cores beside a browser) a reply
+// may come after a second. Each try waits twice as long as the one before
+// (1, 2, 4 s), so a slow lab is not called broken and a broken one is
+// known within about 7 s a cell.
 const pingTries = 3
 
 // ping pings addr from node until a reply comes, at most pingTries times,
 // and sums what the tries gave.
 func ping(ctx context.Context, drv HostDriver, nodeID, addr string) (PingResult, error) {
 	var sum PingResult
-	for range pingTries {
-		pr, err := drv.Ping(ctx, nodeID, addr, PingTimeout)
+	for try := range pingTries {
+		pr, err := drv.Ping(ctx, nodeID, addr, PingTimeout<<try)
 		if err != nil {
 			return sum, err
 		}

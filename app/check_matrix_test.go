@@ -146,3 +146,41 @@ func TestMatrix_Why(t *testing.T) {
 		t.Errorf("a stopped named host: %s %q %+v", res.Verdict, res.Message, res.Matrix)
 	}
 }
+
+// slowDriver answers a ping only when it may wait at least need; it
+// records the timeouts it was given.
+type slowDriver struct {
+	matrixDriver
+	need     time.Duration
+	timeouts []time.Duration
+}
+
+func (d *slowDriver) Ping(_ context.Context, _, addr string, timeout time.Duration) (PingResult, error) {
+	d.timeouts = append(d.timeouts, timeout)
+	if timeout >= d.need {
+		return PingResult{Sent: 1, Received: 1}, nil
+	}
+	return PingResult{Sent: 1, Lines: []string{addr + " timeout"}}, nil
+}
+
+// TestPing_WaitsLongerEachTry: a host whose replies come late (a busy
+// machine) passes on a later, longer try; one that never answers is tried
+// three times, 1, 2 and 4 s, before its cell says no reply.
+func TestPing_WaitsLongerEachTry(t *testing.T) {
+	s := time.Second
+	for _, tc := range []struct {
+		need     time.Duration
+		replied  bool
+		timeouts []time.Duration
+	}{
+		{need: s, replied: true, timeouts: []time.Duration{s}},
+		{need: 2 * s, replied: true, timeouts: []time.Duration{s, 2 * s}},
+		{need: time.Hour, replied: false, timeouts: []time.Duration{s, 2 * s, 4 * s}},
+	} {
+		d := &slowDriver{need: tc.need}
+		pr, err := ping(context.Background(), d, "n1", "10.0.0.2")
+		if err != nil || replied(pr) != tc.replied || fmt.Sprint(d.timeouts) != fmt.Sprint(tc.timeouts) {
+			t.Errorf("reply after %v: replied %v, tries %v, err %v; want %v, %v", tc.need, replied(pr), d.timeouts, err, tc.replied, tc.timeouts)
+		}
+	}
+}

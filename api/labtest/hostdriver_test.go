@@ -87,6 +87,17 @@ func TestLab_VPCSMatrix20(t *testing.T) {
 	}
 	if len(m.Hosts) != 20 || verdict.Verdict != app.VerdictPass || run.Passed != 1 || len(failed) > 0 || !strings.Contains(verdict.Message, "All 380 pairs of 20 hosts answered") {
 		t.Errorf("%d hosts, %s: %s; failing cells %q", len(m.Hosts), verdict.Verdict, verdict.Message, failed[:min(5, len(failed))])
+		for _, ev := range verdict.Evidence { // what the failing pings printed
+			var bad []string
+			for _, line := range ev.Lines {
+				if !strings.Contains(line, "ttl=") && !strings.Contains(line, "bytes from") {
+					bad = append(bad, line)
+				}
+			}
+			if ev.Kind == app.EvidenceConsole && len(bad) > 0 {
+				t.Logf("console of %s, lines other than replies:\n%s", ev.NodeID, strings.Join(bad, "\n"))
+			}
+		}
 	}
 	for i, h := range m.Hosts {
 		if h.NodeID != ids[i] || h.Address != addrs[i] {
