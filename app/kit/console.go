@@ -89,20 +89,63 @@ func (c *Console) Send(line string) {
 	}
 }
 
-// Run types a command and waits for want in its output. VPCS drops typed
-// input that arrives while it is still busy with earlier keys, as a real
-// terminal user sees it, so the command is typed again if it was not
-// echoed.
+// Run types a command and waits, within limit, for want in what the
+// console prints after its echo. VPCS drops keys typed while it is busy,
+// as a terminal user sees it, so a command not echoed within 2 s is typed
+// again. One that was echoed is typed again only once it ended without
+// want (a prompt came back and the console went quiet), as a user retries
+// a ping that found no way yet: never while it still runs (a slow DHCP, a
+// ping waiting for ARP), where the keys would land in what comes next.
 func (c *Console) Run(command, want string, limit time.Duration) bool {
 	c.t.Helper()
 	deadline := time.Now().Add(limit)
+	echoed := func(seen string) bool { return strings.Contains(seen, command) }
+	after := func(seen string) string {
+		_, rest, _ := strings.Cut(seen, command)
+		return rest
+	}
 	for time.Now().Before(deadline) {
+		c.Seen.Reset()
 		c.Send(command)
-		if c.Expect(want, false, 2*time.Second) {
+		if !c.readUntil(echoed, false, earliest(deadline, time.Now().Add(2*time.Second))) {
+			continue
+		}
+		ended, size, changed := false, -1, time.Now()
+		found := c.readUntil(func(seen string) bool {
+			out := after(seen)
+			if strings.Contains(out, want) {
+				return true
+			}
+			if len(seen) != size {
+				size, changed = len(seen), time.Now()
+			}
+			ended = atAPrompt(out) && time.Since(changed) >= 300*time.Millisecond
+			return ended
+		}, false, deadline)
+		if found && !ended {
 			return true
 		}
 	}
 	return false
+}
+
+// atAPrompt says whether out, what a command printed after its echo, ends
+// with a prompt on a line of its own: VPCS's "PC1> ", a router's "R1#", a
+// shell's "/ # " or "$ ".
+func atAPrompt(out string) bool {
+	i := strings.LastIndexAny(out, "\r\n")
+	if i < 0 {
+		return false
+	}
+	last := strings.TrimRight(out[i+1:], " ")
+	return last != "" && strings.ContainsAny(last[len(last)-1:], ">#$")
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // RunToEnd types a command, typing it again while the console has not
