@@ -93,6 +93,12 @@ func (rt *router) sampleIdlePCs() ([]string, error) {
 	return shown, nil
 }
 
+// minBusy is the least share of a core a router must use without an idle
+// PC for a search to judge values by it: IOS without one spins a core; a
+// suspended router, whose PC never moves, uses almost none, and any value
+// would seem to halve it.
+const minBusy = 0.2
+
 // AutoIdlePC finds an idle-PC value for a running router and leaves it
 // running with it: the router's CPU use is measured over probeTime
 // without an idle PC (its own one removed too), then with each proposal;
@@ -129,6 +135,9 @@ func (rt *router) autoIdlePC() (found string, err error) {
 	busy, err := cpuShare(rt.cmd.Process.Pid, probeTime)
 	if err != nil {
 		return "", app.Errorf(app.ECONFLICT, "%s is no longer running", rt.p.Name)
+	}
+	if busy < minBusy {
+		return "", app.Errorf(app.ECONFLICT, "%s used only %.0f%% of a core without an idle PC, so no value can be judged by what it saves; it may be suspended: resume it, let IOS reach its prompt, then try again", rt.p.Name, busy*100)
 	}
 	for _, prop := range props {
 		v, _, _ := strings.Cut(prop, " ")
