@@ -59,7 +59,7 @@ func TestQEMU_Booting(t *testing.T) {
 // It prints the figures that chose the pace (decision 0077).
 func TestQEMU_StartPace(t *testing.T) {
 	if os.Getenv("NODEDESK_BENCH") != "1" {
-		kit.RunElsewhere(t, "the start pace is measured with NODEDESK_BENCH=1")
+		kit.RunElsewhere(t, "the start pace is measured with NODEDESK_BENCH=1 (make bench-qemu)")
 	}
 	guests := kit.EnvInt(t, "NODEDESK_PACE_GUESTS", 6)
 	l := Start(t, with(qemutest.Emulator))
