@@ -35,7 +35,13 @@ var (
 	statsRE = regexp.MustCompile(`(\d+) packets transmitted, (\d+) (?:packets )?received`)
 )
 
-func atPrompt(out []byte) bool { return shellRE.Match(out) || loginRE.Match(out) }
+// atPrompt says whether out ends with a shell's prompt or a login's, its
+// control sequences left out (busybox follows "guest# " with a cursor
+// position query).
+func atPrompt(out []byte) bool {
+	text := termproc.Plain(out)
+	return shellRE.Match(text) || loginRE.Match(text)
+}
 
 // promptWait bounds the wait for the shell's prompt before a command.
 const promptWait = 10 * time.Second
@@ -58,7 +64,7 @@ func (r *Runner) Ping(ctx context.Context, nodeID, addr string, timeout time.Dur
 		return app.PingResult{}, g.dialogErr(err)
 	}
 	lines := a.Lines
-	if loginRE.Match(g.Console().Tail()) {
+	if loginRE.Match(termproc.Plain(g.Console().Tail())) {
 		return app.PingResult{Lines: lines}, app.Errorf(app.ECONFLICT, "The serial console of %s asks for a login; nodedesk does not log into guests, so it cannot ping from it. Log in on its console, then check again", g.p.Name)
 	}
 	if !a.Done && len(a.Out) == 0 {

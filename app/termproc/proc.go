@@ -334,6 +334,12 @@ func (s *BootSign) Seen(b []byte) bool { return s.w.seen(b) }
 // position query follows its prompt) and carriage returns.
 var escapes = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][0-9A-Za-z]|\r`)
 
+// Plain is a terminal's output b as text: without its control sequences
+// and carriage returns. Busybox's shell, for one, follows its prompt with
+// a cursor position query ("guest# \x1b[6n"), so a prompt is matched on
+// what Plain leaves.
+func Plain(b []byte) []byte { return escapes.ReplaceAll(b, nil) }
+
 // maxLine bounds the last line kept.
 const maxLine = 256
 
@@ -344,7 +350,7 @@ func (w *bootWatch) seen(b []byte) bool {
 		return false
 	}
 	if w.phrase != nil {
-		text := escapes.ReplaceAll(append(w.prev, b...), nil)
+		text := Plain(append(w.prev, b...))
 		if w.phrase.Match(text) {
 			w.done = true
 			return true
@@ -362,7 +368,7 @@ func (w *bootWatch) seen(b []byte) bool {
 	if len(w.line) > maxLine {
 		w.line = append(w.line[:0], w.line[len(w.line)-maxLine:]...)
 	}
-	if w.prompt.Match(escapes.ReplaceAll(w.line, nil)) {
+	if w.prompt.Match(Plain(w.line)) {
 		w.done = true
 		return true
 	}
