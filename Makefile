@@ -47,9 +47,9 @@ frontend: $(UI_BUILT)
 $(UI_BUILT): $(NPM_STAMP) $(UI_SOURCES)
 	cd frontend && $(WITH_NODE) npm run build
 
-test: deps deps-apt-test fmt-check vet frontend server
+test: deps deps-apt-test
 	@rm -rf $(TEST_OUT) && mkdir -p $(TEST_OUT)
-	@status=0; $(MAKE) --no-print-directory -j$(TEST_STREAMS) --output-sync=target test-lab test-rest || status=$$?; \
+	@status=0; $(MAKE) --no-print-directory -j$(TEST_STREAMS) --output-sync=target test-lab test-rest test-e2e || status=$$?; \
 	$(GO) run ./scripts/testskips $$(ls $(TEST_OUT)/*.json $(TEST_OUT)/*.tap 2>/dev/null); exit $$status
 
 # Every go test of make test runs through gotestsum (a tool of go.mod): a
@@ -69,22 +69,26 @@ E2E_REPORT := --test-reporter=spec --test-reporter-destination=stdout --test-rep
 NODEDESK_REQUIRE_LABS ?= $(if $(shell [ "$$(id -u)" -eq 0 ] && [ -c /dev/net/tun ] && echo yes),1,0)
 test: export NODEDESK_REQUIRE_LABS := $(NODEDESK_REQUIRE_LABS)
 
-# make test runs two streams at once (about 9 minutes each, mostly waiting
-# for emulators to boot): the lab tests of api/labtest, and everything
-# else. As root the lab tests get a network namespace of their own
-# (scripts/in-netns.sh), so the two streams' consoles and UDP ports never
+# make test runs three streams at once, mostly waiting for emulators and
+# browsers: the lab tests of api/labtest (the longest, about 16 minutes),
+# the other Go tests with the frontend's checks and the window's test, and
+# the browser tests. Each builds only what it needs first, so the lab
+# tests begin while the frontend and the server are built. As root the lab
+# and browser tests each get a network namespace of their own
+# (scripts/in-netns.sh), so the streams' consoles and UDP ports never
 # meet; without root they run one after the other.
-TEST_STREAMS := $(if $(shell [ "$$(id -u)" -eq 0 ] && unshare -n true 2>/dev/null && echo yes),2,1)
-TEST_NETNS   := $(if $(filter 2,$(TEST_STREAMS)),scripts/in-netns.sh)
-.PHONY: test-lab test-rest
-test-lab:
+TEST_STREAMS := $(if $(shell [ "$$(id -u)" -eq 0 ] && unshare -n true 2>/dev/null && echo yes),3,1)
+TEST_NETNS   := $(if $(filter 3,$(TEST_STREAMS)),scripts/in-netns.sh)
+.PHONY: test-lab test-rest test-e2e
+test-lab: dynamips guest
 	$(TEST_NETNS) $(call gotest,lab) -race -count=1 -timeout 20m ./api/labtest
-test-rest:
+test-rest: fmt-check vet frontend dynamips guest
 	# -p 1: packages that run real VPCS share this host's console and UDP ports.
 	$(call gotest,rest) -race -p 1 -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/api/labtest$$')
 	cd frontend && $(WITH_NODE) npm run check && npm test
-	mkdir -p $(TEST_OUT) && cd frontend && $(WITH_NODE) NODEDESK_BIN=$(CURDIR)/$(SERVER) NODE_OPTIONS='$(E2E_REPORT)' npm run e2e
 	$(call gotest,desktop,standard-verbose) -count=1 -tags desktoptest -run '^TestDesktop$$' -timeout 5m .
+test-e2e: server dynamips guest
+	mkdir -p $(TEST_OUT) && cd frontend && $(WITH_NODE) NODEDESK_BIN=$(CURDIR)/$(SERVER) NODE_OPTIONS='$(E2E_REPORT)' $(if $(TEST_NETNS),$(CURDIR)/$(TEST_NETNS)) npm run e2e
 
 deps: deps-apt deps-go
 
@@ -196,7 +200,6 @@ APT_TEST += qemu-system-x86 qemu-utils busybox-static syslinux syslinux-common m
 .PHONY: guest
 guest: deps-apt-test
 	scripts/build-guest.sh
-test: guest
 
 # The QEMU benchmark (api/labtest/qemu_bench_test.go), part of make bench:
 # the test guest's start to its first console byte through nodedesk
@@ -233,7 +236,6 @@ $(DYNAMIPS):
 	cmake --build build/dynamips/src/build -j2 >/dev/null
 	cp build/dynamips/src/build/stable/dynamips $@.tmp && mv $@.tmp $@
 	rm -rf build/dynamips/src
-test: dynamips
 # The tests' Dynamips and stand-in images (app/dynamips/dynamipstest), for make test only.
 test: export NODEDESK_DYNAMIPS = $(CURDIR)/$(DYNAMIPS)
 test: export NODEDESK_FAKE_IOS = $(FAKE_IOS)

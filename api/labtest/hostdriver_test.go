@@ -105,11 +105,13 @@ func TestLab_VPCSMatrix20(t *testing.T) {
 		}
 	}
 	// The target is 30 s (issue 39), measured without -race on an idle
-	// machine; make test runs this with -race beside the other stream, so
-	// it only guards against a matrix that no longer runs its sources side
-	// by side (380 pings one after another take minutes).
-	if wall > 90*time.Second {
-		t.Errorf("the matrix took %v, more than 90 s", wall)
+	// machine (5.3 s). make test runs this with -race beside the other
+	// streams (19 s idle, 82 s in a CI run), so it only guards against a
+	// matrix that no longer runs its sources side by side: 380 pings one
+	// after another take over 6 minutes with -race (TestMatrix_TwentyHosts
+	// holds the sources side by side without timing).
+	if wall > 4*time.Minute {
+		t.Errorf("the matrix took %v, more than 4 minutes", wall)
 	}
 
 	// An address nobody holds: no reply, an answer within about the
