@@ -81,12 +81,14 @@ TEST_STREAMS := $(if $(shell [ "$$(id -u)" -eq 0 ] && unshare -n true 2>/dev/nul
 TEST_NETNS   := $(if $(filter 3,$(TEST_STREAMS)),scripts/in-netns.sh)
 .PHONY: test-lab test-rest test-e2e
 test-lab: dynamips guest
-	$(TEST_NETNS) $(call gotest,lab) -race -count=1 -timeout 20m ./api/labtest
+	$(TEST_NETNS) $(call gotest,lab) -race -vet=off -count=1 -timeout 20m ./api/labtest
 test-rest: fmt-check vet frontend dynamips guest
 	# -p 1: packages that run real VPCS share this host's console and UDP ports.
-	$(call gotest,rest) -race -p 1 -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/api/labtest$$')
+	# -vet=off here and in the other streams: make test's vet (test-rest's
+	# prerequisite) has run go vet on every package already.
+	$(call gotest,rest) -race -vet=off -p 1 -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/api/labtest$$')
 	cd frontend && $(WITH_NODE) npm run check && npm test
-	$(call gotest,desktop,standard-verbose) -count=1 -tags desktoptest -run '^TestDesktop$$' -timeout 5m .
+	$(call gotest,desktop,standard-verbose) -vet=off -count=1 -tags desktoptest -run '^TestDesktop$$' -timeout 5m .
 test-e2e: server dynamips guest
 	mkdir -p $(TEST_OUT) && cd frontend && $(WITH_NODE) NODEDESK_BIN=$(CURDIR)/$(SERVER) NODE_OPTIONS='$(E2E_REPORT)' $(if $(TEST_NETNS),$(CURDIR)/$(TEST_NETNS)) npm run e2e
 

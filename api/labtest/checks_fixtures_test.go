@@ -29,15 +29,21 @@ func putChecks(t *testing.T, l *Lab, pid string, checks ...map[string]any) {
 }
 
 // runChecks runs a project's checks (req: the run's body) and waits for
-// the run to finish.
+// the run to finish, within fixtureRunLimit.
 func runChecks(t *testing.T, l *Lab, pid string, req any) app.CheckRun {
+	t.Helper()
+	return runChecksWithin(t, l, pid, req, fixtureRunLimit)
+}
+
+// runChecksWithin is runChecks with its own bound.
+func runChecksWithin(t *testing.T, l *Lab, pid string, req any, limit time.Duration) app.CheckRun {
 	t.Helper()
 	var started app.CheckRun
 	if err := json.Unmarshal(l.Do("POST", "/v2/projects/"+pid+"/checks/run", req).Want(t, 201).Body, &started); err != nil {
 		t.Fatal(err)
 	}
 	var run app.CheckRun
-	ok := kit.WaitFor(fixtureRunLimit, func() bool {
+	ok := kit.WaitFor(limit, func() bool {
 		run = app.CheckRun{}
 		if err := json.Unmarshal(l.Do("GET", "/v2/projects/"+pid+"/checks/run", nil).Want(t, 200).Body, &run); err != nil {
 			t.Fatal(err)
@@ -45,7 +51,7 @@ func runChecks(t *testing.T, l *Lab, pid string, req any) app.CheckRun {
 		return run.RunID == started.RunID && run.Status == app.RunFinished
 	})
 	if !ok {
-		t.Fatalf("the run did not finish in %v: %+v", fixtureRunLimit, run)
+		t.Fatalf("the run did not finish in %v: %+v", limit, run)
 	}
 	return run
 }
