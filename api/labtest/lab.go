@@ -178,7 +178,7 @@ func (l *Lab) close() {
 func leftNoLinkPorts(tb testing.TB) {
 	var held []int
 	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		held = hostnet.OwnUDPPorts(20000, 30000)
+		held = hostnet.OwnUDPPorts(app.DefaultUDPPorts.From, app.DefaultUDPPorts.To)
 		if len(held) == 0 {
 			return
 		}

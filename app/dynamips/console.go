@@ -21,11 +21,9 @@ type line struct {
 	what string // "console" or "aux", for messages
 	con  *termproc.Console
 
-	// sign watches the output for the router's boot (bootPrompt), booted
-	// closed then or when the router ends (the console line's only).
-	sign     *termproc.BootSign
-	booted   chan struct{}
-	bootOnce sync.Once
+	// boot watches the output for the router's boot (ioscli.BootPrompt),
+	// ended when the router ends (the console line's only).
+	boot *termproc.BootSign
 
 	mu sync.Mutex
 	up net.Conn // nil until connected
@@ -80,8 +78,8 @@ func (l *line) pump(conn net.Conn) {
 	for {
 		n, err := conn.Read(buf)
 		if out := f.Data(nil, buf[:n]); len(out) > 0 {
-			if l.sign != nil && l.sign.Seen(out) {
-				l.markBooted()
+			if l.boot != nil {
+				l.boot.Seen(out)
 			}
 			l.con.Output(out)
 		}
@@ -90,9 +88,6 @@ func (l *line) pump(conn net.Conn) {
 		}
 	}
 }
-
-// markBooted closes booted, once.
-func (l *line) markBooted() { l.bootOnce.Do(func() { close(l.booted) }) }
 
 // close ends the connection and the console.
 func (l *line) close() {

@@ -421,7 +421,7 @@ func (r *Runner) serveLine(p app.Process, port int, what string) (*line, error) 
 	if what == "console" {
 		// Dynamips' telnet server replays earlier output, so a line
 		// connected late still sees the boot.
-		l.sign, l.booted = termproc.NewBootSign(ioscli.BootPrompt, ioscli.BootPhrase), make(chan struct{})
+		l.boot = termproc.NewBootSign(ioscli.BootPrompt, ioscli.BootPhrase)
 	}
 	l.con = termproc.NewConsole(lns, l, "")
 	return l, nil
@@ -432,7 +432,7 @@ func (r *Runner) serveLine(p app.Process, port int, what string) (*line, error) 
 // nil when it runs none or has no console (booted at once).
 func (r *Runner) Booted(nodeID string) <-chan struct{} {
 	if rt, ok := r.routers.Get(nodeID); ok && rt.con != nil {
-		return rt.con.booted
+		return rt.con.boot.Booted()
 	}
 	return nil
 }
@@ -441,7 +441,7 @@ func (r *Runner) Booted(nodeID string) <-chan struct{} {
 func (r *Runner) wait(rt *router) {
 	err := rt.cmd.Wait()
 	if rt.con != nil {
-		defer rt.con.markBooted() // nothing more to wait for
+		defer rt.con.boot.End() // nothing more to wait for
 	}
 	// The lines close before done does: a Stop that sees done forgets the
 	// router, and a start that follows at once opens the same ports.

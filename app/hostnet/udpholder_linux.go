@@ -43,20 +43,11 @@ func UDPHolder(port int) string {
 // namespace, IPv4 or IPv6.
 func UDPSockets(port int) map[string]bool {
 	socks := map[string]bool{}
-	suffix := fmt.Sprintf(":%04X", port)
-	for _, f := range []string{"/proc/net/udp", "/proc/net/udp6"} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
+	eachUDPSocket(func(p int, sock string) {
+		if p == port {
+			socks[sock] = true
 		}
-		lines := strings.Split(string(b), "\n")
-		for _, l := range lines[1:] { // the first is the heading
-			// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode …
-			if fs := strings.Fields(l); len(fs) > 9 && strings.HasSuffix(fs[1], suffix) {
-				socks["socket:["+fs[9]+"]"] = true
-			}
-		}
-	}
+	})
 	return socks
 }
 
@@ -71,27 +62,37 @@ func OwnUDPPorts(lo, hi int) []int {
 		}
 	}
 	seen := map[int]bool{}
-	for _, f := range []string{"/proc/net/udp", "/proc/net/udp6"} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
+	eachUDPSocket(func(port int, sock string) {
+		if own[sock] && port >= lo && port <= hi {
+			seen[port] = true
 		}
-		for _, l := range strings.Split(string(b), "\n")[1:] {
-			fs := strings.Fields(l)
-			if len(fs) <= 9 || !own["socket:["+fs[9]+"]"] {
-				continue
-			}
-			i := strings.LastIndexByte(fs[1], ':')
-			port, err := strconv.ParseInt(fs[1][i+1:], 16, 32)
-			if err == nil && int(port) >= lo && int(port) <= hi {
-				seen[int(port)] = true
-			}
-		}
-	}
+	})
 	var out []int
 	for p := range seen {
 		out = append(out, p)
 	}
 	sort.Ints(out)
 	return out
+}
+
+// eachUDPSocket calls fn with the local port and the socket ("socket:[inode]")
+// of each UDP socket of /proc/net/udp and udp6 (this network namespace's).
+func eachUDPSocket(fn func(port int, sock string)) {
+	for _, f := range []string{"/proc/net/udp", "/proc/net/udp6"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n")[1:] { // the first is the heading
+			// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode …
+			fs := strings.Fields(l)
+			if len(fs) <= 9 {
+				continue
+			}
+			i := strings.LastIndexByte(fs[1], ':')
+			if port, err := strconv.ParseUint(fs[1][i+1:], 16, 16); err == nil {
+				fn(int(port), "socket:["+fs[9]+"]")
+			}
+		}
+	}
 }

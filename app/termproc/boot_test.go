@@ -29,16 +29,7 @@ func TestBootWatch(t *testing.T) {
 				w.prompt = nil
 				reads = []string{"x", "y"}
 			}
-			got := -1
-			for i, r := range reads {
-				if w.seen([]byte(r)) {
-					if got >= 0 {
-						t.Errorf("booted twice, at read %d and %d", got, i)
-					}
-					got = i
-				}
-			}
-			if got != tt.at {
+			if got := bootRead(t, w.seen, reads); got != tt.at {
 				t.Errorf("booted at read %d, want %d", got, tt.at)
 			}
 		})
@@ -64,19 +55,25 @@ func TestBootSignPhrase(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := NewBootSign(prompt, phrase)
-			got := -1
-			for i, r := range tt.reads {
-				if s.Seen([]byte(r)) {
-					if got >= 0 {
-						t.Errorf("booted twice, at read %d and %d", got, i)
-					}
-					got = i
-				}
-			}
-			if got != tt.at {
+			if got := bootRead(t, NewBootSign(prompt, phrase).Seen, tt.reads); got != tt.at {
 				t.Errorf("booted at read %d, want %d", got, tt.at)
 			}
 		})
 	}
+}
+
+// bootRead gives seen the reads in turn and returns the one that booted
+// (-1: none); booting twice fails the test.
+func bootRead(t *testing.T, seen func([]byte) bool, reads []string) int {
+	t.Helper()
+	got := -1
+	for i, r := range reads {
+		if seen([]byte(r)) {
+			if got >= 0 {
+				t.Errorf("booted twice, at read %d and %d", got, i)
+			}
+			got = i
+		}
+	}
+	return got
 }

@@ -54,8 +54,7 @@ type Proc struct {
 	con      *Console
 	up       chan struct{} // closed at the first output
 	upOnce   sync.Once
-	booted   chan struct{} // closed when BootSign appears, or at the end
-	bootOnce sync.Once
+	boot     *BootSign     // its Booted is closed when the boot prompt appears, or at the end
 	done     chan struct{} // closed once the process has exited and all is closed
 	stopping atomic.Bool
 }
@@ -87,7 +86,7 @@ func Start(cmd *exec.Cmd, lns []net.Listener, o Options) (*Proc, error) {
 		return nil, err
 	}
 	p := &Proc{o: o, cmd: cmd, tty: out, in: in, con: NewConsole(lns, in, ""),
-		up: make(chan struct{}), booted: make(chan struct{}), done: make(chan struct{})}
+		up: make(chan struct{}), boot: NewBootSign(o.BootPrompt, o.BootPhrase), done: make(chan struct{})}
 	p.run()
 	return p, nil
 }
@@ -127,9 +126,7 @@ func (p *Proc) Up() <-chan struct{} { return p.up }
 // Booted is closed once the console has shown its boot prompt
 // (Options.BootPrompt; its first output without one), or once the
 // process has ended: see Done for which.
-func (p *Proc) Booted() <-chan struct{} { return p.booted }
-
-func (p *Proc) markBooted() { p.bootOnce.Do(func() { close(p.booted) }) }
+func (p *Proc) Booted() <-chan struct{} { return p.boot.Booted() }
 
 // Done is closed once the process has ended and its console is closed.
 func (p *Proc) Done() <-chan struct{} { return p.done }
@@ -141,14 +138,11 @@ func (p *Proc) run() {
 	go func() {
 		defer close(readerDone)
 		buf := make([]byte, 4096)
-		sign := bootWatch{prompt: p.o.BootPrompt, phrase: p.o.BootPhrase}
 		for {
 			n, err := p.tty.Read(buf)
 			if n > 0 {
 				p.upOnce.Do(func() { close(p.up) })
-				if sign.seen(buf[:n]) {
-					p.markBooted()
-				}
+				p.boot.Seen(buf[:n])
 				p.con.Output(buf[:n])
 			}
 			if err != nil {
@@ -176,7 +170,7 @@ func (p *Proc) run() {
 		}
 		p.con.Close()
 		close(p.done)
-		p.markBooted() // nothing more to wait for
+		p.boot.End() // nothing more to wait for
 		stopped := p.stopping.Load()
 		if !stopped {
 			p.o.Logger.Warn("a process stopped by itself", "program", p.o.Program, "node", p.o.Node, "detail", p.ExitDetail())
@@ -314,21 +308,38 @@ type bootWatch struct {
 	done   bool
 }
 
-// BootSign finds a boot prompt (and phrase) in a stream of output, as a
-// Proc does with Options.BootPrompt and BootPhrase: for a runner that
-// serves a console of a process it does not start through Start.
-type BootSign struct{ w bootWatch }
+// BootSign finds a boot prompt (and phrase) in a stream of output and
+// closes its Booted channel then, or at End: a Proc's (Options.BootPrompt
+// and BootPhrase), or that of a runner that serves the console of a
+// process it does not start through Start. Seen is called by one reader.
+type BootSign struct {
+	w      bootWatch
+	booted chan struct{}
+	once   sync.Once
+}
 
 // NewBootSign returns a BootSign for the prompt (matched on the last
-// line of output, as Options.BootPrompt) and the phrase (anywhere, as
-// Options.BootPhrase; nil: none).
+// line of output, as Options.BootPrompt; nil: the first output) and the
+// phrase (anywhere, as Options.BootPhrase; nil: none).
 func NewBootSign(prompt, phrase *regexp.Regexp) *BootSign {
-	return &BootSign{w: bootWatch{prompt: prompt, phrase: phrase}}
+	return &BootSign{w: bootWatch{prompt: prompt, phrase: phrase}, booted: make(chan struct{})}
 }
 
 // Seen reports whether the output b, after what was given before, shows
-// the boot, the first time only.
-func (s *BootSign) Seen(b []byte) bool { return s.w.seen(b) }
+// the boot, the first time only; Booted is closed then.
+func (s *BootSign) Seen(b []byte) bool {
+	if !s.w.seen(b) {
+		return false
+	}
+	s.End()
+	return true
+}
+
+// Booted is closed once the boot was seen, or at End.
+func (s *BootSign) Booted() <-chan struct{} { return s.booted }
+
+// End closes Booted (the process ended: there is nothing more to wait for).
+func (s *BootSign) End() { s.once.Do(func() { close(s.booted) }) }
 
 // escapes are the terminal's control sequences (a shell's cursor
 // position query follows its prompt) and carriage returns.
